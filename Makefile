@@ -1,0 +1,41 @@
+# Thin wrapper around CMake. `make` builds, `make test` builds and runs every test,
+# `make test-asan` does the same under AddressSanitizer + UndefinedBehaviorSanitizer.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+PREFIX     ?= /usr/local
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all build test test-asan install demo bench clean
+
+all: build
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+$(ASAN_BUILD)/CMakeCache.txt:
+	cmake -S . -B $(ASAN_BUILD) -DMETAMPI_SANITIZE=ON $(CMAKE_ARGS)
+
+test-asan: $(ASAN_BUILD)/CMakeCache.txt
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+demo: build
+	$(BUILD)/bin/mpirun -n 4 $(BUILD)/bin/metampi-demo
+
+bench: build
+	cmake --build $(BUILD) --target bench
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,257 @@
+/*
+ * mpi.h — metampi's MPI-3.1 C interface.
+ *
+ * Only what metampi implements is declared here: a program or build system that probes for
+ * a function finds it exactly when it works. Later chapters are added as they land.
+ *
+ * Handles are 32-bit integers, so they are compile-time constants and convert to Fortran
+ * trivially. Layout of a handle:
+ *     bits 26..29  object kind (communicator, datatype, ...), so a handle of the wrong kind
+ *                  is detected at run time
+ *     bit  25      set for predefined datatypes
+ *     bits  8..15  size in bytes (predefined datatypes only)
+ *     bits  0..7   index of a predefined object
+ * The null handle of each kind is the kind with index 0.
+ */
+#ifndef METAMPI_MPI_H
+#define METAMPI_MPI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define METAMPI 1
+#define METAMPI_VERSION_MAJOR 0
+#define METAMPI_VERSION_MINOR 1
+#define METAMPI_VERSION_PATCH 0
+
+#define MPI_VERSION    3
+#define MPI_SUBVERSION 1
+
+/* ---- basic types -------------------------------------------------------------------- */
+typedef ptrdiff_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int       MPI_Fint;
+
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Errhandler;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int metampi_cancelled;    /* internal: do not use */
+    long long metampi_count;  /* internal: received size in bytes */
+} MPI_Status;
+
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+
+/* ---- communicators ------------------------------------------------------------------ */
+#define MPI_COMM_NULL  ((MPI_Comm)0x04000000)
+#define MPI_COMM_WORLD ((MPI_Comm)0x04000001)
+#define MPI_COMM_SELF  ((MPI_Comm)0x04000002)
+
+/* ---- error handlers ----------------------------------------------------------------- */
+#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x14000000)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x14000001)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x14000002)
+
+/* ---- predefined datatypes (0x0e00SSII: SS = size in bytes, II = index) --------------- */
+#define MPI_DATATYPE_NULL          ((MPI_Datatype)0x0c000000)
+#define MPI_CHAR                   ((MPI_Datatype)0x0e000101)
+#define MPI_SIGNED_CHAR            ((MPI_Datatype)0x0e000102)
+#define MPI_UNSIGNED_CHAR          ((MPI_Datatype)0x0e000103)
+#define MPI_BYTE                   ((MPI_Datatype)0x0e000104)
+#define MPI_WCHAR                  ((MPI_Datatype)0x0e000405)
+#define MPI_SHORT                  ((MPI_Datatype)0x0e000206)
+#define MPI_UNSIGNED_SHORT         ((MPI_Datatype)0x0e000207)
+#define MPI_INT                    ((MPI_Datatype)0x0e000408)
+#define MPI_UNSIGNED               ((MPI_Datatype)0x0e000409)
+#define MPI_LONG                   ((MPI_Datatype)0x0e00080a)
+#define MPI_UNSIGNED_LONG          ((MPI_Datatype)0x0e00080b)
+#define MPI_LONG_LONG_INT          ((MPI_Datatype)0x0e00080c)
+#define MPI_LONG_LONG              MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG     ((MPI_Datatype)0x0e00080d)
+#define MPI_FLOAT                  ((MPI_Datatype)0x0e00040e)
+#define MPI_DOUBLE                 ((MPI_Datatype)0x0e00080f)
+#define MPI_LONG_DOUBLE            ((MPI_Datatype)0x0e001010)
+#define MPI_C_BOOL                 ((MPI_Datatype)0x0e000111)
+#define MPI_INT8_T                 ((MPI_Datatype)0x0e000112)
+#define MPI_INT16_T                ((MPI_Datatype)0x0e000213)
+#define MPI_INT32_T                ((MPI_Datatype)0x0e000414)
+#define MPI_INT64_T                ((MPI_Datatype)0x0e000815)
+#define MPI_UINT8_T                ((MPI_Datatype)0x0e000116)
+#define MPI_UINT16_T               ((MPI_Datatype)0x0e000217)
+#define MPI_UINT32_T               ((MPI_Datatype)0x0e000418)
+#define MPI_UINT64_T               ((MPI_Datatype)0x0e000819)
+#define MPI_C_COMPLEX              ((MPI_Datatype)0x0e00081a)
+#define MPI_C_FLOAT_COMPLEX        ((MPI_Datatype)0x0e00081b)
+#define MPI_C_DOUBLE_COMPLEX       ((MPI_Datatype)0x0e00101c)
+#define MPI_C_LONG_DOUBLE_COMPLEX  ((MPI_Datatype)0x0e00201d)
+#define MPI_AINT                   ((MPI_Datatype)0x0e00081e)
+#define MPI_OFFSET                 ((MPI_Datatype)0x0e00081f)
+#define MPI_COUNT                  ((MPI_Datatype)0x0e000820)
+#define MPI_CXX_BOOL               ((MPI_Datatype)0x0e000121)
+#define MPI_CXX_FLOAT_COMPLEX      ((MPI_Datatype)0x0e000822)
+#define MPI_CXX_DOUBLE_COMPLEX     ((MPI_Datatype)0x0e001023)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x0e002024)
+
+/* ---- special ranks, tags and values ------------------------------------------------- */
+#define MPI_PROC_NULL   (-1)
+#define MPI_ANY_SOURCE  (-2)
+#define MPI_ROOT        (-3)
+#define MPI_ANY_TAG     (-1)
+#define MPI_UNDEFINED   (-32766)
+
+/* ---- thread levels ------------------------------------------------------------------ */
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+
+/* ---- predefined attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD) ------------------ */
+#define MPI_TAG_UB          0x2c000001
+#define MPI_HOST            0x2c000002
+#define MPI_IO              0x2c000003
+#define MPI_WTIME_IS_GLOBAL 0x2c000004
+#define MPI_UNIVERSE_SIZE   0x2c000005
+#define MPI_LASTUSEDCODE    0x2c000006
+#define MPI_APPNUM          0x2c000007
+
+/* ---- limits ------------------------------------------------------------------------- */
+#define MPI_MAX_PROCESSOR_NAME         256
+#define MPI_MAX_ERROR_STRING           512
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+
+/* ---- error classes ------------------------------------------------------------------ */
+#define MPI_SUCCESS                   0
+#define MPI_ERR_BUFFER                1
+#define MPI_ERR_COUNT                 2
+#define MPI_ERR_TYPE                  3
+#define MPI_ERR_TAG                   4
+#define MPI_ERR_COMM                  5
+#define MPI_ERR_RANK                  6
+#define MPI_ERR_REQUEST               7
+#define MPI_ERR_ROOT                  8
+#define MPI_ERR_GROUP                 9
+#define MPI_ERR_OP                   10
+#define MPI_ERR_TOPOLOGY             11
+#define MPI_ERR_DIMS                 12
+#define MPI_ERR_ARG                  13
+#define MPI_ERR_UNKNOWN              14
+#define MPI_ERR_TRUNCATE             15
+#define MPI_ERR_OTHER                16
+#define MPI_ERR_INTERN               17
+#define MPI_ERR_PENDING              18
+#define MPI_ERR_IN_STATUS            19
+#define MPI_ERR_ACCESS               20
+#define MPI_ERR_AMODE                21
+#define MPI_ERR_ASSERT               22
+#define MPI_ERR_BAD_FILE             23
+#define MPI_ERR_BASE                 24
+#define MPI_ERR_CONVERSION           25
+#define MPI_ERR_DISP                 26
+#define MPI_ERR_DUP_DATAREP          27
+#define MPI_ERR_FILE_EXISTS          28
+#define MPI_ERR_FILE_IN_USE          29
+#define MPI_ERR_FILE                 30
+#define MPI_ERR_INFO_KEY             31
+#define MPI_ERR_INFO_NOKEY           32
+#define MPI_ERR_INFO_VALUE           33
+#define MPI_ERR_INFO                 34
+#define MPI_ERR_IO                   35
+#define MPI_ERR_KEYVAL               36
+#define MPI_ERR_LOCKTYPE             37
+#define MPI_ERR_NAME                 38
+#define MPI_ERR_NO_MEM               39
+#define MPI_ERR_NOT_SAME             40
+#define MPI_ERR_NO_SPACE             41
+#define MPI_ERR_NO_SUCH_FILE         42
+#define MPI_ERR_PORT                 43
+#define MPI_ERR_QUOTA                44
+#define MPI_ERR_READ_ONLY            45
+#define MPI_ERR_RMA_CONFLICT         46
+#define MPI_ERR_RMA_SYNC             47
+#define MPI_ERR_SERVICE              48
+#define MPI_ERR_SIZE                 49
+#define MPI_ERR_SPAWN                50
+#define MPI_ERR_UNSUPPORTED_DATAREP  51
+#define MPI_ERR_UNSUPPORTED_OPERATION 52
+#define MPI_ERR_WIN                  53
+#define MPI_ERR_RMA_RANGE            54
+#define MPI_ERR_RMA_ATTACH           55
+#define MPI_ERR_RMA_SHARED           56
+#define MPI_ERR_RMA_FLAVOR           57
+#define MPI_ERR_LASTCODE             99
+
+/* ---- functions -----------------------------------------------------------------------
+ * Every MPI_X has a PMPI_X twin (the profiling interface); MPI_X is a weak alias of PMPI_X,
+ * so a tool can define MPI_X itself and call PMPI_X.
+ */
+
+/* environment management (MPI-3.1 chapter 8) */
+int MPI_Init(int *argc, char ***argv);
+int PMPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Finalize(void);
+int PMPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int PMPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int PMPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int PMPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Query_thread(int *provided);
+int PMPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int PMPI_Is_thread_main(int *flag);
+double MPI_Wtime(void);
+double PMPI_Wtime(void);
+double MPI_Wtick(void);
+double PMPI_Wtick(void);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int PMPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int PMPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+int PMPI_Get_library_version(char *version, int *resultlen);
+
+/* errors */
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+int PMPI_Error_class(int errorcode, int *errorclass);
+
+/* communicator queries */
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int PMPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+
+/* point-to-point (blocking standard mode; the full chapter follows) */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* METAMPI_MPI_H */
