@@ -1,0 +1,39 @@
+/*
+ * Conventions of the API layer (the only layer that knows the MPI calling convention).
+ *
+ * Each MPI function is written once, as PMPI_Name, and exported; MPI_Name is a weak alias of
+ * it, so a profiling tool can define MPI_Name and call PMPI_Name (MPI-3.1 §14.2). Inside the
+ * library, code never calls an MPI_ name — only internal functions — so interposing a tool
+ * never changes what the library does.
+ */
+#ifndef METAMPI_API_H
+#define METAMPI_API_H
+
+#include <mpi.h>
+
+#include "core/comm.h"
+#include "core/errors.h"
+#include "core/state.h"
+
+#define API_EXPORT __attribute__((visibility("default")))
+
+#define API_WEAK_ALIAS(name)                                                                   \
+    extern __typeof__(PMPI_##name) MPI_##name                                                  \
+        __attribute__((weak, alias("PMPI_" #name), visibility("default")));
+
+/* Looks up comm, raising MPI_ERR_COMM (from function func) when it is not a communicator. */
+#define API_GET_COMM(var, comm, func)                                                          \
+    comm_t *var = comm_lookup(comm);                                                           \
+    if (!var)                                                                                  \
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_COMM, func,                                   \
+                         (comm) == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"             \
+                                                 : "invalid communicator handle 0x%x",         \
+                         (unsigned)(comm));
+
+#define API_CHECK_PTR(ptr, comm, func, argname)                                                \
+    do {                                                                                       \
+        if (!(ptr))                                                                            \
+            return err_raise(comm, MPI_ERR_ARG, func, "argument %s is NULL", argname);         \
+    } while (0)
+
+#endif

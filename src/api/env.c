@@ -1,0 +1,183 @@
+/* Environment management (MPI-3.1 chapter 8): init, finalize, abort, clocks, versions. */
+#include "api/api.h"
+
+#include "core/p2p.h"
+#include "runtime/job.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Lower thread levels are served by the same code; MULTIPLE would need locking we do not do. */
+#define THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+
+static int init(int required, const char *func)
+{
+    if (state.phase == STATE_INITIALIZED || state.phase == STATE_INITIALIZING)
+        err_fatal(MPI_ERR_OTHER, func, "MPI is already initialized");
+    if (state.phase == STATE_FINALIZED)
+        err_fatal(MPI_ERR_OTHER, func, "MPI cannot be initialized again after MPI_Finalize");
+    state.phase = STATE_INITIALIZING;
+    state.main_thread = pthread_self();
+    state.thread_level = required < THREAD_LEVEL_MAX ? required : THREAD_LEVEL_MAX;
+    if (state.thread_level < MPI_THREAD_SINGLE)
+        state.thread_level = MPI_THREAD_SINGLE;
+
+    char err[256];
+    if (job_init(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot start: %s", err);
+    comm_init_predefined(job.rank, job.size);
+    if (p2p_open(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot open the transports: %s", err);
+    /* every endpoint exists before anyone connects */
+    if (job_barrier(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "start-up barrier failed: %s", err);
+
+    /* Output of ranks goes through the launcher's pipes: line buffering keeps lines whole and
+     * makes what a rank printed before a crash visible. */
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOLBF, 0);
+    state.phase = STATE_INITIALIZED;
+    return MPI_SUCCESS;
+}
+
+API_EXPORT int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return init(MPI_THREAD_SINGLE, "MPI_Init");
+}
+API_WEAK_ALIAS(Init)
+
+API_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (!provided)
+        err_fatal(MPI_ERR_ARG, "MPI_Init_thread", "argument provided is NULL");
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+        err_fatal(MPI_ERR_ARG, "MPI_Init_thread", "invalid thread level %d", required);
+    int rc = init(required, "MPI_Init_thread");
+    *provided = state.thread_level;
+    return rc;
+}
+API_WEAK_ALIAS(Init_thread)
+
+API_EXPORT int PMPI_Finalize(void)
+{
+    state_require_initialized("MPI_Finalize");
+    char err[256];
+    fflush(stdout);
+    /* MPI_Finalize is collective: nobody closes its endpoints while others may still send */
+    if (job_barrier(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, "MPI_Finalize", "barrier failed: %s", err);
+    p2p_close();
+    job_finalize();
+    state.phase = STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Finalize)
+
+API_EXPORT int PMPI_Initialized(int *flag)
+{
+    if (!flag)
+        err_fatal(MPI_ERR_ARG, "MPI_Initialized", "argument flag is NULL");
+    *flag = state.phase == STATE_INITIALIZED || state.phase == STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Initialized)
+
+API_EXPORT int PMPI_Finalized(int *flag)
+{
+    if (!flag)
+        err_fatal(MPI_ERR_ARG, "MPI_Finalized", "argument flag is NULL");
+    *flag = state.phase == STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Finalized)
+
+API_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    state_require_initialized("MPI_Abort");
+    /* MPI-3.1 §8.7: an implementation may abort all processes; we always abort the whole job,
+     * whatever communicator was given. */
+    char msg[128];
+    snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called", comm_name(comm), errorcode);
+    if (!(job.launcher_reports_abort && job_launcher_fd() >= 0))
+        fprintf(stderr, "metampi: rank %d on host %s: %s\n", job.rank, job.hostname, msg);
+    job_abort(errorcode, msg);
+}
+API_WEAK_ALIAS(Abort)
+
+API_EXPORT int PMPI_Query_thread(int *provided)
+{
+    state_require_initialized("MPI_Query_thread");
+    API_CHECK_PTR(provided, MPI_COMM_WORLD, "MPI_Query_thread", "provided");
+    *provided = state.thread_level;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Query_thread)
+
+API_EXPORT int PMPI_Is_thread_main(int *flag)
+{
+    state_require_initialized("MPI_Is_thread_main");
+    API_CHECK_PTR(flag, MPI_COMM_WORLD, "MPI_Is_thread_main", "flag");
+    *flag = pthread_equal(pthread_self(), state.main_thread) != 0;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Is_thread_main)
+
+/* MPI_Wtime and MPI_Wtick may be called at any time: they need no state. */
+API_EXPORT double PMPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+API_WEAK_ALIAS(Wtime)
+
+API_EXPORT double PMPI_Wtick(void)
+{
+    struct timespec res;
+    clock_getres(CLOCK_MONOTONIC, &res);
+    return (double)res.tv_sec + 1e-9 * (double)res.tv_nsec;
+}
+API_WEAK_ALIAS(Wtick)
+
+API_EXPORT int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    state_require_initialized("MPI_Get_processor_name");
+    API_CHECK_PTR(name, MPI_COMM_WORLD, "MPI_Get_processor_name", "name");
+    API_CHECK_PTR(resultlen, MPI_COMM_WORLD, "MPI_Get_processor_name", "resultlen");
+    size_t n = strnlen(job.hostname, MPI_MAX_PROCESSOR_NAME - 1);
+    memcpy(name, job.hostname, n);
+    name[n] = '\0';
+    *resultlen = (int)n;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Get_processor_name)
+
+API_EXPORT int PMPI_Get_version(int *version, int *subversion)
+{
+    if (!version || !subversion)
+        err_fatal(MPI_ERR_ARG, "MPI_Get_version", "argument %s is NULL",
+                  !version ? "version" : "subversion");
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Get_version)
+
+API_EXPORT int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    if (!version || !resultlen)
+        err_fatal(MPI_ERR_ARG, "MPI_Get_library_version", "argument %s is NULL",
+                  !version ? "version" : "resultlen");
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "metampi %s (MPI %d.%d)", METAMPI_VERSION_STRING, MPI_VERSION,
+                     MPI_SUBVERSION);
+    *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Get_library_version)

@@ -1,0 +1,24 @@
+/*
+ * Point-to-point core: matching of incoming messages against the posted receive, and the
+ * unexpected-message queue. Blocking only, in this issue; requests come with the next.
+ *
+ * Matching rule (MPI-3.1 §3.5): same context id; source equal or MPI_ANY_SOURCE; tag equal
+ * or MPI_ANY_TAG. Messages from one sender on one context are matched in the order they were
+ * sent: the transports keep per-pair order and the unexpected queue is searched oldest first.
+ */
+#ifndef METAMPI_P2P_H
+#define METAMPI_P2P_H
+
+#include "core/comm.h"
+
+#include <stddef.h>
+
+int p2p_open(char *err, int errlen);
+void p2p_close(void);
+
+/* Both return MPI_SUCCESS or an error class; they do not raise errors themselves. */
+int p2p_send(const comm_t *c, const void *buf, size_t bytes, int dest, int tag);
+int p2p_recv(const comm_t *c, void *buf, size_t capacity, int source, int tag,
+             MPI_Status *status);
+
+#endif

@@ -1,0 +1,57 @@
+#include "runtime/job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+job_t job;
+
+int job_init(char *err, int errlen)
+{
+    memset(&job, 0, sizeof job);
+    if (gethostname(job.hostname, sizeof job.hostname - 1) != 0)
+        strcpy(job.hostname, "localhost");
+    const char *reports = getenv("METAMPI_MPIRUN");
+    job.launcher_reports_abort = reports && strcmp(reports, "1") == 0;
+    if (pmi_client_init(&job.pmi, err, errlen) != 0)
+        return -1;
+    job.rank = job.pmi.rank;
+    job.size = job.pmi.size;
+    job.universe_size = job.pmi.universe_size;
+    job.appnum = job.pmi.appnum;
+    job.id = job.pmi.kvsname;
+    return 0;
+}
+
+int job_put(const char *key, const char *value, char *err, int errlen)
+{
+    return pmi_client_put(&job.pmi, key, value, err, errlen);
+}
+
+int job_get(const char *key, char *value, int vallen, char *err, int errlen)
+{
+    return pmi_client_get(&job.pmi, key, value, vallen, err, errlen);
+}
+
+int job_barrier(char *err, int errlen)
+{
+    return pmi_client_barrier(&job.pmi, err, errlen);
+}
+
+int job_finalize(void)
+{
+    return pmi_client_finalize(&job.pmi);
+}
+
+void job_abort(int exitcode, const char *msg)
+{
+    fflush(stdout);
+    pmi_client_abort(&job.pmi, exitcode, msg);
+    _exit(exitcode);
+}
+
+int job_launcher_fd(void)
+{
+    return job.pmi.fd;
+}
