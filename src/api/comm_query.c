@@ -47,7 +47,11 @@ API_EXPORT int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribut
     case MPI_HOST: value = &attr_host; break;
     case MPI_IO: value = &attr_io; break;
     case MPI_WTIME_IS_GLOBAL: value = &attr_wtime_is_global; break;
-    case MPI_UNIVERSE_SIZE: value = &attr_universe_size; attr_universe_size = job.universe_size; break;
+    case MPI_UNIVERSE_SIZE:
+        /* absent when the process manager does not know it (MPI-3.1 §10.5.1) */
+        value = job.universe_size > 0 ? &attr_universe_size : NULL;
+        attr_universe_size = job.universe_size;
+        break;
     case MPI_LASTUSEDCODE: value = &attr_lastusedcode; break;
     case MPI_APPNUM: value = &attr_appnum; attr_appnum = job.appnum; break;
     default:
@@ -55,7 +59,7 @@ API_EXPORT int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribut
                          comm_keyval);
     }
     /* MPI-3.1 §8.1.2: the predefined attributes are attached to MPI_COMM_WORLD only. */
-    if (c->handle != MPI_COMM_WORLD) {
+    if (c->handle != MPI_COMM_WORLD || !value) {
         *flag = 0;
         return MPI_SUCCESS;
     }

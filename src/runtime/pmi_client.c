@@ -136,7 +136,7 @@ int pmi_client_init(pmi_client_t *c, char *err, int errlen)
     if (exchange(c, "cmd=get_universe_size\n", "universe_size", &r, err, errlen) != 0)
         return -1;
     if (int_field(&r, "size", &c->universe_size) != 0)
-        c->universe_size = c->size;
+        c->universe_size = -1; /* unknown, as hydra says with size=-1 */
     if (exchange(c, "cmd=get_my_kvsname\n", "my_kvsname", &r, err, errlen) != 0)
         return -1;
     const char *kvs = pmi_msg_get(&r, "kvsname");

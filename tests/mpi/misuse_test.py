@@ -1,0 +1,76 @@
+"""Error reports of misused MPI: under our mpirun, under MPICH's mpiexec.hydra, and as a
+singleton. Each case must end quickly, with a non-zero status that is not a crash, and one
+message naming the function, the problem, the rank and the host."""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+MPIRUN = os.environ["METAMPI_MPIRUN"]
+MISUSE = os.environ["MISUSE_PROG"]
+HOST = socket.gethostname()
+HYDRA = shutil.which("mpiexec.hydra")
+
+
+def run(cmd, timeout=30):
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                       stdin=subprocess.DEVNULL)
+    return p, time.monotonic() - t0
+
+
+class Fatal(unittest.TestCase):
+    def check_failed(self, p, *needles):
+        out = p.stdout + p.stderr
+        self.assertNotEqual(p.returncode, 0, out)
+        self.assertGreater(p.returncode, 0, "killed by a signal: " + out)
+        self.assertLess(p.returncode, 128, "crashed: " + out)
+        for n in needles:
+            self.assertIn(n, out)
+        self.assertNotIn("was not caught", out)
+
+    def test_bad_rank_under_mpirun(self):
+        for n in (1, 3, 4):
+            p, dt = run([MPIRUN, "-n", str(n), MISUSE, "bad-send"])
+            self.check_failed(p, f"MPI_Send: invalid rank {n + 3} in a communicator of size {n}",
+                              "MPI_ERR_RANK", f"rank {n - 1}", HOST)
+            self.assertLess(dt, 10)
+            # one report, not one per rank
+            self.assertEqual((p.stdout + p.stderr).count("invalid rank"), 1, p.stderr)
+
+    def test_truncate_is_fatal_by_default(self):
+        p, _ = run([MPIRUN, "-n", "2", MISUSE, "truncate"])
+        self.check_failed(p, "MPI_Recv", "truncated", "MPI_ERR_TRUNCATE")
+
+    def test_before_init(self):
+        p, _ = run([MPIRUN, "-n", "2", MISUSE, "before-init"])
+        self.check_failed(p, "MPI_Comm_rank: called before MPI_Init")
+        p, _ = run([MISUSE, "before-init"])
+        self.check_failed(p, "MPI_Comm_rank: called before MPI_Init")
+
+    def test_after_finalize(self):
+        p, _ = run([MPIRUN, "-n", "2", MISUSE, "after-finalize"])
+        self.check_failed(p, "MPI_Send: called after MPI_Finalize")
+
+    def test_init_twice(self):
+        p, _ = run([MPIRUN, "-n", "3", MISUSE, "init-twice"])
+        self.check_failed(p, "MPI_Init: MPI is already initialized")
+
+    def test_singleton_bad_rank(self):
+        p, _ = run([MISUSE, "bad-send"])
+        self.check_failed(p, "MPI_Send: invalid rank 4 in a communicator of size 1",
+                          f"rank 0 on host {HOST}")
+
+    @unittest.skipUnless(HYDRA, "mpiexec.hydra (Debian package mpich) is not installed")
+    def test_bad_rank_under_hydra(self):
+        p, dt = run([HYDRA, "-n", "4", MISUSE, "bad-send"])
+        self.check_failed(p, "MPI_Send: invalid rank 7 in a communicator of size 4",
+                          f"rank 3 on host {HOST}")
+        self.assertLess(dt, 10)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
