@@ -86,6 +86,8 @@ const char *err_class_text(int errclass)
 static _Noreturn void fatal_report(int errclass, const char *func, const char *detail)
 {
     char msg[MPI_MAX_ERROR_STRING + 256];
+    if (state.phase == STATE_PRE_INIT)
+        job_identify_early();
     const char *name = err_class_name(errclass);
     if (state.phase == STATE_INITIALIZED || state.phase == STATE_FINALIZED)
         snprintf(msg, sizeof msg, "%s: %s (%s)", func, detail, name ? name : "MPI_ERR_UNKNOWN");

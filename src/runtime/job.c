@@ -5,11 +5,22 @@
 #include <string.h>
 #include <unistd.h>
 
-job_t job;
+/* Until job_init() runs there is no launcher connection (fd -1). */
+job_t job = { .pmi = { .fd = -1 } };
+
+void job_identify_early(void)
+{
+    if (!job.hostname[0] && gethostname(job.hostname, sizeof job.hostname - 1) != 0)
+        strcpy(job.hostname, "localhost");
+    const char *r = getenv("PMI_RANK");
+    if (r)
+        job.rank = atoi(r);
+}
 
 int job_init(char *err, int errlen)
 {
     memset(&job, 0, sizeof job);
+    job.pmi.fd = -1;
     if (gethostname(job.hostname, sizeof job.hostname - 1) != 0)
         strcpy(job.hostname, "localhost");
     const char *reports = getenv("METAMPI_MPIRUN");

@@ -25,6 +25,8 @@ typedef struct job {
 extern job_t job;
 
 int job_init(char *err, int errlen);
+/* Fills rank and hostname from the environment for reports made before job_init(). */
+void job_identify_early(void);
 int job_put(const char *key, const char *value, char *err, int errlen);
 /* 0 and the value; 1 when the key does not exist; -1 on error */
 int job_get(const char *key, char *value, int vallen, char *err, int errlen);
