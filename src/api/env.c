@@ -104,8 +104,6 @@ API_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
      * whatever communicator was given. */
     char msg[128];
     snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called", comm_name(comm), errorcode);
-    if (!(job.launcher_reports_abort && job_launcher_fd() >= 0))
-        fprintf(stderr, "metampi: rank %d on host %s: %s\n", job.rank, job.hostname, msg);
     job_abort(errorcode, msg);
 }
 API_WEAK_ALIAS(Abort)

@@ -94,10 +94,6 @@ static _Noreturn void fatal_report(int errclass, const char *func, const char *d
     else
         snprintf(msg, sizeof msg, "%s: %s", func, detail);
 
-    /* Our own mpirun prints the report (naming rank and host) when told through PMI;
-     * any other launcher, or none, gets it from us. */
-    if (!(job.launcher_reports_abort && job_launcher_fd() >= 0))
-        fprintf(stderr, "metampi: rank %d on host %s: %s\n", job.rank, job.hostname, msg);
     job_abort(errclass, msg);
 }
 

@@ -58,6 +58,14 @@ int job_finalize(void)
 void job_abort(int exitcode, const char *msg)
 {
     fflush(stdout);
+    int has_launcher = job.pmi.fd >= 0;
+    if (!(job.launcher_reports_abort && has_launcher)) {
+        fprintf(stderr, "metampi: rank %d on host %s: %s\n", job.rank, job.hostname, msg);
+        /* A foreign launcher (e.g. hydra) may act on the abort before it forwards what we just
+         * wrote to stderr, and the report would be lost: give it a moment to read it. */
+        if (has_launcher)
+            usleep(200 * 1000);
+    }
     pmi_client_abort(&job.pmi, exitcode, msg);
     _exit(exitcode);
 }

@@ -32,7 +32,9 @@ int job_put(const char *key, const char *value, char *err, int errlen);
 int job_get(const char *key, char *value, int vallen, char *err, int errlen);
 int job_barrier(char *err, int errlen);
 int job_finalize(void);
-/* Ends the whole job: asks the launcher, then exits this process with exitcode. */
+/* Ends the whole job with the report msg: asks the launcher, then exits this process with
+ * exitcode. Our mpirun prints the report itself (with rank and host); otherwise it is printed
+ * here, as "metampi: rank R on host H: msg". */
 _Noreturn void job_abort(int exitcode, const char *msg);
 /* The fd that becomes readable/hung-up when the launcher goes away; -1 for a singleton. */
 int job_launcher_fd(void);
