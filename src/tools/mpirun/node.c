@@ -1,0 +1,188 @@
+#include "node.h"
+
+#include "spawn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void pmi_abort(void *ctx, int rank, int exitcode, const char *msg)
+{
+    node_t *n = ctx;
+    n->ev.aborted(n->ev.ctx, rank, n->rank[rank].pid, exitcode, msg);
+}
+
+static void pmi_fail(void *ctx, int rank, enum pmi_fail_kind kind, const char *detail)
+{
+    node_t *n = ctx;
+    n->ev.pmi_failed(n->ev.ctx, rank, n->rank[rank].pid, kind, detail);
+}
+
+void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_events_t *ev)
+{
+    memset(n, 0, sizeof *n);
+    n->loop = loop;
+    n->spec = *spec;
+    n->ev = *ev;
+    n->rank = util_xmalloc((size_t)spec->nranks * sizeof *n->rank);
+    memset(n->rank, 0, (size_t)spec->nranks * sizeof *n->rank);
+    for (int r = 0; r < spec->nranks; r++)
+        n->rank[r].out.fd = n->rank[r].err.fd = -1;
+    n->out_sink = (iofwd_sink_t){ .fd = spec->stdout_fd, .tag_output = spec->tag_output,
+                                  .name = "stdout" };
+    n->err_sink = (iofwd_sink_t){ .fd = spec->stderr_fd, .tag_output = spec->tag_output,
+                                  .name = "stderr" };
+    pmi_server_ops_t ops = { .abort = pmi_abort, .fail = pmi_fail };
+    pmi_server_init(&n->pmi, loop, spec->kvsname, spec->nranks, &ops, n);
+}
+
+static void close_fds(int *fds, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+static int spawn_one(node_t *n, int r, int *err)
+{
+    /* fds: [0,1] stdin pipe, [2,3] stdout pipe, [4,5] stderr pipe, [6,7] PMI socketpair */
+    int fd[8];
+    for (int i = 0; i < 8; i++)
+        fd[i] = -1;
+    int ok = (r == 0 ? pipe2(&fd[0], O_CLOEXEC) : (fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC))) >= 0 &&
+             pipe2(&fd[2], O_CLOEXEC) == 0 && pipe2(&fd[4], O_CLOEXEC) == 0 &&
+             socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, &fd[6]) == 0;
+    if (!ok) {
+        *err = errno;
+        close_fds(fd, 8);
+        return -1;
+    }
+
+    char rankv[32], sizev[32], fdv[32];
+    snprintf(fdv, sizeof fdv, "PMI_FD=%d", SPAWN_PMI_FD);
+    snprintf(rankv, sizeof rankv, "PMI_RANK=%d", r);
+    snprintf(sizev, sizeof sizev, "PMI_SIZE=%d", n->spec.nranks);
+    const char *extra[] = { fdv, rankv, sizev, "METAMPI_MPIRUN=1" };
+    char **envp = jobenv_build(n->spec.env, extra, 4);
+
+    spawn_req_t req = { .path = n->spec.path, .argv = n->spec.argv, .envp = envp,
+                        .stdin_fd = fd[0], .stdout_fd = fd[3], .stderr_fd = fd[5],
+                        .pmi_fd = fd[7] };
+    pid_t pid = spawn_rank(&req, err);
+    jobenv_free_envp(envp);
+    /* The child's ends are the child's business now. */
+    close(fd[0]);
+    close(fd[3]);
+    close(fd[5]);
+    close(fd[7]);
+    if (pid < 0) {
+        close_fds((int[]){ fd[1], fd[2], fd[4], fd[6] }, 4);
+        return -1;
+    }
+    node_rank_t *rk = &n->rank[r];
+    rk->pid = pid;
+    n->nlive++;
+    ostream_open(&rk->out, n->loop, &n->out_sink, r, fd[2]);
+    ostream_open(&rk->err, n->loop, &n->err_sink, r, fd[4]);
+    pmi_server_attach(&n->pmi, r, fd[6]);
+    if (r == 0) {
+        istream_open(&n->in, n->loop, n->spec.stdin_fd, fd[1]);
+        n->in_open = 1;
+    }
+    return 0;
+}
+
+int node_spawn(node_t *n, int *failed_rank, int *err)
+{
+    for (int r = 0; r < n->spec.nranks; r++) {
+        if (spawn_one(n, r, err) != 0) {
+            *failed_rank = r;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int find_rank(const node_t *n, pid_t pid)
+{
+    for (int r = 0; r < n->spec.nranks; r++)
+        if (n->rank[r].pid == pid && !n->rank[r].reaped)
+            return r;
+    return -1;
+}
+
+void node_reap(node_t *n)
+{
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid < 0 && errno == EINTR)
+            continue;
+        if (pid <= 0)
+            return;
+        int r = find_rank(n, pid);
+        if (r < 0)
+            continue;  /* not a rank (cannot happen: ranks are our only children) */
+        node_rank_t *rk = &n->rank[r];
+        rk->reaped = 1;
+        n->nlive--;
+        kill(-pid, SIGKILL);  /* the rank's own children die with it */
+        if (r == 0)
+            node_close_stdin(n);  /* nobody left to read it */
+        pmi_server_drain(&n->pmi, r);
+        ostream_drain(&rk->out);
+        ostream_drain(&rk->err);
+        n->ev.exited(n->ev.ctx, r, pid, status, pmi_server_inited(&n->pmi, r),
+                     pmi_server_finalized(&n->pmi, r));
+        pmi_server_departed(&n->pmi, r);
+    }
+}
+
+void node_signal(node_t *n, int sig)
+{
+    for (int r = 0; r < n->spec.nranks; r++)
+        if (n->rank[r].pid > 0 && !n->rank[r].reaped)
+            kill(-n->rank[r].pid, sig);
+}
+
+int node_live(const node_t *n)
+{
+    return n->nlive;
+}
+
+int node_io_open(const node_t *n)
+{
+    int k = 0;
+    for (int r = 0; r < n->spec.nranks; r++)
+        k += ostream_is_open(&n->rank[r].out) + ostream_is_open(&n->rank[r].err);
+    return k;
+}
+
+void node_close_stdin(node_t *n)
+{
+    if (n->in_open) {
+        istream_close(&n->in);
+        n->in_open = 0;
+    }
+}
+
+void node_free(node_t *n)
+{
+    node_close_stdin(n);
+    for (int r = 0; r < n->spec.nranks; r++) {
+        if (n->rank[r].pid > 0) {
+            ostream_close(&n->rank[r].out);
+            ostream_close(&n->rank[r].err);
+        }
+    }
+    pmi_server_free(&n->pmi);
+    free(n->rank);
+    n->rank = NULL;
+}

@@ -1,0 +1,81 @@
+/*
+ * The ranks of this host: spawn them, serve their PMI connections and forward their I/O.
+ *
+ * This module holds no job policy: it reports what happens to the ranks (exit, abort,
+ * protocol failure) through node_events_t and does what it is told (signal the ranks). It
+ * is meant to run unchanged inside a per-host helper once jobs span several hosts.
+ *
+ * Invariants:
+ *   - every rank is the leader of its own process group; signals go to the whole group;
+ *   - a reaped rank's process group is SIGKILLed right away, so a rank's own children never
+ *     outlive it;
+ *   - before a rank's exit is reported, everything it wrote to its PMI socket and pipes has
+ *     been processed, so a finalize or abort sent just before exiting is never missed and
+ *     the rank's last output appears before any message about it.
+ */
+#ifndef MPIRUN_NODE_H
+#define MPIRUN_NODE_H
+
+#include "evloop.h"
+#include "iofwd.h"
+#include "jobenv.h"
+#include "pmi_server.h"
+
+#include <sys/types.h>
+
+typedef struct node_events {
+    void *ctx;
+    /* status as from waitpid; pmi_inited/pmi_finalized: what the rank did over PMI */
+    void (*exited)(void *ctx, int rank, pid_t pid, int status, int pmi_inited,
+                   int pmi_finalized);
+    void (*aborted)(void *ctx, int rank, pid_t pid, int exitcode, const char *msg);
+    void (*pmi_failed)(void *ctx, int rank, pid_t pid, enum pmi_fail_kind kind,
+                       const char *detail);
+} node_events_t;
+
+typedef struct node_spec {
+    int nranks;              /* ranks 0..nranks-1 all run on this host */
+    const char *path;        /* resolved program */
+    char *const *argv;
+    const jobenv_t *env;
+    const char *kvsname;
+    int tag_output;
+    int stdin_fd;            /* forwarded to rank 0 */
+    int stdout_fd, stderr_fd;
+} node_spec_t;
+
+typedef struct node_rank {
+    pid_t pid;               /* 0: not started */
+    int reaped;
+    ostream_t out, err;
+} node_rank_t;
+
+typedef struct node {
+    ev_loop_t *loop;
+    node_spec_t spec;
+    node_events_t ev;
+    node_rank_t *rank;
+    int nlive;               /* started and not yet reaped */
+    pmi_server_t pmi;
+    iofwd_sink_t out_sink, err_sink;
+    istream_t in;
+    int in_open;
+} node_t;
+
+void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_events_t *ev);
+/* Starts all ranks. Returns 0, or -1 with *failed_rank and *err (errno) when a rank could
+ * not be started; the ranks started before it keep running (the caller tears down). */
+int node_spawn(node_t *n, int *failed_rank, int *err);
+/* Reaps every exited rank (call on SIGCHLD) and reports each through ev.exited. */
+void node_reap(node_t *n);
+/* Sends sig to the process group of every rank not yet reaped. */
+void node_signal(node_t *n, int sig);
+int node_live(const node_t *n);
+/* Number of rank output pipes still open. */
+int node_io_open(const node_t *n);
+/* Stops stdin forwarding. */
+void node_close_stdin(node_t *n);
+/* Flushes and closes all output, closes PMI connections. The ranks must be reaped. */
+void node_free(node_t *n);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * Option syntax follows Open MPI where it matters to scripts: long options are accepted
+ * with one or two dashes (-np, --np, -tag-output, --tag-output, ...), "--" ends the
+ * options, and the first argument that is not an option is the program; everything after
+ * it belongs to the program.
+ */
+#include "options.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef METAMPI_VERSION_STRING
+#define METAMPI_VERSION_STRING "unknown"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: mpirun [options] program [args...]\n"
+            "Starts N copies of program on this host as the ranks of one MPI job.\n"
+            "\n"
+            "Options:\n"
+            "  -n, -np, -c N        number of ranks (default 1)\n"
+            "  -x VAR               export VAR from mpirun's environment to the ranks\n"
+            "  -x VAR=value         set VAR=value in the ranks' environment\n"
+            "  --tag-output         prefix each output line with [1,rank]<stdout>: or <stderr>:\n"
+            "  --oversubscribe      accepted (more ranks than cores is always allowed)\n"
+            "  --version            print the version and exit\n"
+            "  -h, --help           print this help and exit\n"
+            "  --                   end of options\n"
+            "\n"
+            "Long options may be written with one or two dashes. Rank 0 receives mpirun's\n"
+            "standard input; the other ranks read /dev/null.\n");
+}
+
+/* Matches arg against a long option name given with one or two dashes. */
+static int is_long(const char *arg, const char *name)
+{
+    if (arg[0] != '-')
+        return 0;
+    arg += (arg[1] == '-') ? 2 : 1;
+    return strcmp(arg, name) == 0;
+}
+
+static int parse_np(const char *s, int *np)
+{
+    if (!s) {
+        util_msg("option -n requires a number of ranks");
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > MPIRUN_MAX_RANKS) {
+        util_msg("invalid number of ranks '%s' (expected an integer from 1 to %d)", s,
+                 MPIRUN_MAX_RANKS);
+        return -1;
+    }
+    *np = (int)v;
+    return 0;
+}
+
+/* The value of a rank-count option written in one word, or NULL. */
+static const char *np_attached(const char *a)
+{
+    static const char *const forms[] = { "--np=", "-np=", "--n=", "-n=", "-c=", "-np", "-n", "-c" };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        size_t l = strlen(forms[i]);
+        if (strncmp(a, forms[i], l) == 0 && a[l] != '\0' &&
+            (forms[i][l - 1] == '=' || (a[l] >= '0' && a[l] <= '9')))
+            return a + l;
+    }
+    return NULL;
+}
+
+static int valid_env_name(const char *s)
+{
+    size_t n = strcspn(s, "=");
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+              (i > 0 && c >= '0' && c <= '9')))
+            return 0;
+    }
+    return 1;
+}
+
+int options_parse(int argc, char **argv, mpirun_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->np = 1;
+    o->xvars = util_xmalloc((size_t)argc * sizeof *o->xvars);
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0')
+            break;
+        const char *attached = np_attached(a);
+        if (attached) {  /* -n4, -np4, --np=4, -n=4 */
+            if (parse_np(attached, &o->np) != 0)
+                return OPTIONS_ERROR;
+        } else if (strcmp(a, "-n") == 0 || is_long(a, "np") || strcmp(a, "-c") == 0 ||
+                   strcmp(a, "--n") == 0) {
+            if (parse_np(i + 1 < argc ? argv[i + 1] : NULL, &o->np) != 0)
+                return OPTIONS_ERROR;
+            i++;
+        } else if (strcmp(a, "-x") == 0 || strcmp(a, "--x") == 0) {
+            if (i + 1 >= argc) {
+                util_msg("option -x requires VAR or VAR=value");
+                return OPTIONS_ERROR;
+            }
+            if (!valid_env_name(argv[i + 1])) {
+                util_msg("invalid environment variable name in -x '%s'", argv[i + 1]);
+                return OPTIONS_ERROR;
+            }
+            o->xvars[o->nx++] = argv[++i];
+        } else if (is_long(a, "tag-output")) {
+            o->tag_output = 1;
+        } else if (is_long(a, "oversubscribe")) {
+            o->oversubscribe = 1;
+        } else if (is_long(a, "version") || strcmp(a, "-V") == 0) {
+            printf("mpirun (metampi) %s\n", METAMPI_VERSION_STRING);
+            return OPTIONS_EXIT_OK;
+        } else if (strcmp(a, "-h") == 0 || is_long(a, "help")) {
+            usage(stdout);
+            return OPTIONS_EXIT_OK;
+        } else {
+            util_msg("unknown option '%s' (see mpirun --help)", a);
+            return OPTIONS_ERROR;
+        }
+    }
+    if (i >= argc) {
+        util_msg("no program given (usage: mpirun [options] program [args...])");
+        return OPTIONS_ERROR;
+    }
+    o->prog_argv = &argv[i];
+    return OPTIONS_RUN;
+}
+
+void options_free(mpirun_opts_t *o)
+{
+    free(o->xvars);
+    o->xvars = NULL;
+}

@@ -1,0 +1,27 @@
+/*
+ * Command line of mpirun: `mpirun [options] program [args...]`.
+ * Parsing only; no side effects besides messages for help, version and errors.
+ */
+#ifndef MPIRUN_OPTIONS_H
+#define MPIRUN_OPTIONS_H
+
+#define MPIRUN_MAX_RANKS 4096
+
+typedef struct mpirun_opts {
+    int np;              /* number of ranks, 1..MPIRUN_MAX_RANKS (default 1) */
+    int tag_output;      /* --tag-output */
+    int oversubscribe;   /* accepted; more ranks than cores is always allowed */
+    char **xvars;        /* -x arguments in order: "VAR" or "VAR=value" (point into argv) */
+    int nx;
+    char **prog_argv;    /* program and its arguments, NULL-terminated (points into argv) */
+} mpirun_opts_t;
+
+enum { OPTIONS_RUN = 0, OPTIONS_EXIT_OK = 1, OPTIONS_ERROR = 2 };
+
+/* Returns OPTIONS_RUN, OPTIONS_EXIT_OK (help/version printed) or OPTIONS_ERROR (message
+ * printed to stderr). */
+int options_parse(int argc, char **argv, mpirun_opts_t *o);
+
+void options_free(mpirun_opts_t *o);
+
+#endif

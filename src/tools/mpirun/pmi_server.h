@@ -1,0 +1,78 @@
+/*
+ * PMI-1 server ("simple PMI" line protocol of MPICH) for the ranks of one host.
+ *
+ * Each rank has one connection: the parent's end of the socketpair whose other end the
+ * rank sees as PMI_FD. Protocol: the rank sends one command per line (pmi_wire.h); every
+ * command except barrier_in and abort gets exactly one reply line, in order; barrier_in is
+ * answered with barrier_out once all `size` ranks of the job have entered; abort gets no
+ * reply. Anything the server does not understand ends the job (ops.fail).
+ *
+ * Invariants:
+ *   - replies are queued per connection; while a connection has unsent replies the server
+ *     stops reading from it, so a rank that does not read its replies cannot make mpirun
+ *     buffer without bound (the queue is at most one read's worth of replies);
+ *   - after a rank aborted or sent an invalid command, nothing more from it is processed;
+ *   - inited/finalized survive the connection's close, so the job can judge the rank's exit.
+ */
+#ifndef MPIRUN_PMI_SERVER_H
+#define MPIRUN_PMI_SERVER_H
+
+#include "evloop.h"
+#include "kvs.h"
+#include "runtime/pmi_wire.h"
+
+#include <stddef.h>
+
+enum pmi_fail_kind {
+    PMI_FAIL_INVALID,   /* malformed, unknown or oversize command; detail = the line */
+    PMI_FAIL_VERSION,   /* cmd=init with pmi_version != 1; detail = the requested version */
+    PMI_FAIL_ABSENT,    /* ranks wait in a barrier that rank, which exited without
+                           finalize, can never enter; detail = "" */
+};
+
+typedef struct pmi_server_ops {
+    void (*abort)(void *ctx, int rank, int exitcode, const char *msg /* NULL: none */);
+    void (*fail)(void *ctx, int rank, enum pmi_fail_kind kind, const char *detail);
+} pmi_server_ops_t;
+
+typedef struct pmi_conn {
+    struct pmi_server *srv;
+    int rank;
+    int fd;             /* -1 once closed */
+    int watched;        /* registered in the event loop */
+    int inited, finalized, in_barrier, stopped;
+    int departed;       /* the rank's process has exited */
+    int out_broken;     /* a reply could not be sent (peer closed): replies are dropped */
+    char in[PMI_WIRE_MAXLINE];
+    size_t inlen;
+    char *out;
+    size_t outlen, outcap;
+} pmi_conn_t;
+
+typedef struct pmi_server {
+    ev_loop_t *loop;
+    char kvsname[PMI_WIRE_KVSNAME_MAX + 1];
+    int size;           /* ranks in the job = ranks that must enter a barrier */
+    pmi_conn_t *conn;   /* indexed by rank */
+    int nbarrier;       /* ranks currently in the barrier */
+    kvs_t kvs;
+    pmi_server_ops_t ops;
+    void *ctx;
+} pmi_server_t;
+
+void pmi_server_init(pmi_server_t *s, ev_loop_t *loop, const char *kvsname, int size,
+                     const pmi_server_ops_t *ops, void *ctx);
+/* Serves rank's connection on fd (the server owns fd from now on). */
+void pmi_server_attach(pmi_server_t *s, int rank, int fd);
+/* Reads and processes everything the rank has already sent (used when the rank exited, so
+ * that a finalize or abort sent just before exiting is seen before judging the exit). */
+void pmi_server_drain(pmi_server_t *s, int rank);
+/* Records that rank's process exited. A barrier needs every rank: if the rank had not
+ * finalized, any barrier that others wait in (or enter later) can never complete, and the
+ * server reports PMI_FAIL_ABSENT instead of letting them wait for ever. */
+void pmi_server_departed(pmi_server_t *s, int rank);
+int pmi_server_inited(const pmi_server_t *s, int rank);
+int pmi_server_finalized(const pmi_server_t *s, int rank);
+void pmi_server_free(pmi_server_t *s);
+
+#endif
