@@ -75,12 +75,13 @@ API_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source
     size_t capacity = (size_t)count * dtype_predefined_size(datatype);
     MPI_Status local;
     MPI_Status *st = status ? status : &local;
-    rc = p2p_recv(c, buf, capacity, source, tag, st);
+    size_t msg_bytes;
+    rc = p2p_recv(c, buf, capacity, source, tag, st, &msg_bytes);
     if (rc == MPI_ERR_TRUNCATE)
         return err_raise(comm, rc, F,
-                         "message of %lld bytes from rank %d (tag %d) truncated to the %zu "
+                         "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
                          "bytes of the receive buffer",
-                         st->metampi_count, st->MPI_SOURCE, st->MPI_TAG, capacity);
+                         msg_bytes, st->MPI_SOURCE, st->MPI_TAG, capacity);
     return rc;
 }
 API_WEAK_ALIAS(Recv)

@@ -20,6 +20,7 @@ typedef struct posted_recv {
     void *buf;
     size_t capacity;
     MPI_Status *status;
+    size_t msg_bytes;
     int error;
     volatile int done;
 } posted_recv_t;
@@ -40,6 +41,7 @@ static int matches(const posted_recv_t *r, const envelope_t *env)
 static void complete(posted_recv_t *r, const envelope_t *env, const void *data)
 {
     size_t n = env->size;
+    r->msg_bytes = n;
     r->error = MPI_SUCCESS;
     if (n > r->capacity) {
         n = r->capacity;
@@ -108,7 +110,7 @@ int p2p_send(const comm_t *c, const void *buf, size_t bytes, int dest, int tag)
 }
 
 int p2p_recv(const comm_t *c, void *buf, size_t capacity, int source, int tag,
-             MPI_Status *status)
+             MPI_Status *status, size_t *msg_bytes)
 {
     posted_recv_t r = { .context_id = c->context_id, .source = source, .tag = tag,
                         .buf = buf, .capacity = capacity, .status = status };
@@ -123,10 +125,12 @@ int p2p_recv(const comm_t *c, void *buf, size_t capacity, int source, int tag,
             uq_tail = prev;
         free(u->frame);
         free(u);
+        *msg_bytes = r.msg_bytes;
         return r.error;
     }
     posted = &r;
     progress_wait(&r.done);
     posted = NULL;
+    *msg_bytes = r.msg_bytes;
     return r.error;
 }

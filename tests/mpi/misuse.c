@@ -23,8 +23,13 @@ int main(int argc, char **argv)
             MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (strcmp(mode, "truncate") == 0) {
         int big[2] = {1, 2};
-        MPI_Send(big, 2, MPI_INT, rank, 3, MPI_COMM_WORLD);
-        MPI_Recv(&v, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        /* rank 0 sends to itself; the others wait */
+        if (rank == 0) {
+            MPI_Send(big, 2, MPI_INT, 0, 3, MPI_COMM_WORLD);
+            MPI_Recv(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
     } else if (strcmp(mode, "init-twice") == 0) {
         MPI_Init(&argc, &argv);
     } else if (strcmp(mode, "after-finalize") == 0) {

@@ -43,7 +43,8 @@ class Fatal(unittest.TestCase):
 
     def test_truncate_is_fatal_by_default(self):
         p, _ = run([MPIRUN, "-n", "2", MISUSE, "truncate"])
-        self.check_failed(p, "MPI_Recv", "truncated", "MPI_ERR_TRUNCATE")
+        self.check_failed(p, "MPI_Recv: message of 8 bytes from rank 0 (tag 3) truncated to "
+                          "the 4 bytes of the receive buffer", "MPI_ERR_TRUNCATE")
 
     def test_before_init(self):
         p, _ = run([MPIRUN, "-n", "2", MISUSE, "before-init"])

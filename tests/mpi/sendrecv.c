@@ -51,16 +51,17 @@ int main(int argc, char **argv)
     }
 
     /* every rank sends to every rank (itself included) before receiving anything: all of it
-     * is buffered as unexpected messages; received with wildcards and checked by status */
+     * is buffered as unexpected messages; received from MPI_ANY_SOURCE and checked by status.
+     * (Not MPI_ANY_TAG: a faster rank's messages of the next phase could match it.) */
     for (int d = 0; d < size; d++) {
         int64_t v[3] = {rank, d, (int64_t)rank * 1000 + d};
-        MPI_Send(v, 3, MPI_INT64_T, d, 100 + rank, MPI_COMM_WORLD);
+        MPI_Send(v, 3, MPI_INT64_T, d, 100, MPI_COMM_WORLD);
     }
     int seen = 0;
     for (int i = 0; i < size; i++) {
         int64_t v[3];
-        MPI_Recv(v, 3, MPI_INT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-        CHECK(st.MPI_TAG == 100 + st.MPI_SOURCE && v[0] == st.MPI_SOURCE && v[1] == rank);
+        MPI_Recv(v, 3, MPI_INT64_T, MPI_ANY_SOURCE, 100, MPI_COMM_WORLD, &st);
+        CHECK(st.MPI_TAG == 100 && v[0] == st.MPI_SOURCE && v[1] == rank);
         CHECK(v[2] == (int64_t)st.MPI_SOURCE * 1000 + rank);
         CHECK(!(seen & (1 << st.MPI_SOURCE)));
         seen |= 1 << st.MPI_SOURCE;
@@ -91,16 +92,21 @@ int main(int argc, char **argv)
         free(m);
     }
 
-    /* a specific tag is matched past earlier messages with other tags */
+    /* a specific tag is matched past earlier messages with other tags; MPI_ANY_TAG then takes
+     * the oldest remaining one (rank 1 sends nothing else to rank 0 from here on) */
     if (size > 1 && rank == 1) {
-        int a = 1, b = 2;
+        int a = 1, b = 2, c = 3;
         MPI_Send(&a, 1, MPI_INT, 0, 61, MPI_COMM_WORLD);
         MPI_Send(&b, 1, MPI_INT, 0, 62, MPI_COMM_WORLD);
+        MPI_Send(&c, 1, MPI_INT, 0, 63, MPI_COMM_WORLD);
     } else if (size > 1 && rank == 0) {
-        int a = 0, b = 0;
+        int a = 0, b = 0, c = 0;
         MPI_Recv(&b, 1, MPI_INT, 1, 62, MPI_COMM_WORLD, &st);
-        MPI_Recv(&a, 1, MPI_INT, 1, 61, MPI_COMM_WORLD, &st);
-        CHECK(a == 1 && b == 2);
+        MPI_Recv(&a, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        CHECK(st.MPI_TAG == 61);
+        MPI_Recv(&c, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        CHECK(st.MPI_TAG == 63 && st.MPI_SOURCE == 1);
+        CHECK(a == 1 && b == 2 && c == 3);
     }
 
     /* MPI_COMM_SELF is a separate context: a message on WORLD does not match on SELF */
