@@ -16,15 +16,27 @@ static int check_datatype(MPI_Comm comm, MPI_Datatype t, const char *func)
     return MPI_SUCCESS;
 }
 
+/* Validates a (buf, count, datatype) triple for func. */
+static int check_buffer(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
+                        const char *func)
+{
+    if (count < 0)
+        return err_raise(comm, MPI_ERR_COUNT, func, "negative count %d", count);
+    int rc = check_datatype(comm, t, func);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (count > 0 && !buf)
+        return err_raise(comm, MPI_ERR_BUFFER, func, "buffer is NULL but count is %d", count);
+    return MPI_SUCCESS;
+}
+
 API_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm)
 {
     static const char *const F = "MPI_Send";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
-    if (count < 0)
-        return err_raise(comm, MPI_ERR_COUNT, F, "negative count %d", count);
-    int rc = check_datatype(comm, datatype, F);
+    int rc = check_buffer(comm, buf, count, datatype, F);
     if (rc != MPI_SUCCESS)
         return rc;
     if (dest == MPI_PROC_NULL)
@@ -34,8 +46,6 @@ API_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int 
                          dest, c->size);
     if (tag < 0 || tag > INT_MAX)
         return err_raise(comm, MPI_ERR_TAG, F, "invalid tag %d (tags are 0..MPI_TAG_UB)", tag);
-    if (count > 0 && !buf)
-        return err_raise(comm, MPI_ERR_BUFFER, F, "buffer is NULL but count is %d", count);
     size_t bytes = (size_t)count * dtype_predefined_size(datatype);
     rc = p2p_send(c, buf, bytes, dest, tag);
     return rc == MPI_SUCCESS ? rc : err_raise(comm, rc, F, "send to rank %d failed", dest);
@@ -48,9 +58,7 @@ API_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source
     static const char *const F = "MPI_Recv";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
-    if (count < 0)
-        return err_raise(comm, MPI_ERR_COUNT, F, "negative count %d", count);
-    int rc = check_datatype(comm, datatype, F);
+    int rc = check_buffer(comm, buf, count, datatype, F);
     if (rc != MPI_SUCCESS)
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -70,8 +78,6 @@ API_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source
     if (tag != MPI_ANY_TAG && tag < 0)
         return err_raise(comm, MPI_ERR_TAG, F, "invalid tag %d (tags are 0..MPI_TAG_UB or "
                          "MPI_ANY_TAG)", tag);
-    if (count > 0 && !buf)
-        return err_raise(comm, MPI_ERR_BUFFER, F, "buffer is NULL but count is %d", count);
     size_t capacity = (size_t)count * dtype_predefined_size(datatype);
     MPI_Status local;
     MPI_Status *st = status ? status : &local;

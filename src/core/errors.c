@@ -97,13 +97,16 @@ static _Noreturn void fatal_report(int errclass, const char *func, const char *d
     job_abort(errclass, msg);
 }
 
+#define FORMAT_DETAIL(detail, fmt)                                                             \
+    char detail[MPI_MAX_ERROR_STRING];                                                         \
+    va_list ap;                                                                                \
+    va_start(ap, fmt);                                                                         \
+    vsnprintf(detail, sizeof detail, fmt, ap);                                                 \
+    va_end(ap)
+
 void err_fatal(int errclass, const char *func, const char *fmt, ...)
 {
-    char detail[MPI_MAX_ERROR_STRING];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
-    va_end(ap);
+    FORMAT_DETAIL(detail, fmt);
     fatal_report(errclass, func, detail);
 }
 
@@ -114,11 +117,6 @@ int err_raise(MPI_Comm comm, int errclass, const char *func, const char *fmt, ..
         c = comm_lookup(MPI_COMM_WORLD);
     if (c->errhandler == MPI_ERRORS_RETURN)
         return errclass;
-
-    char detail[MPI_MAX_ERROR_STRING];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
-    va_end(ap);
+    FORMAT_DETAIL(detail, fmt);
     fatal_report(errclass, func, detail);
 }
