@@ -47,7 +47,7 @@ API_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int 
     if (tag < 0 || tag > INT_MAX)
         return err_raise(comm, MPI_ERR_TAG, F, "invalid tag %d (tags are 0..MPI_TAG_UB)", tag);
     size_t bytes = (size_t)count * dtype_predefined_size(datatype);
-    rc = p2p_send(c, buf, bytes, dest, tag);
+    rc = p2p_send(c, buf, bytes, dest, tag, F);
     return rc == MPI_SUCCESS ? rc : err_raise(comm, rc, F, "send to rank %d failed", dest);
 }
 API_WEAK_ALIAS(Send)

@@ -96,7 +96,8 @@ void p2p_close(void)
     uq_tail = NULL;
 }
 
-int p2p_send(const comm_t *c, const void *buf, size_t bytes, int dest, int tag)
+int p2p_send(const comm_t *c, const void *buf, size_t bytes, int dest, int tag,
+             const char *func)
 {
     envelope_t env = { .context_id = c->context_id, .source = c->rank, .tag = tag,
                        .kind = PROTO_EAGER, .size = bytes };
@@ -104,7 +105,7 @@ int p2p_send(const comm_t *c, const void *buf, size_t bytes, int dest, int tag)
     memset(&op, 0, sizeof op);
     char err[256];
     if (proto_send(comm_world_rank(c, dest), &env, buf, &op, err, sizeof err) != 0)
-        err_fatal(MPI_ERR_OTHER, "MPI_Send", "%s", err);
+        err_fatal(MPI_ERR_OTHER, func, "%s", err);
     progress_wait(&op.done);
     return MPI_SUCCESS;
 }

@@ -16,8 +16,10 @@
 int p2p_open(char *err, int errlen);
 void p2p_close(void);
 
-/* Both return MPI_SUCCESS or an error class; they do not raise errors themselves. */
-int p2p_send(const comm_t *c, const void *buf, size_t bytes, int dest, int tag);
+/* Both return MPI_SUCCESS or an error class. A transport that cannot reach dest ends the
+ * job with a report in the name of func (the calling MPI function). */
+int p2p_send(const comm_t *c, const void *buf, size_t bytes, int dest, int tag,
+             const char *func);
 /* *msg_bytes: the size of the matched message, which exceeds capacity when the result is
  * MPI_ERR_TRUNCATE (status then counts the bytes delivered). */
 int p2p_recv(const comm_t *c, void *buf, size_t capacity, int source, int tag,
