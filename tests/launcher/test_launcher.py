@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scenario tests of metampi's mpirun (standard library only).
 
-Run: test_launcher.py --mpirun PATH --prog PATH/lt_prog [unittest args, e.g. -v Failures]
+Run: test_launcher.py --mpirun PATH --prog PATH/lt_prog --noaffinity PATH/liblt_noaffinity.so
+                      [unittest args, e.g. -v Failures]
 
 Every job runs with a unique marker variable in its environment. After mpirun exits, each
 test checks that nothing of the job is left behind:
@@ -29,6 +30,7 @@ import uuid
 
 MPIRUN = None
 PROG = None
+NOAFFINITY = None         # LD_PRELOAD shim that makes sched_setaffinity fail (EPERM)
 HERE = os.path.dirname(os.path.abspath(__file__))
 PMI_CLIENT = os.path.join(HERE, "pmi_client.py")
 HOST = socket.gethostname()
@@ -77,7 +79,7 @@ def my_children():
 class Job:
     """One mpirun run; output is collected by reader threads as it arrives."""
 
-    def __init__(self, args, stdin=subprocess.DEVNULL, env=None):
+    def __init__(self, args, stdin=subprocess.DEVNULL, env=None, affinity=None):
         self.marker = uuid.uuid4().hex
         e = dict(os.environ)
         e["LT_MARKER"] = self.marker
@@ -85,8 +87,10 @@ class Job:
         self.argv = [MPIRUN] + list(args)
         self.shm_before = set(os.listdir("/dev/shm"))
         self.t_start = time.monotonic()
+        # affinity: the CPUs mpirun itself may run on
+        pre = (lambda: os.sched_setaffinity(0, affinity)) if affinity else None
         self.p = subprocess.Popen(self.argv, stdin=stdin, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, env=e)
+                                  stderr=subprocess.PIPE, env=e, preexec_fn=pre)
         self.out_lines = queue.Queue()
         self.out, self.err = [], []
         self.threads = [
@@ -162,8 +166,10 @@ class Job:
 class LauncherTest(unittest.TestCase):
     maxDiff = None
 
-    def run_job(self, args, stdin=subprocess.DEVNULL, env=None, timeout=30, input_data=None):
-        job = Job(args, stdin=subprocess.PIPE if input_data is not None else stdin, env=env)
+    def run_job(self, args, stdin=subprocess.DEVNULL, env=None, timeout=30, input_data=None,
+                affinity=None):
+        job = Job(args, stdin=subprocess.PIPE if input_data is not None else stdin, env=env,
+                  affinity=affinity)
         if input_data is not None:
             def feed():
                 try:
@@ -671,14 +677,232 @@ class Signals(LauncherTest):
             self.assert_clean(job)
 
 
+def parse_cpu_list(text):
+    """"0-2,5" -> {0, 1, 2, 5}"""
+    cpus = set()
+    for part in text.strip().split(","):
+        if part:
+            lo, _, hi = part.partition("-")
+            cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def format_cpu_list(cpus):
+    """{0, 1, 2, 5} -> "0-2,5" (the kernel's and hwloc's list format)"""
+    out, run = [], []
+    for c in sorted(cpus):
+        if run and c != run[-1] + 1:
+            out.append(run)
+            run = []
+        run.append(c)
+    if run:
+        out.append(run)
+    return ",".join(str(r[0]) if len(r) == 1 else "%d-%d" % (r[0], r[-1]) for r in out)
+
+
+def topology(allowed):
+    """The packages and cores usable inside the CPU set `allowed`, from sysfs, in hwloc's
+    logical order (by first CPU, packages first): a list of packages, each a list of cores,
+    each a sorted list of CPUs."""
+    def read(cpu, name):
+        with open("/sys/devices/system/cpu/cpu%d/topology/%s" % (cpu, name)) as f:
+            return f.read().strip()
+    pkgs = {}
+    for cpu in allowed:
+        pkg = read(cpu, "physical_package_id")
+        core = frozenset(parse_cpu_list(read(cpu, "thread_siblings_list")) & allowed)
+        pkgs.setdefault(pkg, set()).add(core)
+    ordered = sorted((sorted(sorted(c) for c in cores) for cores in pkgs.values()),
+                     key=lambda cores: min(cores[0]))
+    return ordered
+
+
+class Binding(LauncherTest):
+    """--bind-to, the default binding policy, --report-bindings and METAMPI_BIND."""
+
+    def setUp(self):
+        self.allowed = os.sched_getaffinity(0)
+        self.pkgs = topology(self.allowed)
+        self.cores = [set(c) for cores in self.pkgs for c in cores]
+        self.hwthreads = [{c} for cores in self.pkgs for core in cores for c in core]
+        self.ncores = len(self.cores)
+
+    def cpus_job(self, args, np, env=None, affinity=None):
+        """Runs lt_prog cpus; returns the job and {rank: (set of CPUs, METAMPI_BIND)}."""
+        job = self.run_job(args + ["-n", str(np), PROG, "cpus"], env=env, affinity=affinity)
+        self.assertEqual(job.p.returncode, 0, job.stderr)
+        got = {int(m.group(1)): (parse_cpu_list(m.group(2)), m.group(3))
+               for m in re.finditer(r"^cpus (\d+) (\S+) (\S+)$", job.stdout, re.M)}
+        self.assertEqual(sorted(got), list(range(np)), job.stdout)
+        self.assert_clean(job)
+        return job, got
+
+    def assert_bound(self, got, units, policy):
+        for r, (cpus, bind) in got.items():
+            self.assertEqual(cpus, units[r % len(units)], "rank %d" % r)
+            self.assertEqual(bind, policy, "rank %d" % r)
+
+    def assert_unbound(self, got, allowed=None):
+        for r, (cpus, bind) in got.items():
+            self.assertEqual(cpus, allowed or self.allowed, "rank %d" % r)
+            self.assertEqual(bind, "none", "rank %d" % r)
+
+    def check_error(self, args, pattern, affinity=None):
+        job = self.run_job(args + [PROG, "cpus"], affinity=affinity)
+        self.assertEqual(job.p.returncode, 1, job.stderr)
+        self.assert_one_report(job, pattern)
+        self.assertEqual(job.stdout, "")
+        self.assert_clean(job)
+
+    def test_default_binds_to_cores_when_ranks_fit(self):
+        for np in (1, 2):
+            if np > self.ncores:
+                self.skipTest("needs %d cores, have %d" % (np, self.ncores))
+            job, got = self.cpus_job([], np)
+            self.assert_bound(got, self.cores, "core")
+            self.assertEqual(len({frozenset(c) for c, _ in got.values()}), np, "cores shared")
+            self.assertEqual(job.mpirun_lines(), [])
+
+    def test_default_unbound_when_oversubscribed(self):
+        for np in sorted({3, 4, 8, self.ncores + 1}):
+            if np <= self.ncores:
+                continue
+            job, got = self.cpus_job([], np)
+            self.assert_unbound(got)
+            self.assertEqual(job.mpirun_lines(), [])
+
+    def test_bind_to_none(self):
+        # a stale METAMPI_BIND in mpirun's environment is not inherited
+        for np in (1, 2):
+            _, got = self.cpus_job(["--bind-to", "none"], np, env={"METAMPI_BIND": "core"})
+            self.assert_unbound(got)
+
+    def test_bind_to_core_forms(self):
+        for args in (["--bind-to", "core"], ["-bind-to", "core"], ["--bind-to=core"],
+                     ["-bind-to=core"], ["--bind-to", "none", "--bind-to", "core"]):
+            _, got = self.cpus_job(args, 1)
+            self.assert_bound(got, self.cores, "core")
+
+    def test_bind_to_core_too_many_ranks(self):
+        np = self.ncores + 1
+        msg = (r"^mpirun: --bind-to core: %d ranks but only %d cores? available \(use "
+               r"--bind-to none, or --oversubscribe to bind the ranks round-robin\)$"
+               % (np, self.ncores))
+        self.check_error(["--bind-to", "core", "-n", str(np)], msg)
+        self.check_error(["-n", str(np), "--bind-to=core"], msg)
+
+    def test_bind_to_core_oversubscribe_round_robin(self):
+        np = max(4, 2 * self.ncores)
+        _, got = self.cpus_job(["--bind-to", "core", "--oversubscribe"], np)
+        self.assert_bound(got, self.cores, "core")
+
+    def test_bind_to_hwthread(self):
+        np = len(self.hwthreads)
+        _, got = self.cpus_job(["--bind-to", "hwthread"], np)
+        self.assert_bound(got, self.hwthreads, "hwthread")
+        self.check_error(["--bind-to", "hwthread", "-n", str(np + 1)],
+                         r"^mpirun: --bind-to hwthread: %d ranks but only %d hardware threads? "
+                         r"available" % (np + 1, np))
+
+    def test_bind_to_package(self):
+        # each rank gets the package of the core it is placed on; the capacity is the cores
+        pkg_of_core = [set(sum(cores, [])) for cores in self.pkgs for _ in cores]
+        for opt in ("package", "socket"):
+            _, got = self.cpus_job(["--bind-to", opt], self.ncores)
+            self.assert_bound(got, pkg_of_core, "package")
+        self.check_error(["--bind-to", "socket", "-n", str(self.ncores + 1)],
+                         r"^mpirun: --bind-to package: %d ranks but only %d cores? available"
+                         % (self.ncores + 1, self.ncores))
+
+    def test_invalid_bind_to(self):
+        valid = r" \(valid values: none, core, hwthread, package, socket\)$"
+        self.check_error(["--bind-to", "foo"], r"^mpirun: invalid --bind-to value 'foo'" + valid)
+        self.check_error(["--bind-to=l3cache"], r"^mpirun: invalid --bind-to value 'l3cache'" + valid)
+        self.check_error(["--bind-to="], r"^mpirun: invalid --bind-to value ''" + valid)
+        job = self.run_job(["--bind-to"])
+        self.assertEqual(job.p.returncode, 1)
+        self.assert_one_report(job, r"^mpirun: option --bind-to requires a value")
+
+    def test_restricted_cpuset(self):
+        # mpirun started on one CPU: that CPU is the only core it may bind to
+        cpu = max(self.allowed)
+        _, got = self.cpus_job([], 1, affinity={cpu})
+        self.assert_bound(got, [{cpu}], "core")
+        _, got = self.cpus_job([], 2, affinity={cpu})
+        self.assert_unbound(got, {cpu})
+        self.check_error(["--bind-to", "core", "-n", "2"],
+                         r"^mpirun: --bind-to core: 2 ranks but only 1 core available",
+                         affinity={cpu})
+        job = self.run_job(["--report-bindings", "-n", "1", "true"], affinity={cpu})
+        self.assertEqual(job.stderr, "[%s:%d] rank 0 bound to core 0 (cpus %d): [B]\n"
+                         % (HOST, job.p.pid, cpu))
+
+    def expected_report(self, job, np, units, what):
+        lines = []
+        for r in range(np):
+            if units is None:
+                lines.append("[%s:%d] rank %d not bound" % (HOST, job.p.pid, r))
+                continue
+            i = r % len(units)
+            cpus = units[i]
+            cmap = "".join("[" + "/".join("".join("B" if c in cpus else "." for c in core)
+                                          for core in cores) + "]" for cores in self.pkgs)
+            lines.append("[%s:%d] rank %d bound to %s %d (cpus %s): %s"
+                         % (HOST, job.p.pid, r, what, i, format_cpu_list(cpus), cmap))
+        return lines
+
+    def test_report_bindings(self):
+        cases = [([], min(2, self.ncores), self.cores, "core"),
+                 ([], self.ncores + 1, None, None),
+                 (["--bind-to", "none"], 2, None, None),
+                 (["--bind-to", "core", "--oversubscribe"], self.ncores + 2, self.cores, "core"),
+                 (["--bind-to", "hwthread"], len(self.hwthreads), self.hwthreads, "hwthread")]
+        for args, np, units, what in cases:
+            job = self.run_job(["--report-bindings"] + args + ["-n", str(np), PROG, "ok"])
+            self.assertEqual(job.p.returncode, 0, job.stderr)
+            lines = job.stderr.splitlines()
+            # all of the report comes before any output of a rank
+            self.assertEqual(lines[:np], self.expected_report(job, np, units, what), args)
+            self.assertEqual(sorted(lines[np:]), sorted("stderr of rank %d" % r
+                                                        for r in range(np)))
+            self.assert_clean(job)
+        # without the option nothing is reported
+        job = self.run_job(["-n", "1", PROG, "ok"])
+        self.assertEqual(job.stderr, "stderr of rank 0\n")
+
+    def refusing_env(self):
+        asan = os.environ.get("ASAN_OPTIONS", "")
+        return {"LD_PRELOAD": NOAFFINITY,
+                "ASAN_OPTIONS": (asan + ":" if asan else "") + "verify_asan_link_order=0"}
+
+    def test_refused_default_binding_runs_unbound(self):
+        np = min(2, self.ncores)
+        job, got = self.cpus_job([], np, env=self.refusing_env())
+        self.assert_unbound(got)
+        self.assertEqual(job.mpirun_lines(),
+                         ["mpirun: warning: cannot bind rank 0 to core 0 (cpus %s): Operation not "
+                          "permitted; the job runs unbound" % format_cpu_list(self.cores[0])])
+
+    def test_refused_explicit_binding_is_an_error(self):
+        job = self.run_job(["--bind-to", "core", "-n", "1", PROG, "cpus"],
+                           env=self.refusing_env())
+        self.assertEqual(job.p.returncode, 1, job.stderr)
+        self.assert_one_report(job, r"^mpirun: cannot bind rank 0 to core 0 \(cpus %s\): "
+                               r"Operation not permitted$" % format_cpu_list(self.cores[0]))
+        self.assertEqual(job.stdout, "")
+        self.assert_clean(job)
+
+
 def main():
-    global MPIRUN, PROG
+    global MPIRUN, PROG, NOAFFINITY
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog", required=True)
+    ap.add_argument("--noaffinity", required=True)
     args, rest = ap.parse_known_args()
     MPIRUN = os.path.abspath(args.mpirun)
     PROG = os.path.abspath(args.prog)
+    NOAFFINITY = os.path.abspath(args.noaffinity)
     become_subreaper()
     unittest.main(argv=[sys.argv[0]] + rest)
 

@@ -1,5 +1,6 @@
 #include "job.h"
 
+#include "binding.h"
 #include "evloop.h"
 #include "jobenv.h"
 #include "node.h"
@@ -27,6 +28,8 @@ typedef struct job {
     int status;               /* exit status, fixed by the first cause */
     long long t_condemned;
     int kill_sent;
+    binding_t *binding;       /* NULL: hwloc not consulted or unavailable */
+    node_binding_t bind;      /* the ranks' sets when bind.mask != NULL */
 } job_t;
 
 /* Records the first cause and starts the teardown by sending sig to every rank. */
@@ -91,6 +94,78 @@ static void on_pmi_failed(void *ctx, int rank, pid_t pid, enum pmi_fail_kind kin
         util_msg("rank %d on host %s sent an invalid PMI command: %s", rank, util_hostname(),
                  detail);
     condemn(j, SIGTERM, 1);
+}
+
+/* Only when the default policy chose to bind: the binding was a preference, not an order. */
+static void on_bind_refused(void *ctx, int rank, pid_t pid, int err)
+{
+    job_t *j = ctx;
+    (void)pid;
+    char *where = binding_describe(j->binding, rank, 0);
+    util_msg("warning: cannot bind rank %d to %s: %s; the job runs unbound", rank, where,
+             strerror(err));
+    free(where);
+    node_drop_binding(&j->node);
+    for (int r = 0; r < rank; r++)
+        binding_release(j->binding, j->node.rank[r].pid);  /* best effort */
+}
+
+/* Decides where the ranks run (policy in job.h). Returns 0, or -1 after printing why the job
+ * cannot start. */
+static int choose_binding(job_t *j, const mpirun_opts_t *opts)
+{
+    mpirun_bind_t policy = opts->bind;
+    if (policy == MPIRUN_BIND_NONE)
+        return 0;
+    int err;
+    j->binding = binding_open(&err);
+    if (!j->binding) {
+        if (policy == MPIRUN_BIND_DEFAULT) {
+            util_msg("warning: cannot discover the CPU topology (%s); the job runs unbound",
+                     strerror(err));
+            return 0;
+        }
+        util_msg("--bind-to %s: cannot discover the CPU topology: %s",
+                 binding_policy_name(policy), strerror(err));
+        return -1;
+    }
+    int required = 1;
+    if (policy == MPIRUN_BIND_DEFAULT) {
+        if (opts->np > binding_slots(j->binding, MPIRUN_BIND_CORE))
+            return 0;
+        policy = MPIRUN_BIND_CORE;
+        required = 0;
+    } else {
+        int slots = binding_slots(j->binding, policy);
+        if (opts->np > slots && !opts->oversubscribe) {
+            const char *unit = policy == MPIRUN_BIND_HWTHREAD ? "hardware thread" : "core";
+            util_msg("--bind-to %s: %d ranks but only %d %s%s available (use --bind-to none, or "
+                     "--oversubscribe to bind the ranks round-robin)", binding_policy_name(policy),
+                     opts->np, slots, unit, slots == 1 ? "" : "s");
+            return -1;
+        }
+    }
+    binding_place(j->binding, policy, opts->np);
+    j->bind = (node_binding_t){ .policy = binding_policy_name(policy),
+                                .mask = binding_masks(j->binding),
+                                .mask_size = binding_mask_size(j->binding),
+                                .required = required };
+    return 0;
+}
+
+/* --report-bindings: "[host:pid] rank R bound to <binding_describe>" or "... not bound". */
+static void report_bindings(const job_t *j, int nranks)
+{
+    for (int r = 0; r < nranks; r++) {
+        char *where = j->bind.mask ? binding_describe(j->binding, r, 1) : NULL;
+        size_t cap = strlen(util_hostname()) + (where ? strlen(where) : 0) + 64;
+        char *line = util_xmalloc(cap);
+        int n = snprintf(line, cap, "[%s:%d] rank %d %s%s\n", util_hostname(), (int)getpid(), r,
+                         where ? "bound to " : "not bound", where ? where : "");
+        util_write_all(STDERR_FILENO, line, (size_t)n);
+        free(line);
+        free(where);
+    }
 }
 
 static void on_signal(void *arg, int fd, short revents)
@@ -159,12 +234,20 @@ int job_run(const mpirun_opts_t *opts)
 
     job_t j;
     memset(&j, 0, sizeof j);
+    if (choose_binding(&j, opts) != 0) {
+        binding_close(j.binding);
+        free(path);
+        return 1;
+    }
+    if (opts->report_bindings)
+        report_bindings(&j, opts->np);
     teardown_become_subreaper();
     make_kvsname(j.kvsname, sizeof j.kvsname);
     ev_init(&j.loop);
     j.sigfd = setup_signals();
     if (j.sigfd < 0) {
         util_msg("cannot set up signal handling: %s", strerror(errno));
+        binding_close(j.binding);
         free(path);
         return 1;
     }
@@ -178,15 +261,23 @@ int job_run(const mpirun_opts_t *opts)
     node_spec_t spec = { .nranks = opts->np, .path = path, .argv = opts->prog_argv,
                          .env = &env, .kvsname = j.kvsname, .tag_output = opts->tag_output,
                          .stdin_fd = STDIN_FILENO, .stdout_fd = STDOUT_FILENO,
-                         .stderr_fd = STDERR_FILENO };
+                         .stderr_fd = STDERR_FILENO,
+                         .binding = j.bind.mask ? &j.bind : NULL };
     node_events_t ev = { .ctx = &j, .exited = on_exited, .aborted = on_aborted,
-                         .pmi_failed = on_pmi_failed };
+                         .pmi_failed = on_pmi_failed, .bind_refused = on_bind_refused };
     node_init(&j.node, &j.loop, &spec, &ev);
 
-    int bad_rank, err;
-    if (node_spawn(&j.node, &bad_rank, &err) != 0) {
-        if (err == ENOENT || err == EACCES || err == ENOEXEC || err == EISDIR ||
-            err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG || err == ETXTBSY) {
+    int bad_rank;
+    spawn_err_t why;
+    if (node_spawn(&j.node, &bad_rank, &why) != 0) {
+        int err = why.err;
+        if (why.stage == SPAWN_STAGE_BIND) {
+            char *where = binding_describe(j.binding, bad_rank, 0);
+            util_msg("cannot bind rank %d to %s: %s", bad_rank, where, strerror(err));
+            free(where);
+            condemn(&j, SIGKILL, 1);
+        } else if (err == ENOENT || err == EACCES || err == ENOEXEC || err == EISDIR ||
+                   err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG || err == ETXTBSY) {
             util_msg("cannot execute '%s': %s", prog, strerror(err));
             condemn(&j, SIGKILL, 127);
         } else {
@@ -234,6 +325,7 @@ int job_run(const mpirun_opts_t *opts)
     close(j.sigfd);
     ev_free(&j.loop);
     jobenv_free(&env);
+    binding_close(j.binding);
     free(path);
     return j.status;
 }

@@ -6,9 +6,9 @@
  *
  * Order of precedence when building a rank's environment (later wins):
  *   1. the base environment (mpirun's environ when forward_all), minus the launcher's own
- *      variables (PMI_*, METAMPI_MPIRUN) inherited from an enclosing job;
+ *      variables (PMI_*, METAMPI_MPIRUN, METAMPI_BIND) inherited from an enclosing job;
  *   2. the -x settings in command-line order ("VAR" copies mpirun's value if it has one);
- *   3. the per-rank variables (PMI_FD, PMI_RANK, PMI_SIZE, METAMPI_MPIRUN).
+ *   3. the per-rank variables (PMI_FD, PMI_RANK, PMI_SIZE, METAMPI_MPIRUN, METAMPI_BIND).
  */
 #ifndef MPIRUN_JOBENV_H
 #define MPIRUN_JOBENV_H

@@ -50,7 +50,7 @@ static void close_fds(int *fds, int count)
             close(fds[i]);
 }
 
-static int spawn_one(node_t *n, int r, int *err)
+static int spawn_one(node_t *n, int r, spawn_err_t *why)
 {
     /* fds: [0,1] stdin pipe, [2,3] stdout pipe, [4,5] stderr pipe, [6,7] PMI socketpair */
     int fd[8];
@@ -60,22 +60,28 @@ static int spawn_one(node_t *n, int r, int *err)
              pipe2(&fd[2], O_CLOEXEC) == 0 && pipe2(&fd[4], O_CLOEXEC) == 0 &&
              socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, &fd[6]) == 0;
     if (!ok) {
-        *err = errno;
+        *why = (spawn_err_t){ SPAWN_STAGE_SETUP, errno };
         close_fds(fd, 8);
         return -1;
     }
 
-    char rankv[32], sizev[32], fdv[32];
+    const node_binding_t *b = n->spec.binding;
+    const cpu_set_t *mask = b ? b->mask[r] : NULL;
+    char rankv[32], sizev[32], fdv[32], bindv[64];
     snprintf(fdv, sizeof fdv, "PMI_FD=%d", SPAWN_PMI_FD);
     snprintf(rankv, sizeof rankv, "PMI_RANK=%d", r);
     snprintf(sizev, sizeof sizev, "PMI_SIZE=%d", n->spec.nranks);
-    const char *extra[] = { fdv, rankv, sizev, "METAMPI_MPIRUN=1" };
-    char **envp = jobenv_build(n->spec.env, extra, 4);
+    snprintf(bindv, sizeof bindv, "METAMPI_BIND=%s", mask ? b->policy : "none");
+    const char *extra[] = { fdv, rankv, sizev, "METAMPI_MPIRUN=1", bindv };
+    char **envp = jobenv_build(n->spec.env, extra, 5);
 
     spawn_req_t req = { .path = n->spec.path, .argv = n->spec.argv, .envp = envp,
                         .stdin_fd = fd[0], .stdout_fd = fd[3], .stderr_fd = fd[5],
-                        .pmi_fd = fd[7] };
-    pid_t pid = spawn_rank(&req, err);
+                        .pmi_fd = fd[7], .cpus = mask, .cpus_size = b ? b->mask_size : 0,
+                        .bind_required = b ? b->required : 0,
+                        .unbound_env = "METAMPI_BIND=none" };
+    int bind_refused;
+    pid_t pid = spawn_rank(&req, why, &bind_refused);
     jobenv_free_envp(envp);
     /* The child's ends are the child's business now. */
     close(fd[0]);
@@ -96,18 +102,25 @@ static int spawn_one(node_t *n, int r, int *err)
         istream_open(&n->in, n->loop, n->spec.stdin_fd, fd[1]);
         n->in_open = 1;
     }
+    if (bind_refused)
+        n->ev.bind_refused(n->ev.ctx, r, pid, bind_refused);
     return 0;
 }
 
-int node_spawn(node_t *n, int *failed_rank, int *err)
+int node_spawn(node_t *n, int *failed_rank, spawn_err_t *why)
 {
     for (int r = 0; r < n->spec.nranks; r++) {
-        if (spawn_one(n, r, err) != 0) {
+        if (spawn_one(n, r, why) != 0) {
             *failed_rank = r;
             return -1;
         }
     }
     return 0;
+}
+
+void node_drop_binding(node_t *n)
+{
+    n->spec.binding = NULL;
 }
 
 static int find_rank(const node_t *n, pid_t pid)

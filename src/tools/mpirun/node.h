@@ -20,7 +20,9 @@
 #include "iofwd.h"
 #include "jobenv.h"
 #include "pmi_server.h"
+#include "spawn.h"
 
+#include <sched.h>
 #include <sys/types.h>
 
 typedef struct node_events {
@@ -31,7 +33,18 @@ typedef struct node_events {
     void (*aborted)(void *ctx, int rank, pid_t pid, int exitcode, const char *msg);
     void (*pmi_failed)(void *ctx, int rank, pid_t pid, enum pmi_fail_kind kind,
                        const char *detail);
+    /* The system refused the CPU binding of a rank started anyway (binding not required);
+     * err is the errno. May call node_drop_binding. */
+    void (*bind_refused)(void *ctx, int rank, pid_t pid, int err);
 } node_events_t;
+
+/* Where each rank runs. Absent (NULL in node_spec_t): ranks keep mpirun's affinity. */
+typedef struct node_binding {
+    const char *policy;        /* METAMPI_BIND value of the bound ranks, e.g. "core" */
+    cpu_set_t *const *mask;    /* per rank; NULL entry: that rank is not bound */
+    size_t mask_size;          /* bytes of each mask (CPU_ALLOC_SIZE) */
+    int required;              /* a refused binding fails the spawn (else: bind_refused) */
+} node_binding_t;
 
 typedef struct node_spec {
     int nranks;              /* ranks 0..nranks-1 all run on this host */
@@ -42,6 +55,7 @@ typedef struct node_spec {
     int tag_output;
     int stdin_fd;            /* forwarded to rank 0 */
     int stdout_fd, stderr_fd;
+    const node_binding_t *binding;  /* NULL: no rank is bound */
 } node_spec_t;
 
 typedef struct node_rank {
@@ -63,9 +77,11 @@ typedef struct node {
 } node_t;
 
 void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_events_t *ev);
-/* Starts all ranks. Returns 0, or -1 with *failed_rank and *err (errno) when a rank could
- * not be started; the ranks started before it keep running (the caller tears down). */
-int node_spawn(node_t *n, int *failed_rank, int *err);
+/* Starts all ranks. Returns 0, or -1 with *failed_rank and *why when a rank could not be
+ * started; the ranks started before it keep running (the caller tears down). */
+int node_spawn(node_t *n, int *failed_rank, spawn_err_t *why);
+/* Ranks started from now on are not bound (METAMPI_BIND=none). */
+void node_drop_binding(node_t *n);
 /* Reaps every exited rank (call on SIGCHLD) and reports each through ev.exited. */
 void node_reap(node_t *n);
 /* Sends sig to the process group of every rank not yet reaped. */

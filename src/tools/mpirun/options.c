@@ -28,7 +28,13 @@ static void usage(FILE *f)
             "  -x VAR               export VAR from mpirun's environment to the ranks\n"
             "  -x VAR=value         set VAR=value in the ranks' environment\n"
             "  --tag-output         prefix each output line with [1,rank]<stdout>: or <stderr>:\n"
-            "  --oversubscribe      accepted (more ranks than cores is always allowed)\n"
+            "  --bind-to WHAT       bind each rank to a core (rank r to the r-th core mpirun\n"
+            "                       may use), a hwthread, its core's package (= socket), or\n"
+            "                       none. Default: core if there are at least as many cores\n"
+            "                       as ranks, else none\n"
+            "  --oversubscribe      with --bind-to core/hwthread/package, allow more ranks\n"
+            "                       than cores (hwthreads) and bind them round-robin\n"
+            "  --report-bindings    print each rank's binding to stderr before it starts\n"
             "  --version            print the version and exit\n"
             "  -h, --help           print this help and exit\n"
             "  --                   end of options\n"
@@ -75,6 +81,38 @@ static const char *np_attached(const char *a)
             return a + l;
     }
     return NULL;
+}
+
+static int parse_bind(const char *s, mpirun_bind_t *bind)
+{
+    static const struct { const char *name; mpirun_bind_t v; } values[] = {
+        { "none", MPIRUN_BIND_NONE }, { "core", MPIRUN_BIND_CORE },
+        { "hwthread", MPIRUN_BIND_HWTHREAD }, { "package", MPIRUN_BIND_PACKAGE },
+        { "socket", MPIRUN_BIND_PACKAGE },
+    };
+    if (!s) {
+        util_msg("option --bind-to requires a value (none, core, hwthread, package or socket)");
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        if (strcmp(s, values[i].name) == 0) {
+            *bind = values[i].v;
+            return 0;
+        }
+    }
+    util_msg("invalid --bind-to value '%s' (valid values: none, core, hwthread, package, socket)",
+             s);
+    return -1;
+}
+
+/* The value of a long option written as -name=value or --name=value, or NULL. */
+static const char *long_value(const char *arg, const char *name)
+{
+    if (arg[0] != '-')
+        return NULL;
+    arg += (arg[1] == '-') ? 2 : 1;
+    size_t l = strlen(name);
+    return strncmp(arg, name, l) == 0 && arg[l] == '=' ? arg + l + 1 : NULL;
 }
 
 static int valid_env_name(const char *s)
@@ -128,6 +166,15 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
             o->tag_output = 1;
         } else if (is_long(a, "oversubscribe")) {
             o->oversubscribe = 1;
+        } else if (is_long(a, "bind-to")) {
+            if (parse_bind(i + 1 < argc ? argv[i + 1] : NULL, &o->bind) != 0)
+                return OPTIONS_ERROR;
+            i++;
+        } else if (long_value(a, "bind-to")) {  /* --bind-to=core */
+            if (parse_bind(long_value(a, "bind-to"), &o->bind) != 0)
+                return OPTIONS_ERROR;
+        } else if (is_long(a, "report-bindings")) {
+            o->report_bindings = 1;
         } else if (is_long(a, "version") || strcmp(a, "-V") == 0) {
             printf("mpirun (metampi) %s\n", METAMPI_VERSION_STRING);
             return OPTIONS_EXIT_OK;

@@ -7,10 +7,21 @@
 
 #define MPIRUN_MAX_RANKS 4096
 
+/* --bind-to: what each rank is bound to. */
+typedef enum mpirun_bind {
+    MPIRUN_BIND_DEFAULT,   /* not given: core if the ranks fit on the cores, else none */
+    MPIRUN_BIND_NONE,
+    MPIRUN_BIND_HWTHREAD,
+    MPIRUN_BIND_CORE,
+    MPIRUN_BIND_PACKAGE,   /* also spelled "socket" */
+} mpirun_bind_t;
+
 typedef struct mpirun_opts {
     int np;              /* number of ranks, 1..MPIRUN_MAX_RANKS (default 1) */
     int tag_output;      /* --tag-output */
-    int oversubscribe;   /* accepted; more ranks than cores is always allowed */
+    int oversubscribe;   /* more ranks than cores: explicit binding wraps around */
+    mpirun_bind_t bind;  /* --bind-to */
+    int report_bindings; /* --report-bindings */
     char **xvars;        /* -x arguments in order: "VAR" or "VAR=value" (point into argv) */
     int nx;
     char **prog_argv;    /* program and its arguments, NULL-terminated (points into argv) */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,11 +68,26 @@ int spawn_resolve(const char *prog, char **path)
 }
 
 /* Only async-signal-safe calls from here on: we are a fresh fork. */
-static void child_fail(int errpipe, int err)
+static void child_report(int errpipe, enum spawn_stage stage, int err)
 {
-    ssize_t r = write(errpipe, &err, sizeof err);
+    spawn_err_t rec = { .stage = stage, .err = err };
+    ssize_t r = write(errpipe, &rec, sizeof rec);  /* < PIPE_BUF: one record per read */
     (void)r;
+}
+
+static void child_fail(int errpipe, enum spawn_stage stage, int err)
+{
+    child_report(errpipe, stage, err);
     _exit(127);
+}
+
+/* Points the entry of entry's name at entry. The envp array is this child's copy. */
+static void replace_env(char *const *envp, const char *entry)
+{
+    size_t nl = strcspn(entry, "=");
+    for (char **p = (char **)envp; *p; p++)
+        if (strncmp(*p, entry, nl) == 0 && (*p)[nl] == '=')
+            *p = (char *)entry;
 }
 
 static void child(const spawn_req_t *req, pid_t parent, int errpipe)
@@ -87,17 +103,25 @@ static void child(const spawn_req_t *req, pid_t parent, int errpipe)
         if (s != SIGKILL && s != SIGSTOP)
             signal(s, SIG_DFL);
 
+    if (req->cpus && sched_setaffinity(0, req->cpus_size, req->cpus) != 0) {
+        if (req->bind_required)
+            child_fail(errpipe, SPAWN_STAGE_BIND, errno);
+        child_report(errpipe, SPAWN_STAGE_BIND, errno);  /* and run with mpirun's affinity */
+        if (req->unbound_env)
+            replace_env(req->envp, req->unbound_env);
+    }
+
     /* Move the fds we keep above 9 first so that the dup2 calls below cannot clobber them. */
     int fds[5] = { req->stdin_fd, req->stdout_fd, req->stderr_fd, req->pmi_fd, errpipe };
     for (int i = 0; i < 5; i++) {
         fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
         if (fds[i] < 0)
-            child_fail(errpipe, errno);
+            child_fail(errpipe, SPAWN_STAGE_SETUP, errno);
     }
     errpipe = fds[4];
     for (int i = 0; i < 4; i++)
         if (dup2(fds[i], i) < 0)  /* dup2 clears FD_CLOEXEC on the new fd */
-            child_fail(errpipe, errno);
+            child_fail(errpipe, SPAWN_STAGE_SETUP, errno);
     /* Everything else closes on exec; the error pipe therefore reports exec success by EOF. */
     if (close_range(4, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
         struct rlimit rl;
@@ -107,20 +131,21 @@ static void child(const spawn_req_t *req, pid_t parent, int errpipe)
             fcntl((int)fd, F_SETFD, FD_CLOEXEC);
     }
     execve(req->path, req->argv, req->envp);
-    child_fail(errpipe, errno);
+    child_fail(errpipe, SPAWN_STAGE_EXEC, errno);
 }
 
-pid_t spawn_rank(const spawn_req_t *req, int *err)
+pid_t spawn_rank(const spawn_req_t *req, spawn_err_t *why, int *bind_refused)
 {
+    *bind_refused = 0;
     int ep[2];
     if (pipe2(ep, O_CLOEXEC) != 0) {
-        *err = errno;
+        *why = (spawn_err_t){ SPAWN_STAGE_SETUP, errno };
         return -1;
     }
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        *err = errno;
+        *why = (spawn_err_t){ SPAWN_STAGE_SETUP, errno };
         close(ep[0]);
         close(ep[1]);
         return -1;
@@ -132,17 +157,29 @@ pid_t spawn_rank(const spawn_req_t *req, int *err)
     close(ep[1]);
     setpgid(pid, pid);  /* may fail with EACCES once the child exec'd: harmless */
 
-    int childerr = 0;
-    ssize_t n;
-    do
-        n = read(ep[0], &childerr, sizeof childerr);
-    while (n < 0 && errno == EINTR);
+    /* The child writes at most one refused-binding record (it goes on) and at most one
+     * failure record (it exits); EOF means the exec succeeded. */
+    int failed = 0;
+    for (;;) {
+        spawn_err_t rec;
+        ssize_t n = read(ep[0], &rec, sizeof rec);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof rec)
+            break;
+        if (rec.stage == SPAWN_STAGE_BIND && !req->bind_required) {
+            *bind_refused = rec.err;
+        } else {
+            *why = rec;
+            failed = 1;
+            break;
+        }
+    }
     close(ep[0]);
-    if (n == (ssize_t)sizeof childerr) {
-        /* exec failed: the child exits right away; reap it so nothing is left behind */
+    if (failed) {
+        /* the child exits right away; reap it so nothing is left behind */
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
-        *err = childerr;
         return -1;
     }
     return pid;

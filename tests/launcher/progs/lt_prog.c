@@ -11,7 +11,9 @@
  *       exit_after_finalize (all ranks MPI_Finalize, then the target exits CODE and
  *       the others wait forever) | abort (MPI_Abort with CODE) |
  *       block (everyone blocks; the test signals mpirun) |
- *       exit_before_init (the target exits 0 before MPI_Init; the others wait in MPI_Init)
+ *       exit_before_init (the target exits 0 before MPI_Init; the others wait in MPI_Init) |
+ *       cpus (every rank prints "cpus <rank> <Cpus_allowed_list> <METAMPI_BIND>" and
+ *       finishes normally)
  */
 #include <mpi.h>
 
@@ -57,6 +59,20 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "ok") == 0) {
         fprintf(stderr, "stderr of rank %d\n", rank);
+        MPI_Finalize();
+        return 0;
+    }
+    if (strcmp(mode, "cpus") == 0) {
+        /* the affinity the rank runs with after MPI_Init, as the kernel reports it */
+        char line[4096], list[4096] = "?";
+        FILE *f = fopen("/proc/self/status", "r");
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "Cpus_allowed_list: %4095s", list) == 1)
+                break;
+        if (f)
+            fclose(f);
+        const char *bind = getenv("METAMPI_BIND");
+        printf("cpus %d %s %s\n", rank, list, bind ? bind : "unset");
         MPI_Finalize();
         return 0;
     }
