@@ -507,7 +507,7 @@ static void child_full(void)
     barrier();
     CHECK(shm_files() == 0, "%d segment files left after ready()", shm_files());
     check_errors();
-    uint64_t cells = tiny ? 4 : 64;
+    uint64_t cells = tiny ? 4 : 128;
     phase_exchange(K == 8 ? 1000 : K == 3 ? 6000 : 12000);
     barrier();
     phase_echo(tiny ? 1000 : 500);

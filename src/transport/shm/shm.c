@@ -4,10 +4,12 @@
  * layout.h, remote read in cma.c, sleeping in doorbell.c). See docs/shm-transport.md.
  *
  * Environment (read in open()):
- *   METAMPI_SHM_CELLS       default 64. Cells per ordered pair (a power of two, 4..65536):
+ *   METAMPI_SHM_CELLS       default 128. Cells per ordered pair (a power of two, 4..65536):
  *                           how many frames a sender may have in flight to one receiver.
- *   METAMPI_SHM_RING_BYTES  default 256K. Data-ring bytes per ordered pair for frames longer
- *                           than 52 bytes (a power of two, 128K..1G; K, M, G suffixes).
+ *   METAMPI_SHM_RING_BYTES  default 512K, or less with more than 32 ranks on the host (the
+ *                           largest power of two <= 16M / (local ranks - 1), at least 128K).
+ *                           Data-ring bytes per ordered pair for frames longer than 52 bytes
+ *                           (a power of two, 128K..1G; K, M, G suffixes).
  *   METAMPI_SHM_CMA         default 1. 0 disables the single-copy remote read: rma_read then
  *                           returns TR_RMA_UNSUPPORTED and large messages go through the rings.
  * Each receiver's values govern its own segment: senders read the geometry from its header.
@@ -44,8 +46,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define SHM_DEFAULT_CELLS 64u
-#define SHM_DEFAULT_RING_BYTES (256u * 1024u)
+#define SHM_DEFAULT_CELLS 128u
+/* Default data ring: 512 KiB, halved as needed to keep a segment near 16 MiB on hosts with
+ * many ranks (never below 128 KiB). Segments are fully allocated (posix_fallocate). */
+#define SHM_DEFAULT_RING_MAX (512u * 1024u)
+#define SHM_DEFAULT_SEG_BUDGET (16u << 20)
 /* Frames delivered per peer per progress() call: bounds the time one call takes and keeps a
  * busy sender from starving the others. */
 #define SHM_BATCH 32
@@ -76,7 +81,7 @@ static struct {
     int bell;
     int cma;
     uint64_t cells, ring_bytes;
-    unsigned rr;
+    int rr;                   /* the peer progress() polls first */
 } g = {.bell = -1};
 
 static void shm_close(void);
@@ -140,8 +145,11 @@ static int shm_open_(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, in
         if (g.peer_of[r] >= 0)
             g.peers[g.peer_of[r]].rank = r;
 
+    uint64_t ring_def = SHM_DEFAULT_RING_MAX;
+    while (ring_def > 2 * SHM_MAX_FRAME && ring_def * (uint64_t)g.npeers > SHM_DEFAULT_SEG_BUDGET)
+        ring_def /= 2;
     if (env_pow2("METAMPI_SHM_CELLS", SHM_DEFAULT_CELLS, 4, 65536, &g.cells, err, errlen) < 0 ||
-        env_pow2("METAMPI_SHM_RING_BYTES", SHM_DEFAULT_RING_BYTES, 2 * SHM_MAX_FRAME,
+        env_pow2("METAMPI_SHM_RING_BYTES", ring_def, 2 * SHM_MAX_FRAME,
                  1ull << 30, &g.ring_bytes, err, errlen) < 0)
         goto fail;
     const char *c = getenv("METAMPI_SHM_CMA");
@@ -280,9 +288,10 @@ static int shm_progress(char *err, int errlen)
     int events = 0, np = g.npeers;
     if (!np)
         return 0;
-    unsigned start = g.rr++ % (unsigned)np;
-    for (int k = 0; k < np; k++) {
-        shm_peer_t *p = &g.peers[(start + (unsigned)k) % (unsigned)np];
+    int i = g.rr;
+    g.rr = i + 1 < np ? i + 1 : 0;
+    for (int k = 0; k < np; k++, i = i + 1 < np ? i + 1 : 0) {
+        shm_peer_t *p = &g.peers[i];
         if (!p->seg)
             continue;
         int waits;
