@@ -1,17 +1,30 @@
 /*
- * The transport interface: a transport moves *frames* — opaque byte strings — from this
- * rank to another rank of the job, in order per (sender, receiver) pair. It knows nothing of
- * MPI: envelopes, matching and protocols live above it (proto/, core/).
+ * The transport interface: a transport moves *frames* — opaque byte strings of at most
+ * max_frame bytes — from this rank to another rank of the job, in order per (sender,
+ * receiver) pair. It knows nothing of MPI: envelopes, matching and the eager/rendezvous
+ * protocols live above it (proto/, core/).
  *
- * Sending: send() starts a frame described by an iovec list and returns at once; op->done is
- * set (during send() or a later progress()) once the frame's bytes have been handed over, after
- * which the caller may reuse its buffers. The caller keeps op and the buffers alive until then.
+ * Sending is copy-in and never blocks: send() either takes the whole frame (copies it into
+ * its queue, ring or socket) and returns 1, or takes nothing and returns 0 when the path to
+ * that peer is full (flow control). After a 0 the caller retries later, after progress(), and
+ * sends nothing else to that peer in between (frames stay in order).
  *
- * Receiving: progress() delivers each complete frame through the deliver callback given to
- * open(), as a malloc'd buffer that the callback owns from then on.
+ * Receiving is zero-copy: progress() calls deliver(src, frame, len) for each arrived frame,
+ * oldest first per sender. frame points into the transport's memory and is valid only during
+ * the call: the callee copies what it keeps. deliver may call send() (replies), but not
+ * progress().
  *
- * Blocking: a caller that has nothing to do adds the transport's file descriptors to a poll()
- * set (pollfds()) and sleeps there, so an oversubscribed host does not spin.
+ * Remote read (optional, NULL when absent): copies len bytes at address remote_addr of rank
+ * src's address space into local — a single-copy path for large messages (Linux cross-memory
+ * attach for ranks on one host). Returns TR_RMA_UNSUPPORTED when it cannot serve that peer
+ * (not permitted, disabled by the user), so the caller falls back to frames.
+ *
+ * Sleeping: a rank with nothing to do calls prepare_sleep(), then progress() once more, and,
+ * when that found nothing, sleeps in poll() on the descriptors from pollfds(); then it calls
+ * end_sleep(). prepare_sleep() announces the sleep to peers, which then wake this rank (make
+ * one of its pollfds readable) when they send to it or free flow-control credits it may wait
+ * for. The progress() after prepare_sleep() closes the race with a peer that sent just before
+ * it saw the announcement.
  */
 #ifndef METAMPI_TRANSPORT_H
 #define METAMPI_TRANSPORT_H
@@ -21,43 +34,51 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define TR_MAX_IOV 4
+typedef void (*tr_deliver_fn)(int src_rank, const void *frame, size_t len);
 
-typedef void (*tr_deliver_fn)(int src_rank, void *frame, size_t len);
+/* What a transport may use to set itself up: the job, and which ranks share this host. */
+typedef struct tr_boot {
+    int rank, size;              /* this rank in the job (world) and the job size */
+    const char *job_id;          /* names in shared namespaces start "metampi.<job_id>." */
+    const int *host_of;          /* host_of[r]: index of rank r's host; equal index = same host */
+    int ncpus;                   /* CPUs this host has for the job (for spin policies) */
+    int local_size;              /* ranks on this host, this one included */
+} tr_boot_t;
 
-typedef struct tr_send {
-    /* set by the caller */
-    struct iovec iov[TR_MAX_IOV];
-    int iovcnt;
-    /* owned by the transport until done */
-    volatile int done;
-    int error;                 /* nonzero when the frame could not be sent */
-    uint64_t length_prefix;    /* stream transports: the frame length sent before the frame */
-    struct iovec wire[TR_MAX_IOV + 1];
-    int wire_first, wire_count;
-    struct tr_send *next;
-} tr_send_t;
+enum { TR_RMA_OK = 0, TR_RMA_UNSUPPORTED = 1 };
 
 typedef struct transport {
     const char *name;
-    /* Creates this rank's endpoint. After every rank has opened (the caller synchronises),
-     * any rank may send to any other. Returns 0 or -1 with a message in err. */
-    int (*open)(tr_deliver_fn deliver, char *err, int errlen);
-    /* Returns 0, or -1 with a message in err when the frame cannot be sent (op->done is then
-     * set with op->error). */
-    int (*send)(int dst_rank, tr_send_t *op, char *err, int errlen);
-    /* Advances sends and receives without blocking. Returns the number of events (frames
-     * delivered or sends completed), or -1 with a message in err on a fatal failure. */
+    /* Bootstrap runs in three phases with a job-wide barrier between them:
+     *   open()    — create this rank's own endpoints (segments, sockets);
+     *   connect() — attach to the peers' endpoints (they all exist now);
+     *   ready()   — everyone is attached: drop names a crash would otherwise leak.
+     * Each returns 0, or -1 with a message in err. */
+    int (*open)(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen);
+    int (*connect)(char *err, int errlen);
+    int (*ready)(char *err, int errlen);
+    /* Nonzero when this transport carries frames between this rank and rank peer. */
+    int (*reaches)(int peer);
+    /* The largest frame send() accepts, in bytes. */
+    size_t max_frame;
+    /* 1 taken, 0 full (retry after progress), -1 failed with a message in err. */
+    int (*send)(int dst_rank, const struct iovec *iov, int iovcnt, char *err, int errlen);
+    /* Delivers arrived frames and advances internal work without blocking. Returns the number
+     * of events (frames delivered, credits returned to a full path), or -1 on failure. */
     int (*progress)(char *err, int errlen);
-    /* Adds up to max descriptors to wait on; returns how many were added. */
+    /* TR_RMA_OK, TR_RMA_UNSUPPORTED, or -1 with a message in err. NULL when not offered. */
+    int (*rma_read)(int src_rank, uint64_t remote_addr, void *local, size_t len, char *err,
+                    int errlen);
+    void (*prepare_sleep)(void);
+    void (*end_sleep)(void);
+    /* Adds up to max descriptors to sleep on; returns how many were added. */
     int (*pollfds)(struct pollfd *fds, int max);
     void (*close)(void);
 } transport_t;
 
-/* Frames to ourselves: delivered synchronously. */
+/* Frames to ourselves: queued by send(), delivered by progress(). */
 extern const transport_t transport_self;
-/* Frames to other ranks on this host over Unix-domain stream sockets (temporary: the shared-
- * memory transport replaces it). */
-extern const transport_t transport_sock;
+/* Frames to ranks on this host through shared memory (transport/shm/). */
+extern const transport_t transport_shm;
 
 #endif

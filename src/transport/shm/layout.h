@@ -1,0 +1,90 @@
+/*
+ * The shared-memory layout: what a rank's segment holds, shared by every process that maps it.
+ *
+ * Each rank R owns one segment, /dev/shm/metampi.<job_id>.shm.<R>, for the frames R
+ * *receives*. It holds a header and one pair region per other rank S on the same host (ordered
+ * by rank): the ring S writes and R reads. Everything past the header is written by exactly one
+ * process and read by one other:
+ *
+ *   segment:  | header (2 lines) ... page | pair(S0) | pair(S1) | ... |      (pairs page-aligned)
+ *   header:   line 0: magic, version, owner rank and pid, geometry   (written once in open())
+ *             line 2: sleeping                                         (owner R writes)
+ *   pair:     line 0: waiting                 (sender S writes: "my send() found no room")
+ *             line 2: cells/bytes consumed    (receiver R writes: credits)
+ *             page:   C cells of 64 bytes     (S writes, R reads)
+ *             page:   data ring of B bytes    (S writes, R reads)
+ *
+ * Control words sit two lines apart (128 bytes) so that the adjacent-line prefetcher does not
+ * couple a line one process writes with a line the other writes.
+ *
+ * A segment is only ever mapped by processes of one build; the header's magic, version and
+ * geometry are checked when a peer attaches.
+ */
+#ifndef METAMPI_SHM_LAYOUT_H
+#define METAMPI_SHM_LAYOUT_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHM_LINE 64
+#define SHM_PAGE 4096
+#define SHM_MAGIC 0x736d6170696d7465ull /* "etmipams" */
+#define SHM_VERSION 1u
+
+/* Frames up to SHM_INLINE bytes travel inside their cell; longer ones in the data ring. */
+#define SHM_INLINE 52
+/* The largest frame (transport_shm.max_frame). Fixed because the ops table is const; the data
+ * ring is at least twice this, so an empty ring always has room for any frame. */
+#define SHM_MAX_FRAME (64u * 1024u)
+
+#if ATOMIC_LLONG_LOCK_FREE != 2 || ATOMIC_INT_LOCK_FREE != 2
+#error "shared-memory atomics must be lock-free (they are shared between processes)"
+#endif
+
+/* One cache line. Cell n of a pair (n = frames ever sent on that pair, from 0) is
+ * cells[n % C] and carries seq = n + 1, which is stored last (release or stronger) and never
+ * cleared: the receiver, expecting cell n, knows it has arrived when seq == n + 1, and then
+ * len and data are complete. len <= SHM_INLINE: the frame is data[0..len). Otherwise data
+ * begins with the uint64_t ring position (absolute byte count, see ring.h) of the frame. */
+typedef struct shm_cell {
+    alignas(SHM_LINE) unsigned char data[SHM_INLINE];
+    uint32_t len;
+    _Atomic uint64_t seq;
+} shm_cell_t;
+_Static_assert(sizeof(shm_cell_t) == SHM_LINE, "a cell is one cache line");
+
+typedef struct shm_seg_hdr {
+    alignas(SHM_LINE) uint64_t magic;
+    uint32_t version;
+    int32_t rank;              /* owner */
+    int32_t pid;               /* owner's pid, for process_vm_readv */
+    uint32_t npairs;           /* pair regions that follow */
+    uint64_t cells;            /* C, a power of two */
+    uint64_t ring_bytes;       /* B, a power of two >= 2 * SHM_MAX_FRAME */
+    uint64_t pair_bytes;       /* stride between pair regions */
+    uint64_t seg_bytes;        /* size of the whole segment */
+    /* 1 while the owner sleeps (between prepare_sleep and end_sleep): senders ring its
+     * doorbell. Stored seq_cst; see the wake protocol in shm.c. */
+    alignas(2 * SHM_LINE) _Atomic uint32_t sleeping;
+} shm_seg_hdr_t;
+
+typedef struct shm_pair_ctl {
+    /* 1 while the sender's last send() on this pair found no room; the receiver, after it
+     * frees credits, rings the sender's doorbell if the sender sleeps. */
+    alignas(2 * SHM_LINE) _Atomic uint32_t waiting;
+    /* Credits: cells and data-ring bytes the receiver has released, both absolute and only
+     * increasing. Written only by the receiver. */
+    alignas(2 * SHM_LINE) _Atomic uint64_t cells_consumed;
+    _Atomic uint64_t bytes_consumed;
+} shm_pair_ctl_t;
+
+#define SHM_ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+/* Offsets within a pair region, and within a segment. */
+#define SHM_PAIR_CELLS_OFF ((uint64_t)SHM_PAGE)
+#define SHM_PAIR_RING_OFF(C) SHM_ALIGN_UP(SHM_PAIR_CELLS_OFF + (uint64_t)(C) * SHM_LINE, SHM_PAGE)
+#define SHM_PAIR_BYTES(C, B) (SHM_PAIR_RING_OFF(C) + (uint64_t)(B))
+#define SHM_SEG_PAIRS_OFF ((uint64_t)SHM_PAGE)
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * Memory ordering of a pair (see ring.h for the counters):
+ *  - The sender writes a cell's len and data (and the frame's chunk in the data ring) with
+ *    plain stores, then stores the cell's seq with seq_cst (a release, and the store side of
+ *    the wake protocol in shm.c). The receiver loads seq (seq_cst, also an acquire); when it
+ *    equals next + 1, the whole frame is visible.
+ *  - The receiver releases a cell and its chunk by storing cells_consumed / bytes_consumed
+ *    (release) after deliver() returned; the sender loads them with acquire before reusing
+ *    that memory, so its plain writes cannot overtake the receiver's reads.
+ *  - After a batch the receiver stores cells_consumed once more with seq_cst and then loads
+ *    waiting (seq_cst); the sender stores waiting = 1 (seq_cst) and then reloads the credits
+ *    (seq_cst). Store-then-load on both sides in the single total order of seq_cst operations:
+ *    either the sender sees the credits or the receiver sees waiting = 1 (and wakes it).
+ */
+#include "transport/shm/ring.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void pair_views(void *pair, uint64_t cells, shm_pair_ctl_t **ctl, shm_cell_t **c,
+                       unsigned char **ring)
+{
+    unsigned char *p = pair;
+    *ctl = (shm_pair_ctl_t *)p;
+    *c = (shm_cell_t *)(p + SHM_PAIR_CELLS_OFF);
+    *ring = p + SHM_PAIR_RING_OFF(cells);
+}
+
+void shm_tx_init(shm_tx_t *tx, void *pair, uint64_t cells, uint64_t ring_bytes)
+{
+    memset(tx, 0, sizeof *tx);
+    pair_views(pair, cells, &tx->ctl, &tx->cells, &tx->ring);
+    tx->cmask = cells - 1;
+    tx->ring_bytes = ring_bytes;
+}
+
+void shm_rx_init(shm_rx_t *rx, void *pair, uint64_t cells, uint64_t ring_bytes)
+{
+    memset(rx, 0, sizeof *rx);
+    pair_views(pair, cells, &rx->ctl, &rx->cells, &rx->ring);
+    rx->cmask = cells - 1;
+    rx->ring_bytes = ring_bytes;
+}
+
+static void tx_refresh(shm_tx_t *tx)
+{
+    tx->ccons = atomic_load_explicit(&tx->ctl->cells_consumed, memory_order_seq_cst);
+    tx->bcons = atomic_load_explicit(&tx->ctl->bytes_consumed, memory_order_acquire);
+}
+
+static void gather(unsigned char *dst, const struct iovec *iov, int iovcnt)
+{
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len)
+            memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+        dst += iov[i].iov_len;
+    }
+}
+
+/* Where the frame's chunk would start, or UINT64_MAX when the credits do not allow the frame. */
+static uint64_t tx_room(const shm_tx_t *tx, size_t len, uint64_t *alen)
+{
+    if (tx->sent - tx->ccons > tx->cmask)
+        return UINT64_MAX;
+    if (len <= SHM_INLINE)
+        return 0;
+    uint64_t a = SHM_ALIGN_UP((uint64_t)len, SHM_LINE);
+    uint64_t pos = tx->head, off = pos & (tx->ring_bytes - 1);
+    if (off + a > tx->ring_bytes)
+        pos += tx->ring_bytes - off;
+    if (pos + a - tx->bcons > tx->ring_bytes)
+        return UINT64_MAX;
+    *alen = a;
+    return pos;
+}
+
+int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, size_t len)
+{
+    uint64_t alen = 0, pos = tx_room(tx, len, &alen);
+    if (pos == UINT64_MAX) {
+        tx_refresh(tx);
+        pos = tx_room(tx, len, &alen);
+    }
+    if (pos == UINT64_MAX) {
+        if (!tx->waiting) {
+            atomic_store_explicit(&tx->ctl->waiting, 1, memory_order_seq_cst);
+            tx->waiting = 1;
+            tx_refresh(tx);
+            pos = tx_room(tx, len, &alen);
+        }
+        tx->credit_seen = tx->ccons;
+        if (pos == UINT64_MAX)
+            return 0;
+    }
+    uint64_t n = tx->sent;
+    shm_cell_t *c = &tx->cells[n & tx->cmask];
+    if (len <= SHM_INLINE) {
+        gather(c->data, iov, iovcnt);
+    } else {
+        gather(tx->ring + (pos & (tx->ring_bytes - 1)), iov, iovcnt);
+        memcpy(c->data, &pos, sizeof pos);
+        tx->head = pos + alen;
+    }
+    c->len = (uint32_t)len;
+    atomic_store_explicit(&c->seq, n + 1, memory_order_seq_cst);
+    tx->sent = n + 1;
+    if (tx->waiting) {
+        atomic_store_explicit(&tx->ctl->waiting, 0, memory_order_relaxed);
+        tx->waiting = 0;
+    }
+    return 1;
+}
+
+int shm_tx_credit_event(shm_tx_t *tx)
+{
+    if (!tx->waiting)
+        return 0;
+    uint64_t c = atomic_load_explicit(&tx->ctl->cells_consumed, memory_order_seq_cst);
+    if (c == tx->credit_seen)
+        return 0;
+    tx->credit_seen = c;
+    tx_refresh(tx);
+    return 1;
+}
+
+int shm_rx_poll(shm_rx_t *rx, int src_rank, tr_deliver_fn deliver, int max, int *sender_waits,
+                char *err, int errlen)
+{
+    shm_pair_ctl_t *ctl = rx->ctl;
+    uint64_t next = rx->next;
+    int n = 0;
+    *sender_waits = 0;
+    while (n < max) {
+        shm_cell_t *c = &rx->cells[next & rx->cmask];
+        if (atomic_load_explicit(&c->seq, memory_order_seq_cst) != next + 1)
+            break;
+        uint32_t len = c->len;
+        if (len <= SHM_INLINE) {
+            deliver(src_rank, c->data, len);
+        } else {
+            uint64_t pos;
+            memcpy(&pos, c->data, sizeof pos);
+            uint64_t alen = SHM_ALIGN_UP((uint64_t)len, SHM_LINE);
+            uint64_t off = pos & (rx->ring_bytes - 1);
+            if (len > SHM_MAX_FRAME || off + alen > rx->ring_bytes || pos < rx->released ||
+                pos + alen - rx->released > rx->ring_bytes) {
+                snprintf(err, (size_t)errlen,
+                         "shm: corrupt frame from rank %d (cell %llu: length %u, ring position "
+                         "%llu, expected at or after %llu)",
+                         src_rank, (unsigned long long)next, len, (unsigned long long)pos,
+                         (unsigned long long)rx->released);
+                return -1;
+            }
+            deliver(src_rank, rx->ring + off, len);
+            rx->released = pos + alen;
+            atomic_store_explicit(&ctl->bytes_consumed, rx->released, memory_order_release);
+        }
+        rx->next = ++next;
+        n++;
+        atomic_store_explicit(&ctl->cells_consumed, next, memory_order_release);
+    }
+    if (n) {
+        atomic_store_explicit(&ctl->cells_consumed, next, memory_order_seq_cst);
+        *sender_waits = (int)atomic_load_explicit(&ctl->waiting, memory_order_seq_cst);
+    }
+    return n;
+}

@@ -1,0 +1,60 @@
+/*
+ * One direction of one pair: the cell ring and the data ring that a single sender writes and
+ * a single receiver reads, without locks (SCI-MPICH's short protocol on coherent memory).
+ *
+ * Counters are absolute 64-bit counts that never wrap in practice:
+ *   sent      cells the sender has filled (cell n carries seq n + 1)
+ *   head      data-ring bytes the sender has allocated; a frame of len > SHM_INLINE takes the
+ *             chunk [pos, pos + round_up(len, 64)) at ring[pos % B], where pos = head, or the
+ *             next multiple of B when the chunk would cross the end (the tail is skipped)
+ *   cells_consumed / bytes_consumed   released by the receiver, in order, after deliver()
+ * Credit invariants (checked by the sender before it writes anything):
+ *   sent - cells_consumed <= C        head - bytes_consumed <= B
+ * so the sender never writes a cell or a byte the receiver may still read. Since every chunk
+ * is at most B / 2 bytes, an empty ring always has room for one: the path never deadlocks.
+ */
+#ifndef METAMPI_SHM_RING_H
+#define METAMPI_SHM_RING_H
+
+#include "transport/shm/layout.h"
+#include "transport/transport.h"
+
+#include <stdint.h>
+#include <sys/uio.h>
+
+typedef struct shm_tx { /* sender's private view of a pair in the receiver's segment */
+    shm_pair_ctl_t *ctl;
+    shm_cell_t *cells;
+    unsigned char *ring;
+    uint64_t cmask, ring_bytes;
+    uint64_t sent, head;
+    uint64_t ccons, bcons;    /* last credits read from ctl (reading ctl is a cache miss) */
+    int waiting;              /* ctl->waiting is 1 (set by us) */
+    uint64_t credit_seen;     /* cells_consumed when we last reported or failed */
+} shm_tx_t;
+
+typedef struct shm_rx { /* receiver's private view of a pair in its own segment */
+    shm_pair_ctl_t *ctl;
+    shm_cell_t *cells;
+    unsigned char *ring;
+    uint64_t cmask, ring_bytes;
+    uint64_t next;            /* the cell expected next */
+    uint64_t released;        /* bytes_consumed to publish */
+} shm_rx_t;
+
+void shm_tx_init(shm_tx_t *tx, void *pair, uint64_t cells, uint64_t ring_bytes);
+void shm_rx_init(shm_rx_t *rx, void *pair, uint64_t cells, uint64_t ring_bytes);
+
+/* Writes the len-byte frame gathered from iov and publishes it: 1. Or, when the credits do
+ * not allow it, writes nothing and marks the pair waiting: 0. */
+int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, size_t len);
+/* Whether the receiver has returned credits since our last failed send or last report. */
+int shm_tx_credit_event(shm_tx_t *tx);
+
+/* Delivers up to max arrived frames, oldest first, releasing each after deliver() returns.
+ * Returns the count, or -1 when a cell is corrupt (message in err). *sender_waits is set when
+ * frames were released and the sender marked the pair waiting (it may need a wake-up). */
+int shm_rx_poll(shm_rx_t *rx, int src_rank, tr_deliver_fn deliver, int max, int *sender_waits,
+                char *err, int errlen);
+
+#endif

@@ -1,0 +1,379 @@
+/*
+ * transport_shm: frames between ranks of one host through shared memory (the ops table, the
+ * bootstrap, progress and the wake protocol; the pair rings are in ring.c, the layout in
+ * layout.h, remote read in cma.c, sleeping in doorbell.c). See docs/shm-transport.md.
+ *
+ * Environment (read in open()):
+ *   METAMPI_SHM_CELLS       default 128. Cells per ordered pair (a power of two, 4..65536):
+ *                           how many frames a sender may have in flight to one receiver.
+ *   METAMPI_SHM_RING_BYTES  default 512K, or less with more than 32 ranks on the host (the
+ *                           largest power of two <= 16M / (local ranks - 1), at least 128K).
+ *                           Data-ring bytes per ordered pair for frames longer than 52 bytes
+ *                           (a power of two, 128K..1G; K, M, G suffixes).
+ *   METAMPI_SHM_CMA         default 1. 0 disables the single-copy remote read: rma_read then
+ *                           returns TR_RMA_UNSUPPORTED and large messages go through the rings.
+ * Each receiver's values govern its own segment: senders read the geometry from its header.
+ *
+ * max_frame is fixed at 64 KiB (SHM_MAX_FRAME), at most half of the smallest data ring.
+ *
+ * Wake protocol (no syscalls unless someone sleeps). Two Dekker-style handshakes, each a pair
+ * "store my word, then load the other's" on both sides, all seq_cst, so that in the single total
+ * order S of seq_cst operations at least one side sees the other's store:
+ *  1. Frames. A sleeper stores sleeping = 1 (prepare_sleep), then progress() loads the seq of
+ *     every next cell. A sender stores a cell's seq (ring.c), then loads the receiver's sleeping.
+ *     If the sender's load comes before the sleeper's store in S, the sender's seq store comes
+ *     before it too, and the sleeper's progress() finds the frame (and does not sleep).
+ *     Otherwise the sender sees sleeping = 1 and rings the doorbell, and poll() returns.
+ *  2. Credits. A sender whose send() found no room stores waiting = 1 in the pair and reloads
+ *     the credits; when it sleeps it stores its own sleeping = 1 and progress() reloads the
+ *     credits of every waiting pair. A receiver that released frames stores cells_consumed,
+ *     then loads waiting and, if set, the sender's sleeping. Either the sender's reload sees
+ *     the credits (progress() reports an event; the caller retries instead of sleeping) or
+ *     the receiver's loads come after the sender's stores and it rings.
+ * A doorbell may ring for nothing (a stale sleeping or waiting); that costs one wake-up.
+ */
+#include "transport/shm/cma.h"
+#include "transport/shm/doorbell.h"
+#include "transport/shm/layout.h"
+#include "transport/shm/ring.h"
+#include "transport/shm/segment.h"
+#include "transport/transport.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SHM_DEFAULT_CELLS 128u
+/* Default data ring: 512 KiB, halved as needed to keep a segment near 16 MiB on hosts with
+ * many ranks (never below 128 KiB). Segments are fully allocated (posix_fallocate). */
+#define SHM_DEFAULT_RING_MAX (512u * 1024u)
+#define SHM_DEFAULT_SEG_BUDGET (16u << 20)
+/* Frames delivered per peer per progress() call: bounds the time one call takes and keeps a
+ * busy sender from starving the others. */
+#define SHM_BATCH 32
+
+typedef struct shm_peer {
+    int rank;
+    void *seg;                /* the peer's segment, where our frames to it go */
+    size_t seg_bytes;
+    shm_seg_hdr_t *hdr;
+    shm_tx_t tx;              /* our pair in its segment */
+    shm_rx_t rx;              /* its pair in our segment */
+    shm_bell_addr_t bell;
+    pid_t pid;
+    int cma_off;              /* the kernel refused process_vm_readv for this peer */
+} shm_peer_t;
+
+static struct {
+    int opened, created, unlinked;
+    int rank, size;
+    char *job_id;
+    tr_deliver_fn deliver;
+    int npeers;
+    shm_peer_t *peers;        /* local peers by rank */
+    int *peer_of;             /* rank -> index in peers, or -1 */
+    void *seg;
+    size_t seg_bytes;
+    shm_seg_hdr_t *hdr;
+    int bell;
+    int cma;
+    uint64_t cells, ring_bytes;
+    int rr;                   /* the peer progress() polls first */
+} g = {.bell = -1};
+
+static void shm_close(void);
+
+/* Parses a power of two in [lo, hi] with an optional K/M/G suffix; def when unset. */
+static int env_pow2(const char *name, uint64_t def, uint64_t lo, uint64_t hi, uint64_t *out,
+                    char *err, int errlen)
+{
+    const char *s = getenv(name);
+    *out = def;
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    if (*end == 'k' || *end == 'K')
+        shift = 10;
+    else if (*end == 'm' || *end == 'M')
+        shift = 20;
+    else if (*end == 'g' || *end == 'G')
+        shift = 30;
+    if (shift)
+        end++;
+    if (errno || end == s || *end || v > (hi >> shift) || ((v << shift) & ((v << shift) - 1)) ||
+        (v << shift) < lo) {
+        snprintf(err, (size_t)errlen,
+                 "shm: rank %d: %s=%s: expected a power of two from %llu to %llu", g.rank, name, s,
+                 (unsigned long long)lo, (unsigned long long)hi);
+        return -1;
+    }
+    *out = v << shift;
+    return 0;
+}
+
+static int shm_open_(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
+{
+    if (g.opened) {
+        snprintf(err, (size_t)errlen, "shm: rank %d: opened twice", boot->rank);
+        return -1;
+    }
+    g.opened = 1;
+    g.rank = boot->rank;
+    g.size = boot->size;
+    g.deliver = deliver;
+    g.job_id = strdup(boot->job_id);
+    g.peer_of = malloc(sizeof *g.peer_of * (size_t)boot->size);
+    if (!g.job_id || !g.peer_of)
+        goto oom;
+    for (int r = 0; r < boot->size; r++) {
+        g.peer_of[r] = -1;
+        if (r != boot->rank && boot->host_of[r] == boot->host_of[boot->rank])
+            g.peer_of[r] = g.npeers++;
+    }
+    if (g.npeers == 0)
+        return 0;
+    g.peers = calloc((size_t)g.npeers, sizeof *g.peers);
+    if (!g.peers)
+        goto oom;
+    for (int r = 0; r < boot->size; r++)
+        if (g.peer_of[r] >= 0)
+            g.peers[g.peer_of[r]].rank = r;
+
+    uint64_t ring_def = SHM_DEFAULT_RING_MAX;
+    while (ring_def > 2 * SHM_MAX_FRAME && ring_def * (uint64_t)g.npeers > SHM_DEFAULT_SEG_BUDGET)
+        ring_def /= 2;
+    if (env_pow2("METAMPI_SHM_CELLS", SHM_DEFAULT_CELLS, 4, 65536, &g.cells, err, errlen) < 0 ||
+        env_pow2("METAMPI_SHM_RING_BYTES", ring_def, 2 * SHM_MAX_FRAME,
+                 1ull << 30, &g.ring_bytes, err, errlen) < 0)
+        goto fail;
+    const char *c = getenv("METAMPI_SHM_CMA");
+    g.cma = !(c && strcmp(c, "0") == 0);
+
+    uint64_t pair = SHM_PAIR_BYTES(g.cells, g.ring_bytes);
+    g.seg_bytes = (size_t)(SHM_SEG_PAIRS_OFF + (uint64_t)g.npeers * pair);
+    if (shm_seg_create(g.job_id, g.rank, g.seg_bytes, &g.seg, err, errlen) < 0)
+        goto fail;
+    g.created = 1;
+    g.hdr = g.seg;
+    g.hdr->version = SHM_VERSION;
+    g.hdr->rank = g.rank;
+    g.hdr->pid = (int32_t)getpid();
+    g.hdr->npairs = (uint32_t)g.npeers;
+    g.hdr->cells = g.cells;
+    g.hdr->ring_bytes = g.ring_bytes;
+    g.hdr->pair_bytes = pair;
+    g.hdr->seg_bytes = g.seg_bytes;
+    g.hdr->magic = SHM_MAGIC;
+    for (int i = 0; i < g.npeers; i++)
+        shm_rx_init(&g.peers[i].rx,
+                    (unsigned char *)g.seg + SHM_SEG_PAIRS_OFF + (uint64_t)i * pair, g.cells,
+                    g.ring_bytes);
+
+    if ((g.bell = shm_bell_open(g.job_id, g.rank, err, errlen)) < 0)
+        goto fail;
+    if (g.cma)
+        shm_cma_allow_readers();
+    return 0;
+oom:
+    snprintf(err, (size_t)errlen, "shm: rank %d: out of memory", boot->rank);
+fail:
+    shm_close();
+    return -1;
+}
+
+/* The peer's header must describe a segment of this build that holds a pair for us. */
+static int check_header(const shm_peer_t *p, int idx, char *err, int errlen)
+{
+    const shm_seg_hdr_t *h = p->hdr;
+    const char *why = NULL;
+    if (p->seg_bytes < sizeof *h || h->magic != SHM_MAGIC || h->version != SHM_VERSION)
+        why = "not a segment of this metampi version";
+    else if (h->rank != p->rank)
+        why = "it belongs to another rank";
+    else if (h->seg_bytes != p->seg_bytes || !h->cells || (h->cells & (h->cells - 1)) ||
+             h->ring_bytes < 2 * SHM_MAX_FRAME || (h->ring_bytes & (h->ring_bytes - 1)) ||
+             h->pair_bytes < SHM_PAIR_BYTES(h->cells, h->ring_bytes) ||
+             SHM_SEG_PAIRS_OFF + (uint64_t)h->npairs * h->pair_bytes > p->seg_bytes)
+        why = "inconsistent geometry";
+    else if ((uint32_t)idx >= h->npairs)
+        why = "it has no pair for this rank (do the ranks disagree on who shares the host?)";
+    if (why)
+        snprintf(err, (size_t)errlen, "shm: rank %d: the segment of rank %d is unusable: %s",
+                 g.rank, p->rank, why);
+    return why ? -1 : 0;
+}
+
+static int shm_connect(char *err, int errlen)
+{
+    for (int i = 0; i < g.npeers; i++) {
+        shm_peer_t *p = &g.peers[i];
+        if (shm_seg_attach(g.job_id, p->rank, &p->seg, &p->seg_bytes, err, errlen) < 0)
+            return -1;
+        p->hdr = p->seg;
+        /* Our pair in its segment: its local peers are ours, minus it, plus us, by rank. */
+        int idx = 0;
+        for (int j = 0; j < g.npeers; j++)
+            if (g.peers[j].rank != p->rank && g.peers[j].rank < g.rank)
+                idx++;
+        if (check_header(p, idx, err, errlen) < 0)
+            return -1;
+        unsigned char *pair = (unsigned char *)p->seg + SHM_SEG_PAIRS_OFF +
+                              (uint64_t)idx * p->hdr->pair_bytes;
+        shm_tx_init(&p->tx, pair, p->hdr->cells, p->hdr->ring_bytes);
+        p->pid = p->hdr->pid;
+        if (shm_bell_addr(&p->bell, g.job_id, p->rank) < 0) {
+            snprintf(err, (size_t)errlen, "shm: job id too long for the doorbell of rank %d",
+                     p->rank);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int shm_ready(char *err, int errlen)
+{
+    if (!g.created || g.unlinked)
+        return 0;
+    g.unlinked = 1;
+    if (shm_seg_unlink(g.job_id, g.rank) < 0 && errno != ENOENT) {
+        snprintf(err, (size_t)errlen, "shm: rank %d cannot unlink its segment: %s", g.rank,
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int shm_reaches(int peer)
+{
+    return g.peer_of && peer >= 0 && peer < g.size && g.peer_of[peer] >= 0;
+}
+
+static shm_peer_t *peer_or_error(int rank, const char *what, char *err, int errlen)
+{
+    if (shm_reaches(rank) && g.peers[g.peer_of[rank]].seg)
+        return &g.peers[g.peer_of[rank]];
+    snprintf(err, (size_t)errlen, "shm: rank %d cannot %s rank %d: not connected on this host",
+             g.rank, what, rank);
+    return NULL;
+}
+
+static int shm_send(int dst, const struct iovec *iov, int iovcnt, char *err, int errlen)
+{
+    shm_peer_t *p = peer_or_error(dst, "send to", err, errlen);
+    if (!p)
+        return -1;
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    if (len > SHM_MAX_FRAME) {
+        snprintf(err, (size_t)errlen, "shm: a %zu-byte frame to rank %d exceeds max_frame (%u)",
+                 len, dst, SHM_MAX_FRAME);
+        return -1;
+    }
+    if (!shm_tx_send(&p->tx, iov, iovcnt, len))
+        return 0;
+    if (atomic_load_explicit(&p->hdr->sleeping, memory_order_seq_cst)) /* handshake 1 */
+        shm_bell_ring(g.bell, &p->bell);
+    return 1;
+}
+
+static int shm_progress(char *err, int errlen)
+{
+    int events = 0, np = g.npeers;
+    if (!np)
+        return 0;
+    int i = g.rr;
+    g.rr = i + 1 < np ? i + 1 : 0;
+    for (int k = 0; k < np; k++, i = i + 1 < np ? i + 1 : 0) {
+        shm_peer_t *p = &g.peers[i];
+        if (!p->seg)
+            continue;
+        int waits;
+        int n = shm_rx_poll(&p->rx, p->rank, g.deliver, SHM_BATCH, &waits, err, errlen);
+        if (n < 0)
+            return -1;
+        events += n;
+        if (waits && atomic_load_explicit(&p->hdr->sleeping, memory_order_seq_cst))
+            shm_bell_ring(g.bell, &p->bell); /* handshake 2, receiver side */
+        events += shm_tx_credit_event(&p->tx);
+    }
+    return events;
+}
+
+static int shm_rma_read(int src, uint64_t remote_addr, void *local, size_t len, char *err,
+                        int errlen)
+{
+    if (!g.cma)
+        return TR_RMA_UNSUPPORTED;
+    shm_peer_t *p = peer_or_error(src, "read from", err, errlen);
+    if (!p)
+        return -1;
+    if (p->cma_off)
+        return TR_RMA_UNSUPPORTED;
+    int r = shm_cma_read(p->pid, src, remote_addr, local, len, err, errlen);
+    if (r == TR_RMA_UNSUPPORTED)
+        p->cma_off = 1;
+    return r;
+}
+
+static void shm_prepare_sleep(void)
+{
+    if (g.hdr)
+        atomic_store_explicit(&g.hdr->sleeping, 1, memory_order_seq_cst);
+}
+
+static void shm_end_sleep(void)
+{
+    if (!g.hdr)
+        return;
+    atomic_store_explicit(&g.hdr->sleeping, 0, memory_order_relaxed);
+    shm_bell_drain(g.bell);
+}
+
+static int shm_pollfds(struct pollfd *fds, int max)
+{
+    if (g.bell < 0 || max < 1)
+        return 0;
+    fds[0] = (struct pollfd){.fd = g.bell, .events = POLLIN};
+    return 1;
+}
+
+static void shm_close(void)
+{
+    for (int i = 0; g.peers && i < g.npeers; i++)
+        if (g.peers[i].seg)
+            munmap(g.peers[i].seg, g.peers[i].seg_bytes);
+    if (g.seg)
+        munmap(g.seg, g.seg_bytes);
+    if (g.created && !g.unlinked)
+        shm_seg_unlink(g.job_id, g.rank);
+    if (g.bell >= 0)
+        close(g.bell);
+    free(g.peers);
+    free(g.peer_of);
+    free(g.job_id);
+    memset(&g, 0, sizeof g);
+    g.bell = -1;
+}
+
+const transport_t transport_shm = {
+    .name = "shm",
+    .open = shm_open_,
+    .connect = shm_connect,
+    .ready = shm_ready,
+    .reaches = shm_reaches,
+    .max_frame = SHM_MAX_FRAME,
+    .send = shm_send,
+    .progress = shm_progress,
+    .rma_read = shm_rma_read,
+    .prepare_sleep = shm_prepare_sleep,
+    .end_sleep = shm_end_sleep,
+    .pollfds = shm_pollfds,
+    .close = shm_close,
+};
