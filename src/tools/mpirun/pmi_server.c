@@ -276,6 +276,11 @@ void pmi_server_init(pmi_server_t *s, ev_loop_t *loop, const char *kvsname, int 
         s->conn[r].fd = -1;
     }
     kvs_init(&s->kvs);
+    /* The placement of ranks on hosts, in the format of MPICH's process managers, so the
+     * library learns which ranks share its host without an exchange: one host, all ranks. */
+    char mapping[64];
+    snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", size);
+    kvs_put(&s->kvs, "PMI_process_mapping", mapping);
     s->ops = *ops;
     s->ctx = ctx;
 }

@@ -1,0 +1,74 @@
+#include "runtime/hosts.h"
+
+#include "runtime/job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hosts_parse_mapping(const char *value, int *host_of, int size)
+{
+    const char *p = value;
+    if (strncmp(p, "(vector", 7) != 0)
+        return -1;
+    p += 7;
+    int rank = 0;
+    while (*p == ',') {
+        int first, count, per, used;
+        if (sscanf(p, ",(%d,%d,%d)%n", &first, &count, &per, &used) != 3 || first < 0 ||
+            count < 1 || per < 1)
+            return -1;
+        p += used;
+        for (int n = 0; n < count && rank < size; n++)
+            for (int i = 0; i < per && rank < size; i++)
+                host_of[rank++] = first + n;
+    }
+    return *p == ')' && rank == size ? 0 : -1;
+}
+
+static int exchange_hostnames(int *host_of, int size, char *err, int errlen)
+{
+    char key[64], (*names)[JOB_HOSTNAME_MAX] = calloc((size_t)size, sizeof *names);
+    if (!names) {
+        snprintf(err, (size_t)errlen, "out of memory for %d host names", size);
+        return -1;
+    }
+    int rc = -1;
+    snprintf(key, sizeof key, "metampi.host.%d", job.rank);
+    if (job_put(key, job.hostname, err, errlen) != 0 || job_barrier(err, errlen) != 0)
+        goto out;
+    for (int r = 0; r < size; r++) {
+        snprintf(key, sizeof key, "metampi.host.%d", r);
+        int g = job_get(key, names[r], JOB_HOSTNAME_MAX, err, errlen);
+        if (g != 0) {
+            if (g > 0)
+                snprintf(err, (size_t)errlen, "rank %d did not publish its host name", r);
+            goto out;
+        }
+        host_of[r] = r;
+        for (int q = 0; q < r; q++)
+            if (strcmp(names[q], names[r]) == 0) {
+                host_of[r] = host_of[q];
+                break;
+            }
+    }
+    rc = 0;
+out:
+    free(names);
+    return rc;
+}
+
+int hosts_map(int *host_of, int size, char *err, int errlen)
+{
+    if (size == 1) {
+        host_of[0] = 0;
+        return 0;
+    }
+    char value[1024];
+    int g = job_get("PMI_process_mapping", value, sizeof value, err, errlen);
+    if (g < 0)
+        return -1;
+    if (g == 0 && hosts_parse_mapping(value, host_of, size) == 0)
+        return 0;
+    return exchange_hostnames(host_of, size, err, errlen);
+}

@@ -1,0 +1,19 @@
+/*
+ * Which ranks share a host. The process manager's PMI_process_mapping (MPICH hydra and our
+ * mpirun publish it) gives the block layout in one lookup; without it every rank publishes
+ * its host name and reads everyone's (one extra barrier).
+ *
+ * PMI_process_mapping format: "(vector,(first_node,node_count,ranks_per_node),...)": each
+ * triple places ranks_per_node consecutive ranks on each of node_count nodes, starting at
+ * node first_node; triples follow each other in rank order.
+ */
+#ifndef METAMPI_HOSTS_H
+#define METAMPI_HOSTS_H
+
+/* Fills host_of[0..size) with a host index per rank. 0, or -1 with a message. */
+int hosts_map(int *host_of, int size, char *err, int errlen);
+
+/* Parses a PMI_process_mapping value; 0 when it covers all size ranks, -1 otherwise. */
+int hosts_parse_mapping(const char *value, int *host_of, int size);
+
+#endif
