@@ -236,15 +236,22 @@ static int shm_connect(char *err, int errlen)
     return 0;
 }
 
+/* Every local rank has attached every segment of the host by now, so each rank unlinks them
+ * all (its own and its peers'; whoever comes first wins, ENOENT is fine). Invariant: when
+ * ready() returns on any rank, no segment of the host has a name left that a crash could
+ * leak — not only once the slowest rank gets here. */
 static int shm_ready(char *err, int errlen)
 {
     if (!g.created || g.unlinked)
         return 0;
     g.unlinked = 1;
-    if (shm_seg_unlink(g.job_id, g.rank) < 0 && errno != ENOENT) {
-        snprintf(err, (size_t)errlen, "shm: rank %d cannot unlink its segment: %s", g.rank,
-                 strerror(errno));
-        return -1;
+    for (int i = -1; i < g.npeers; i++) {
+        int r = i < 0 ? g.rank : g.peers[i].rank;
+        if (shm_seg_unlink(g.job_id, r) < 0 && errno != ENOENT) {
+            snprintf(err, (size_t)errlen, "shm: rank %d cannot unlink the segment of rank %d: %s",
+                     g.rank, r, strerror(errno));
+            return -1;
+        }
     }
     return 0;
 }
