@@ -28,11 +28,18 @@ static int init(int required, const char *func)
     if (job_init(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot start: %s", err);
     comm_init_predefined(job.rank, job.size);
+    /* Transport bootstrap: every endpoint exists before anyone attaches, and everyone has
+     * attached before names that a crash would leak are dropped (transport.h). */
     if (p2p_open(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot open the transports: %s", err);
-    /* every endpoint exists before anyone connects */
     if (job_barrier(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "start-up barrier failed: %s", err);
+    if (p2p_connect(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot connect the transports: %s", err);
+    if (job.size > 1 && job_barrier(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "start-up barrier failed: %s", err);
+    if (p2p_ready(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot start the transports: %s", err);
 
     /* Output of ranks goes through the launcher's pipes: line buffering keeps lines whole and
      * makes what a rank printed before a crash visible. */
@@ -67,12 +74,10 @@ API_WEAK_ALIAS(Init_thread)
 API_EXPORT int PMPI_Finalize(void)
 {
     state_require_initialized("MPI_Finalize");
-    char err[256];
     fflush(stdout);
-    /* MPI_Finalize is collective: nobody closes its endpoints while others may still send */
-    if (job_barrier(err, sizeof err) != 0)
-        err_fatal(MPI_ERR_OTHER, "MPI_Finalize", "barrier failed: %s", err);
-    p2p_close();
+    /* MPI_Finalize is collective: nobody closes its endpoints while others may still need
+     * them (p2p_finalize drains and passes a barrier over the transports first). */
+    p2p_finalize();
     job_finalize();
     state.phase = STATE_FINALIZED;
     return MPI_SUCCESS;

@@ -1,56 +1,92 @@
-/* Point-to-point, blocking standard mode (MPI-3.1 chapter 3; the rest of it is the next issue). */
+/* Blocking point-to-point (MPI-3.1 §3.2–3.4, §3.10): the four send modes, receive,
+ * send-receive. */
 #include "api/api.h"
 
+#include "api/checks.h"
+#include "core/bsend.h"
 #include "core/p2p.h"
-#include "datatype/predefined.h"
 
-#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* Validates datatype for func; only predefined datatypes exist in this issue. */
-static int check_datatype(MPI_Comm comm, MPI_Datatype t, const char *func)
+static int blocking_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, send_mode_t mode, const char *func)
 {
-    if (t == MPI_DATATYPE_NULL)
-        return err_raise(comm, MPI_ERR_TYPE, func, "datatype is MPI_DATATYPE_NULL");
-    if (!dtype_is_predefined(t))
-        return err_raise(comm, MPI_ERR_TYPE, func, "invalid datatype handle 0x%x", (unsigned)t);
-    return MPI_SUCCESS;
-}
-
-/* Validates a (buf, count, datatype) triple for func. */
-static int check_buffer(MPI_Comm comm, const void *buf, int count, MPI_Datatype t,
-                        const char *func)
-{
-    if (count < 0)
-        return err_raise(comm, MPI_ERR_COUNT, func, "negative count %d", count);
-    int rc = check_datatype(comm, t, func);
-    if (rc != MPI_SUCCESS)
+    state_require_initialized(func);
+    API_GET_COMM(c, comm, func);
+    size_t bytes;
+    int rc = check_buffer(comm, buf, count, datatype, &bytes, func);
+    if (rc == MPI_SUCCESS)
+        rc = check_dest_tag(c, dest, tag, func);
+    if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
-    if (count > 0 && !buf)
-        return err_raise(comm, MPI_ERR_BUFFER, func, "buffer is NULL but count is %d", count);
-    return MPI_SUCCESS;
+    rc = p2p_send(c, buf, bytes, dest, tag, mode, func);
+    if (rc == MPI_ERR_BUFFER)
+        return err_raise(comm, rc, func,
+                         "the attached buffer has no room for %zu bytes (a message needs its "
+                         "size plus MPI_BSEND_OVERHEAD)", bsend_needed(bytes));
+    return rc;
 }
 
 API_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm)
 {
-    static const char *const F = "MPI_Send";
-    state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
-    int rc = check_buffer(comm, buf, count, datatype, F);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (dest == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if (dest < 0 || dest >= c->size)
-        return err_raise(comm, MPI_ERR_RANK, F, "invalid rank %d in a communicator of size %d",
-                         dest, c->size);
-    if (tag < 0 || tag > INT_MAX)
-        return err_raise(comm, MPI_ERR_TAG, F, "invalid tag %d (tags are 0..MPI_TAG_UB)", tag);
-    size_t bytes = (size_t)count * dtype_predefined_size(datatype);
-    rc = p2p_send(c, buf, bytes, dest, tag, F);
-    return rc == MPI_SUCCESS ? rc : err_raise(comm, rc, F, "send to rank %d failed", dest);
+    return blocking_send(buf, count, datatype, dest, tag, comm, MODE_STANDARD, "MPI_Send");
 }
 API_WEAK_ALIAS(Send)
+
+API_EXPORT int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm)
+{
+    return blocking_send(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, "MPI_Bsend");
+}
+API_WEAK_ALIAS(Bsend)
+
+API_EXPORT int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm)
+{
+    return blocking_send(buf, count, datatype, dest, tag, comm, MODE_SYNC, "MPI_Ssend");
+}
+API_WEAK_ALIAS(Ssend)
+
+/* Ready mode: the standard lets it behave as a standard send, which is always correct. */
+API_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm)
+{
+    return blocking_send(buf, count, datatype, dest, tag, comm, MODE_READY, "MPI_Rsend");
+}
+API_WEAK_ALIAS(Rsend)
+
+/* MPI-3.1 §3.11: a receive from MPI_PROC_NULL returns source MPI_PROC_NULL, tag MPI_ANY_TAG,
+ * count 0. */
+static void status_proc_null(MPI_Status *status)
+{
+    if (status) {
+        int keep = status->MPI_ERROR;
+        status_set_empty(status);
+        status->MPI_SOURCE = MPI_PROC_NULL;
+        status->MPI_ERROR = keep;
+    }
+}
+
+static int recv_checked(comm_t *c, void *buf, size_t capacity, int source, int tag,
+                        MPI_Status *status, const char *func)
+{
+    if (source == MPI_PROC_NULL) {
+        status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Status local;
+    MPI_Status *st = status ? status : &local;
+    size_t msg_bytes;
+    int rc = p2p_recv(c, buf, capacity, source, tag, st, &msg_bytes);
+    if (rc == MPI_ERR_TRUNCATE)
+        return err_raise(c->handle, rc, func,
+                         "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
+                         "bytes of the receive buffer",
+                         msg_bytes, st->MPI_SOURCE, st->MPI_TAG, capacity);
+    return rc;
+}
 
 API_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                          MPI_Comm comm, MPI_Status *status)
@@ -58,55 +94,78 @@ API_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source
     static const char *const F = "MPI_Recv";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
-    int rc = check_buffer(comm, buf, count, datatype, F);
+    size_t capacity;
+    int rc = check_buffer(comm, buf, count, datatype, &capacity, F);
+    if (rc == MPI_SUCCESS)
+        rc = check_source_tag(c, source, tag, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (source == MPI_PROC_NULL) {
-        /* MPI-3.1 §3.11: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0 */
-        if (status) {
-            status->MPI_SOURCE = MPI_PROC_NULL;
-            status->MPI_TAG = MPI_ANY_TAG;
-            status->MPI_ERROR = MPI_SUCCESS;
-            status->metampi_cancelled = 0;
-            status->metampi_count = 0;
-        }
-        return MPI_SUCCESS;
-    }
-    if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
-        return err_raise(comm, MPI_ERR_RANK, F, "invalid rank %d in a communicator of size %d",
-                         source, c->size);
-    if (tag != MPI_ANY_TAG && tag < 0)
-        return err_raise(comm, MPI_ERR_TAG, F, "invalid tag %d (tags are 0..MPI_TAG_UB or "
-                         "MPI_ANY_TAG)", tag);
-    size_t capacity = (size_t)count * dtype_predefined_size(datatype);
-    MPI_Status local;
-    MPI_Status *st = status ? status : &local;
-    size_t msg_bytes;
-    rc = p2p_recv(c, buf, capacity, source, tag, st, &msg_bytes);
-    if (rc == MPI_ERR_TRUNCATE)
-        return err_raise(comm, rc, F,
-                         "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
-                         "bytes of the receive buffer",
-                         msg_bytes, st->MPI_SOURCE, st->MPI_TAG, capacity);
-    return rc;
+    return recv_checked(c, buf, capacity, source, tag, status, F);
 }
 API_WEAK_ALIAS(Recv)
 
-API_EXPORT int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+/* Starts the send half, receives, then completes the send (no deadlock between two ranks
+ * exchanging with each other, whatever the message sizes). */
+static int sendrecv(comm_t *c, const void *sbuf, size_t sbytes, int dest, int stag, void *rbuf,
+                    size_t rbytes, int source, int rtag, MPI_Status *status, const char *func)
 {
-    static const char *const F = "MPI_Get_count";
+    request_t s;
+    request_init_local(&s, REQ_SEND, c);
+    s.buf = (void *)sbuf;
+    s.bytes = sbytes;
+    s.peer = dest;
+    s.tag = stag;
+    p2p_start(&s, func);
+    int rc = recv_checked(c, rbuf, rbytes, source, rtag, status, func);
+    p2p_wait(&s);
+    return rc;
+}
+
+API_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             int dest, int sendtag, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                             MPI_Status *status)
+{
+    static const char *const F = "MPI_Sendrecv";
     state_require_initialized(F);
-    API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");
-    API_CHECK_PTR(count, MPI_COMM_WORLD, F, "count");
-    int rc = check_datatype(MPI_COMM_WORLD, datatype, F);
+    API_GET_COMM(c, comm, F);
+    size_t sbytes, rbytes;
+    int rc = check_buffer(comm, sendbuf, sendcount, sendtype, &sbytes, F);
+    if (rc == MPI_SUCCESS)
+        rc = check_dest_tag(c, dest, sendtag, F);
+    if (rc == MPI_SUCCESS)
+        rc = check_buffer(comm, recvbuf, recvcount, recvtype, &rbytes, F);
+    if (rc == MPI_SUCCESS)
+        rc = check_source_tag(c, source, recvtag, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    size_t size = dtype_predefined_size(datatype);
-    long long bytes = status->metampi_count;
-    if (bytes % (long long)size != 0 || bytes / (long long)size > INT_MAX)
-        *count = MPI_UNDEFINED;
-    else
-        *count = (int)(bytes / (long long)size);
-    return MPI_SUCCESS;
+    return sendrecv(c, sendbuf, sbytes, dest, sendtag, recvbuf, rbytes, source, recvtag, status,
+                    F);
 }
-API_WEAK_ALIAS(Get_count)
+API_WEAK_ALIAS(Sendrecv)
+
+API_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                                     int sendtag, int source, int recvtag, MPI_Comm comm,
+                                     MPI_Status *status)
+{
+    static const char *const F = "MPI_Sendrecv_replace";
+    state_require_initialized(F);
+    API_GET_COMM(c, comm, F);
+    size_t bytes;
+    int rc = check_buffer(comm, buf, count, datatype, &bytes, F);
+    if (rc == MPI_SUCCESS)
+        rc = check_dest_tag(c, dest, sendtag, F);
+    if (rc == MPI_SUCCESS)
+        rc = check_source_tag(c, source, recvtag, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* the outgoing message leaves from a copy, so the incoming one can land in buf */
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return err_raise(comm, MPI_ERR_NO_MEM, F, "no memory for a %zu-byte copy", bytes);
+    memcpy(copy, buf, bytes);
+    rc = sendrecv(c, copy, bytes, dest, sendtag, buf, bytes, source, recvtag, status, F);
+    free(copy);
+    return rc;
+}
+API_WEAK_ALIAS(Sendrecv_replace)

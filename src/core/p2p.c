@@ -1,137 +1,243 @@
 #include "core/p2p.h"
 
+#include "core/bsend.h"
 #include "core/errors.h"
 #include "core/progress.h"
-#include "proto/eager.h"
+#include "runtime/hosts.h"
+#include "runtime/job.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-typedef struct unexpected {
-    envelope_t env;
-    const void *data;
-    void *frame;
-    struct unexpected *next;
-} unexpected_t;
+/* Context of the internal barrier in MPI_Finalize: never used by a communicator. */
+#define CONTEXT_FINALIZE 0xfffffff0u
 
-typedef struct posted_recv {
-    uint32_t context_id;
-    int source, tag;
-    void *buf;
-    size_t capacity;
-    MPI_Status *status;
-    size_t msg_bytes;
-    int error;
-    volatile int done;
-} posted_recv_t;
-
-static unexpected_t *uq_head, *uq_tail;
-/* At most one receive is posted at a time: receives are blocking in this issue. */
-static posted_recv_t *posted;
-
-static int matches(const posted_recv_t *r, const envelope_t *env)
-{
-    return r->context_id == env->context_id &&
-           (r->source == MPI_ANY_SOURCE || r->source == env->source) &&
-           (r->tag == MPI_ANY_TAG || r->tag == env->tag);
-}
-
-/* Fills the receive buffer and status. MPI_ERROR is left alone: single-completion calls do
- * not set it (MPI-3.1 §3.2.5). */
-static void complete(posted_recv_t *r, const envelope_t *env, const void *data)
-{
-    size_t n = env->size;
-    r->msg_bytes = n;
-    r->error = MPI_SUCCESS;
-    if (n > r->capacity) {
-        n = r->capacity;
-        r->error = MPI_ERR_TRUNCATE;
-    }
-    if (n)
-        memcpy(r->buf, data, n);
-    if (r->status) {
-        r->status->MPI_SOURCE = env->source;
-        r->status->MPI_TAG = env->tag;
-        r->status->metampi_cancelled = 0;
-        r->status->metampi_count = (long long)n;
-    }
-    r->done = 1;
-}
-
-static void incoming(const envelope_t *env, const void *data, void *frame)
-{
-    if (posted && !posted->done && matches(posted, env)) {
-        complete(posted, env, data);
-        free(frame);
-        return;
-    }
-    unexpected_t *u = malloc(sizeof *u);
-    if (!u)
-        abort(); /* cannot buffer a message we are obliged to deliver */
-    u->env = *env;
-    u->data = data;
-    u->frame = frame;
-    u->next = NULL;
-    if (uq_tail)
-        uq_tail->next = u;
-    else
-        uq_head = u;
-    uq_tail = u;
-}
+static int *host_of;
 
 int p2p_open(char *err, int errlen)
 {
-    return proto_open(incoming, err, errlen);
-}
-
-void p2p_close(void)
-{
-    proto_close();
-    while (uq_head) {
-        unexpected_t *u = uq_head;
-        uq_head = u->next;
-        free(u->frame);
-        free(u);
+    host_of = malloc((size_t)job.size * sizeof *host_of);
+    if (!host_of) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
     }
-    uq_tail = NULL;
+    if (hosts_map(host_of, job.size, err, errlen) != 0)
+        return -1;
+    tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
+                       .host_of = host_of };
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    boot.ncpus = cpus > 0 ? (int)cpus : 1;
+    for (int r = 0; r < job.size; r++)
+        boot.local_size += host_of[r] == host_of[job.rank];
+    progress_configure(boot.local_size, boot.ncpus);
+    proto_upcalls_t up = { match_incoming, match_withdraw };
+    return proto_open(&boot, &up, err, errlen);
 }
 
-int p2p_send(const comm_t *c, const void *buf, size_t bytes, int dest, int tag,
-             const char *func)
+int p2p_connect(char *err, int errlen)
 {
-    envelope_t env = { .context_id = c->context_id, .source = c->rank, .tag = tag,
-                       .kind = PROTO_EAGER, .size = bytes };
-    tr_send_t op;
-    memset(&op, 0, sizeof op);
+    return proto_connect(err, errlen);
+}
+
+int p2p_ready(char *err, int errlen)
+{
+    return proto_ready(err, errlen);
+}
+
+static int queue_empty(void *arg)
+{
+    (void)arg;
+    return !proto_has_queued();
+}
+
+void p2p_finalize(void)
+{
+    progress_wait_until(queue_empty, NULL);
+    /* Dissemination barrier: when it completes here, every rank has drained its queues, so
+     * no frame to or from us is still needed by anyone. */
+    comm_t fin = *comm_lookup(MPI_COMM_WORLD);
+    fin.context_id = CONTEXT_FINALIZE;
+    for (int k = 1; k < fin.size; k <<= 1) {
+        request_t r;
+        request_init_local(&r, REQ_RECV, &fin);
+        r.peer = (fin.rank - k + fin.size) % fin.size;
+        r.tag = k;
+        match_post_recv(&r);
+        p2p_send(&fin, NULL, 0, (fin.rank + k) % fin.size, k, MODE_STANDARD, "MPI_Finalize");
+        p2p_wait(&r);
+    }
+    proto_close();
+    match_close();
+    free(host_of);
+    host_of = NULL;
+}
+
+void p2p_wait(request_t *r)
+{
+    progress_wait(&r->complete);
+}
+
+static void start_send(request_t *r, const char *func)
+{
+    proto_op_t *op = &r->op;
+    op->env = (proto_env_t){ r->comm->context_id, r->comm->rank, r->tag };
+    op->peer = comm_world_rank(r->comm, r->peer);
+    op->sync = r->mode == MODE_SYNC;
+    op->buf = r->buf;
+    op->bytes = r->bytes;
     char err[256];
-    if (proto_send(comm_world_rank(c, dest), &env, buf, &op, err, sizeof err) != 0)
-        err_fatal(MPI_ERR_OTHER, func, "%s", err);
-    progress_wait(&op.done);
+    if (proto_send_start(op, err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", r->peer, err);
+}
+
+int p2p_start(request_t *r, const char *func)
+{
+    r->complete = 0;
+    r->active = 1;
+    r->error = MPI_SUCCESS;
+    if (r->peer == MPI_PROC_NULL) {
+        request_complete_empty(r, MPI_PROC_NULL);
+        return MPI_SUCCESS;
+    }
+    if (r->kind == REQ_RECV) {
+        r->op.buf = r->buf;
+        r->op.bytes = r->bytes;
+        match_post_recv(r);
+        return MPI_SUCCESS;
+    }
+    if (r->mode == MODE_BUFFERED) {
+        int rc = bsend_start(r, func);
+        if (rc == MPI_SUCCESS)
+            request_complete_empty(r, MPI_ANY_SOURCE);
+        else
+            r->active = 0;
+        return rc;
+    }
+    start_send(r, func);
     return MPI_SUCCESS;
 }
 
-int p2p_recv(const comm_t *c, void *buf, size_t capacity, int source, int tag,
-             MPI_Status *status, size_t *msg_bytes)
+int p2p_send(comm_t *c, const void *buf, size_t bytes, int dest, int tag, send_mode_t mode,
+             const char *func)
 {
-    posted_recv_t r = { .context_id = c->context_id, .source = source, .tag = tag,
-                        .buf = buf, .capacity = capacity, .status = status };
-    /* oldest matching unexpected message first */
-    for (unexpected_t **pp = &uq_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
-        unexpected_t *u = *pp;
-        if (!matches(&r, &u->env))
-            continue;
-        complete(&r, &u->env, u->data);
-        *pp = u->next;
-        if (uq_tail == u)
-            uq_tail = prev;
-        free(u->frame);
-        free(u);
-        *msg_bytes = r.msg_bytes;
-        return r.error;
+    if (mode == MODE_STANDARD || mode == MODE_READY) {
+        proto_env_t env = { c->context_id, c->rank, tag };
+        char err[256];
+        int rc = proto_send_now(&env, comm_world_rank(c, dest), buf, bytes, err, sizeof err);
+        if (rc == 1)
+            return MPI_SUCCESS;
+        if (rc < 0)
+            err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", dest, err);
     }
-    posted = &r;
-    progress_wait(&r.done);
-    posted = NULL;
-    *msg_bytes = r.msg_bytes;
+    request_t r;
+    request_init_local(&r, REQ_SEND, c);
+    r.buf = (void *)buf;
+    r.bytes = bytes;
+    r.peer = dest;
+    r.tag = tag;
+    r.mode = mode;
+    int rc = p2p_start(&r, func);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    p2p_wait(&r);
     return r.error;
+}
+
+int p2p_recv(comm_t *c, void *buf, size_t capacity, int source, int tag, MPI_Status *status,
+             size_t *msg_bytes)
+{
+    request_t r;
+    request_init_local(&r, REQ_RECV, c);
+    r.buf = buf;
+    r.bytes = capacity;
+    r.peer = source;
+    r.tag = tag;
+    p2p_start(&r, "MPI_Recv");
+    p2p_wait(&r);
+    if (status) {
+        int keep = status->MPI_ERROR; /* single-completion calls leave MPI_ERROR alone */
+        *status = r.status;
+        status->MPI_ERROR = keep;
+    }
+    *msg_bytes = r.op.msg_bytes;
+    return r.error;
+}
+
+void p2p_cancel(request_t *r)
+{
+    if (r->complete || !r->active)
+        return;
+    if (r->kind == REQ_RECV) {
+        if (match_unpost(r)) {
+            request_complete_empty(r, MPI_ANY_SOURCE);
+            r->status.metampi_cancelled = 1;
+            if (r->user_freed)
+                request_free(r);
+        }
+        return;
+    }
+    proto_cancel_send(&r->op);
+}
+
+static void status_of_message(MPI_Status *st, const unexpected_t *u)
+{
+    if (!st)
+        return;
+    st->MPI_SOURCE = u->m.env.src;
+    st->MPI_TAG = u->m.env.tag;
+    st->metampi_count = (long long)u->m.size;
+    st->metampi_cancelled = 0;
+}
+
+void p2p_iprobe(comm_t *c, int source, int tag, int *flag, MPI_Status *status)
+{
+    const unexpected_t *u = match_peek(c->context_id, source, tag);
+    if (!u) {
+        progress_poll();
+        u = match_peek(c->context_id, source, tag);
+    }
+    *flag = u != NULL;
+    if (u)
+        status_of_message(status, u);
+}
+
+typedef struct probe_arg {
+    uint32_t ctx;
+    int source, tag;
+} probe_arg_t;
+
+static int message_waiting(void *arg)
+{
+    const probe_arg_t *p = arg;
+    return match_peek(p->ctx, p->source, p->tag) != NULL;
+}
+
+void p2p_probe(comm_t *c, int source, int tag, MPI_Status *status)
+{
+    probe_arg_t a = { c->context_id, source, tag };
+    progress_wait_until(message_waiting, &a);
+    status_of_message(status, match_peek(a.ctx, source, tag));
+}
+
+unexpected_t *p2p_improbe(comm_t *c, int source, int tag, MPI_Status *status)
+{
+    unexpected_t *u = match_take(c->context_id, source, tag);
+    if (!u) {
+        progress_poll();
+        u = match_take(c->context_id, source, tag);
+    }
+    if (u)
+        status_of_message(status, u);
+    return u;
+}
+
+unexpected_t *p2p_mprobe(comm_t *c, int source, int tag, MPI_Status *status)
+{
+    probe_arg_t a = { c->context_id, source, tag };
+    progress_wait_until(message_waiting, &a);
+    unexpected_t *u = match_take(a.ctx, source, tag);
+    status_of_message(status, u);
+    return u;
 }

@@ -1,28 +1,49 @@
 /*
- * Point-to-point core: matching of incoming messages against the posted receive, and the
- * unexpected-message queue. Blocking only, in this issue; requests come with the next.
+ * Point-to-point operations of the core: starting sends and receives (all four send modes),
+ * probing, cancelling, and the blocking fast paths. The API layer validates arguments and
+ * translates handles; everything here takes communicator ranks and byte counts.
  *
- * Matching rule (MPI-3.1 §3.5): same context id; source equal or MPI_ANY_SOURCE; tag equal
- * or MPI_ANY_TAG. Messages from one sender on one context are matched in the order they were
- * sent: the transports keep per-pair order and the unexpected queue is searched oldest first.
+ * Data description: a message is (buf, bytes) of contiguous memory in this issue. A datatype
+ * engine will plug in at the protocol boundary (proto_op_t), packing or unpacking per frame
+ * or per remote-read segment, so no whole-message copy is ever needed.
  */
 #ifndef METAMPI_P2P_H
 #define METAMPI_P2P_H
 
-#include "core/comm.h"
+#include "core/match.h"
+#include "core/request.h"
 
 #include <stddef.h>
 
+/* Bootstrap (see transport.h): open, then a job barrier, connect, a barrier, ready. */
 int p2p_open(char *err, int errlen);
-void p2p_close(void);
+int p2p_connect(char *err, int errlen);
+int p2p_ready(char *err, int errlen);
+/* Drains queued frames and passes a barrier over the transports, so no peer still needs us;
+ * then closes. */
+void p2p_finalize(void);
 
-/* Both return MPI_SUCCESS or an error class. A transport that cannot reach dest ends the
- * job with a report in the name of func (the calling MPI function). */
-int p2p_send(const comm_t *c, const void *buf, size_t bytes, int dest, int tag,
+/* Starts r (a send or receive with comm, buf, bytes, peer, tag, mode set). Returns
+ * MPI_SUCCESS or an error class (MPI_ERR_BUFFER: buffered send does not fit). Sends and
+ * receives with peer MPI_PROC_NULL complete at once. */
+int p2p_start(request_t *r, const char *func);
+
+/* Blocking calls. Return MPI_SUCCESS or an error class. */
+int p2p_send(comm_t *c, const void *buf, size_t bytes, int dest, int tag, send_mode_t mode,
              const char *func);
-/* *msg_bytes: the size of the matched message, which exceeds capacity when the result is
- * MPI_ERR_TRUNCATE (status then counts the bytes delivered). */
-int p2p_recv(const comm_t *c, void *buf, size_t capacity, int source, int tag,
-             MPI_Status *status, size_t *msg_bytes);
+int p2p_recv(comm_t *c, void *buf, size_t capacity, int source, int tag, MPI_Status *status,
+             size_t *msg_bytes);
+/* Progresses until r completes. */
+void p2p_wait(request_t *r);
+
+/* Cancels r if it can still be cancelled (MPI-3.1 §3.8.4); completion follows. */
+void p2p_cancel(request_t *r);
+
+/* Probing: *flag/status like MPI_Iprobe; the blocking form waits. */
+void p2p_iprobe(comm_t *c, int source, int tag, int *flag, MPI_Status *status);
+void p2p_probe(comm_t *c, int source, int tag, MPI_Status *status);
+/* Matched probes: the message is taken out of matching and returned (NULL when none). */
+unexpected_t *p2p_improbe(comm_t *c, int source, int tag, MPI_Status *status);
+unexpected_t *p2p_mprobe(comm_t *c, int source, int tag, MPI_Status *status);
 
 #endif

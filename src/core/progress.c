@@ -1,49 +1,100 @@
 #include "core/progress.h"
 
 #include "core/errors.h"
-#include "proto/eager.h"
+#include "proto/proto.h"
 #include "runtime/job.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
+
+enum { SPIN_US_ALONE = 2000, SPIN_US_OVERSUBSCRIBED = 50, SLEEP_SAFETY_MS = 250 };
+
+static uint64_t spin_ns = SPIN_US_ALONE * 1000ull;
+static int oversubscribed;
+
+void progress_configure(int local_ranks, int ncpus)
+{
+    oversubscribed = local_ranks > ncpus;
+    uint64_t us = oversubscribed ? SPIN_US_OVERSUBSCRIBED : SPIN_US_ALONE;
+    const char *v = getenv("METAMPI_SPIN_US");
+    if (v && *v)
+        us = strtoull(v, NULL, 10);
+    spin_ns = us * 1000;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 int progress_poll(void)
 {
-    int events = 0;
     char err[256];
-    for (int i = 0; i < proto_transport_count(); i++) {
-        int n = proto_transport(i)->progress(err, sizeof err);
-        if (n < 0)
-            err_fatal(MPI_ERR_OTHER, "progress", "%s", err);
-        events += n;
-    }
-    return events;
+    int n = proto_progress(err, sizeof err);
+    if (n < 0)
+        err_fatal(MPI_ERR_OTHER, "progress", "%s", err);
+    return n;
 }
 
-/* Sleeps until a transport or the launcher connection has something to say. */
-static void wait_for_input(void)
+/* Sleeps until a peer or the launcher has something for us (or the safety timeout: a lost
+ * wake-up then costs a delay, never a hang). */
+static void sleep_once(int (*done)(void *), void *arg)
 {
-    enum { MAXFDS = 4096 };
-    static struct pollfd fds[MAXFDS];
+    enum { MAXFDS = 64 };
+    struct pollfd fds[MAXFDS];
     int n = 0;
     int launcher = job_launcher_fd();
     if (launcher >= 0)
         fds[n++] = (struct pollfd){ .fd = launcher, .events = POLLIN };
-    for (int i = 0; i < proto_transport_count(); i++)
-        n += proto_transport(i)->pollfds(fds + n, MAXFDS - n);
-    int rc = poll(fds, (nfds_t)n, 1000);
-    if (rc < 0 && errno != EINTR)
-        err_fatal(MPI_ERR_INTERN, "progress", "poll failed");
-    /* The launcher never speaks unasked: input or hang-up there means it is gone. */
-    if (launcher >= 0 && fds[0].revents)
-        err_fatal(MPI_ERR_OTHER, "progress", "lost the connection to the launcher");
+    n += proto_pollfds(fds + n, MAXFDS - n);
+    proto_prepare_sleep();
+    if (progress_poll() == 0 && !done(arg)) {
+        int rc = poll(fds, (nfds_t)n, SLEEP_SAFETY_MS);
+        if (rc < 0 && errno != EINTR)
+            err_fatal(MPI_ERR_INTERN, "progress", "poll failed");
+        /* The launcher never speaks unasked: input or hang-up there means it is gone. */
+        if (launcher >= 0 && rc > 0 && fds[0].revents)
+            err_fatal(MPI_ERR_OTHER, "progress", "lost the connection to the launcher");
+    }
+    proto_end_sleep();
+}
+
+void progress_wait_until(int (*done)(void *arg), void *arg)
+{
+    uint64_t idle_since = 0;
+    for (unsigned i = 0; !done(arg); i++) {
+        if (progress_poll() > 0) {
+            idle_since = 0;
+            continue;
+        }
+        if (oversubscribed)
+            sched_yield();
+        else if (i & 63)
+            continue;
+        uint64_t t = now_ns();
+        if (!idle_since)
+            idle_since = t;
+        else if (t - idle_since >= spin_ns) {
+            sleep_once(done, arg);
+            idle_since = 0;
+        }
+    }
+}
+
+static int flag_set(void *arg)
+{
+    return *(volatile int *)arg != 0;
 }
 
 void progress_wait(volatile int *flag)
 {
-    while (!*flag) {
-        if (progress_poll() == 0 && !*flag)
-            wait_for_input();
-    }
+    if (*flag)
+        return;
+    progress_wait_until(flag_set, (void *)flag);
 }

@@ -1,14 +1,25 @@
 /*
- * The progress engine: the only place that waits. It polls every transport; when nothing
- * happens it sleeps in poll() on the transports' descriptors and the launcher connection, so
- * waiting ranks use no CPU (more ranks than cores is normal).
+ * The progress engine: the only place that waits.
+ *
+ * Waiting polls the transports; after a bounded spin it sleeps in poll() on the transports'
+ * descriptors and the launcher connection, until a peer wakes it (transport.h, "Sleeping").
+ * With no more ranks on the host than CPUs, the spin is long (METAMPI_SPIN_US, default
+ * 2000 µs) because a busy peer answers within microseconds; on an oversubscribed host it is
+ * short and yields the CPU on every idle poll (default 50 µs), because the peer we wait for
+ * may need our CPU to run at all.
  */
 #ifndef METAMPI_PROGRESS_H
 #define METAMPI_PROGRESS_H
 
-/* One pass over all transports. Returns the number of events. A transport failure or a lost
- * launcher ends the job with a report. */
+/* Chooses the spin policy: local_ranks ranks share a host with ncpus CPUs. */
+void progress_configure(int local_ranks, int ncpus);
+
+/* One pass over all transports and queued frames. Returns the number of events. A transport
+ * failure or a lost launcher ends the job with a report. */
 int progress_poll(void);
+
+/* Advances progress until done(arg) is true (checked after every pass). */
+void progress_wait_until(int (*done)(void *arg), void *arg);
 
 /* Advances progress until *flag becomes nonzero. */
 void progress_wait(volatile int *flag);

@@ -35,11 +35,11 @@ class Fatal(unittest.TestCase):
     def test_bad_rank_under_mpirun(self):
         for n in (1, 3, 4):
             p, dt = run([MPIRUN, "-n", str(n), MISUSE, "bad-send"])
-            self.check_failed(p, f"MPI_Send: invalid rank {n + 3} in a communicator of size {n}",
+            self.check_failed(p, f"MPI_Send: invalid destination rank {n + 3} in a communicator of size {n}",
                               "MPI_ERR_RANK", f"rank {n - 1}", HOST)
             self.assertLess(dt, 10)
             # one report, not one per rank
-            self.assertEqual((p.stdout + p.stderr).count("invalid rank"), 1, p.stderr)
+            self.assertEqual((p.stdout + p.stderr).count("invalid destination rank"), 1, p.stderr)
 
     def test_truncate_is_fatal_by_default(self):
         p, _ = run([MPIRUN, "-n", "2", MISUSE, "truncate"])
@@ -62,13 +62,13 @@ class Fatal(unittest.TestCase):
 
     def test_singleton_bad_rank(self):
         p, _ = run([MISUSE, "bad-send"])
-        self.check_failed(p, "MPI_Send: invalid rank 4 in a communicator of size 1",
+        self.check_failed(p, "MPI_Send: invalid destination rank 4 in a communicator of size 1",
                           f"rank 0 on host {HOST}")
 
     @unittest.skipUnless(HYDRA, "mpiexec.hydra (Debian package mpich) is not installed")
     def test_bad_rank_under_hydra(self):
         p, dt = run([HYDRA, "-n", "4", MISUSE, "bad-send"])
-        self.check_failed(p, "MPI_Send: invalid rank 7 in a communicator of size 4",
+        self.check_failed(p, "MPI_Send: invalid destination rank 7 in a communicator of size 4",
                           f"rank 3 on host {HOST}")
         self.assertLess(dt, 10)
 

@@ -1,0 +1,52 @@
+#include "api/checks.h"
+
+#include "core/errors.h"
+#include "datatype/predefined.h"
+
+#include <limits.h>
+
+int check_datatype(MPI_Comm comm, MPI_Datatype t, const char *func)
+{
+    if (t == MPI_DATATYPE_NULL)
+        return err_raise(comm, MPI_ERR_TYPE, func, "datatype is MPI_DATATYPE_NULL");
+    if (!dtype_is_predefined(t))
+        return err_raise(comm, MPI_ERR_TYPE, func, "invalid datatype handle 0x%x", (unsigned)t);
+    return MPI_SUCCESS;
+}
+
+int check_buffer(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, size_t *bytes,
+                 const char *func)
+{
+    if (count < 0)
+        return err_raise(comm, MPI_ERR_COUNT, func, "negative count %d", count);
+    int rc = check_datatype(comm, t, func);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (count > 0 && !buf)
+        return err_raise(comm, MPI_ERR_BUFFER, func, "buffer is NULL but count is %d", count);
+    *bytes = (size_t)count * dtype_predefined_size(t);
+    return MPI_SUCCESS;
+}
+
+int check_dest_tag(const comm_t *c, int dest, int tag, const char *func)
+{
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size))
+        return err_raise(c->handle, MPI_ERR_RANK, func,
+                         "invalid destination rank %d in a communicator of size %d", dest,
+                         c->size);
+    if (tag < 0)
+        return err_raise(c->handle, MPI_ERR_TAG, func,
+                         "invalid tag %d (send tags are 0..MPI_TAG_UB)", tag);
+    return MPI_SUCCESS;
+}
+
+int check_source_tag(const comm_t *c, int source, int tag, const char *func)
+{
+    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+        return err_raise(c->handle, MPI_ERR_RANK, func,
+                         "invalid source rank %d in a communicator of size %d", source, c->size);
+    if (tag != MPI_ANY_TAG && tag < 0)
+        return err_raise(c->handle, MPI_ERR_TAG, func,
+                         "invalid tag %d (receive tags are 0..MPI_TAG_UB or MPI_ANY_TAG)", tag);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,24 @@
+/*
+ * Argument checks shared by the point-to-point calls. Each returns MPI_SUCCESS, or raises
+ * the right error class on comm in the name of func (and returns it, when the handler
+ * returns).
+ */
+#ifndef METAMPI_API_CHECKS_H
+#define METAMPI_API_CHECKS_H
+
+#include <mpi.h>
+
+#include "core/comm.h"
+
+#include <stddef.h>
+
+int check_datatype(MPI_Comm comm, MPI_Datatype t, const char *func);
+/* (buf, count, datatype); sets *bytes to the message size */
+int check_buffer(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, size_t *bytes,
+                 const char *func);
+/* destination rank (MPI_PROC_NULL allowed) and send tag (0..MPI_TAG_UB) */
+int check_dest_tag(const comm_t *c, int dest, int tag, const char *func);
+/* source rank (MPI_ANY_SOURCE, MPI_PROC_NULL allowed) and receive tag (MPI_ANY_TAG allowed) */
+int check_source_tag(const comm_t *c, int source, int tag, const char *func);
+
+#endif

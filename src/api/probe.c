@@ -1,0 +1,191 @@
+/* Probing and matched receives (MPI-3.1 §3.8): Probe, Iprobe, Mprobe, Improbe, Mrecv,
+ * Imrecv. */
+#include "api/api.h"
+
+#include "api/checks.h"
+#include "core/message.h"
+#include "core/p2p.h"
+
+/* MPI-3.1 §3.11: probing MPI_PROC_NULL finds a message with source MPI_PROC_NULL, tag
+ * MPI_ANY_TAG, count 0 at once. */
+static void status_proc_null(MPI_Status *status)
+{
+    if (status) {
+        int keep = status->MPI_ERROR;
+        status_set_empty(status);
+        status->MPI_SOURCE = MPI_PROC_NULL;
+        status->MPI_ERROR = keep;
+    }
+}
+
+static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status, int wait, const char *func)
+{
+    state_require_initialized(func);
+    API_GET_COMM(c, comm, func);
+    if (!wait)
+        API_CHECK_PTR(flag, comm, func, "flag");
+    int rc = check_source_tag(c, source, tag, func);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (flag)
+        *flag = 1;
+    if (source == MPI_PROC_NULL) {
+        if (message)
+            *message = MPI_MESSAGE_NO_PROC;
+        status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    if (!message) {
+        if (wait)
+            p2p_probe(c, source, tag, status);
+        else
+            p2p_iprobe(c, source, tag, flag, status);
+        return MPI_SUCCESS;
+    }
+    unexpected_t *u = wait ? p2p_mprobe(c, source, tag, status)
+                           : p2p_improbe(c, source, tag, status);
+    if (!u) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    *message = message_new(u, c);
+    if (*message == MPI_MESSAGE_NULL)
+        return err_raise(comm, MPI_ERR_NO_MEM, func, "out of memory for a message handle");
+    return MPI_SUCCESS;
+}
+
+API_EXPORT int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe(source, tag, comm, NULL, NULL, status, 1, "MPI_Probe");
+}
+API_WEAK_ALIAS(Probe)
+
+API_EXPORT int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe(source, tag, comm, flag, NULL, status, 0, "MPI_Iprobe");
+}
+API_WEAK_ALIAS(Iprobe)
+
+API_EXPORT int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                           MPI_Status *status)
+{
+    static const char *const F = "MPI_Mprobe";
+    if (!message) {
+        state_require_initialized(F);
+        return err_raise(comm, MPI_ERR_ARG, F, "argument message is NULL");
+    }
+    return probe(source, tag, comm, NULL, message, status, 1, F);
+}
+API_WEAK_ALIAS(Mprobe)
+
+API_EXPORT int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+                            MPI_Message *message, MPI_Status *status)
+{
+    static const char *const F = "MPI_Improbe";
+    if (!message) {
+        state_require_initialized(F);
+        return err_raise(comm, MPI_ERR_ARG, F, "argument message is NULL");
+    }
+    return probe(source, tag, comm, flag, message, status, 0, F);
+}
+API_WEAK_ALIAS(Improbe)
+
+/* Takes the message behind *message for a matched receive into request r's buffer. Sets
+ * *u NULL for MPI_MESSAGE_NO_PROC. */
+static int take_message(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                        unexpected_t **u, comm_t **c, size_t *bytes, const char *func)
+{
+    API_CHECK_PTR(message, MPI_COMM_WORLD, func, "message");
+    *u = NULL;
+    *c = NULL;
+    if (*message == MPI_MESSAGE_NO_PROC)
+        return check_buffer(MPI_COMM_WORLD, buf, count, datatype, bytes, func);
+    if (*message == MPI_MESSAGE_NULL)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, func, "message is MPI_MESSAGE_NULL");
+    comm_t *mc;
+    unexpected_t *m = message_take(*message, &mc);
+    if (!m)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, func,
+                         "message (0x%x) is not a valid message handle", (unsigned)*message);
+    int rc = check_buffer(mc->handle, buf, count, datatype, bytes, func);
+    if (rc != MPI_SUCCESS) {
+        *message = message_new(m, mc); /* an error loses nothing: the handle stays valid */
+        return rc;
+    }
+    *u = m;
+    *c = mc;
+    *message = MPI_MESSAGE_NULL;
+    return MPI_SUCCESS;
+}
+
+API_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                          MPI_Status *status)
+{
+    static const char *const F = "MPI_Mrecv";
+    state_require_initialized(F);
+    unexpected_t *u;
+    comm_t *c;
+    size_t bytes;
+    int rc = take_message(buf, count, datatype, message, &u, &c, &bytes, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!u) {
+        *message = MPI_MESSAGE_NULL;
+        status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    request_t r;
+    request_init_local(&r, REQ_RECV, c);
+    r.buf = buf;
+    r.bytes = bytes;
+    r.active = 1;
+    r.op.buf = buf;
+    r.op.bytes = bytes;
+    match_deliver(&r, u);
+    p2p_wait(&r);
+    if (status) {
+        int keep = status->MPI_ERROR;
+        *status = r.status;
+        status->MPI_ERROR = keep;
+    }
+    if (r.error == MPI_ERR_TRUNCATE)
+        return err_raise(c->handle, r.error, F,
+                         "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
+                         "bytes of the receive buffer",
+                         r.op.msg_bytes, r.status.MPI_SOURCE, r.status.MPI_TAG, bytes);
+    return r.error;
+}
+API_WEAK_ALIAS(Mrecv)
+
+API_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                           MPI_Request *request)
+{
+    static const char *const F = "MPI_Imrecv";
+    state_require_initialized(F);
+    API_CHECK_PTR(request, MPI_COMM_WORLD, F, "request");
+    unexpected_t *u;
+    comm_t *c;
+    size_t bytes;
+    int rc = take_message(buf, count, datatype, message, &u, &c, &bytes, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    request_t *r = request_new(REQ_RECV, c ? c : comm_lookup(MPI_COMM_WORLD));
+    if (!r) {
+        if (u)
+            *message = message_new(u, c);
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, F, "out of memory for a request");
+    }
+    r->buf = r->op.buf = buf;
+    r->bytes = r->op.bytes = bytes;
+    r->active = 1;
+    *request = r->handle;
+    *message = MPI_MESSAGE_NULL;
+    if (!u) {
+        request_complete_empty(r, MPI_PROC_NULL);
+        return MPI_SUCCESS;
+    }
+    match_deliver(r, u);
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Imrecv)

@@ -1,0 +1,143 @@
+#include "core/match.h"
+
+#include "core/errors.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static request_t *posted_head, *posted_tail;
+static unexpected_t *uq_head, *uq_tail;
+
+static inline int env_matches(uint32_t ctx, int source, int tag, const proto_env_t *e)
+{
+    return ctx == e->ctx && (source == MPI_ANY_SOURCE || source == e->src) &&
+           (tag == MPI_ANY_TAG || tag == e->tag);
+}
+
+void match_incoming(const proto_msg_t *m)
+{
+    for (request_t **pp = &posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
+        request_t *r = *pp;
+        if (!env_matches(r->comm->context_id, r->peer, r->tag, &m->env))
+            continue;
+        *pp = r->next;
+        if (posted_tail == r)
+            posted_tail = prev;
+        r->posted = 0;
+        proto_recv_matched(&r->op, m);
+        return;
+    }
+    size_t keep = m->data ? m->size : 0;
+    unexpected_t *u = malloc(sizeof *u + keep);
+    if (!u)
+        err_fatal(MPI_ERR_NO_MEM, "progress",
+                  "out of memory buffering a %zu-byte unexpected message from rank %d", keep,
+                  m->peer);
+    u->m = *m;
+    if (m->data) {
+        memcpy(u->data, m->data, keep);
+        u->m.data = u->data;
+    }
+    u->next = NULL;
+    if (uq_tail)
+        uq_tail->next = u;
+    else
+        uq_head = u;
+    uq_tail = u;
+}
+
+/* Unlinks u, found after prev (NULL: at the head). */
+static void uq_unlink(unexpected_t *prev, unexpected_t *u)
+{
+    if (prev)
+        prev->next = u->next;
+    else
+        uq_head = u->next;
+    if (uq_tail == u)
+        uq_tail = prev;
+}
+
+int match_withdraw(int peer, uint64_t remote_id)
+{
+    for (unexpected_t *u = uq_head, *prev = NULL; u; prev = u, u = u->next) {
+        if (u->m.peer != peer || u->m.remote_id != remote_id || !u->m.remote_id)
+            continue;
+        uq_unlink(prev, u);
+        free(u);
+        return 1;
+    }
+    return 0;
+}
+
+static unexpected_t *find(uint32_t ctx, int source, int tag, int take)
+{
+    for (unexpected_t *u = uq_head, *prev = NULL; u; prev = u, u = u->next) {
+        if (!env_matches(ctx, source, tag, &u->m.env))
+            continue;
+        if (take)
+            uq_unlink(prev, u);
+        return u;
+    }
+    return NULL;
+}
+
+unexpected_t *match_peek(uint32_t ctx, int source, int tag)
+{
+    return find(ctx, source, tag, 0);
+}
+
+unexpected_t *match_take(uint32_t ctx, int source, int tag)
+{
+    return find(ctx, source, tag, 1);
+}
+
+void match_deliver(request_t *r, unexpected_t *u)
+{
+    proto_recv_matched(&r->op, &u->m);
+    free(u);
+}
+
+void match_post_recv(request_t *r)
+{
+    if (uq_head) {
+        unexpected_t *u = find(r->comm->context_id, r->peer, r->tag, 1);
+        if (u) {
+            match_deliver(r, u);
+            return;
+        }
+    }
+    r->posted = 1;
+    r->next = NULL;
+    if (posted_tail)
+        posted_tail->next = r;
+    else
+        posted_head = r;
+    posted_tail = r;
+}
+
+int match_unpost(request_t *r)
+{
+    if (!r->posted)
+        return 0;
+    for (request_t **pp = &posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
+        if (*pp != r)
+            continue;
+        *pp = r->next;
+        if (posted_tail == r)
+            posted_tail = prev;
+        r->posted = 0;
+        return 1;
+    }
+    return 0;
+}
+
+void match_close(void)
+{
+    while (uq_head) {
+        unexpected_t *u = uq_head;
+        uq_head = u->next;
+        free(u);
+    }
+    uq_tail = NULL;
+    posted_head = posted_tail = NULL;
+}

@@ -1,0 +1,42 @@
+/*
+ * Matching (MPI-3.1 §3.5): the posted-receive queue and the unexpected-message queue.
+ *
+ * A message matches a receive when the context ids are equal, the source is equal or the
+ * receive's is MPI_ANY_SOURCE, and the tag is equal or the receive's is MPI_ANY_TAG.
+ * An arriving message goes to the oldest matching posted receive; a new receive takes the
+ * oldest matching unexpected message. With per-pair ordered transports this gives the
+ * non-overtaking guarantee. Unexpected eager payloads are copied (one allocation per message,
+ * envelope and data together); unexpected rendezvous messages hold only their RTS.
+ */
+#ifndef METAMPI_MATCH_H
+#define METAMPI_MATCH_H
+
+#include "core/request.h"
+#include "proto/proto.h"
+
+typedef struct unexpected {
+    proto_msg_t m;            /* m.data points at data[] for eager messages */
+    struct unexpected *next;
+    unsigned char data[];
+} unexpected_t;
+
+/* The protocol's upcalls. */
+void match_incoming(const proto_msg_t *m);
+int match_withdraw(int peer, uint64_t remote_id);
+
+/* Posts r (a receive with comm, peer, tag set) after checking the unexpected queue: starts
+ * delivery at once when a message is waiting. */
+void match_post_recv(request_t *r);
+/* Removes a posted, unmatched receive (cancel). Returns 1 when it was removed. */
+int match_unpost(request_t *r);
+
+/* The oldest unexpected message matching (ctx, source, tag), left in place (peek) or taken
+ * out of the queue (take). NULL when there is none. */
+unexpected_t *match_peek(uint32_t ctx, int source, int tag);
+unexpected_t *match_take(uint32_t ctx, int source, int tag);
+/* Delivers a taken message into receive r and frees it. */
+void match_deliver(request_t *r, unexpected_t *u);
+
+void match_close(void);
+
+#endif

@@ -1,0 +1,127 @@
+#include "core/request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Handles are REQUEST_KIND | index; index 0 is MPI_REQUEST_NULL. Freed slots are reused
+ * (LIFO), so handles stay small and the table stays dense. */
+#define REQUEST_KIND 0x18000000
+#define INDEX_MASK 0x03ffffff
+
+static request_t **table;
+static int table_cap, table_used;
+static int *free_slots, nfree;
+static int active_count;
+
+void status_set_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->metampi_cancelled = 0;
+    st->metampi_count = 0;
+}
+
+void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->comm = comm;
+    r->handle = MPI_REQUEST_NULL;
+    r->op.done = request_op_done;
+}
+
+static int new_slot(void)
+{
+    if (nfree)
+        return free_slots[--nfree];
+    if (table_used + 1 >= table_cap) {
+        int cap = table_cap ? 2 * table_cap : 256;
+        if (cap > INDEX_MASK)
+            return -1;
+        request_t **t = realloc(table, (size_t)cap * sizeof *t);
+        int *f = realloc(free_slots, (size_t)cap * sizeof *f);
+        if (t)
+            table = t;
+        if (f)
+            free_slots = f;
+        if (!t || !f)
+            return -1;
+        table_cap = cap;
+    }
+    return ++table_used;
+}
+
+request_t *request_new(req_kind_t kind, comm_t *comm)
+{
+    request_t *r = malloc(sizeof *r);
+    if (!r)
+        return NULL;
+    int slot = new_slot();
+    if (slot < 0) {
+        free(r);
+        return NULL;
+    }
+    request_init_local(r, kind, comm);
+    table[slot] = r;
+    r->handle = REQUEST_KIND | slot;
+    active_count++;
+    return r;
+}
+
+request_t *request_lookup(MPI_Request h)
+{
+    if ((h & ~INDEX_MASK) != REQUEST_KIND)
+        return NULL;
+    int slot = h & INDEX_MASK;
+    if (slot < 1 || slot > table_used)
+        return NULL;
+    return table[slot];
+}
+
+void request_free(request_t *r)
+{
+    if (r->handle != MPI_REQUEST_NULL) {
+        int slot = r->handle & INDEX_MASK;
+        table[slot] = NULL;
+        free_slots[nfree++] = slot;
+        active_count--;
+        free(r);
+    }
+}
+
+void request_op_done(proto_op_t *op)
+{
+    request_t *r = (request_t *)op;
+    MPI_Status *st = &r->status;
+    st->MPI_ERROR = MPI_SUCCESS;
+    if (r->kind == REQ_RECV) {
+        st->MPI_SOURCE = op->env.src;
+        st->MPI_TAG = op->env.tag;
+        st->metampi_count = (long long)op->got;
+        st->metampi_cancelled = 0;
+        r->error = op->result == PROTO_TRUNCATED ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    } else {
+        st->MPI_SOURCE = MPI_ANY_SOURCE;
+        st->MPI_TAG = MPI_ANY_TAG;
+        st->metampi_count = 0;
+        st->metampi_cancelled = op->cancelled;
+        r->error = MPI_SUCCESS;
+    }
+    r->complete = 1;
+    if (r->user_freed)
+        request_free(r);
+}
+
+void request_complete_empty(request_t *r, int source)
+{
+    status_set_empty(&r->status);
+    r->status.MPI_SOURCE = source;
+    r->error = MPI_SUCCESS;
+    r->complete = 1;
+}
+
+int request_count_active(void)
+{
+    return active_count;
+}

@@ -1,0 +1,62 @@
+/*
+ * Requests: the core's record of one send or receive, from start to completion, and the
+ * MPI_Request handle table.
+ *
+ * Life cycle: a nonblocking call allocates a request with a handle and starts it; the
+ * protocol completes it (request_t.complete) through the op's done callback; Wait/Test then
+ * report its status and free it — or, for a persistent request, make it inactive until the
+ * next MPI_Start. MPI_Request_free on an active request marks it user_freed: it is freed at
+ * completion. Blocking calls use requests on their stack, without handles.
+ */
+#ifndef METAMPI_REQUEST_H
+#define METAMPI_REQUEST_H
+
+#include "core/comm.h"
+#include "proto/proto.h"
+
+#include <mpi.h>
+
+typedef enum { REQ_SEND = 1, REQ_RECV } req_kind_t;
+typedef enum { MODE_STANDARD = 0, MODE_BUFFERED, MODE_SYNC, MODE_READY } send_mode_t;
+
+typedef struct request {
+    proto_op_t op;            /* the protocol's part; first member */
+    req_kind_t kind;
+    volatile int complete;    /* the operation finished (set by the done callback) */
+    int active;               /* started, not yet reported by Wait/Test */
+    int persistent;
+    int user_freed;
+    int posted;               /* receive: waiting in the posted queue */
+    int error;                /* MPI error class of the completed operation */
+    MPI_Request handle;       /* MPI_REQUEST_NULL for requests without a handle */
+    comm_t *comm;
+    MPI_Status status;        /* filled at completion; MPI_ERROR unused */
+    /* the call's arguments (persistent requests restart from them) */
+    void *buf;
+    size_t bytes;
+    int peer, tag;            /* communicator rank (or MPI_ANY_SOURCE), tag (or MPI_ANY_TAG) */
+    send_mode_t mode;
+    struct request *next;     /* posted queue */
+} request_t;
+
+/* A request initialised for kind on comm, with a handle; NULL when out of memory. */
+request_t *request_new(req_kind_t kind, comm_t *comm);
+/* Initialises a handle-less request (blocking calls). */
+void request_init_local(request_t *r, req_kind_t kind, comm_t *comm);
+/* The request behind a handle, or NULL for MPI_REQUEST_NULL and invalid handles. */
+request_t *request_lookup(MPI_Request h);
+/* Releases the request and its handle. */
+void request_free(request_t *r);
+
+/* The done callback of every request's op: records status and completion. */
+void request_op_done(proto_op_t *op);
+/* Marks r complete with an empty status (sends to MPI_PROC_NULL, ...). */
+void request_complete_empty(request_t *r, int source);
+
+/* The status of an inactive or null request (MPI-3.1 §3.7.3). */
+void status_set_empty(MPI_Status *st);
+
+/* Number of requests alive (Finalize reports leaks of active ones). */
+int request_count_active(void);
+
+#endif

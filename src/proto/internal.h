@@ -1,0 +1,59 @@
+/*
+ * State shared by the protocol's files (proto.c: peers, queues, dispatch; send.c: the
+ * sending side; recv.c: the receiving side). Not visible above proto/.
+ */
+#ifndef METAMPI_PROTO_INTERNAL_H
+#define METAMPI_PROTO_INTERNAL_H
+
+#include "proto/proto.h"
+#include "proto/wire.h"
+
+/* Operation states */
+enum {
+    OP_IDLE = 0,
+    OP_SEND_FIRST,     /* the first frame (EAGER, EAGER_SYNC or RTS) is not yet handed over */
+    OP_WAIT_ACK,       /* synchronous eager sent: waiting for ACK */
+    OP_WAIT_RNDV,      /* RTS sent: waiting for FIN or CTS */
+    OP_STREAM,         /* CTS received: DATA frames to send */
+    OP_CTRL,           /* a control frame owned by proto, freed once handed over */
+    OP_RECV_STREAM,    /* receiver: CTS sent, DATA frames expected */
+    OP_DONE,
+};
+
+/* Per destination world rank. Invariant: qhead != NULL iff the peer is on the active list;
+ * while qhead != NULL every new frame to the peer queues behind it. */
+typedef struct peer {
+    const transport_t *tr;
+    proto_op_t *qhead, *qtail;
+    int no_rma;            /* the transport refused remote reads from this peer */
+    size_t eager_limit;    /* largest eager payload */
+    size_t chunk;          /* DATA payload per frame */
+} peer_t;
+
+extern peer_t *proto_peers;
+extern proto_upcalls_t proto_up;
+extern int proto_my_rank;
+
+/* Sends what op still has to send to its peer now, or queues it (keeping order). */
+void proto_emit_or_queue(proto_op_t *op);
+/* Sends a control frame (FIN, ACK, CANCEL, CANCEL_REPLY, CTS) to peer, queuing it when the
+ * path is full. */
+void proto_send_ctrl(int peer, const void *frame, size_t len);
+/* Marks op done and runs its callback. */
+void proto_complete(proto_op_t *op);
+
+/* Frame handlers, by side */
+void proto_on_match_frame(int src, const void *frame, size_t len);   /* EAGER*, RTS */
+void proto_on_data(int src, const void *frame, size_t len);
+void proto_on_cancel(int src, const void *frame, size_t len);
+void proto_on_sender_reply(int src, const void *frame, size_t len);  /* CTS FIN ACK C_REPLY */
+/* Hands over as much of op as the transport takes: 1 all sent, 0 blocked, -1 failed.
+ * Never completes op: the caller takes op out of any queue first, then calls
+ * proto_after_sent(), which moves it to its next state (and may complete it). */
+int proto_send_pending(proto_op_t *op, char *err, int errlen);
+void proto_after_sent(proto_op_t *op);
+
+/* A broken invariant in a frame from a peer (same library, same job): end the job. */
+_Noreturn void proto_bad_frame(int src, const char *what);
+
+#endif

@@ -1,0 +1,278 @@
+/* Peers, transports, outgoing queues and frame dispatch of the protocol layer. */
+#include "proto/internal.h"
+
+#include "runtime/job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Defaults chosen from measurements (docs/performance.md, docs/ARCHITECTURE.md). */
+enum { DEFAULT_EAGER_LIMIT = 16384, DEFAULT_RNDV_CHUNK = 65536 };
+
+peer_t *proto_peers;
+proto_upcalls_t proto_up;
+int proto_my_rank;
+
+static const transport_t *const all_transports[] = { &transport_self, &transport_shm };
+enum { NTRANSPORTS = sizeof all_transports / sizeof all_transports[0] };
+static int opened[NTRANSPORTS];
+
+/* Destinations with queued frames (the active list), so progress does not scan every peer. */
+static int *active;
+static int nactive;
+
+static size_t env_size(const char *name, size_t dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 0);
+    if (*end == 'k' || *end == 'K')
+        n <<= 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        n <<= 20, end++;
+    if (*end) {
+        fprintf(stderr, "metampi: ignoring %s=%s (not a size)\n", name, v);
+        return dflt;
+    }
+    return (size_t)n;
+}
+
+_Noreturn void proto_bad_frame(int src, const char *what)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "internal error: malformed frame from rank %d (%s)", src, what);
+    job_abort(1, msg);
+}
+
+static void deliver(int src, const void *frame, size_t len)
+{
+    if (len < 1)
+        proto_bad_frame(src, "empty");
+    switch (*(const uint8_t *)frame) {
+    case F_EAGER:
+    case F_EAGER_SYNC:
+    case F_RTS:
+        proto_on_match_frame(src, frame, len);
+        break;
+    case F_DATA:
+        proto_on_data(src, frame, len);
+        break;
+    case F_CANCEL:
+        proto_on_cancel(src, frame, len);
+        break;
+    case F_CTS:
+    case F_FIN:
+    case F_ACK:
+    case F_CANCEL_REPLY:
+        proto_on_sender_reply(src, frame, len);
+        break;
+    default:
+        proto_bad_frame(src, "unknown kind");
+    }
+}
+
+int proto_open(const tr_boot_t *boot, const proto_upcalls_t *up, char *err, int errlen)
+{
+    proto_up = *up;
+    proto_my_rank = boot->rank;
+    proto_peers = calloc((size_t)boot->size, sizeof *proto_peers);
+    active = calloc((size_t)boot->size, sizeof *active);
+    if (!proto_peers || !active) {
+        snprintf(err, (size_t)errlen, "out of memory for %d peers", boot->size);
+        return -1;
+    }
+    for (int i = 0; i < NTRANSPORTS; i++) {
+        if (all_transports[i]->open(boot, deliver, err, errlen) != 0)
+            return -1;
+        opened[i] = 1;
+    }
+    size_t eager = env_size("METAMPI_EAGER_LIMIT", DEFAULT_EAGER_LIMIT);
+    size_t chunk = env_size("METAMPI_RNDV_CHUNK", DEFAULT_RNDV_CHUNK);
+    if (chunk < 64)
+        chunk = 64;
+    for (int r = 0; r < boot->size; r++) {
+        peer_t *p = &proto_peers[r];
+        for (int i = 0; i < NTRANSPORTS && !p->tr; i++)
+            if (r == boot->rank ? all_transports[i] == &transport_self
+                                : all_transports[i]->reaches(r))
+                p->tr = all_transports[i];
+        if (!p->tr)
+            continue;
+        size_t room = p->tr->max_frame;
+        /* To ourselves every message is eager: a standard send to self completes before its
+         * receive is posted, as users of other MPIs expect. */
+        p->eager_limit = r == boot->rank ? room : eager;
+        if (p->eager_limit > room - sizeof(f_eager_sync_t))
+            p->eager_limit = room - sizeof(f_eager_sync_t);
+        p->chunk = chunk;
+        if (p->chunk > room - sizeof(f_data_t))
+            p->chunk = room - sizeof(f_data_t);
+    }
+    return 0;
+}
+
+int proto_connect(char *err, int errlen)
+{
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (all_transports[i]->connect(err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+int proto_ready(char *err, int errlen)
+{
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (all_transports[i]->ready(err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+void proto_close(void)
+{
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (opened[i])
+            all_transports[i]->close();
+    memset(opened, 0, sizeof opened);
+    free(proto_peers);
+    free(active);
+    proto_peers = NULL;
+    active = NULL;
+    nactive = 0;
+}
+
+static void enqueue(peer_t *p, int peer, proto_op_t *op)
+{
+    op->qnext = NULL;
+    if (p->qtail) {
+        p->qtail->qnext = op;
+    } else {
+        p->qhead = op;
+        active[nactive++] = peer;
+    }
+    p->qtail = op;
+}
+
+void proto_emit_or_queue(proto_op_t *op)
+{
+    peer_t *p = &proto_peers[op->peer];
+    if (!p->qhead) {
+        char err[256];
+        int rc = proto_send_pending(op, err, sizeof err);
+        if (rc < 0)
+            job_abort(1, err);
+        if (rc == 1) {
+            proto_after_sent(op);
+            return;
+        }
+    }
+    enqueue(p, op->peer, op);
+}
+
+void proto_send_ctrl(int peer, const void *frame, size_t len)
+{
+    peer_t *p = &proto_peers[peer];
+    char err[256];
+    if (!p->qhead) {
+        struct iovec iov = { (void *)frame, len };
+        int rc = p->tr->send(peer, &iov, 1, err, sizeof err);
+        if (rc < 0)
+            job_abort(1, err);
+        if (rc == 1)
+            return;
+    }
+    proto_op_t *op = calloc(1, sizeof *op);
+    if (!op)
+        job_abort(1, "out of memory queuing a control frame");
+    op->state = OP_CTRL;
+    op->peer = peer;
+    memcpy(op->ctrl, frame, len);
+    op->ctrl_len = len;
+    enqueue(p, peer, op);
+}
+
+void proto_complete(proto_op_t *op)
+{
+    if (op->cancel_pending) {
+        op->finished_early = 1;
+        return;
+    }
+    op->state = OP_DONE;
+    op->done(op);
+}
+
+/* Sends queued frames to one peer, oldest first. Returns events, -1 on failure. */
+static int flush_peer(peer_t *p, char *err, int errlen)
+{
+    int events = 0;
+    while (p->qhead) {
+        proto_op_t *op = p->qhead;
+        int rc = proto_send_pending(op, err, errlen);
+        if (rc <= 0)
+            return rc < 0 ? -1 : events;
+        p->qhead = op->qnext;
+        if (!p->qhead)
+            p->qtail = NULL;
+        if (op->state == OP_CTRL)
+            free(op);
+        else
+            proto_after_sent(op); /* may complete op: it is out of the queue by now */
+        events++;
+    }
+    return events;
+}
+
+int proto_progress(char *err, int errlen)
+{
+    int events = 0;
+    for (int i = 0; i < NTRANSPORTS; i++) {
+        int n = all_transports[i]->progress(err, errlen);
+        if (n < 0)
+            return -1;
+        events += n;
+    }
+    for (int i = 0; i < nactive;) {
+        peer_t *p = &proto_peers[active[i]];
+        int n = flush_peer(p, err, errlen);
+        if (n < 0)
+            return -1;
+        events += n;
+        if (!p->qhead)
+            active[i] = active[--nactive];
+        else
+            i++;
+    }
+    return events;
+}
+
+int proto_has_queued(void)
+{
+    return nactive > 0;
+}
+
+void proto_prepare_sleep(void)
+{
+    for (int i = 0; i < NTRANSPORTS; i++)
+        all_transports[i]->prepare_sleep();
+}
+
+void proto_end_sleep(void)
+{
+    for (int i = 0; i < NTRANSPORTS; i++)
+        all_transports[i]->end_sleep();
+}
+
+int proto_pollfds(struct pollfd *fds, int max)
+{
+    int n = 0;
+    for (int i = 0; i < NTRANSPORTS; i++)
+        n += all_transports[i]->pollfds(fds + n, max - n);
+    return n;
+}
+
+size_t proto_eager_limit(int peer)
+{
+    return proto_peers[peer].eager_limit;
+}

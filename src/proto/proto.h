@@ -1,0 +1,132 @@
+/*
+ * The message protocols over any transport (MPI-free: no handles, no error classes).
+ *
+ *   eager       a message up to the eager limit travels in one frame with its envelope;
+ *               the receiver buffers it when no receive is posted;
+ *   rendezvous  larger messages send only a request-to-send (RTS) with the size and the
+ *               sender's buffer address. Once a receive matches it, the receiver either
+ *               reads the data straight from the sender's memory (transport rma_read: one
+ *               copy) and answers FIN, or — when the transport cannot — answers
+ *               clear-to-send (CTS) and the sender streams DATA frames that the receiver
+ *               copies into place (pipelined two copies);
+ *   synchronous a synchronous eager message is answered with ACK when matched; a
+ *               synchronous rendezvous message is matched by construction when FIN/CTS
+ *               arrives.
+ *
+ * Matching itself is the core's business: the protocol announces each arriving message
+ * (incoming callback) and the core answers, now or later, with proto_recv_matched().
+ *
+ * Ordering: per destination, frames leave in the order their operations were started; an
+ * operation the transport cannot take at once waits in the destination's queue, and later
+ * operations queue behind it. With in-order transports this gives MPI's non-overtaking rule.
+ *
+ * Thresholds (environment): METAMPI_EAGER_LIMIT (bytes, largest eager message),
+ * METAMPI_RNDV_CHUNK (bytes per DATA frame of the two-copy path). See docs/ARCHITECTURE.md.
+ */
+#ifndef METAMPI_PROTO_H
+#define METAMPI_PROTO_H
+
+#include "transport/transport.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct proto_env {
+    uint32_t ctx;   /* the communicator's context id */
+    int32_t src;    /* the sender's rank in that communicator */
+    int32_t tag;
+} proto_env_t;
+
+enum proto_result { PROTO_OK = 0, PROTO_TRUNCATED = 1 };
+
+typedef struct proto_op proto_op_t;
+typedef void (*proto_done_fn)(proto_op_t *op);
+
+/* One send or receive. The caller sets the first group, starts the op, and keeps it (and the
+ * buffer) alive until done() has been called. */
+struct proto_op {
+    /* set by the caller */
+    proto_env_t env;      /* send: the envelope; receive: set to the matched envelope */
+    int peer;             /* send: destination world rank; receive: set to the source's */
+    int sync;             /* send: complete only once a receive has matched */
+    void *buf;            /* send: the data; receive: where it goes */
+    size_t bytes;         /* send: message size; receive: capacity of buf */
+    proto_done_fn done;
+    /* results, valid when done() runs */
+    size_t msg_bytes;     /* receive: the size of the matched message */
+    size_t got;           /* receive: bytes placed in buf (min(msg_bytes, bytes)) */
+    int result;           /* PROTO_OK or PROTO_TRUNCATED */
+    int cancelled;        /* send: withdrawn before any receive matched it */
+    /* protocol state */
+    int state;
+    int cancel_pending;   /* a CANCEL is in flight: completion waits for its reply */
+    int finished_early;   /* completion arrived while cancel_pending */
+    uint64_t remote_id;   /* the peer's op id (sreq or rreq) */
+    uint64_t remote_addr; /* receive, rendezvous: the sender's buffer address */
+    size_t sent;          /* send: bytes of DATA handed to the transport */
+    size_t want;          /* send: bytes the receiver asked for in CTS */
+    proto_op_t *qnext;    /* in a destination's outgoing queue */
+    char ctrl[40];        /* control frames: the frame itself (op allocated by proto) */
+    size_t ctrl_len;
+};
+
+/* What the protocol announces to the core for each arriving message. */
+typedef struct proto_msg {
+    proto_env_t env;
+    int peer;             /* world rank of the sender */
+    int kind;             /* internal: eager, synchronous eager or RTS */
+    uint64_t size;        /* message bytes */
+    uint64_t remote_id, remote_addr;
+    const void *data;     /* eager payload; valid only during incoming() unless the core
+                           * copies it (and then points data at its copy) */
+} proto_msg_t;
+
+/* The core's side: a message arrived (incoming) and a sender withdraws an unmatched message
+ * (withdraw: return 1 when the core removed it from its unexpected messages, 0 when it had
+ * already been matched). */
+typedef struct proto_upcalls {
+    void (*incoming)(const proto_msg_t *m);
+    int (*withdraw)(int peer, uint64_t remote_id);
+} proto_upcalls_t;
+
+/* Bootstrap, mirroring the transports' phases (a job-wide barrier between each). */
+int proto_open(const tr_boot_t *boot, const proto_upcalls_t *up, char *err, int errlen);
+int proto_connect(char *err, int errlen);
+int proto_ready(char *err, int errlen);
+void proto_close(void);
+
+/* Starts a send. done() runs once the buffer may be reused (and, for sync, once matched) —
+ * possibly before proto_send_start returns. Returns 0, or -1 with a message when the
+ * destination cannot be reached. */
+int proto_send_start(proto_op_t *op, char *err, int errlen);
+
+/* The eager fast path: sends env+data to peer at once when that needs no operation state
+ * (fits eagerly, nothing queued ahead, room in the transport). Returns 1 when sent, 0 when
+ * the caller must use proto_send_start, -1 on a transport failure (message in err). */
+int proto_send_now(const proto_env_t *env, int peer, const void *data, size_t bytes,
+                   char *err, int errlen);
+
+/* Delivers the matched message m into op (buf, bytes set). done() runs when the data is in
+ * place, possibly before this returns. */
+void proto_recv_matched(proto_op_t *op, const proto_msg_t *m);
+
+/* Asks to withdraw a started send that may not have been matched yet. done() runs later,
+ * with op->cancelled set when the withdrawal succeeded. Returns 0 when op was already done. */
+int proto_cancel_send(proto_op_t *op);
+
+/* One pass: transports' progress, then queued frames. Returns the number of events, or -1
+ * with a message in err. */
+int proto_progress(char *err, int errlen);
+/* Nonzero while frames wait in outgoing queues (MPI_Finalize drains them). */
+int proto_has_queued(void);
+
+/* Sleeping (see transport.h): announce, then the caller polls once more, then waits on the
+ * descriptors, then ends the sleep. */
+void proto_prepare_sleep(void);
+void proto_end_sleep(void);
+int proto_pollfds(struct pollfd *fds, int max);
+
+/* Largest message sent eagerly to peer (bytes). */
+size_t proto_eager_limit(int peer);
+
+#endif

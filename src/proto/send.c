@@ -1,0 +1,203 @@
+/* The sending side of the protocols: first frame (EAGER, EAGER_SYNC or RTS), DATA streaming
+ * after CTS, the replies that complete a send, and withdrawal (cancel). */
+#include "proto/internal.h"
+
+#include "runtime/job.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int is_eager(const proto_op_t *op)
+{
+    return op->bytes <= proto_peers[op->peer].eager_limit;
+}
+
+int proto_send_now(const proto_env_t *env, int peer, const void *data, size_t bytes,
+                   char *err, int errlen)
+{
+    peer_t *p = &proto_peers[peer];
+    if (p->qhead || bytes > p->eager_limit || !p->tr)
+        return 0;
+    f_match_t h = { .kind = F_EAGER, .ctx = env->ctx, .src = env->src, .tag = env->tag };
+    struct iovec iov[2] = { { &h, sizeof h }, { (void *)data, bytes } };
+    return p->tr->send(peer, iov, bytes ? 2 : 1, err, errlen);
+}
+
+int proto_send_start(proto_op_t *op, char *err, int errlen)
+{
+    if (!proto_peers[op->peer].tr) {
+        snprintf(err, (size_t)errlen, "no transport reaches rank %d", op->peer);
+        return -1;
+    }
+    op->state = OP_SEND_FIRST;
+    op->cancelled = op->cancel_pending = op->finished_early = 0;
+    op->sent = op->want = 0;
+    proto_emit_or_queue(op);
+    return 0;
+}
+
+static int send_first(proto_op_t *op, const transport_t *tr, char *err, int errlen)
+{
+    f_match_t m = { .ctx = op->env.ctx, .src = op->env.src, .tag = op->env.tag };
+    struct iovec iov[2];
+    if (!is_eager(op)) {
+        m.kind = F_RTS;
+        f_rts_t h = { .m = m, .size = op->bytes, .sreq = (uintptr_t)op,
+                      .addr = (uintptr_t)op->buf };
+        iov[0] = (struct iovec){ &h, sizeof h };
+        return tr->send(op->peer, iov, 1, err, errlen);
+    }
+    iov[1] = (struct iovec){ op->buf, op->bytes };
+    int n = op->bytes ? 2 : 1;
+    if (!op->sync) {
+        m.kind = F_EAGER;
+        iov[0] = (struct iovec){ &m, sizeof m };
+        return tr->send(op->peer, iov, n, err, errlen);
+    }
+    m.kind = F_EAGER_SYNC;
+    f_eager_sync_t h = { .m = m, .sreq = (uintptr_t)op };
+    iov[0] = (struct iovec){ &h, sizeof h };
+    return tr->send(op->peer, iov, n, err, errlen);
+}
+
+/* DATA frames of up to one chunk each, until the receiver's `want` bytes are handed over. */
+static int send_stream(proto_op_t *op, const peer_t *p, char *err, int errlen)
+{
+    while (op->sent < op->want) {
+        size_t n = op->want - op->sent;
+        if (n > p->chunk)
+            n = p->chunk;
+        f_data_t h = { .kind = F_DATA, .rreq = op->remote_id, .offset = op->sent };
+        struct iovec iov[2] = { { &h, sizeof h }, { (char *)op->buf + op->sent, n } };
+        int rc = p->tr->send(op->peer, iov, 2, err, errlen);
+        if (rc != 1)
+            return rc;
+        op->sent += n;
+    }
+    return 1;
+}
+
+int proto_send_pending(proto_op_t *op, char *err, int errlen)
+{
+    const peer_t *p = &proto_peers[op->peer];
+    switch (op->state) {
+    case OP_SEND_FIRST:
+        return send_first(op, p->tr, err, errlen);
+    case OP_STREAM:
+        return send_stream(op, p, err, errlen);
+    case OP_CTRL: {
+        struct iovec iov = { op->ctrl, op->ctrl_len };
+        return p->tr->send(op->peer, &iov, 1, err, errlen);
+    }
+    default:
+        snprintf(err, (size_t)errlen, "internal error: queued operation in state %d", op->state);
+        return -1;
+    }
+}
+
+void proto_after_sent(proto_op_t *op)
+{
+    if (op->state == OP_SEND_FIRST) {
+        if (!is_eager(op))
+            op->state = OP_WAIT_RNDV;
+        else if (op->sync)
+            op->state = OP_WAIT_ACK;
+        else
+            proto_complete(op);
+    } else if (op->state == OP_STREAM) {
+        proto_complete(op);
+    }
+}
+
+static proto_op_t *sender_op(int src, uint64_t sreq, int state, const char *frame)
+{
+    proto_op_t *op = (proto_op_t *)(uintptr_t)sreq;
+    if (!op || op->peer != src || (state >= 0 && op->state != state))
+        proto_bad_frame(src, frame);
+    return op;
+}
+
+void proto_on_sender_reply(int src, const void *frame, size_t len)
+{
+    uint8_t kind = *(const uint8_t *)frame;
+    if (kind == F_CTS) {
+        f_cts_t c;
+        if (len != sizeof c)
+            proto_bad_frame(src, "CTS size");
+        memcpy(&c, frame, sizeof c);
+        proto_op_t *op = sender_op(src, c.sreq, OP_WAIT_RNDV, "CTS for no rendezvous send");
+        if (c.bytes > op->bytes)
+            proto_bad_frame(src, "CTS asks for more than the message");
+        op->remote_id = c.rreq;
+        op->want = c.bytes;
+        op->sent = 0;
+        op->state = OP_STREAM;
+        if (op->want == 0)
+            proto_complete(op);
+        else
+            proto_emit_or_queue(op);
+        return;
+    }
+    f_ctrl_t c;
+    if (len != sizeof c)
+        proto_bad_frame(src, "control frame size");
+    memcpy(&c, frame, sizeof c);
+    if (kind == F_FIN) {
+        proto_complete(sender_op(src, c.sreq, OP_WAIT_RNDV, "FIN for no rendezvous send"));
+    } else if (kind == F_ACK) {
+        proto_complete(sender_op(src, c.sreq, OP_WAIT_ACK, "ACK for no synchronous send"));
+    } else {
+        proto_op_t *op = sender_op(src, c.sreq, -1, "CANCEL_REPLY for no send");
+        if (!op->cancel_pending)
+            proto_bad_frame(src, "CANCEL_REPLY without CANCEL");
+        op->cancel_pending = 0;
+        if (c.result)
+            op->cancelled = 1;
+        if (c.result || op->finished_early) {
+            op->state = OP_DONE;
+            op->done(op);
+        }
+    }
+}
+
+/* Takes op out of its destination's queue (it is there: nothing of it was sent). */
+static void unqueue(proto_op_t *op)
+{
+    peer_t *p = &proto_peers[op->peer];
+    proto_op_t *prev = NULL;
+    for (proto_op_t *q = p->qhead; q; prev = q, q = q->qnext) {
+        if (q != op)
+            continue;
+        if (prev)
+            prev->qnext = q->qnext;
+        else
+            p->qhead = q->qnext;
+        if (p->qtail == q)
+            p->qtail = prev;
+        return;
+    }
+}
+
+int proto_cancel_send(proto_op_t *op)
+{
+    switch (op->state) {
+    case OP_SEND_FIRST: /* never left this rank: withdraw locally */
+        unqueue(op);
+        op->cancelled = 1;
+        op->state = OP_DONE;
+        op->done(op);
+        return 1;
+    case OP_WAIT_ACK:
+    case OP_WAIT_RNDV:
+        if (!op->cancel_pending) {
+            op->cancel_pending = 1;
+            f_ctrl_t c = { .kind = F_CANCEL, .sreq = (uintptr_t)op };
+            proto_send_ctrl(op->peer, &c, sizeof c);
+        }
+        return 1;
+    case OP_STREAM: /* matched: it completes normally */
+        return 1;
+    default:
+        return 0;
+    }
+}
