@@ -231,7 +231,8 @@ def measure_p2p(mpis, args):
     """{program: {mpi slug: P2pResult}}; rounds interleave the MPIs, rotating who goes first."""
     sizes = expected_sizes(args.max_bytes)
     results = {p: {m.slug: P2pResult() for m in mpis} for p in P2P}
-    args.busy = []   # other load seen just before each run
+    args.busy = []                      # other load seen just before each run
+    args.idle_budget = args.wait_idle   # seconds left to wait for it, over the whole run
     for rnd in range(args.rounds):
         for program in P2P:
             for mpi in rotated(mpis, rnd):
@@ -243,7 +244,9 @@ def measure_p2p(mpis, args):
 
 def run_p2p_once(mpi, program, result, sizes, args):
     cmd = mpi.p2p_command(program, args.max_bytes, args.scale)
-    busy = wait_for_idle(args.wait_idle)
+    waited = time.perf_counter()
+    busy = wait_for_idle(args.idle_budget)
+    args.idle_budget = max(0.0, args.idle_budget - (time.perf_counter() - waited))
     if busy is not None:
         args.busy.append(busy)
     status, out, err, seconds = run(cmd, args.timeout)
@@ -526,7 +529,7 @@ def load_note(args):
         return "- Other load on the machine: not measured."
     worst, typical = max(busy), statistics.median(busy)
     note = (f"- Other load on the machine just before each point-to-point run (the runner waits "
-            f"up to {args.wait_idle} s for it to drop below 10%): median {typical:.0%}, "
+            f"for it to drop below 10%, up to {args.wait_idle} s in all): median {typical:.0%}, "
             f"worst {worst:.0%} of the CPUs.")
     if worst > 0.10:
         note += (" **The machine was busy during this run: MPIs that poll (Open MPI, MPICH) "
@@ -648,9 +651,10 @@ def parse_args():
                     help="multiply every iteration count by this, in (0, 1] (default 1)")
     ap.add_argument("--max-bytes", type=int, default=MAX_BYTES, help="largest message (4 MiB)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per run (default 120)")
-    ap.add_argument("--wait-idle", type=int, default=30,
-                    help="before each run, wait up to this many seconds for other work on the "
-                         "machine to drop below 10%% of the CPUs (default 30)")
+    ap.add_argument("--wait-idle", type=int, default=60,
+                    help="before each point-to-point run, wait for other work on the machine to "
+                         "drop below 10%% of the CPUs, up to this many seconds over the whole "
+                         "run (default 60)")
     ap.add_argument("--quick", action="store_true",
                     help="development: 2 rounds, 2 startup runs, iterations x 0.05")
     args = ap.parse_args()
