@@ -1,80 +1,134 @@
 #!/usr/bin/env python3
 """metampi benchmarks against Open MPI and MPICH, measured in the same run.
 
-Builds bench/startup/init_finalize.c and bench/pingpong/pingpong.c with each MPI's own
-compiler wrapper, runs them with each MPI's own launcher, and writes docs/performance.md
-(absolute values and metampi/Open MPI, metampi/MPICH ratios) plus PNG plots in docs/perf/.
+Builds bench/startup/init_finalize.c, bench/p2p/latency.c and bench/p2p/bandwidth.c with each
+MPI's own compiler wrapper, runs them with each MPI's own launcher and writes
+docs/performance.md (tables, ratios, the issue's targets met / not met) plus PNG plots in
+docs/perf/.
 
-The machine is noisy, so the MPIs take turns within every repetition (a slow phase hits all
-of them alike) and medians are reported. Timings never fail this script; a program that does
-not build or run is reported as failed and makes the exit status 1 after the report is written.
-Needs matplotlib (bench/setup.sh installs it for /usr/bin/python3).
+The machine is noisy, so the MPIs take turns within every round (A B C, B C A, ...: a slow
+phase hits all of them alike) and medians over the rounds are reported. Timings never fail
+this script. A program that does not build is "not available" in the tables; one that crashes,
+hangs (timeout) or delivers wrong data is "failed" in the tables, is not run again, and makes
+the exit status 1 once the report is written. Needs matplotlib (bench/setup.sh installs it for
+/usr/bin/python3).
 """
 import argparse
 import datetime
 import os
 import platform
 import re
+import signal
 import statistics
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCES = {"init_finalize": "startup/init_finalize.c",
+           "latency": "p2p/latency.c",
+           "bandwidth": "p2p/bandwidth.c"}
+P2P = ("latency", "bandwidth")
 STARTUP_NP = [1, 2, 4, 8]
-PINGPONG_NP = 2
-RUN_TIMEOUT = 120
+MAX_BYTES = 4 << 20
 # Open MPI refuses root without these; harmless for the others and when not root.
 OMPI_ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+STYLES = {"metampi": ("tab:red", "o"), "openmpi": ("tab:blue", "s"), "mpich": ("tab:green", "^")}
+SLOWDOWN_LIMIT = 1.2
 
 
 class Mpi:
-    def __init__(self, name, slug, cc, launcher):
+    def __init__(self, name, slug, cc, launcher, startup_opts, bind_opts):
         self.name, self.slug, self.cc, self.launcher = name, slug, cc, launcher
-        self.programs = {}   # program name -> path, for those that built
-        self.errors = []     # human-readable failures, reported in the document
+        self.startup_opts = startup_opts   # for mpirun -n 1..8 init_finalize
+        self.bind_opts = bind_opts         # for the 2-rank point-to-point programs
+        self.programs = {}                 # program -> executable, for those that built
+        self.unavailable = {}              # program -> why it did not build
+        self.failed = {}                   # program -> why a run failed
 
-    def command(self, np, program, *args):
-        return self.launcher + ["-n", str(np), self.programs[program]] + list(args)
+    def startup_command(self, np):
+        return self.launcher + self.startup_opts + ["-n", str(np), self.programs["init_finalize"]]
+
+    def p2p_command(self, program, max_bytes, scale):
+        return (self.launcher + self.bind_opts +
+                ["-n", "2", self.programs[program], str(max_bytes), str(scale)])
+
+
+def metampi_bind_opts(mpirun):
+    """--bind-to core only if this metampi's mpirun knows the option (it binds by default)."""
+    _, out, err, _ = run([mpirun, "--help"], timeout=30)
+    return ["--bind-to", "core"] if "--bind-to" in out + err else []
 
 
 def mpis_under_test(build):
+    mpirun = os.path.join(build, "bin", "mpirun")
     return [
-        Mpi("metampi", "metampi", [os.path.join(build, "bin", "mpicc")],
-            [os.path.join(build, "bin", "mpirun")]),
+        Mpi("metampi", "metampi", [os.path.join(build, "bin", "mpicc")], [mpirun],
+            [], metampi_bind_opts(mpirun)),
         # More ranks than cores is the point of np=8 on small machines.
-        Mpi("Open MPI", "openmpi", ["mpicc.openmpi"], ["mpirun.openmpi", "--oversubscribe"]),
-        Mpi("MPICH", "mpich", ["mpicc.mpich"], ["mpirun.mpich"]),
+        Mpi("Open MPI", "openmpi", ["mpicc.openmpi"], ["mpirun.openmpi"],
+            ["--oversubscribe"], ["--bind-to", "core"]),
+        Mpi("MPICH", "mpich", ["mpicc.mpich"], ["mpirun.mpich"], [], ["-bind-to", "core"]),
     ]
 
 
-def run(cmd, timeout=RUN_TIMEOUT):
-    """Returns (exit status, stdout, stderr, seconds); status 124 for a timeout, 127 if unrunnable."""
+# --- running things -----------------------------------------------------------------------
+
+def run(cmd, timeout):
+    """Returns (exit status, stdout, stderr, seconds); status 124 for a timeout (with the
+    output so far), 127 if unrunnable. The command gets its own process group, which is
+    killed whole on a timeout so no rank is left behind."""
     env = dict(os.environ, **OMPI_ROOT_ENV)
     start = time.perf_counter()
     try:
-        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=timeout)
-        return p.returncode, p.stdout, p.stderr, time.perf_counter() - start
-    except subprocess.TimeoutExpired:
-        return 124, "", f"timed out after {timeout}s", time.perf_counter() - start
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, text=True, start_new_session=True)
     except OSError as e:
         return 127, "", str(e), time.perf_counter() - start
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err, time.perf_counter() - start
+    except subprocess.TimeoutExpired:
+        out, err = kill_group(p)
+        return 124, out, f"timed out after {timeout} s\n{err}", time.perf_counter() - start
+
+
+def kill_group(p):
+    """SIGTERM to the command's process group, SIGKILL 5 s later; returns the output so far."""
+    for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            return p.communicate(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+    return "", ""
+
+
+def first_error_line(text):
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    errors = [l for l in lines if re.search(r"error|abort|corrupt|wrong|timed out|killed|"
+                                            r"signal|fail", l, re.I)]
+    line = (errors or lines or ["(no message)"])[0]
+    return line.replace(HERE + os.sep, "bench" + os.sep)[:240]
 
 
 def build_programs(mpis, work):
-    sources = {"init_finalize": "startup/init_finalize.c", "pingpong": "pingpong/pingpong.c"}
     for mpi in mpis:
         outdir = os.path.join(work, mpi.slug)
         os.makedirs(outdir, exist_ok=True)
-        for name, src in sources.items():
+        for name, src in SOURCES.items():
             exe = os.path.join(outdir, name)
-            status, _, err, _ = run(mpi.cc + ["-O2", os.path.join(HERE, src), "-o", exe])
+            status, _, err, _ = run(mpi.cc + ["-O2", os.path.join(HERE, src), "-o", exe],
+                                    timeout=120)
             if status == 0:
                 mpi.programs[name] = exe
             else:
-                mpi.errors.append(f"building {name} failed: {err.strip()[:300]}")
-            print(f"  build {mpi.name:8} {name}: {'ok' if status == 0 else 'FAILED'}", flush=True)
+                mpi.unavailable[name] = f"does not build: {first_error_line(err)}"
+            print(f"  build {mpi.name:8} {name:13}: "
+                  f"{'ok' if status == 0 else 'NOT AVAILABLE (build failed)'}", flush=True)
 
 
 def rotated(items, k):
@@ -82,8 +136,41 @@ def rotated(items, k):
     return items[k:] + items[:k]
 
 
-def measure_startup(mpis, reps):
-    """{mpi slug: {np: median seconds}} for `mpirun -n np init_finalize` (None: failed)."""
+def cpu_busy(seconds=0.3):
+    """Fraction of all CPUs busy over `seconds` (from /proc/stat), or None if unreadable.
+    Called between runs, so what it sees is other work on the machine."""
+    def sample():
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+        return sum(fields), fields[3] + fields[4]   # total, idle + iowait
+    try:
+        total0, idle0 = sample()
+        time.sleep(seconds)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    return 1 - (idle1 - idle0) / max(total1 - total0, 1)
+
+
+def wait_for_idle(max_wait, threshold=0.10):
+    """Waits up to max_wait seconds for other work to drop below threshold; returns the last
+    busy fraction seen (None if unknown)."""
+    deadline = time.perf_counter() + max_wait
+    busy = cpu_busy()
+    while busy is not None and busy > threshold and time.perf_counter() < deadline:
+        time.sleep(1)
+        busy = cpu_busy()
+    return busy
+
+
+def median_or_none(values):
+    return statistics.median(values) if values else None
+
+
+# --- startup ------------------------------------------------------------------------------
+
+def measure_startup(mpis, reps, timeout):
+    """{mpi slug: {np: median seconds or None}} for `mpirun -n np init_finalize`."""
     samples = {m.slug: {np: [] for np in STARTUP_NP} for m in mpis}
     failed = {m.slug: set() for m in mpis}
     for np in STARTUP_NP:
@@ -91,50 +178,184 @@ def measure_startup(mpis, reps):
             for mpi in rotated(mpis, rep):
                 if "init_finalize" not in mpi.programs or np in failed[mpi.slug]:
                     continue
-                status, _, err, seconds = run(mpi.command(np, "init_finalize"))
+                status, _, err, seconds = run(mpi.startup_command(np), timeout)
                 if status == 0:
                     samples[mpi.slug][np].append(seconds)
                 else:
                     failed[mpi.slug].add(np)
-                    mpi.errors.append(f"startup np={np} exited {status}: {err.strip()[:300]}")
+                    mpi.failed.setdefault("init_finalize", f"np={np} exited {status}: "
+                                                           f"{first_error_line(err)}")
         print(f"  startup np={np}: " + ", ".join(
-            f"{m.name} {fmt(median_or_none(samples[m.slug][np]), 3)} s" for m in mpis), flush=True)
+            f"{m.name} {fmt(median_or_none(samples[m.slug][np]), 3)} s" for m in mpis),
+            flush=True)
     return {slug: {np: (None if np in failed[slug] else median_or_none(s))
                    for np, s in per_np.items()} for slug, per_np in samples.items()}
 
 
-def measure_pingpong(mpis, reps):
-    """{mpi slug: {bytes: (median latency us, median bandwidth MB/s)}}, empty if failed."""
-    runs = {m.slug: [] for m in mpis}
-    for rep in range(reps):
-        for mpi in rotated(mpis, rep):
-            if "pingpong" not in mpi.programs or (rep and not runs[mpi.slug]):
-                continue   # built badly or already failed once: do not retry
-            status, out, err, _ = run(mpi.command(PINGPONG_NP, "pingpong"))
-            if status == 0:
-                runs[mpi.slug].append({int(b): (float(lat), float(bw)) for b, _, lat, bw in
-                                       re.findall(r"^(\d+) (\d+) (\S+) (\S+)$", out, re.M)})
-            else:
-                mpi.errors.append(f"pingpong exited {status}: {err.strip()[:300]}")
-        print(f"  pingpong repetition {rep + 1}/{reps} done", flush=True)
-    result = {}
-    for slug, rs in runs.items():
-        sizes = sorted(set.intersection(*(set(r) for r in rs))) if rs else []
-        result[slug] = {b: (statistics.median(r[b][0] for r in rs),
-                            statistics.median(r[b][1] for r in rs)) for b in sizes}
-    return result
+# --- point to point -----------------------------------------------------------------------
+
+def expected_sizes(max_bytes):
+    sizes, b = [0], 1
+    while b <= max_bytes:
+        sizes.append(b)
+        b *= 2
+    return sizes
 
 
-def median_or_none(values):
-    return statistics.median(values) if values else None
+def parse_p2p(out):
+    """{bytes: value}: latency in µs, or messages per second for the bandwidth program."""
+    return {int(m.group(1)): float(m.group(2))
+            for m in re.finditer(r"^(\d+) \d+ (?:\S+ )?([\d.]+)$", out, re.M)}
 
+
+class P2pResult:
+    """Per program and MPI: the samples per size, and since which size it failed (if it did)."""
+
+    def __init__(self):
+        self.samples = {}      # bytes -> [value per round]
+        self.failed_from = None
+
+    def add_run(self, values, complete, sizes):
+        for b, v in values.items():
+            self.samples.setdefault(b, []).append(v)
+        if not complete:
+            self.failed_from = next((b for b in sizes if b not in values), sizes[-1])
+
+    def median(self, b):
+        if self.failed_from is not None and b >= self.failed_from:
+            return None
+        return median_or_none(self.samples.get(b, []))
+
+
+def measure_p2p(mpis, args):
+    """{program: {mpi slug: P2pResult}}; rounds interleave the MPIs, rotating who goes first."""
+    sizes = expected_sizes(args.max_bytes)
+    results = {p: {m.slug: P2pResult() for m in mpis} for p in P2P}
+    args.busy = []                      # other load seen just before each run
+    args.idle_budget = args.wait_idle   # seconds left to wait for it, over the whole run
+    for rnd in range(args.rounds):
+        for program in P2P:
+            for mpi in rotated(mpis, rnd):
+                if program in mpi.programs and program not in mpi.failed:
+                    run_p2p_once(mpi, program, results[program][mpi.slug], sizes, args)
+        print(f"  round {rnd + 1}/{args.rounds} done", flush=True)
+    return results
+
+
+def run_p2p_once(mpi, program, result, sizes, args):
+    cmd = mpi.p2p_command(program, args.max_bytes, args.scale)
+    waited = time.perf_counter()
+    busy = wait_for_idle(args.idle_budget)
+    args.idle_budget = max(0.0, args.idle_budget - (time.perf_counter() - waited))
+    if busy is not None:
+        args.busy.append(busy)
+    status, out, err, seconds = run(cmd, args.timeout)
+    values = parse_p2p(out)
+    complete = status == 0 and all(b in values for b in sizes)
+    result.add_run(values, complete, sizes)
+    if not complete:
+        mpi.failed[program] = (f"failed from {human_bytes(result.failed_from)} on (exit status "
+                               f"{status}): {first_error_line(err + out)}")
+    print(f"    {program:9} {mpi.name:8} {seconds:6.1f} s "
+          f"{'ok' if complete else 'FAILED: ' + mpi.failed[program]}", flush=True)
+
+
+# --- ratios and targets -------------------------------------------------------------------
+
+def best_peer(values, higher_is_better):
+    """The better of Open MPI and MPICH (None if neither has a value)."""
+    peers = [v for v in (values.get("openmpi"), values.get("mpich")) if v is not None]
+    if not peers:
+        return None
+    return max(peers) if higher_is_better else min(peers)
+
+
+def row_values(results, program, b):
+    return {slug: r.median(b) for slug, r in results[program].items()}
+
+
+def ratio_to_best(results, program, b):
+    """metampi / better peer at size b, or None."""
+    values = row_values(results, program, b)
+    best = best_peer(values, program == "bandwidth")
+    if values["metampi"] is None or not best:
+        return None
+    return values["metampi"] / best
+
+
+def slowdown(results, program, b):
+    """How many times slower metampi is than the better peer (>1: slower), or None."""
+    r = ratio_to_best(results, program, b)
+    if r is None:
+        return None
+    return r if program == "latency" else (1 / r if r else float("inf"))
+
+
+def check_target(results, checks, limit):
+    """checks: [(program, bytes)]. Met iff metampi's slowdown <= limit at every one.
+    Returns (verdict, worst) with worst describing the worst size or what is missing."""
+    slow, no_metampi, no_peer = [], [], []
+    for program, b in checks:
+        s = slowdown(results, program, b)
+        if results[program]["metampi"].median(b) is None:
+            no_metampi.append((program, b))
+        elif s is None:
+            no_peer.append((program, b))
+        else:
+            slow.append((s, program, b))
+    worst = max(slow) if slow else None
+    gaps = describe_gaps(results, no_metampi, no_peer)
+    if worst and worst[0] > limit:
+        return "not met", describe_worst(worst) + gaps
+    if any(results[p]["metampi"].failed_from is not None for p, _ in no_metampi):
+        return "not met", gaps[2:]
+    if no_metampi or not worst:
+        return "not evaluated", (describe_worst(worst) if worst else "no results") + gaps
+    return "met", describe_worst(worst) + gaps
+
+
+def describe_worst(worst):
+    s, program, b = worst
+    return f"{program} at {human_bytes(b)}: metampi {describe_slowdown(s)} the better peer"
+
+
+def describe_gaps(results, no_metampi, no_peer):
+    """'; metampi bandwidth not available' and the like, or ''."""
+    parts = []
+    for program in P2P:
+        if any(p == program for p, _ in no_metampi):
+            r = results[program]["metampi"]
+            parts.append(f"metampi {program} " + ("not available" if r.failed_from is None else
+                                                   f"failed from {human_bytes(r.failed_from)}"))
+        sizes = [b for p, b in no_peer if p == program]
+        if sizes:
+            parts.append(f"no peer {program} at {', '.join(human_bytes(b) for b in sizes)}")
+    return "".join("; " + p for p in parts)
+
+
+def describe_slowdown(s):
+    return f"{s:.2f}× slower than" if s > 1 else f"{1 / s:.2f}× faster than"
+
+
+def targets(results, max_bytes):
+    sizes = expected_sizes(max_bytes)
+    small = [b for b in sizes if b <= 8]
+    large = [b for b in sizes if b >= 1 << 20]
+    return [
+        ("Latency 0–8 B at or below the better of Open MPI and MPICH",
+         check_target(results, [("latency", b) for b in small], 1.0)),
+        ("Bandwidth 1–4 MiB at or above the better peer",
+         check_target(results, [("bandwidth", b) for b in large], 1.0)),
+        (f"No size 0 B–4 MiB more than {SLOWDOWN_LIMIT}× slower than the better peer "
+         "(latency and bandwidth)",
+         check_target(results, [(p, b) for p in P2P for b in sizes], SLOWDOWN_LIMIT)),
+    ]
+
+
+# --- formatting ---------------------------------------------------------------------------
 
 def fmt(value, digits):
     return "failed" if value is None else f"{value:.{digits}f}"
-
-
-def ratio(a, b):
-    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.3g}"
 
 
 def human_bytes(n):
@@ -145,11 +366,15 @@ def human_bytes(n):
 
 
 def first_line(cmd, pattern=None):
-    status, out, err, _ = run(cmd, timeout=30)
+    _, out, err, _ = run(cmd, timeout=30)
     for line in (out + err).splitlines():
         if line.strip() and (pattern is None or re.search(pattern, line)):
             return " ".join(line.split())
     return "unknown"
+
+
+def package_version(pkg):
+    return first_line(["dpkg-query", "-W", "-f=${Version}", pkg])
 
 
 def machine_description(build):
@@ -161,99 +386,238 @@ def machine_description(build):
     except OSError:
         pass
     commit = first_line(["git", "-C", HERE, "describe", "--always", "--dirty"])
+    mpicc = os.path.join(build, "bin", "mpicc")
     return [
         ("Date", datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")),
         ("CPU", cpu),
         ("nproc", str(os.cpu_count())),
         ("Kernel", f"{platform.system()} {platform.release()}"),
-        ("Compiler", first_line([os.path.join(build, "bin", "mpicc"), "--version"])),
-        ("metampi", f"{first_line([os.path.join(build, 'bin', 'mpicc'), '-showme:version'])}"
-                    f", commit {commit}"),
-        ("Open MPI", first_line(["mpirun.openmpi", "--version"])),
-        ("MPICH", first_line(["mpirun.mpich", "--version"], r"Version")),
+        ("Compiler", first_line([mpicc, "--version"])),
+        ("metampi", f"{first_line([mpicc, '-showme:version'])}, commit {commit}"),
+        ("Open MPI", f"{first_line(['ompi_info', '--version'])} "
+                     f"(Debian openmpi-bin {package_version('openmpi-bin')})"),
+        ("MPICH", f"{first_line(['mpichversion'], r'Version')}, "
+                  f"{first_line(['mpichversion'], r'Device')} "
+                  f"(Debian mpich {package_version('mpich')})"),
     ]
 
 
-def plot(startup, pingpong, mpis, perfdir):
+# --- plots --------------------------------------------------------------------------------
+
+def plot(startup, results, mpis, perfdir):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     os.makedirs(perfdir, exist_ok=True)
-    styles = {"metampi": ("tab:red", "o"), "openmpi": ("tab:blue", "s"), "mpich": ("tab:green", "^")}
+    plot_startup(plt, startup, mpis, os.path.join(perfdir, "startup.png"))
+    plot_p2p(plt, results, mpis, "latency", "one-way latency, median (µs)",
+             "Ping-pong latency, 2 ranks pinned to 2 cores (lower is better)",
+             os.path.join(perfdir, "latency.png"))
+    plot_p2p(plt, results, mpis, "bandwidth", "bandwidth, median (MB/s)",
+             "Streaming bandwidth, window of 64, 2 ranks (higher is better)",
+             os.path.join(perfdir, "bandwidth.png"))
 
+
+def plot_startup(plt, startup, mpis, path):
     fig, ax = plt.subplots(figsize=(8, 5))
     for m in mpis:
         points = [(np, t) for np, t in startup[m.slug].items() if t is not None]
         if points:
-            color, marker = styles[m.slug]
+            color, marker = STYLES[m.slug]
             ax.plot(*zip(*points), marker=marker, color=color, label=m.name)
-    # Log scale: the launchers differ by orders of magnitude.
-    ax.set_yscale("log")
+    ax.set_yscale("log")   # the launchers differ by orders of magnitude
     ax.set(xlabel="processes (mpirun -n)", ylabel="wall time of mpirun, median (s)",
            title="Startup: mpirun -n N init_finalize", xticks=STARTUP_NP)
+    finish(plt, fig, ax, path)
+
+
+def plot_p2p(plt, results, mpis, program, ylabel, title, path):
+    """Log-log; 0 B has no place on a log axis and is left out of the plot."""
+    fig, ax = plt.subplots(figsize=(9, 5))
+    sizes = []
+    for m in mpis:
+        points = [(b, display_value(program, b, results[program][m.slug].median(b)))
+                  for b in sorted(results[program][m.slug].samples) if b > 0]
+        points = [(b, v) for b, v in points if v is not None]
+        if points:
+            color, marker = STYLES[m.slug]
+            ax.plot(*zip(*points), marker=marker, color=color, label=m.name)
+            sizes = sorted(set(sizes) | {b for b, _ in points})
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    if sizes:
+        ticks = sizes[::2]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([human_bytes(b).replace(" ", "\n") for b in ticks])
+    ax.set(xlabel="message size", ylabel=ylabel, title=title)
+    finish(plt, fig, ax, path)
+
+
+def finish(plt, fig, ax, path):
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(perfdir, "startup.png"), dpi=110)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
 
-    # index: position of the value in pingpong[slug][bytes]; both span decades, hence log-log.
-    for index, (key, ylabel, title) in enumerate((
-            ("latency", "one-way latency, median (µs)", "Ping-pong latency (2 ranks)"),
-            ("bandwidth", "bandwidth, median (MB/s)", "Ping-pong bandwidth (2 ranks)"))):
-        fig, ax = plt.subplots(figsize=(8, 5))
-        for m in mpis:
-            sizes = sorted(pingpong[m.slug])
-            if sizes:
-                color, marker = styles[m.slug]
-                ax.plot(sizes, [pingpong[m.slug][b][index] for b in sizes],
-                        marker=marker, color=color, label=m.name)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        all_sizes = sorted({b for m in mpis for b in pingpong[m.slug]})
-        if all_sizes:
-            ax.set_xticks(all_sizes)
-            ax.set_xticklabels([human_bytes(b).replace(" ", "\n") for b in all_sizes])
-        ax.set(xlabel="message size", ylabel=ylabel, title=title)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(os.path.join(perfdir, f"pingpong_{key}.png"), dpi=110)
-        plt.close(fig)
+
+def display_value(program, b, value):
+    """Latency in µs; bandwidth in MB/s from the message rate (None stays None)."""
+    if value is None or program == "latency":
+        return value
+    return value * b / 1e6
 
 
-def markdown(startup, pingpong, mpis, machine, args):
-    by = {m.slug: m for m in mpis}
+# --- the document -------------------------------------------------------------------------
+
+def markdown(startup, results, mpis, machine, args, verdicts, elapsed):
+    lines = header(machine, mpis, args, elapsed)
+    lines += targets_section(verdicts)
+    lines += p2p_section(results, mpis, "latency", args)
+    lines += p2p_section(results, mpis, "bandwidth", args)
+    lines += startup_section(startup, mpis, args)
+    return "\n".join(lines) + "\n"
+
+
+def header(machine, mpis, args, elapsed):
+    quick = (f" **Development run** (`--quick` or reduced settings: {args.rounds} rounds, "
+             f"iterations × {args.scale}): not for publication." if args.scale < 1 or
+             args.rounds < 3 else "")
     lines = [
         "# Performance",
         "",
-        "Generated by `make bench` (bench/run_benchmarks.py); do not edit by hand.",
-        "All three MPIs were measured in the same run, taking turns within each repetition,",
-        "so the **ratios** are the meaningful numbers on a noisy machine. Ratios are",
-        "metampi / other: for times, above 1 means metampi is slower; for bandwidth, below 1",
-        "means metampi is slower.",
+        "Generated by `make bench` (bench/run_benchmarks.py, see bench/README.md); do not edit "
+        "by hand." + quick,
         "",
-        "metampi currently moves messages between processes over a temporary Unix-socket",
-        "transport; the shared-memory transport is the next step, so the gap measured below",
-        "is expected.",
+        "## How these numbers were obtained",
         "",
-        "## Machine",
+        "- metampi, Open MPI and MPICH on the same machine in the same run. Each benchmark "
+        "program is built with each MPI's own compiler wrapper (`-O2`) and started with its own "
+        "launcher.",
+        f"- Point to point: 2 ranks, one per core. The MPIs take turns within each of "
+        f"**{args.rounds} rounds** (A B C, then B C A, ...) so a slow phase of the machine hits "
+        f"all of them alike; the tables show the **median over the rounds** per size. Each run "
+        f"has a {args.timeout} s timeout.",
+        "- Launch commands:",
+    ]
+    for m in mpis:
+        cmd = " ".join(os.path.basename(c) if i == 0 else c
+                       for i, c in enumerate(m.launcher + m.bind_opts + ["-n", "2"]))
+        lines.append(f"  - {m.name}: `{cmd} ./latency` (and `./bandwidth`)"
+                     + (" — this mpirun has no `--bind-to` yet; it binds by its default"
+                        if m.slug == "metampi" and not m.bind_opts else ""))
+    lines += [
+        "- A program that does not build is *not available*; one that crashes, hangs or "
+        "delivers wrong data is *failed* from the size where it stopped: \"—\" in the tables, "
+        "with the reason under the table. Timings never fail anything.",
+        f"- Whole run: {elapsed / 60:.1f} minutes.",
+        load_note(args),
         "",
-        "| | |",
+        "| Machine | |",
         "|---|---|",
     ]
     lines += [f"| {k} | {v.replace('|', '/')} |" for k, v in machine]
-    lines += [
-        "",
+    return lines + [""]
+
+
+def load_note(args):
+    """What other work the machine had just before the point-to-point runs."""
+    busy = getattr(args, "busy", [])
+    if not busy:
+        return "- Other load on the machine: not measured."
+    worst, typical = max(busy), statistics.median(busy)
+    note = (f"- Other load on the machine just before each point-to-point run (the runner waits "
+            f"for it to drop below 10%, up to {args.wait_idle} s in all): median {typical:.0%}, "
+            f"worst {worst:.0%} of the CPUs.")
+    if worst > 0.10:
+        note += (" **The machine was busy during this run: MPIs that poll (Open MPI, MPICH) "
+                 "suffer more from sharing cores than ones that block, so these numbers are not "
+                 "reliable.**")
+    return note
+
+
+def targets_section(verdicts):
+    lines = ["## Targets (from the issue)", "",
+             "Computed by the runner from the medians below; \"better peer\" is the better of "
+             "Open MPI and MPICH at each size.", "",
+             "| Target | Status | Worst size |", "|---|---|---|"]
+    lines += [f"| {name} | **{verdict}** | {worst} |" for name, (verdict, worst) in verdicts]
+    return lines + [""]
+
+
+def p2p_section(results, mpis, program, args):
+    if program == "latency":
+        lines = ["## Ping-pong latency", "",
+                 "`bench/p2p/latency.c`, OSU method (osu_latency): MPI_Send/MPI_Recv between "
+                 "ranks 0 and 1; warm-up round trips, then timed ones (10000 up to 16 KiB, then "
+                 "about 256 MiB each way, at least 100); one-way latency = half the mean round "
+                 "trip, in µs. Every size is verified in both directions first.", "",
+                 "**Lower is better. Ratio = metampi / better peer (the lower of Open MPI and "
+                 "MPICH): below 1 means metampi is faster.**", "",
+                 "| size | metampi (µs) | Open MPI (µs) | MPICH (µs) | metampi / best peer |",
+                 "|---:|---:|---:|---:|---:|"]
+        digits = 2
+    else:
+        lines = ["## Streaming bandwidth", "",
+                 "`bench/p2p/bandwidth.c`, OSU method (osu_bw): rank 0 posts a window of 64 "
+                 "MPI_Isend + MPI_Waitall, rank 1 64 MPI_Irecv + MPI_Waitall and a zero-byte ack; "
+                 "warm-up windows, then timed ones (1000 up to 16 KiB, then about 1 GiB per size, "
+                 "at least 20); MB/s with MB = 10^6 B. The first window of every size is "
+                 "verified message by message. At 0 B the columns are messages per second "
+                 "(millions) instead.", "",
+                 "**Higher is better. Ratio = metampi / better peer (the higher of Open MPI and "
+                 "MPICH): above 1 means metampi is faster.**", "",
+                 "| size | metampi (MB/s) | Open MPI (MB/s) | MPICH (MB/s) | metampi / best peer |",
+                 "|---:|---:|---:|---:|---:|"]
+        digits = 1
+    notes = p2p_notes(mpis, program)
+    for b in expected_sizes(args.max_bytes):
+        cells = []
+        for m in mpis:
+            value = results[program][m.slug].median(b)
+            cells.append(p2p_cell(program, b, value, digits, notes.get(m.slug)))
+        r = ratio_to_best(results, program, b)
+        lines.append(f"| {human_bytes(b)} | " + " | ".join(cells) +
+                     f" | {'n/a' if r is None else f'{r:.2f}'} |")
+    lines += [""] + [f"[{i}] {text}" + "  " for i, text in sorted(set(notes.values()))]
+    plot_name = "latency" if program == "latency" else "bandwidth"
+    return lines + ["", f"![{program}](perf/{plot_name}.png)", ""]
+
+
+def p2p_notes(mpis, program):
+    """{mpi slug: (note number, text)} for the MPIs whose program is unavailable or failed."""
+    notes, n = {}, 0
+    for m in mpis:
+        why = (f"not available: {m.unavailable[program]}" if program in m.unavailable else
+               m.failed.get(program))
+        if why:
+            n += 1
+            notes[m.slug] = (n, f"{m.name}: {why}".replace("|", "/").replace("\n", " "))
+    return notes
+
+
+def p2p_cell(program, b, value, digits, note):
+    if value is None:
+        return f"— [{note[0]}]" if note else "—"
+    if program == "bandwidth" and b == 0:
+        return f"{value / 1e6:.2f} M msg/s"
+    return f"{display_value(program, b, value):.{digits}f}"
+
+
+def startup_section(startup, mpis, args):
+    by = {m.slug: m for m in mpis}
+    lines = [
         "## Startup",
         "",
         f"Wall time of `mpirun -n N ./init_finalize` (MPI_Init, MPI_Comm_rank, MPI_Finalize), "
-        f"median of {args.startup_reps} runs, in milliseconds. Open MPI runs with `--oversubscribe`.",
+        f"median of {args.startup_reps} runs, in milliseconds; not pinned. Open MPI runs with "
+        "`--oversubscribe`. Ratios are metampi / other: above 1 means metampi is slower.",
         "",
         "Read this with care: metampi's launcher does much less than the others today — one "
-        "host, no topology discovery, no process binding, no daemons — so part of the gap will "
-        "close as those features land.",
+        "host, no topology discovery, no daemons — so part of the gap will close as those "
+        "features land.",
         "",
         "| N | metampi (ms) | Open MPI (ms) | MPICH (ms) | metampi/Open MPI | metampi/MPICH |",
         "|---:|---:|---:|---:|---:|---:|",
@@ -264,66 +628,71 @@ def markdown(startup, pingpong, mpis, machine, args):
         lines.append(f"| {np} | {fmt(ms['metampi'], 1)} | {fmt(ms['openmpi'], 1)} | "
                      f"{fmt(ms['mpich'], 1)} | {ratio(t['metampi'], t['openmpi'])} | "
                      f"{ratio(t['metampi'], t['mpich'])} |")
-    lines += ["", "![startup](perf/startup.png)", "",
-              "## Ping-pong",
-              "",
-              f"2 ranks, MPI_Send/MPI_Recv only; one-way latency = half the mean round trip; "
-              f"bandwidth = size / latency (MB = 10^6 B). Median of {args.pingpong_reps} runs; "
-              f"iterations per size scale down from 2000 (small) to 20 (4 MiB).",
-              "",
-              "| size | metampi µs | Open MPI µs | MPICH µs | lat. metampi/Open MPI | "
-              "lat. metampi/MPICH | metampi MB/s | Open MPI MB/s | MPICH MB/s | "
-              "bw metampi/Open MPI | bw metampi/MPICH |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    sizes = sorted({b for slug in by for b in pingpong[slug]})
-    for b in sizes:
-        lat = {s: pingpong[s][b][0] if b in pingpong[s] else None for s in by}
-        bw = {s: pingpong[s][b][1] if b in pingpong[s] else None for s in by}
-        lines.append(
-            f"| {human_bytes(b)} | {fmt(lat['metampi'], 2)} | {fmt(lat['openmpi'], 2)} | "
-            f"{fmt(lat['mpich'], 2)} | {ratio(lat['metampi'], lat['openmpi'])} | "
-            f"{ratio(lat['metampi'], lat['mpich'])} | {fmt(bw['metampi'], 1)} | "
-            f"{fmt(bw['openmpi'], 1)} | {fmt(bw['mpich'], 1)} | "
-            f"{ratio(bw['metampi'], bw['openmpi'])} | {ratio(bw['metampi'], bw['mpich'])} |")
-    if not sizes:
-        lines.append("| (no ping-pong results) |||||||||||")
-    lines += ["", "![ping-pong latency](perf/pingpong_latency.png)", "",
-              "![ping-pong bandwidth](perf/pingpong_bandwidth.png)", ""]
-    errors = [(m.name, e) for m in mpis for e in m.errors]
-    if errors:
-        lines += ["## Failures", ""] + [f"- {name}: {e}".replace("\n", " ") for name, e in errors]
-        lines.append("")
-    return "\n".join(lines)
+    problems = [(m.name, w) for m in mpis for p, w in
+                list(m.unavailable.items()) + list(m.failed.items()) if p == "init_finalize"]
+    lines += [""] + [f"- {name}: {why}" for name, why in problems]
+    return lines + ["", "![startup](perf/startup.png)", ""]
 
 
-def main():
+def ratio(a, b):
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.3g}"
+
+
+# --- main ---------------------------------------------------------------------------------
+
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True, help="metampi build tree (bin/mpicc, bin/mpirun)")
     ap.add_argument("--docs", required=True, help="where performance.md and perf/ go")
     ap.add_argument("--work", required=True, help="scratch dir for the benchmark binaries")
-    ap.add_argument("--startup-reps", type=int, default=10)
-    ap.add_argument("--pingpong-reps", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5, help="point-to-point rounds (default 5)")
+    ap.add_argument("--startup-reps", type=int, default=10, help="startup runs per N (10)")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="multiply every iteration count by this, in (0, 1] (default 1)")
+    ap.add_argument("--max-bytes", type=int, default=MAX_BYTES, help="largest message (4 MiB)")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per run (default 120)")
+    ap.add_argument("--wait-idle", type=int, default=60,
+                    help="before each point-to-point run, wait for other work on the machine to "
+                         "drop below 10%% of the CPUs, up to this many seconds over the whole "
+                         "run (default 60)")
+    ap.add_argument("--quick", action="store_true",
+                    help="development: 2 rounds, 2 startup runs, iterations x 0.05")
     args = ap.parse_args()
+    if args.quick:
+        args.rounds, args.startup_reps, args.scale, args.wait_idle = 2, 2, 0.05, 0
+    if not 0 < args.scale <= 1 or args.rounds < 1 or args.startup_reps < 1:
+        ap.error("need 0 < --scale <= 1, --rounds >= 1, --startup-reps >= 1")
+    return args
 
-    mpis = mpis_under_test(os.path.realpath(args.build))
+
+def main():
+    args = parse_args()
+    began = time.perf_counter()
+    build = os.path.realpath(args.build)
+    mpis = mpis_under_test(build)
     print("building benchmark programs", flush=True)
     build_programs(mpis, args.work)
     print("measuring startup", flush=True)
-    startup = measure_startup(mpis, args.startup_reps)
-    print("measuring ping-pong", flush=True)
-    pingpong = measure_pingpong(mpis, args.pingpong_reps)
+    startup = measure_startup(mpis, args.startup_reps, args.timeout)
+    print("measuring latency and bandwidth", flush=True)
+    results = measure_p2p(mpis, args)
 
-    machine = machine_description(os.path.realpath(args.build))
-    plot(startup, pingpong, mpis, os.path.join(args.docs, "perf"))
+    verdicts = targets(results, args.max_bytes)
+    plot(startup, results, mpis, os.path.join(args.docs, "perf"))
     report = os.path.join(args.docs, "performance.md")
     with open(report, "w") as f:
-        f.write(markdown(startup, pingpong, mpis, machine, args))
+        f.write(markdown(startup, results, mpis, machine_description(build), args, verdicts,
+                         time.perf_counter() - began))
     print(f"wrote {report} and {os.path.join(args.docs, 'perf')}/*.png")
 
+    for name, (verdict, worst) in verdicts:
+        print(f"target: {name}: {verdict.upper()} ({worst})")
     for m in mpis:
-        for e in m.errors:
-            print(f"FAILED ({m.name}): {e}", file=sys.stderr)
-    sys.exit(1 if any(m.errors for m in mpis) else 0)
+        for p, why in m.unavailable.items():
+            print(f"NOT AVAILABLE ({m.name} {p}): {why}", file=sys.stderr)
+        for p, why in m.failed.items():
+            print(f"FAILED ({m.name} {p}): {why}", file=sys.stderr)
+    sys.exit(1 if any(m.failed for m in mpis) else 0)
 
 
 if __name__ == "__main__":
