@@ -70,6 +70,7 @@ void p2p_finalize(void)
     }
     proto_close();
     match_close();
+    request_release_spares();
     free(host_of);
     host_of = NULL;
 }

@@ -22,13 +22,28 @@ void status_set_empty(MPI_Status *st)
     st->metampi_count = 0;
 }
 
+/* Field by field rather than memset: this runs once per message and the op's frame buffer
+ * and the status need no clearing (the protocol and completion write them before use). */
 void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
 {
-    memset(r, 0, sizeof *r);
+    proto_op_t *op = &r->op;
+    op->state = 0;
+    op->cancel_pending = op->finished_early = op->cancelled = 0;
+    op->result = 0;
+    op->got = op->msg_bytes = 0;
+    op->qnext = NULL;
+    op->done = request_op_done;
     r->kind = kind;
-    r->comm = comm;
+    r->complete = 0;
+    r->active = r->persistent = r->user_freed = r->posted = 0;
+    r->error = MPI_SUCCESS;
     r->handle = MPI_REQUEST_NULL;
-    r->op.done = request_op_done;
+    r->comm = comm;
+    r->buf = NULL;
+    r->bytes = 0;
+    r->peer = r->tag = 0;
+    r->mode = MODE_STANDARD;
+    r->next = NULL;
 }
 
 static int new_slot(void)
@@ -52,11 +67,21 @@ static int new_slot(void)
     return ++table_used;
 }
 
+/* Freed requests are kept for reuse (LIFO, so the next one is warm in the cache): one
+ * malloc per request in flight at the peak, not one per message. */
+static request_t *spare;
+static int nspare;
+enum { SPARE_MAX = 1024 };
+
 request_t *request_new(req_kind_t kind, comm_t *comm)
 {
-    request_t *r = malloc(sizeof *r);
-    if (!r)
+    request_t *r = spare;
+    if (r) {
+        spare = r->next;
+        nspare--;
+    } else if (!(r = malloc(sizeof *r))) {
         return NULL;
+    }
     int slot = new_slot();
     if (slot < 0) {
         free(r);
@@ -86,8 +111,24 @@ void request_free(request_t *r)
         table[slot] = NULL;
         free_slots[nfree++] = slot;
         active_count--;
+        if (nspare < SPARE_MAX) {
+            r->next = spare;
+            spare = r;
+            nspare++;
+        } else {
+            free(r);
+        }
+    }
+}
+
+void request_release_spares(void)
+{
+    while (spare) {
+        request_t *r = spare;
+        spare = r->next;
         free(r);
     }
+    nspare = 0;
 }
 
 void request_op_done(proto_op_t *op)

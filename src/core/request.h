@@ -47,6 +47,8 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm);
 request_t *request_lookup(MPI_Request h);
 /* Releases the request and its handle. */
 void request_free(request_t *r);
+/* Returns the memory of freed requests kept for reuse (MPI_Finalize). */
+void request_release_spares(void);
 
 /* The done callback of every request's op: records status and completion. */
 void request_op_done(proto_op_t *op);

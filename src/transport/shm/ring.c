@@ -1,9 +1,8 @@
 /*
  * Memory ordering of a pair (see ring.h for the counters):
  *  - The sender writes a cell's len and data (and the frame's chunk in the data ring) with
- *    plain stores, then stores the cell's seq with seq_cst (a release, and the store side of
- *    the wake protocol in shm.c). The receiver loads seq (seq_cst, also an acquire); when it
- *    equals next + 1, the whole frame is visible.
+ *    plain stores, then stores the cell's seq with release. The receiver loads seq (acquire);
+ *    when it equals next + 1, the whole frame is visible.
  *  - The receiver releases a cell and its chunk by storing cells_consumed / bytes_consumed
  *    (release) after deliver() returned; the sender loads them with acquire before reusing
  *    that memory, so its plain writes cannot overtake the receiver's reads.
@@ -102,7 +101,9 @@ int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, size_t len)
         tx->head = pos + alen;
     }
     c->len = (uint32_t)len;
-    atomic_store_explicit(&c->seq, n + 1, memory_order_seq_cst);
+    /* release, not seq_cst: a locked store would stall every frame until the cell's line
+     * arrives from the receiver's cache (shm.c, "Wake protocol", explains why this is safe) */
+    atomic_store_explicit(&c->seq, n + 1, memory_order_release);
     tx->sent = n + 1;
     if (tx->waiting) {
         atomic_store_explicit(&tx->ctl->waiting, 0, memory_order_relaxed);

@@ -19,10 +19,16 @@
  * Wake protocol (no syscalls unless someone sleeps). Two Dekker-style handshakes, each a pair
  * "store my word, then load the other's" on both sides, all seq_cst, so that in the single total
  * order S of seq_cst operations at least one side sees the other's store:
- *  1. Frames. A sleeper stores sleeping = 1 (prepare_sleep), then progress() loads the seq of
- *     every next cell. A sender stores a cell's seq (ring.c), then loads the receiver's sleeping.
- *     If the sender's load comes before the sleeper's store in S, the sender's seq store comes
- *     before it too, and the sleeper's progress() finds the frame (and does not sleep).
+ *  1. Frames. A sleeper stores sleeping = 1 (seq_cst: store and full fence), then waits
+ *     SLEEP_GRACE_NS, then progress() loads the seq of every next cell. A sender stores a
+ *     cell's seq with *release* (ring.c) and then loads the receiver's sleeping: a seq_cst
+ *     store there would stall every frame on the cell line's ownership transfer, halving the
+ *     small-message rate. Without the fence the sender's load may pass its own seq store,
+ *     which may still sit in its store buffer: both sides can then read the old value (the
+ *     store-buffering case). The grace period closes that window: a store buffer drains in
+ *     far less than SLEEP_GRACE_NS (a descheduled CPU drains it on the way out), so a seq
+ *     stored before the sender read sleeping = 0 is visible to the sleeper's progress(). If a
+ *     wake-up were still lost, the caller's poll() timeout bounds the delay (core/progress.c).
  *     Otherwise the sender sees sleeping = 1 and rings the doorbell, and poll() returns.
  *  2. Credits. A sender whose send() found no room stores waiting = 1 in the pair and reloads
  *     the credits; when it sleeps it stores its own sleeping = 1 and progress() reloads the
@@ -43,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -285,7 +292,7 @@ static int shm_send(int dst, const struct iovec *iov, int iovcnt, char *err, int
     }
     if (!shm_tx_send(&p->tx, iov, iovcnt, len))
         return 0;
-    if (atomic_load_explicit(&p->hdr->sleeping, memory_order_seq_cst)) /* handshake 1 */
+    if (atomic_load_explicit(&p->hdr->sleeping, memory_order_relaxed)) /* handshake 1 */
         shm_bell_ring(g.bell, &p->bell);
     return 1;
 }
@@ -329,10 +336,19 @@ static int shm_rma_read(int src, uint64_t remote_addr, void *local, size_t len, 
     return r;
 }
 
+/* See "Wake protocol", handshake 1. */
+enum { SLEEP_GRACE_NS = 5000 };
+
 static void shm_prepare_sleep(void)
 {
-    if (g.hdr)
-        atomic_store_explicit(&g.hdr->sleeping, 1, memory_order_seq_cst);
+    if (!g.hdr)
+        return;
+    atomic_store_explicit(&g.hdr->sleeping, 1, memory_order_seq_cst);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < SLEEP_GRACE_NS);
 }
 
 static void shm_end_sleep(void)
