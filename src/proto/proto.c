@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Defaults chosen from measurements (docs/performance.md, docs/ARCHITECTURE.md). */
-enum { DEFAULT_EAGER_LIMIT = 4096, DEFAULT_RNDV_CHUNK = 65536 };
+enum { DEFAULT_EAGER_LIMIT = 8192, DEFAULT_RNDV_CHUNK = 65536 };
 
 peer_t *proto_peers;
 proto_upcalls_t proto_up;
