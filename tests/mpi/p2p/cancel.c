@@ -1,0 +1,140 @@
+/* MPI_Cancel and MPI_Test_cancelled. A receive that cannot match is cancelled (Wait
+ * completes, Test_cancelled true); a completed receive or a received send is not; a started
+ * persistent receive can be cancelled and restarted. A send nobody receives yet (Issend and
+ * Isend, small and 1 MiB) may or may not be cancellable, but the outcome must be consistent:
+ * if Test_cancelled says so the receiver never gets it, otherwise it does. Around a ring. */
+#include "p2p.h"
+
+enum { T_NEVER = 70, T_DONE = 71, T_SEND = 72, T_CTL = 73, T_PERS = 74, BIG = 1 << 20 };
+
+int main(int argc, char **argv)
+{
+    p2p_init(&argc, &argv);
+    int rank = p2p_rank, size = p2p_size, flag;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Request rq, sq;
+    MPI_Status st;
+    int buf[4];
+
+    /* receives that cannot match: from left, from anyone; completed by Wait or by Test */
+    for (int k = 0; k < 3; k++) {
+        CHECK_RC(MPI_Irecv(buf, 4, MPI_INT, k == 1 ? MPI_ANY_SOURCE : left, T_NEVER,
+                           MPI_COMM_WORLD, &rq), MPI_SUCCESS);
+        CHECK_RC(MPI_Cancel(&rq), MPI_SUCCESS);
+        CHECK(rq != MPI_REQUEST_NULL);
+        if (k < 2) {
+            CHECK_RC(MPI_Wait(&rq, &st), MPI_SUCCESS);
+        } else {
+            flag = 0;
+            while (!flag)
+                CHECK_RC(MPI_Test(&rq, &flag, &st), MPI_SUCCESS);
+        }
+        CHECK(rq == MPI_REQUEST_NULL);
+        flag = 0;
+        CHECK_RC(MPI_Test_cancelled(&st, &flag), MPI_SUCCESS);
+        CHECK(flag);
+    }
+
+    /* a receive that has completed is not cancelled by a late MPI_Cancel */
+    int v = rank + 100, w = -1;
+    CHECK_RC(MPI_Irecv(&w, 1, MPI_INT, left, T_DONE, MPI_COMM_WORLD, &rq), MPI_SUCCESS);
+    CHECK_RC(MPI_Isend(&v, 1, MPI_INT, right, T_DONE, MPI_COMM_WORLD, &sq), MPI_SUCCESS);
+    do
+        CHECK_RC(MPI_Request_get_status(rq, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    while (!flag);
+    CHECK_RC(MPI_Cancel(&rq), MPI_SUCCESS);
+    CHECK_RC(MPI_Wait(&rq, &st), MPI_SUCCESS);
+    CHECK_RC(MPI_Test_cancelled(&st, &flag), MPI_SUCCESS);
+    CHECK(!flag && w == left + 100 && st.MPI_SOURCE == left);
+    CHECK_RC(MPI_Wait(&sq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+
+    /* a send to self that has been received is not cancelled */
+    CHECK_RC(MPI_Isend(&v, 1, MPI_INT, rank, T_DONE, MPI_COMM_WORLD, &sq), MPI_SUCCESS);
+    CHECK_RC(MPI_Recv(&w, 1, MPI_INT, rank, T_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+             MPI_SUCCESS);
+    CHECK(w == v);
+    CHECK_RC(MPI_Cancel(&sq), MPI_SUCCESS);
+    CHECK_RC(MPI_Wait(&sq, &st), MPI_SUCCESS);
+    CHECK_RC(MPI_Test_cancelled(&st, &flag), MPI_SUCCESS);
+    CHECK(!flag);
+
+    /* a persistent receive: started, cancelled, restarted, then matched. The sender waits for
+     * its receiver's word that the cancel is through before it sends. */
+    CHECK_RC(MPI_Recv_init(&w, 1, MPI_INT, left, T_PERS, MPI_COMM_WORLD, &rq), MPI_SUCCESS);
+    CHECK_RC(MPI_Start(&rq), MPI_SUCCESS);
+    CHECK_RC(MPI_Cancel(&rq), MPI_SUCCESS);
+    CHECK_RC(MPI_Wait(&rq, &st), MPI_SUCCESS);
+    CHECK(rq != MPI_REQUEST_NULL); /* persistent: inactive, not freed */
+    CHECK_RC(MPI_Test_cancelled(&st, &flag), MPI_SUCCESS);
+    CHECK(flag);
+    w = -1;
+    CHECK_RC(MPI_Start(&rq), MPI_SUCCESS);
+    MPI_Request go;
+    CHECK_RC(MPI_Isend(NULL, 0, MPI_BYTE, left, T_CTL, MPI_COMM_WORLD, &go), MPI_SUCCESS);
+    CHECK_RC(MPI_Recv(NULL, 0, MPI_BYTE, right, T_CTL, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+             MPI_SUCCESS);
+    CHECK_RC(MPI_Wait(&go, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK_RC(MPI_Isend(&v, 1, MPI_INT, right, T_PERS, MPI_COMM_WORLD, &sq), MPI_SUCCESS);
+    CHECK_RC(MPI_Wait(&rq, &st), MPI_SUCCESS);
+    CHECK_RC(MPI_Test_cancelled(&st, &flag), MPI_SUCCESS);
+    CHECK(!flag && w == left + 100 && st.MPI_SOURCE == left && st.MPI_TAG == T_PERS);
+    CHECK_RC(MPI_Request_free(&rq), MPI_SUCCESS);
+    CHECK(rq == MPI_REQUEST_NULL);
+    CHECK_RC(MPI_Wait(&sq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+
+    /* Sends that nobody has received yet: cancelled or delivered, never both or neither.
+     * Right after the cancel attempt the sender sends a sentinel with the same envelope,
+     * which by non-overtaking comes after the original if that is delivered. The receiver
+     * takes the first message: the sentinel iff the original was cancelled, which the sender
+     * reports after MPI_Wait. (MPICH and Open MPI cannot cancel sends, and their MPI_Wait
+     * after MPI_Cancel then waits for the receive, against MPI-3.1 3.8.4 "MPI_WAIT behaves
+     * as a local function"; hence everything is sent and received before MPI_Wait.) */
+    unsigned char *sb = malloc(BIG), *rb = malloc(BIG);
+    CHECK(sb && rb);
+    int ncancelled = 0;
+    for (int k = 0; k < 4; k++) {
+        int n = (k & 1) ? BIG : 8, synchronous = k < 2, sentinel = -12345, count = -1;
+        MPI_Request tq, cq;
+        p2p_fill(sb, (size_t)n, p2p_seed(rank, (size_t)n, k));
+        if (synchronous)
+            CHECK_RC(MPI_Issend(sb, n, MPI_BYTE, right, T_SEND, MPI_COMM_WORLD, &sq), MPI_SUCCESS);
+        else
+            CHECK_RC(MPI_Isend(sb, n, MPI_BYTE, right, T_SEND, MPI_COMM_WORLD, &sq), MPI_SUCCESS);
+        CHECK_RC(MPI_Cancel(&sq), MPI_SUCCESS);
+        CHECK_RC(MPI_Isend(&sentinel, 1, MPI_INT, right, T_SEND, MPI_COMM_WORLD, &tq), MPI_SUCCESS);
+
+        CHECK_RC(MPI_Recv(rb, BIG, MPI_BYTE, left, T_SEND, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+        CHECK_RC(MPI_Get_count(&st, MPI_BYTE, &count), MPI_SUCCESS);
+        int got_original = count == n;
+        if (got_original) {
+            CHECK(p2p_verify(rb, (size_t)n, p2p_seed(left, (size_t)n, k)) == -1);
+            CHECK_RC(MPI_Recv(rb, BIG, MPI_BYTE, left, T_SEND, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+            CHECK_RC(MPI_Get_count(&st, MPI_BYTE, &count), MPI_SUCCESS);
+        }
+        CHECK(count == (int)sizeof(int) && memcmp(rb, &sentinel, sizeof(int)) == 0);
+
+        int cancelled = -1, theirs = -1;
+        CHECK_RC(MPI_Wait(&sq, &st), MPI_SUCCESS);
+        CHECK_RC(MPI_Test_cancelled(&st, &cancelled), MPI_SUCCESS);
+        ncancelled += cancelled != 0;
+        CHECK_RC(MPI_Isend(&cancelled, 1, MPI_INT, right, T_CTL, MPI_COMM_WORLD, &cq), MPI_SUCCESS);
+        CHECK_RC(MPI_Recv(&theirs, 1, MPI_INT, left, T_CTL, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 MPI_SUCCESS);
+        CHECK((theirs != 0) == !got_original);
+        CHECK_RC(MPI_Wait(&cq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        CHECK_RC(MPI_Wait(&tq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    }
+    if (rank == 0)
+        printf("cancel: %d of 4 sends cancelled on rank 0\n", ncancelled);
+
+    /* statuses of receives from MPI_PROC_NULL are not cancelled */
+    CHECK_RC(MPI_Recv(buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+    flag = 1;
+    CHECK_RC(MPI_Test_cancelled(&st, &flag), MPI_SUCCESS);
+    CHECK(!flag);
+
+    free(sb);
+    free(rb);
+    p2p_finish("cancel");
+    return 0;
+}
