@@ -56,7 +56,7 @@ int main(int argc, char **argv)
                            &rreq[2 * s + 1]), MPI_SUCCESS);
     }
     isend_all(T_ANY, sv, sreq);
-    unsigned char *seen_idx = calloc(2 * (size_t)size, 1), *seen_src = calloc((size_t)size, 1);
+    unsigned char *seen_idx = calloc(2u * (unsigned)size, 1), *seen_src = calloc((unsigned)size, 1);
     for (int i = 0; i < size; i++) {
         CHECK_RC(MPI_Waitany(2 * size, rreq, &idx, &st), MPI_SUCCESS);
         CHECK(idx >= 0 && idx < 2 * size && idx % 2 == 1 && !seen_idx[idx]);

@@ -15,7 +15,7 @@ int main(int argc, char **argv)
     int rank = p2p_rank, size = p2p_size, count, flag;
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     MPI_Status st, st2;
-    unsigned char *sb[NS], *rb = malloc(BIG);
+    unsigned char *sb[NS], *rb = malloc(BIG + 1); /* room for the guard byte after a BIG message */
     MPI_Request sq[NS + 1];
     CHECK(rb);
     for (int k = 0; k < NS; k++) {
