@@ -70,11 +70,9 @@ static int finish(request_t *r, MPI_Request *h, MPI_Status *st, int with_error)
 
 static void empty_status(MPI_Status *st)
 {
-    if (st) {
-        int keep = st->MPI_ERROR;
-        status_set_empty(st);
-        st->MPI_ERROR = keep;
-    }
+    MPI_Status empty;
+    status_set_empty(&empty);
+    status_report(st, &empty);
 }
 
 /* The error of one completed request, raised on its communicator. */
@@ -387,11 +385,8 @@ API_EXPORT int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Statu
     if (!r->complete)
         progress_poll();
     *flag = r->complete;
-    if (r->complete && status) {
-        int keep = status->MPI_ERROR;
-        *status = r->status;
-        status->MPI_ERROR = keep;
-    }
+    if (r->complete)
+        status_report(status, &r->status);
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Request_get_status)

@@ -6,18 +6,6 @@
 #include "core/message.h"
 #include "core/p2p.h"
 
-/* MPI-3.1 §3.11: probing MPI_PROC_NULL finds a message with source MPI_PROC_NULL, tag
- * MPI_ANY_TAG, count 0 at once. */
-static void status_proc_null(MPI_Status *status)
-{
-    if (status) {
-        int keep = status->MPI_ERROR;
-        status_set_empty(status);
-        status->MPI_SOURCE = MPI_PROC_NULL;
-        status->MPI_ERROR = keep;
-    }
-}
-
 static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status, int wait, const char *func)
 {
@@ -33,7 +21,7 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
     if (source == MPI_PROC_NULL) {
         if (message)
             *message = MPI_MESSAGE_NO_PROC;
-        status_proc_null(status);
+        status_report_proc_null(status);
         return MPI_SUCCESS;
     }
     if (!message) {
@@ -132,7 +120,7 @@ API_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
         return rc;
     if (!u) {
         *message = MPI_MESSAGE_NULL;
-        status_proc_null(status);
+        status_report_proc_null(status);
         return MPI_SUCCESS;
     }
     request_t r;
@@ -144,11 +132,7 @@ API_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
     r.op.bytes = bytes;
     match_deliver(&r, u);
     p2p_wait(&r);
-    if (status) {
-        int keep = status->MPI_ERROR;
-        *status = r.status;
-        status->MPI_ERROR = keep;
-    }
+    status_report(status, &r.status);
     if (r.error == MPI_ERR_TRUNCATE)
         return err_raise(c->handle, r.error, F,
                          "message of %zu bytes from rank %d (tag %d) truncated to the %zu "

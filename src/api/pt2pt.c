@@ -57,23 +57,11 @@ API_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int
 }
 API_WEAK_ALIAS(Rsend)
 
-/* MPI-3.1 §3.11: a receive from MPI_PROC_NULL returns source MPI_PROC_NULL, tag MPI_ANY_TAG,
- * count 0. */
-static void status_proc_null(MPI_Status *status)
-{
-    if (status) {
-        int keep = status->MPI_ERROR;
-        status_set_empty(status);
-        status->MPI_SOURCE = MPI_PROC_NULL;
-        status->MPI_ERROR = keep;
-    }
-}
-
 static int recv_checked(comm_t *c, void *buf, size_t capacity, int source, int tag,
                         MPI_Status *status, const char *func)
 {
     if (source == MPI_PROC_NULL) {
-        status_proc_null(status);
+        status_report_proc_null(status);
         return MPI_SUCCESS;
     }
     MPI_Status local;

@@ -157,11 +157,7 @@ int p2p_recv(comm_t *c, void *buf, size_t capacity, int source, int tag, MPI_Sta
     r.tag = tag;
     p2p_start(&r, "MPI_Recv");
     p2p_wait(&r);
-    if (status) {
-        int keep = status->MPI_ERROR; /* single-completion calls leave MPI_ERROR alone */
-        *status = r.status;
-        status->MPI_ERROR = keep;
-    }
+    status_report(status, &r.status);
     *msg_bytes = r.op.msg_bytes;
     return r.error;
 }

@@ -24,6 +24,23 @@ void status_set_empty(MPI_Status *st)
 
 /* Field by field rather than memset: this runs once per message and the op's frame buffer
  * and the status need no clearing (the protocol and completion write them before use). */
+void status_report(MPI_Status *dst, const MPI_Status *src)
+{
+    if (dst) {
+        int keep = dst->MPI_ERROR;
+        *dst = *src;
+        dst->MPI_ERROR = keep;
+    }
+}
+
+void status_report_proc_null(MPI_Status *dst)
+{
+    MPI_Status st;
+    status_set_empty(&st);
+    st.MPI_SOURCE = MPI_PROC_NULL;
+    status_report(dst, &st);
+}
+
 void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
 {
     proto_op_t *op = &r->op;

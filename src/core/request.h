@@ -57,6 +57,12 @@ void request_complete_empty(request_t *r, int source);
 
 /* The status of an inactive or null request (MPI-3.1 §3.7.3). */
 void status_set_empty(MPI_Status *st);
+/* Reports src into *dst (when dst is not MPI_STATUS_IGNORE) except MPI_ERROR, which only
+ * the calls that can return MPI_ERR_IN_STATUS write (MPI-3.1 §3.2.5). */
+void status_report(MPI_Status *dst, const MPI_Status *src);
+/* The status of a receive or probe from MPI_PROC_NULL (MPI-3.1 §3.11): source
+ * MPI_PROC_NULL, tag MPI_ANY_TAG, count 0; MPI_ERROR left alone. */
+void status_report_proc_null(MPI_Status *dst);
 
 /* Number of requests alive (Finalize reports leaks of active ones). */
 int request_count_active(void);
