@@ -1,5 +1,6 @@
 #include "api/checks.h"
 
+#include "core/bsend.h"
 #include "core/errors.h"
 #include "datatype/predefined.h"
 
@@ -49,4 +50,11 @@ int check_source_tag(const comm_t *c, int source, int tag, const char *func)
         return err_raise(c->handle, MPI_ERR_TAG, func,
                          "invalid tag %d (receive tags are 0..MPI_TAG_UB or MPI_ANY_TAG)", tag);
     return MPI_SUCCESS;
+}
+
+int raise_bsend_no_room(MPI_Comm comm, size_t bytes, const char *func)
+{
+    return err_raise(comm, MPI_ERR_BUFFER, func,
+                     "the attached buffer has no room for %zu bytes (a message needs its size "
+                     "plus MPI_BSEND_OVERHEAD)", bsend_needed(bytes));
 }

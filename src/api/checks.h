@@ -21,4 +21,8 @@ int check_dest_tag(const comm_t *c, int dest, int tag, const char *func);
 /* source rank (MPI_ANY_SOURCE, MPI_PROC_NULL allowed) and receive tag (MPI_ANY_TAG allowed) */
 int check_source_tag(const comm_t *c, int source, int tag, const char *func);
 
+/* Reports MPI_ERR_BUFFER for a buffered send of `bytes` that does not fit the attached
+ * buffer; returns the class. */
+int raise_bsend_no_room(MPI_Comm comm, size_t bytes, const char *func);
+
 #endif

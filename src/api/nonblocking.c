@@ -3,7 +3,6 @@
 #include "api/api.h"
 
 #include "api/checks.h"
-#include "core/bsend.h"
 #include "core/p2p.h"
 
 #include <stdio.h>
@@ -40,9 +39,7 @@ static int start_checked(request_t *r, const char *func)
 {
     int rc = p2p_start(r, func);
     if (rc == MPI_ERR_BUFFER)
-        return err_raise(r->comm->handle, rc, func,
-                         "the attached buffer has no room for %zu bytes (a message needs its "
-                         "size plus MPI_BSEND_OVERHEAD)", bsend_needed(r->bytes));
+        return raise_bsend_no_room(r->comm->handle, r->bytes, func);
     return rc;
 }
 

@@ -6,13 +6,16 @@
 #include "core/message.h"
 #include "core/p2p.h"
 
-static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                 MPI_Status *status, int wait, const char *func)
+/* Probe, Iprobe (matched 0) and Mprobe, Improbe (matched 1: take the message into a handle). */
+static int probe(int source, int tag, MPI_Comm comm, int *flag, int matched,
+                 MPI_Message *message, MPI_Status *status, int wait, const char *func)
 {
     state_require_initialized(func);
     API_GET_COMM(c, comm, func);
     if (!wait)
         API_CHECK_PTR(flag, comm, func, "flag");
+    if (matched)
+        API_CHECK_PTR(message, comm, func, "message");
     int rc = check_source_tag(c, source, tag, func);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -24,7 +27,7 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
         status_report_proc_null(status);
         return MPI_SUCCESS;
     }
-    if (!message) {
+    if (!matched) {
         if (wait)
             p2p_probe(c, source, tag, status);
         else
@@ -45,37 +48,27 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 
 API_EXPORT int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return probe(source, tag, comm, NULL, NULL, status, 1, "MPI_Probe");
+    return probe(source, tag, comm, NULL, 0, NULL, status, 1, "MPI_Probe");
 }
 API_WEAK_ALIAS(Probe)
 
 API_EXPORT int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    return probe(source, tag, comm, flag, NULL, status, 0, "MPI_Iprobe");
+    return probe(source, tag, comm, flag, 0, NULL, status, 0, "MPI_Iprobe");
 }
 API_WEAK_ALIAS(Iprobe)
 
 API_EXPORT int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
                            MPI_Status *status)
 {
-    static const char *const F = "MPI_Mprobe";
-    if (!message) {
-        state_require_initialized(F);
-        return err_raise(comm, MPI_ERR_ARG, F, "argument message is NULL");
-    }
-    return probe(source, tag, comm, NULL, message, status, 1, F);
+    return probe(source, tag, comm, NULL, 1, message, status, 1, "MPI_Mprobe");
 }
 API_WEAK_ALIAS(Mprobe)
 
 API_EXPORT int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
                             MPI_Message *message, MPI_Status *status)
 {
-    static const char *const F = "MPI_Improbe";
-    if (!message) {
-        state_require_initialized(F);
-        return err_raise(comm, MPI_ERR_ARG, F, "argument message is NULL");
-    }
-    return probe(source, tag, comm, flag, message, status, 0, F);
+    return probe(source, tag, comm, flag, 1, message, status, 0, "MPI_Improbe");
 }
 API_WEAK_ALIAS(Improbe)
 

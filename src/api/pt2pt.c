@@ -3,7 +3,6 @@
 #include "api/api.h"
 
 #include "api/checks.h"
-#include "core/bsend.h"
 #include "core/p2p.h"
 
 #include <stdlib.h>
@@ -22,9 +21,7 @@ static int blocking_send(const void *buf, int count, MPI_Datatype datatype, int 
         return rc;
     rc = p2p_send(c, buf, bytes, dest, tag, mode, func);
     if (rc == MPI_ERR_BUFFER)
-        return err_raise(comm, rc, func,
-                         "the attached buffer has no room for %zu bytes (a message needs its "
-                         "size plus MPI_BSEND_OVERHEAD)", bsend_needed(bytes));
+        return raise_bsend_no_room(comm, bytes, func);
     return rc;
 }
 

@@ -15,18 +15,28 @@ static long long elements(const MPI_Status *status, MPI_Datatype t)
     return bytes % size ? -1 : bytes / size;
 }
 
-static int get_count(const MPI_Status *status, MPI_Datatype datatype, int *count,
-                     const char *func)
+/* The whole elements of datatype in *status (-1: not a whole number), after the checks that
+ * the count queries share. */
+static int count_elements(const MPI_Status *status, MPI_Datatype datatype, const void *count,
+                          long long *n, const char *func)
 {
     state_require_initialized(func);
     API_CHECK_PTR(status, MPI_COMM_WORLD, func, "status");
     API_CHECK_PTR(count, MPI_COMM_WORLD, func, "count");
     int rc = check_datatype(MPI_COMM_WORLD, datatype, func);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    long long n = elements(status, datatype);
-    *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : (int)n;
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        *n = elements(status, datatype);
+    return rc;
+}
+
+static int get_count(const MPI_Status *status, MPI_Datatype datatype, int *count,
+                     const char *func)
+{
+    long long n;
+    int rc = count_elements(status, datatype, count, &n, func);
+    if (rc == MPI_SUCCESS)
+        *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
 }
 
 API_EXPORT int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
@@ -44,16 +54,11 @@ API_WEAK_ALIAS(Get_elements)
 API_EXPORT int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                                    MPI_Count *count)
 {
-    static const char *const F = "MPI_Get_elements_x";
-    state_require_initialized(F);
-    API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");
-    API_CHECK_PTR(count, MPI_COMM_WORLD, F, "count");
-    int rc = check_datatype(MPI_COMM_WORLD, datatype, F);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    long long n = elements(status, datatype);
-    *count = n < 0 ? MPI_UNDEFINED : n;
-    return MPI_SUCCESS;
+    long long n;
+    int rc = count_elements(status, datatype, count, &n, "MPI_Get_elements_x");
+    if (rc == MPI_SUCCESS)
+        *count = n < 0 ? MPI_UNDEFINED : n;
+    return rc;
 }
 API_WEAK_ALIAS(Get_elements_x)
 

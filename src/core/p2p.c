@@ -28,10 +28,10 @@ int p2p_open(char *err, int errlen)
     tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
                        .host_of = host_of };
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    boot.ncpus = cpus > 0 ? (int)cpus : 1;
+    int local_ranks = 0;
     for (int r = 0; r < job.size; r++)
-        boot.local_size += host_of[r] == host_of[job.rank];
-    progress_configure(boot.local_size, boot.ncpus);
+        local_ranks += host_of[r] == host_of[job.rank];
+    progress_configure(local_ranks, cpus > 0 ? (int)cpus : 1);
     proto_upcalls_t up = { match_incoming, match_withdraw };
     return proto_open(&boot, &up, err, errlen);
 }

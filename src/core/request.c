@@ -11,7 +11,6 @@
 static request_t **table;
 static int table_cap, table_used;
 static int *free_slots, nfree;
-static int active_count;
 
 void status_set_empty(MPI_Status *st)
 {
@@ -107,7 +106,6 @@ request_t *request_new(req_kind_t kind, comm_t *comm)
     request_init_local(r, kind, comm);
     table[slot] = r;
     r->handle = REQUEST_KIND | slot;
-    active_count++;
     return r;
 }
 
@@ -127,7 +125,6 @@ void request_free(request_t *r)
         int slot = r->handle & INDEX_MASK;
         table[slot] = NULL;
         free_slots[nfree++] = slot;
-        active_count--;
         if (nspare < SPARE_MAX) {
             r->next = spare;
             spare = r;
@@ -177,9 +174,4 @@ void request_complete_empty(request_t *r, int source)
     r->status.MPI_SOURCE = source;
     r->error = MPI_SUCCESS;
     r->complete = 1;
-}
-
-int request_count_active(void)
-{
-    return active_count;
 }

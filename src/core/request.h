@@ -64,7 +64,4 @@ void status_report(MPI_Status *dst, const MPI_Status *src);
  * MPI_PROC_NULL, tag MPI_ANY_TAG, count 0; MPI_ERROR left alone. */
 void status_report_proc_null(MPI_Status *dst);
 
-/* Number of requests alive (Finalize reports leaks of active ones). */
-int request_count_active(void);
-
 #endif

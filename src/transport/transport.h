@@ -41,8 +41,6 @@ typedef struct tr_boot {
     int rank, size;              /* this rank in the job (world) and the job size */
     const char *job_id;          /* names in shared namespaces start "metampi.<job_id>." */
     const int *host_of;          /* host_of[r]: index of rank r's host; equal index = same host */
-    int ncpus;                   /* CPUs this host has for the job (for spin policies) */
-    int local_size;              /* ranks on this host, this one included */
 } tr_boot_t;
 
 enum { TR_RMA_OK = 0, TR_RMA_UNSUPPORTED = 1 };

@@ -204,7 +204,7 @@ static void child(const char *job)
     if (sched_setaffinity(0, sizeof cs, &cs) < 0)
         perror("sched_setaffinity");
     int hosts[2] = {0, 0};
-    tr_boot_t boot = {me, 2, job, hosts, 2, 2};
+    tr_boot_t boot = {me, 2, job, hosts};
     if (T.open(&boot, deliver, err, sizeof err) < 0)
         die("open");
     bar();

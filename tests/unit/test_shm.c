@@ -497,7 +497,7 @@ static int hosts[MAXK];
 static void child_full(void)
 {
     alarm(30);
-    tr_boot_t boot = {me, K, job, hosts, (int)sysconf(_SC_NPROCESSORS_ONLN), K};
+    tr_boot_t boot = {me, K, job, hosts};
     CHECK(T.open(&boot, deliver, err, sizeof err) == 0, "open: %s", err);
     barrier();
     CHECK(shm_files() == K, "%d segment files after open(), expected %d", shm_files(), K);
@@ -524,7 +524,7 @@ static void child_full(void)
 static void child_no_ready(void)
 {
     alarm(20);
-    tr_boot_t boot = {me, K, job, hosts, 2, K};
+    tr_boot_t boot = {me, K, job, hosts};
     CHECK(T.open(&boot, deliver, err, sizeof err) == 0, "open: %s", err);
     barrier();
     CHECK(shm_files() == K, "%d segment files after open(), expected %d", shm_files(), K);
@@ -585,7 +585,7 @@ static int alone(void)
 {
     int h[3] = {0, 1, 1};
     snprintf(job, sizeof job, "t%dalone", (int)getpid());
-    tr_boot_t boot = {0, 3, job, h, 2, 1};
+    tr_boot_t boot = {0, 3, job, h};
     me = 0;
     K = 3;
     CHECK(T.open(&boot, deliver, err, sizeof err) == 0, "open alone: %s", err);
