@@ -11,7 +11,9 @@
  *     bit  25      set for predefined datatypes
  *     bits  8..15  size in bytes (predefined datatypes only)
  *     bits  0..7   index of a predefined object
- * The null handle of each kind is the kind with index 0.
+ * The null handle of each kind is the kind with index 0. Kinds (bits 26..31):
+ *     0x04 communicator   0x08 group     0x0c datatype (0x0e predefined)   0x10 info
+ *     0x14 error handler  0x18 request   0x1c message   0x20 op   0x24 window   0x2c keyval
  */
 #ifndef METAMPI_MPI_H
 #define METAMPI_MPI_H
@@ -41,6 +43,8 @@ typedef int MPI_Datatype;
 typedef int MPI_Errhandler;
 typedef int MPI_Request;
 typedef int MPI_Message;
+typedef int MPI_Group;
+typedef int MPI_Info;
 
 typedef struct MPI_Status {
     int MPI_SOURCE;
@@ -58,6 +62,29 @@ typedef struct MPI_Status {
 #define MPI_COMM_WORLD ((MPI_Comm)0x04000001)
 #define MPI_COMM_SELF  ((MPI_Comm)0x04000002)
 
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+#define MPI_COMM_TYPE_SHARED 1
+
+/* ---- groups ------------------------------------------------------------------------- */
+#define MPI_GROUP_NULL  ((MPI_Group)0x08000000)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x08000001)
+/* (groups: further constants) */
+
+/* ---- info --------------------------------------------------------------------------- */
+#define MPI_INFO_NULL ((MPI_Info)0x10000000)
+#define MPI_INFO_ENV  ((MPI_Info)0x10000001)
+/* (info: further constants) */
+
+/* ---- topologies --------------------------------------------------------------------- */
+/* (topologies: constants) */
+
+/* ---- attributes and keyvals --------------------------------------------------------- */
+/* (attributes: constants, callback types, predefined callbacks) */
+
 /* ---- requests and matched messages ------------------------------------------------- */
 #define MPI_REQUEST_NULL    ((MPI_Request)0x18000000)
 #define MPI_MESSAGE_NULL    ((MPI_Message)0x1c000000)
@@ -70,6 +97,10 @@ typedef struct MPI_Status {
 #define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x14000001)
 #define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x14000002)
+
+/* ---- derived datatypes ------------------------------------------------------------- */
+#define MPI_BOTTOM ((void *)0)
+/* (datatypes: combiners, distributions, order, further constants) */
 
 /* ---- predefined datatypes (0x0e00SSII: SS = size in bytes, II = index) --------------- */
 #define MPI_DATATYPE_NULL          ((MPI_Datatype)0x0c000000)
@@ -137,6 +168,9 @@ typedef struct MPI_Status {
 #define MPI_MAX_PROCESSOR_NAME         256
 #define MPI_MAX_ERROR_STRING           512
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_OBJECT_NAME            128
+#define MPI_MAX_INFO_KEY               255
+#define MPI_MAX_INFO_VAL              1024
 
 /* ---- error classes ------------------------------------------------------------------ */
 #define MPI_SUCCESS                   0
@@ -343,6 +377,24 @@ int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+
+/* groups (MPI-3.1 §6.3) */
+/* (groups: functions) */
+
+/* communicators (MPI-3.1 §6.4, §6.6) */
+/* (communicators: functions) */
+
+/* attributes and keyvals (MPI-3.1 §6.7, §6.8), error handlers and error classes (§8.3–8.5) */
+/* (attributes and errors: functions) */
+
+/* info (MPI-3.1 §9) */
+/* (info: functions) */
+
+/* process topologies (MPI-3.1 §7) */
+/* (topologies: functions) */
+
+/* derived datatypes, packing (MPI-3.1 §4) */
+/* (datatypes: functions) */
 
 #ifdef __cplusplus
 }
