@@ -18,7 +18,7 @@ void match_incoming(const proto_msg_t *m)
 {
     for (request_t **pp = &posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
         request_t *r = *pp;
-        if (!env_matches(r->comm->context_id, r->peer, r->tag, &m->env))
+        if (!env_matches(r->comm->recv_ctx, r->peer, r->tag, &m->env))
             continue;
         *pp = r->next;
         if (posted_tail == r)
@@ -100,7 +100,7 @@ void match_deliver(request_t *r, unexpected_t *u)
 void match_post_recv(request_t *r)
 {
     if (uq_head) {
-        unexpected_t *u = find(r->comm->context_id, r->peer, r->tag, 1);
+        unexpected_t *u = find(r->comm->recv_ctx, r->peer, r->tag, 1);
         if (u) {
             match_deliver(r, u);
             return;

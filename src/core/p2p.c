@@ -58,7 +58,7 @@ void p2p_finalize(void)
     /* Dissemination barrier: when it completes here, every rank has drained its queues, so
      * no frame to or from us is still needed by anyone. */
     comm_t fin = *comm_lookup(MPI_COMM_WORLD);
-    fin.context_id = CONTEXT_FINALIZE;
+    fin.recv_ctx = fin.send_ctx = CONTEXT_FINALIZE;
     for (int k = 1; k < fin.size; k <<= 1) {
         request_t r;
         request_init_local(&r, REQ_RECV, &fin);
@@ -83,8 +83,8 @@ void p2p_wait(request_t *r)
 static void start_send(request_t *r, const char *func)
 {
     proto_op_t *op = &r->op;
-    op->env = (proto_env_t){ r->comm->context_id, r->comm->rank, r->tag };
-    op->peer = comm_world_rank(r->comm, r->peer);
+    op->env = (proto_env_t){ r->comm->send_ctx, r->comm->rank, r->tag };
+    op->peer = comm_peer_world_rank(r->comm, r->peer);
     op->sync = r->mode == MODE_SYNC;
     op->buf = r->buf;
     op->bytes = r->bytes;
@@ -124,9 +124,9 @@ int p2p_send(comm_t *c, const void *buf, size_t bytes, int dest, int tag, send_m
              const char *func)
 {
     if (mode == MODE_STANDARD || mode == MODE_READY) {
-        proto_env_t env = { c->context_id, c->rank, tag };
+        proto_env_t env = { c->send_ctx, c->rank, tag };
         char err[256];
-        int rc = proto_send_now(&env, comm_world_rank(c, dest), buf, bytes, err, sizeof err);
+        int rc = proto_send_now(&env, comm_peer_world_rank(c, dest), buf, bytes, err, sizeof err);
         if (rc == 1)
             return MPI_SUCCESS;
         if (rc < 0)
@@ -190,10 +190,10 @@ static void status_of_message(MPI_Status *st, const unexpected_t *u)
 
 void p2p_iprobe(comm_t *c, int source, int tag, int *flag, MPI_Status *status)
 {
-    const unexpected_t *u = match_peek(c->context_id, source, tag);
+    const unexpected_t *u = match_peek(c->recv_ctx, source, tag);
     if (!u) {
         progress_poll();
-        u = match_peek(c->context_id, source, tag);
+        u = match_peek(c->recv_ctx, source, tag);
     }
     *flag = u != NULL;
     if (u)
@@ -213,17 +213,17 @@ static int message_waiting(void *arg)
 
 void p2p_probe(comm_t *c, int source, int tag, MPI_Status *status)
 {
-    probe_arg_t a = { c->context_id, source, tag };
+    probe_arg_t a = { c->recv_ctx, source, tag };
     progress_wait_until(message_waiting, &a);
     status_of_message(status, match_peek(a.ctx, source, tag));
 }
 
 unexpected_t *p2p_improbe(comm_t *c, int source, int tag, MPI_Status *status)
 {
-    unexpected_t *u = match_take(c->context_id, source, tag);
+    unexpected_t *u = match_take(c->recv_ctx, source, tag);
     if (!u) {
         progress_poll();
-        u = match_take(c->context_id, source, tag);
+        u = match_take(c->recv_ctx, source, tag);
     }
     if (u)
         status_of_message(status, u);
@@ -232,7 +232,7 @@ unexpected_t *p2p_improbe(comm_t *c, int source, int tag, MPI_Status *status)
 
 unexpected_t *p2p_mprobe(comm_t *c, int source, int tag, MPI_Status *status)
 {
-    probe_arg_t a = { c->context_id, source, tag };
+    probe_arg_t a = { c->recv_ctx, source, tag };
     progress_wait_until(message_waiting, &a);
     unexpected_t *u = match_take(a.ctx, source, tag);
     status_of_message(status, u);
