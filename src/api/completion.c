@@ -358,6 +358,10 @@ API_EXPORT int PMPI_Request_free(MPI_Request *request)
     int rc = lookup_required(*request, &r, F);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* MPI-3.1 §5.12: freeing the request of a nonblocking collective operation is erroneous */
+    if (r->kind == REQ_COLL)
+        return err_raise(r->comm->handle, MPI_ERR_REQUEST, F,
+                         "the request of a nonblocking collective operation cannot be freed");
     /* An active operation goes on and frees its request when it completes. */
     if (r->active && !r->complete)
         r->user_freed = 1;

@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define NWORDS (CTXID_PAIRS / 64)
@@ -29,9 +30,18 @@ static agree_t *claims;
 
 void ctxid_init(void)
 {
-    memset(free_mask, 0xff, sizeof free_mask);
-    for (int p = 0; p < PREDEFINED_PAIRS; p++)
-        free_mask[p / 64] &= ~(1ull << (p % 64));
+    /* METAMPI_CONTEXT_IDS: the size of the pool (tests use a small one to force conflicts
+     * between concurrent agreements and exhaustion) */
+    int pairs = CTXID_PAIRS;
+    const char *v = getenv("METAMPI_CONTEXT_IDS");
+    if (v && *v) {
+        long n = strtol(v, NULL, 10);
+        pairs = n < PREDEFINED_PAIRS + 1 ? PREDEFINED_PAIRS + 1 : n > CTXID_PAIRS ? CTXID_PAIRS
+                                                                                : (int)n;
+    }
+    memset(free_mask, 0, sizeof free_mask);
+    for (int p = PREDEFINED_PAIRS; p < pairs; p++)
+        free_mask[p / 64] |= 1ull << (p % 64);
     claims = NULL;
 }
 
@@ -45,14 +55,6 @@ void ctxid_release(uint32_t ctx)
     uint32_t p = ctx / 2;
     if (p >= PREDEFINED_PAIRS && p < CTXID_PAIRS)
         free_mask[p / 64] |= 1ull << (p % 64);
-}
-
-int ctxid_used(void)
-{
-    int n = 0;
-    for (int w = 0; w < NWORDS; w++)
-        n += 64 - __builtin_popcountll(free_mask[w]);
-    return n;
 }
 
 /* The agreement of this process that claims pair p, or NULL. */
@@ -94,14 +96,32 @@ static int round_start(icoll_sched_t *s, void *arg)
     return MPI_SUCCESS;
 }
 
+/* Candidates: the first n common pairs from a start that depends on the key, so concurrent
+ * agreements seldom pick the same pair (a conflict costs a round). */
+static int pick(agree_t *a)
+{
+    uint64_t h = a->key * 0x9e3779b97f4a7c15ull;
+    int start = (int)(h >> 50) % CTXID_PAIRS, k = 0;
+    for (int i = 0; i <= NWORDS && k < a->n; i++) {
+        int w = (start / 64 + i) % NWORDS;
+        uint64_t m = a->mask[w];
+        if (i == 0)
+            m &= ~0ull << (start % 64);          /* from the start bit on ... */
+        else if (i == NWORDS)
+            m &= ~(~0ull << (start % 64));       /* ... round to just before it */
+        for (; m && k < a->n; m &= m - 1) {
+            int p = w * 64 + __builtin_ctzll(m);
+            if (k == 0 || p != a->cand[0])
+                a->cand[k++] = p;
+        }
+    }
+    return k;
+}
+
 static int phase1_done(icoll_sched_t *s, void *arg)
 {
     agree_t *a = arg;
-    int k = 0;
-    for (int w = 0; w < NWORDS && k < a->n; w++)
-        for (uint64_t m = a->mask[w]; m && k < a->n; m &= m - 1)
-            a->cand[k++] = w * 64 + __builtin_ctzll(m);
-    if (k < a->n) {
+    if (pick(a) < a->n) {
         /* Nothing common: truly exhausted unless claims of other agreements hid pairs. */
         if (a->mask[NWORDS] == ~0ull)
             return MPI_ERR_OTHER;

@@ -33,7 +33,7 @@
 
 #include <stdint.h>
 
-#define CTXID_PAIRS 16384   /* recv_ctx < 2 * CTXID_PAIRS */
+#define CTXID_PAIRS 16384   /* recv_ctx < 2 * CTXID_PAIRS; METAMPI_CONTEXT_IDS may lower it */
 
 void ctxid_init(void);
 /* Appends to s an agreement on n (1 or 2) context ids free at every member of c (for an
@@ -44,7 +44,5 @@ void ctxid_sched_agree(icoll_sched_t *s, comm_t *c, int n, uint64_t key, uint32_
 int ctxid_agree(comm_t *c, int n, uint32_t *ctx);
 /* Returns recv_ctx (and its internal partner) to the free pool. */
 void ctxid_release(uint32_t ctx);
-/* Pairs in use at this process, the predefined ones included (tests). */
-int ctxid_used(void);
 
 #endif
