@@ -1,6 +1,6 @@
-/* Collective constructors of communicators (MPI-3.1 §6.4.2): dup (blocking and nonblocking),
- * create, create_group, split, split by host. Inter-communicator creation and merging are in
- * intercomm.c; the variants of create and split on inter-communicators are here. */
+/* Collective constructors of communicators (MPI-3.1 §6.4.2, §6.6.2): dup (blocking and
+ * nonblocking), create, create_group, split, split by host — each also on
+ * inter-communicators where the standard allows it — and MPI_Intercomm_create/merge. */
 #include "core/coll_internal.h"
 #include "core/ctxid.h"
 #include "core/p2p.h"
@@ -86,7 +86,7 @@ static int inter_contexts(comm_t *c, uint32_t ids[2], uint32_t *remote)
 /* ---- dup ------------------------------------------------------------------------------ */
 
 typedef struct dup_state {
-    comm_t *parent, *c;
+    comm_t *c;
     uint32_t ids[2];      /* recv_ctx (and, inter, local_comm's) */
     uint32_t remote;      /* inter: the remote group's new recv_ctx */
     void (*done)(int err, void *arg);
@@ -131,7 +131,6 @@ static int dup_begin(comm_t *parent, comm_t **out, icoll_sched_t **sched, dup_st
         goto nomem;
     if (parent->info && !(c->info = info_copy(parent->info)))
         goto nomem;
-    d->parent = parent;
     d->c = c;
     if (comm_is_inter(parent)) {
         comm_t *l = parent->local_comm;
