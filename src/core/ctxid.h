@@ -15,7 +15,10 @@
  *
  * Nothing is reserved in phase 1, so an agreement that waits for members which have not
  * started it yet (nonblocking MPI_Comm_idup, in any order on different communicators) holds
- * nothing other agreements need. A claim exists only during phase 2, when every member has
+ * nothing other agreements need. (Reserving the contributed bits until the round ends — the
+ * obvious scheme — deadlocks when a rank waits for one idup before starting another that a
+ * second rank started first, and livelocks when two ranks start two idups in opposite
+ * orders: each holds what the other's round needs, round after round.) A claim exists only during phase 2, when every member has
  * entered the round. Conflicting claims are ordered by the agreements' keys (comm.h: the
  * same at every member, distinct at one process; a lower key has priority): a member whose
  * candidate is claimed by a higher-priority agreement votes no at once; one whose candidate
