@@ -1,6 +1,10 @@
 /*
  * Info objects (MPI-3.1 §9): ordered (key, value) string pairs. Other modules keep hints as
  * an info_t (communicators: MPI_Comm_set_info / get_info).
+ *
+ * Invariants: keys are unique, 1..MPI_MAX_INFO_KEY characters; values 1..MPI_MAX_INFO_VAL
+ * characters; pairs keep the order in which their keys were first set (MPI_Info_get_nthkey).
+ * MPI_INFO_ENV is built on its first lookup.
  */
 #ifndef METAMPI_INFO_H
 #define METAMPI_INFO_H
@@ -19,5 +23,19 @@ MPI_Info info_publish(info_t *i);
 void info_destroy(info_t *i);
 /* The value of key, or NULL. */
 const char *info_get(const info_t *i, const char *key);
+
+/* ---- the API layer's interface ----------------------------------------------------------- */
+
+/* Sets key to value (both checked by the caller); 0, or -1 when out of memory. */
+int info_set(info_t *i, const char *key, const char *value);
+/* Removes key; 0, or -1 when i has no such key. */
+int info_delete(info_t *i, const char *key);
+int info_nkeys(const info_t *i);
+/* The n-th key (0 <= n < info_nkeys(i)). */
+const char *info_nthkey(const info_t *i, int n);
+/* The handle of a published info (MPI_INFO_NULL for a handle-less one). */
+MPI_Info info_handle(const info_t *i);
+/* Withdraws the user handle of i and frees it (MPI_Info_free); not for MPI_INFO_ENV. */
+void info_free(info_t *i);
 
 #endif
