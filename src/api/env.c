@@ -85,6 +85,7 @@ API_EXPORT int PMPI_Finalize(void)
     /* MPI_Finalize is collective: nobody closes its endpoints while others may still need
      * them (p2p_finalize drains and passes a barrier over the transports first). */
     p2p_finalize();
+    comm_finalize();
     job_finalize();
     state.phase = STATE_FINALIZED;
     return rc;
