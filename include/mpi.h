@@ -84,6 +84,43 @@ typedef struct MPI_Status {
 
 /* ---- attributes and keyvals --------------------------------------------------------- */
 /* (attributes: constants, callback types, predefined callbacks) */
+#define MPI_KEYVAL_INVALID 0x2c000000
+
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out,
+                                        int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+                                        void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+/* deprecated MPI-1 names (MPI-3.1 §15.1) */
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                void *extra_state);
+
+/* Predefined callbacks: NULL_COPY copies nothing, DUP copies the value, NULL_DELETE does
+ * nothing. They are functions (not MPI routines: no PMPI_ twins). */
+int MPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                          void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                            void *extra_state);
+int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                          void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                            void *extra_state);
+int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                     void *attribute_val_out, int *flag);
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+               void *attribute_val_out, int *flag);
+int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
 /* ---- requests and matched messages ------------------------------------------------- */
 #define MPI_REQUEST_NULL    ((MPI_Request)0x18000000)
@@ -97,6 +134,11 @@ typedef struct MPI_Status {
 #define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x14000001)
 #define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x14000002)
+
+/* A user error handler gets the communicator and the error code (MPI-3.1 §8.3.1); metampi
+ * passes no further arguments. MPI_Comm_errhandler_fn is the deprecated name. */
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 
 /* ---- derived datatypes ------------------------------------------------------------- */
 #define MPI_BOTTOM ((void *)0)
@@ -317,6 +359,16 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen);
 int PMPI_Error_string(int errorcode, char *string, int *resultlen);
 int MPI_Error_class(int errorcode, int *errorclass);
 int PMPI_Error_class(int errorcode, int *errorclass);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler);
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Add_error_class(int *errorclass);
+int PMPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int PMPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Add_error_string(int errorcode, const char *string);
 
 /* communicator queries */
 int MPI_Comm_size(MPI_Comm comm, int *size);
@@ -420,15 +472,124 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
 
 /* groups (MPI-3.1 §6.3) */
 /* (groups: functions) */
+int MPI_Group_size(MPI_Group group, int *size);
+int PMPI_Group_size(MPI_Group group, int *size);
+int MPI_Group_rank(MPI_Group group, int *rank);
+int PMPI_Group_rank(MPI_Group group, int *rank);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_free(MPI_Group *group);
+int PMPI_Group_free(MPI_Group *group);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 
 /* communicators (MPI-3.1 §6.4, §6.6) */
 /* (communicators: functions) */
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
+int PMPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size);
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 
 /* attributes and keyvals (MPI-3.1 §6.7, §6.8), error handlers and error classes (§8.3–8.5) */
 /* (attributes and errors: functions) */
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state);
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state);
+int MPI_Comm_free_keyval(int *comm_keyval);
+int PMPI_Comm_free_keyval(int *comm_keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state);
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int PMPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+/* deprecated MPI-1 names (MPI-3.1 §15.1) */
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int PMPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int PMPI_Attr_delete(MPI_Comm comm, int keyval);
 
 /* info (MPI-3.1 §9) */
 /* (info: functions) */
+int MPI_Info_create(MPI_Info *info);
+int PMPI_Info_create(MPI_Info *info);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_delete(MPI_Info info, const char *key);
+int PMPI_Info_delete(MPI_Info info, const char *key);
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int MPI_Info_free(MPI_Info *info);
+int PMPI_Info_free(MPI_Info *info);
 
 /* process topologies (MPI-3.1 §7) */
 /* (topologies: functions) */

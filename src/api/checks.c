@@ -31,10 +31,10 @@ int check_buffer(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, size
 
 int check_dest_tag(const comm_t *c, int dest, int tag, const char *func)
 {
-    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size))
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= comm_peer_size(c)))
         return err_raise(c->handle, MPI_ERR_RANK, func,
-                         "invalid destination rank %d in a communicator of size %d", dest,
-                         c->size);
+                         "invalid destination rank %d in a communicator of size %d%s", dest,
+                         comm_peer_size(c), comm_is_inter(c) ? " (remote group)" : "");
     if (tag < 0)
         return err_raise(c->handle, MPI_ERR_TAG, func,
                          "invalid tag %d (send tags are 0..MPI_TAG_UB)", tag);
@@ -43,9 +43,11 @@ int check_dest_tag(const comm_t *c, int dest, int tag, const char *func)
 
 int check_source_tag(const comm_t *c, int source, int tag, const char *func)
 {
-    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE &&
+        (source < 0 || source >= comm_peer_size(c)))
         return err_raise(c->handle, MPI_ERR_RANK, func,
-                         "invalid source rank %d in a communicator of size %d", source, c->size);
+                         "invalid source rank %d in a communicator of size %d%s", source,
+                         comm_peer_size(c), comm_is_inter(c) ? " (remote group)" : "");
     if (tag != MPI_ANY_TAG && tag < 0)
         return err_raise(c->handle, MPI_ERR_TAG, func,
                          "invalid tag %d (receive tags are 0..MPI_TAG_UB or MPI_ANY_TAG)", tag);

@@ -403,6 +403,9 @@ API_EXPORT int PMPI_Cancel(MPI_Request *request)
     if (!r->active)
         return err_raise(r->comm->handle, MPI_ERR_REQUEST, F,
                          "request is an inactive persistent request");
+    if (r->kind == REQ_COLL)
+        return err_raise(r->comm->handle, MPI_ERR_REQUEST, F,
+                         "a nonblocking collective operation cannot be cancelled");
     p2p_cancel(r);
     return MPI_SUCCESS;
 }

@@ -22,6 +22,7 @@ static int init(int required, const char *func)
     state.phase = STATE_INITIALIZING;
     state.main_thread = pthread_self();
     state.thread_level = required < THREAD_LEVEL_MAX ? required : THREAD_LEVEL_MAX;
+    info_env_set_thread_level(required);
     if (state.thread_level < MPI_THREAD_SINGLE)
         state.thread_level = MPI_THREAD_SINGLE;
 
@@ -77,14 +78,21 @@ API_WEAK_ALIAS(Init_thread)
 API_EXPORT int PMPI_Finalize(void)
 {
     state_require_initialized("MPI_Finalize");
+    /* MPI-3.1 §8.7.1: the attributes of MPI_COMM_SELF are deleted first, while MPI is still
+     * fully usable (libraries hook their clean-up on this) */
+    int rc = attr_finalize();
+    if (rc != MPI_SUCCESS)
+        rc = err_raise(MPI_COMM_WORLD, rc, "MPI_Finalize",
+                       "an attribute delete callback of MPI_COMM_SELF or MPI_COMM_WORLD failed");
     fflush(stdout);
     /* MPI_Finalize is collective: nobody closes its endpoints while others may still need
      * them (p2p_finalize drains and passes a barrier over the transports first). */
     p2p_finalize();
+    comm_finalize();
     dtype_finalize();
     job_finalize();
     state.phase = STATE_FINALIZED;
-    return MPI_SUCCESS;
+    return rc;
 }
 API_WEAK_ALIAS(Finalize)
 

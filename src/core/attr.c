@@ -51,9 +51,7 @@ int keyval_create(attr_kind_t kind, attr_copy_fn *copy, attr_delete_fn *del, voi
 
 int keyval_is_predefined(int keyval)
 {
-    unsigned u = (unsigned)keyval;
-    return (u & HANDLE_KIND_MASK) == KEYVAL_KIND && (u & HANDLE_INDEX_MASK) != 0 &&
-           (u & HANDLE_INDEX_MASK) < KEYVAL_FIRST_USER;
+    return keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM;
 }
 
 static keyval_t *keyval_get(int keyval)
@@ -62,7 +60,7 @@ static keyval_t *keyval_get(int keyval)
     return kv && !kv->freed ? kv : NULL;
 }
 
-int keyval_check(attr_kind_t kind, int keyval, const char **why)
+int keyval_check(attr_kind_t kind, int keyval, int freed_ok, const char **why)
 {
     static const char *const other_kind[] = { "keyval is not a communicator keyval",
                                               "keyval is not a datatype keyval",
@@ -75,7 +73,7 @@ int keyval_check(attr_kind_t kind, int keyval, const char **why)
         *why = "predefined keyvals cannot be changed or freed";
         return MPI_ERR_KEYVAL;
     }
-    keyval_t *kv = keyval_get(keyval);
+    keyval_t *kv = freed_ok ? handle_get(&keyvals, keyval) : keyval_get(keyval);
     if (!kv) {
         *why = "invalid or freed keyval";
         return MPI_ERR_KEYVAL;
@@ -171,7 +169,7 @@ int attr_get(const attr_list_t *list, int keyval, void **value)
 int attr_delete(attr_kind_t kind, int handle, attr_list_t *list, int keyval)
 {
     (void)kind;
-    struct attr_node **p = find(list, keyval_get(keyval));
+    struct attr_node **p = find(list, handle_get(&keyvals, keyval));
     if (!*p)
         return MPI_SUCCESS;
     struct attr_node *n = *p;

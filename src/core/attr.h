@@ -44,8 +44,8 @@ typedef int attr_copy_fn(int oldobj, int keyval, void *extra_state, void *value_
                          void *value_out, int *flag);
 typedef int attr_delete_fn(int obj, int keyval, void *value, void *extra_state);
 
-/* Index of the first user keyval; below it: MPI_KEYVAL_INVALID (0) and the predefined
- * attribute keys of mpi.h (MPI_TAG_UB ...). */
+/* Index of the first user keyval; below it: MPI_KEYVAL_INVALID (0), the predefined attribute
+ * keys of mpi.h (MPI_TAG_UB ... MPI_APPNUM) and room for more (window attributes). */
 #define KEYVAL_FIRST_USER 32
 
 /* Creates a keyval of kind; NULL callbacks stand for the null copy / null delete functions.
@@ -53,8 +53,10 @@ typedef int attr_delete_fn(int obj, int keyval, void *value, void *extra_state);
 int keyval_create(attr_kind_t kind, attr_copy_fn *copy, attr_delete_fn *del, void *extra_state,
                   int *keyval);
 /* The checks of a user keyval handle for an object of kind: MPI_SUCCESS, or MPI_ERR_KEYVAL
- * with *why set to a message (invalid, freed, predefined or of another object kind). */
-int keyval_check(attr_kind_t kind, int keyval, const char **why);
+ * with *why set to a message (invalid, predefined, of another object kind, or freed unless
+ * freed_ok). A keyval the user freed still reaches the attributes that use it (get and
+ * delete pass freed_ok), but takes no new ones (MPI-3.1 §6.7.2). */
+int keyval_check(attr_kind_t kind, int keyval, int freed_ok, const char **why);
 /* Releases the user's handle (keyval_check passed); the keyval lives on while attributes
  * use it. */
 void keyval_free(int keyval);

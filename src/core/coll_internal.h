@@ -4,6 +4,19 @@
  * communicator's internal context (recv_ctx + 1), so they never match user messages. Simple
  * algorithms; the collective-operations chapter has its own, faster engine.
  * Each returns MPI_SUCCESS or an error class.
+ *
+ * The blocking icoll_* functions take an intra-communicator (for an inter-communicator, pass
+ * its local_comm); each is one collective operation on it, so every member must call them in
+ * the same order (tags come from the communicator's operation counter, comm_next_op()).
+ *
+ * Schedules. Underneath, every operation is a schedule: a list of entries — sends, receives,
+ * local steps (copy, reduce) and callbacks — executed in order by the progress engine. Sends
+ * and receives that follow each other are started together; a local step or callback runs
+ * when everything before it has completed. A callback may insert further entries right
+ * after itself (this is how context-id agreement loops), or ask to be called again later
+ * (ICOLL_AGAIN). All messages of one schedule carry one tag; within a schedule the messages
+ * between two processes are sent and received in the same order, so one tag suffices, and
+ * concurrent schedules on one communicator have distinct tags.
  */
 #ifndef METAMPI_COLL_INTERNAL_H
 #define METAMPI_COLL_INTERNAL_H
@@ -11,6 +24,7 @@
 #include "core/comm.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { ICOLL_SUM, ICOLL_MAX, ICOLL_MIN, ICOLL_BAND, ICOLL_BOR } icoll_op_t;
 
@@ -25,5 +39,62 @@ int icoll_alltoallv(comm_t *c, const void *send, const size_t *scounts, const si
                     void *recv, const size_t *rcounts, const size_t *rdispls);
 int icoll_allreduce_int(comm_t *c, int *vals, int n, icoll_op_t op);
 int icoll_allreduce_u64(comm_t *c, uint64_t *vals, int n, icoll_op_t op);
+
+/* ---- schedules ------------------------------------------------------------------------ */
+
+typedef struct icoll_sched icoll_sched_t;
+typedef enum { ICOLL_INT, ICOLL_U64 } icoll_type_t;
+
+/* A callback's answer besides MPI_SUCCESS (go on) and an error class (stop the schedule). */
+#define ICOLL_AGAIN (-1)
+typedef int (*icoll_fn)(icoll_sched_t *s, void *arg);
+/* Called once when the schedule has finished (err: MPI_SUCCESS or the first error). */
+typedef void (*icoll_done_fn)(int err, void *arg);
+
+/* A new, empty schedule whose messages carry tag; NULL when out of memory. */
+icoll_sched_t *icoll_sched_new(int tag);
+/* Zeroed memory that lives as long as the schedule (NULL: no memory, recorded as the
+ * schedule's error). */
+void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes);
+
+/* Entries. c names the communicator whose internal context carries the message and in
+ * which peer is a rank (of the remote group for an inter-communicator); the schedule keeps a
+ * reference to c until it ends. Buffers must stay valid until the schedule ends; a send
+ * reads its buffer when it starts, i.e. after every earlier local step. Errors (no memory)
+ * are recorded and reported at the end. */
+void icoll_sched_send(icoll_sched_t *s, comm_t *c, int peer, const void *buf, size_t bytes);
+void icoll_sched_recv(icoll_sched_t *s, comm_t *c, int peer, void *buf, size_t bytes);
+void icoll_sched_fence(icoll_sched_t *s);
+void icoll_sched_copy(icoll_sched_t *s, const void *src, void *dst, size_t bytes);
+/* inout[i] = inout[i] op in[i] for n elements of type */
+void icoll_sched_reduce(icoll_sched_t *s, const void *in, void *inout, int n, icoll_type_t type,
+                        icoll_op_t op);
+void icoll_sched_call(icoll_sched_t *s, icoll_fn fn, void *arg);
+
+/* Collectives appended to a schedule. c is an intra-communicator, except for allreduce,
+ * which also takes an inter-communicator and then combines both groups (reduction in each
+ * local group, exchange between the two leaders, broadcast in each group; the operation
+ * must be commutative). */
+void icoll_sched_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root);
+void icoll_sched_allreduce(icoll_sched_t *s, comm_t *c, void *vals, int n, icoll_type_t type,
+                           icoll_op_t op);
+void icoll_sched_allgather(icoll_sched_t *s, comm_t *c, const void *send, size_t bytes,
+                           void *recv);
+void icoll_sched_alltoallv(icoll_sched_t *s, comm_t *c, const void *send, const size_t *scounts,
+                           const size_t *sdispls, void *recv, const size_t *rcounts,
+                           const size_t *rdispls);
+
+/* Frees a schedule that was never started. */
+void icoll_sched_discard(icoll_sched_t *s);
+/* Starts s; done(err, arg) runs when it ends (possibly before this returns). The schedule
+ * frees itself after done. */
+void icoll_sched_start(icoll_sched_t *s, icoll_done_fn done, void *arg);
+/* Starts s and progresses until it ends; returns its error. */
+int icoll_sched_run(icoll_sched_t *s);
+
+/* Advances every running schedule (called by the progress engine when icoll_running is
+ * nonzero). Returns the number of events. */
+int icoll_progress(void);
+extern int icoll_running;
 
 #endif

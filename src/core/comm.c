@@ -1,13 +1,22 @@
+/* Communicator objects: the predefined ones, handles, life cycle, operation keys. The
+ * collective constructors are in comm_create.c and intercomm.c. */
 #include "core/comm.h"
 
+#include "core/ctxid.h"
+#include "core/errhandler.h"
+#include "core/handles.h"
+#include "core/topo.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 /* Context ids 0..3 belong to the predefined communicators (pairs: see comm.h). */
 enum { CONTEXT_WORLD = 0, CONTEXT_SELF = 2 };
 
-static group_t world_group = { MPI_GROUP_NULL, 1, 0, 0, NULL };
-static group_t self_group = { MPI_GROUP_NULL, 1, 1, 0, NULL };
-static int self_world_rank;
+#define COMM_KIND 0x04000000u
+enum { FIRST_INDEX = 3 }; /* 0 MPI_COMM_NULL, 1 MPI_COMM_WORLD, 2 MPI_COMM_SELF */
+
+static handle_table_t table = HANDLE_TABLE_INIT(COMM_KIND, FIRST_INDEX);
 static comm_t world, self;
 
 static void init_predefined(comm_t *c, MPI_Comm h, uint32_t ctx, group_t *g, const char *name)
@@ -21,16 +30,16 @@ static void init_predefined(comm_t *c, MPI_Comm h, uint32_t ctx, group_t *g, con
     c->refs = 1;
     c->errhandler = MPI_ERRORS_ARE_FATAL;
     strcpy(c->name, name);
+    c->ready = 1;
+    c->key = ctx;
 }
 
 void comm_init_predefined(int world_rank, int world_size)
 {
-    world_group.size = world_size;
-    world_group.rank = world_rank;
-    self_world_rank = world_rank;
-    self_group.world = &self_world_rank;
-    init_predefined(&world, MPI_COMM_WORLD, CONTEXT_WORLD, &world_group, "MPI_COMM_WORLD");
-    init_predefined(&self, MPI_COMM_SELF, CONTEXT_SELF, &self_group, "MPI_COMM_SELF");
+    group_init(world_rank, world_size);
+    ctxid_init();
+    init_predefined(&world, MPI_COMM_WORLD, CONTEXT_WORLD, group_world(), "MPI_COMM_WORLD");
+    init_predefined(&self, MPI_COMM_SELF, CONTEXT_SELF, group_self(), "MPI_COMM_SELF");
 }
 
 comm_t *comm_lookup(MPI_Comm handle)
@@ -39,7 +48,8 @@ comm_t *comm_lookup(MPI_Comm handle)
         return &world;
     if (handle == MPI_COMM_SELF)
         return &self;
-    return NULL;
+    comm_t *c = handle_get(&table, handle);
+    return c && c->ready ? c : NULL;
 }
 
 const char *comm_name(MPI_Comm handle)
@@ -50,4 +60,115 @@ const char *comm_name(MPI_Comm handle)
     if (handle == MPI_COMM_NULL)
         return "MPI_COMM_NULL";
     return "communicator";
+}
+
+comm_op_t comm_next_op(comm_t *c)
+{
+    if (c->coll_tag)
+        return (comm_op_t){ c->coll_tag, c->coll_key };
+    uint32_t seq = c->coll_seq++;
+    int tag = (int)(seq & 0x3fffffff);
+    /* an inter-communicator's operations also run over its local_comm: their own tag range
+     * keeps them apart from operations on the local_comm itself */
+    if (comm_is_inter(c))
+        tag |= 0x40000000;
+    return (comm_op_t){ tag, (c->key << 30) | (seq & 0x0fffffff) };
+}
+
+comm_t *comm_new_object(comm_t *parent, group_t *group, group_t *remote)
+{
+    comm_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->handle = MPI_COMM_NULL;
+    c->group = group;
+    group_retain(group);
+    c->rank = group->rank;
+    c->size = group->size;
+    if (remote) {
+        c->remote_group = remote;
+        group_retain(remote);
+    }
+    c->refs = 1;
+    c->errhandler = parent->errhandler;
+    errhandler_retain(c->errhandler);
+    return c;
+}
+
+void comm_set_context(comm_t *c, uint32_t recv_ctx, uint32_t send_ctx)
+{
+    c->recv_ctx = recv_ctx;
+    c->send_ctx = send_ctx;
+    if (comm_is_inter(c)) {
+        uint64_t lo = recv_ctx < send_ctx ? recv_ctx : send_ctx;
+        uint64_t hi = recv_ctx ^ send_ctx ^ lo;
+        c->key = (lo << 15) | hi; /* lo >= 4: above every intra-communicator's key */
+    } else {
+        c->key = recv_ctx;
+    }
+}
+
+int comm_publish(comm_t *c)
+{
+    int h = handle_new(&table, c);
+    if (!h)
+        return MPI_ERR_NO_MEM;
+    c->handle = h;
+    return MPI_SUCCESS;
+}
+
+void comm_destroy(comm_t *c)
+{
+    if (c->handle != MPI_COMM_NULL && !c->user_freed)
+        handle_release(&table, c->handle);
+    if (c->local_comm)
+        comm_release(c->local_comm);
+    group_release(c->group);
+    if (c->remote_group)
+        group_release(c->remote_group);
+    errhandler_release(c->errhandler);
+    if (c->info)
+        info_destroy(c->info);
+    if (c->topo)
+        topo_free(c->topo);
+    if (c->ready)
+        ctxid_release(c->recv_ctx);
+    free(c);
+}
+
+void comm_free_handle(comm_t *c)
+{
+    handle_release(&table, c->handle);
+    c->user_freed = 1;
+    comm_release(c);
+}
+
+static void collect(void *obj, void *arg)
+{
+    comm_t ***p = arg;
+    *(*p)++ = obj;
+}
+
+void comm_finalize(void)
+{
+    /* Whatever the user left: destroyed regardless of references (requests and schedules
+     * that still name them are erroneous leftovers). */
+    int n = table.used;
+    comm_t **all = malloc((size_t)(n > 0 ? n : 1) * sizeof *all), **end = all;
+    if (all) {
+        handle_foreach(&table, collect, &end);
+        for (comm_t **p = all; p < end; p++) {
+            (*p)->handle = MPI_COMM_NULL;
+            (*p)->refs = 1;
+            comm_release(*p);
+        }
+        free(all);
+    }
+    handle_table_destroy(&table);
+    for (comm_t *p = &world; p; p = p == &world ? &self : NULL)
+        if (p->info) {
+            info_destroy(p->info);
+            p->info = NULL;
+        }
+    group_finalize();
 }

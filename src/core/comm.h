@@ -9,7 +9,15 @@
  *  - comm_peer_world_rank() maps a destination/source rank (remote group for an
  *    inter-communicator) to the job (world) rank transports address.
  *  - Context ids come in pairs: recv_ctx is even, recv_ctx + 1 carries the library's internal
- *    collective traffic on the communicator, so user messages never match it.
+ *    collective traffic on the communicator, so user messages never match it. Two
+ *    communicators that share a process never share a recv_ctx there (core/ctxid.h); the
+ *    pair returns to the free pool when the object is destroyed, not when the user frees the
+ *    handle, so a pending receive never matches a later communicator's messages.
+ *  - refs counts the user handle, every request (nonblocking or persistent) and every
+ *    running internal schedule that uses the communicator; the last release destroys it.
+ *  - key is the same at every member (of both groups for an inter-communicator) and
+ *    distinct among the communicators of one process; with coll_seq it names each
+ *    collective operation consistently everywhere (tags, agreement priorities).
  */
 #ifndef METAMPI_COMM_H
 #define METAMPI_COMM_H
@@ -36,26 +44,91 @@ typedef struct comm {
     attr_list_t attrs;
     info_t *info;                /* hints set by the user (NULL: none) */
     struct topo *topo;           /* Cartesian/graph/distributed-graph topology, or NULL */
+    /* creation and internal collectives */
+    int ready;                   /* 0 while MPI_Comm_idup is still agreeing on its context */
+    int user_freed;              /* MPI_Comm_free was called (the handle is gone) */
+    uint64_t key;                /* see above: recv_ctx, or both groups' contexts */
+    uint32_t coll_seq;           /* internal collective operations started on it */
+    int coll_tag;                /* nonzero: temporary communicator with one fixed tag */
+    uint64_t coll_key;           /* ... and its agreement key */
 } comm_t;
 
 void comm_init_predefined(int world_rank, int world_size);
-/* The communicator behind a handle, or NULL for MPI_COMM_NULL and invalid handles. */
+/* Destroys every remaining communicator and group (MPI_Finalize). */
+void comm_finalize(void);
+/* The communicator behind a handle, or NULL for MPI_COMM_NULL, invalid and freed handles
+ * and communicators MPI_Comm_idup has not finished creating. */
 comm_t *comm_lookup(MPI_Comm handle);
 static inline int comm_peer_world_rank(const comm_t *c, int rank)
 {
     return group_world_rank(c->remote_group ? c->remote_group : c->group, rank);
 }
+/* Number of ranks a destination or source may name: the remote group's size for an
+ * inter-communicator. */
+static inline int comm_peer_size(const comm_t *c)
+{
+    return c->remote_group ? c->remote_group->size : c->size;
+}
+static inline int comm_is_inter(const comm_t *c)
+{
+    return c->remote_group != 0;
+}
 /* The communicator's name for messages ("MPI_COMM_WORLD", a user-set name, ...). */
 const char *comm_name(MPI_Comm handle);
+
+/* The tag and agreement key of the next internal collective operation on c (every member
+ * calls it in the same order). */
+typedef struct comm_op {
+    int tag;
+    uint64_t key;
+} comm_op_t;
+comm_op_t comm_next_op(comm_t *c);
 
 /* Collective creation (internal: no attributes copied, no handle checks). Each returns
  * MPI_SUCCESS or an error class; *out is NULL for processes outside the new communicator
  * (color MPI_UNDEFINED). New communicators get a handle and inherit the parent's error
  * handler. */
 int comm_split(comm_t *parent, int color, int key, comm_t **out);
+/* Same group(s), topology and hints, new context (intra- or inter-communicator). */
 int comm_dup(comm_t *parent, comm_t **out);
-/* Drops a reference (the user's MPI_Comm_free, a completed operation); the last one frees. */
-void comm_retain(comm_t *c);
-void comm_release(comm_t *c);
+/* Nonblocking comm_dup: *out exists (with a handle) at once and becomes usable when done(err,
+ * arg) has run (from the progress engine, or before this returns). */
+int comm_idup(comm_t *parent, comm_t **out, void (*done)(int err, void *arg), void *arg);
+/* The members of group (a subgroup of parent's local group; for an inter-communicator the
+ * remote side's choice forms the remote group). Collective over parent. */
+int comm_create(comm_t *parent, group_t *group, comm_t **out);
+/* Collective over group only (a subgroup of intra-communicator parent containing the
+ * caller); tag separates concurrent calls. */
+int comm_create_group(comm_t *parent, group_t *group, int tag, comm_t **out);
+/* Splits by host: ranks on one host get one communicator (MPI_COMM_TYPE_SHARED). */
+int comm_split_shared(comm_t *parent, int key, comm_t **out);
+/* MPI_Intercomm_create: collective over local (intra); leaders talk over peer with tag. */
+int comm_intercomm_create(comm_t *local, int local_leader, comm_t *peer, int remote_leader,
+                          int tag, comm_t **out);
+/* MPI_Intercomm_merge. */
+int comm_intercomm_merge(comm_t *inter, int high, comm_t **out);
+
+/* Building blocks of the constructors. comm_new_object: a communicator (not ready, no
+ * context, no handle, one reference) over group (and remote group) that inherits parent's
+ * error handler. comm_set_context: sets the contexts and the key. comm_publish: gives it a
+ * handle (MPI_SUCCESS or MPI_ERR_NO_MEM). */
+comm_t *comm_new_object(comm_t *parent, group_t *group, group_t *remote);
+void comm_set_context(comm_t *c, uint32_t recv_ctx, uint32_t send_ctx);
+int comm_publish(comm_t *c);
+
+/* Reference counting: see the invariants above. */
+static inline void comm_retain(comm_t *c)
+{
+    c->refs++;
+}
+void comm_destroy(comm_t *c);
+static inline void comm_release(comm_t *c)
+{
+    if (--c->refs == 0)
+        comm_destroy(c);
+}
+/* MPI_Comm_free after the attributes are deleted: the handle goes, the object stays while
+ * operations use it. */
+void comm_free_handle(comm_t *c);
 
 #endif

@@ -1,12 +1,14 @@
 #include "core/errors.h"
 
 #include "core/comm.h"
+#include "core/errhandler.h"
 #include "core/state.h"
 #include "runtime/job.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const struct {
     const char *name, *text;
@@ -83,16 +85,114 @@ const char *err_class_text(int errclass)
     return errclass >= 0 && errclass < NCLASSES ? classes[errclass].text : NULL;
 }
 
+/* ---- user-defined classes and codes ------------------------------------------------------ */
+
+typedef struct user_code {
+    int errclass;   /* itself for a class */
+    char *string;   /* NULL until MPI_Add_error_string */
+} user_code_t;
+
+static user_code_t *user_codes; /* user_codes[i] is code MPI_ERR_LASTCODE + 1 + i */
+static int nuser, user_cap;
+static int last_used_code = MPI_ERR_LASTCODE;
+
+static const user_code_t *user_code(int code)
+{
+    if (code <= MPI_ERR_LASTCODE || code > MPI_ERR_LASTCODE + nuser)
+        return NULL;
+    return &user_codes[code - MPI_ERR_LASTCODE - 1];
+}
+
+static int add_code(int errclass, int *code)
+{
+    if (nuser == user_cap) {
+        int cap = user_cap ? 2 * user_cap : 16;
+        user_code_t *u = realloc(user_codes, (size_t)cap * sizeof *u);
+        if (!u)
+            return MPI_ERR_NO_MEM;
+        user_codes = u;
+        user_cap = cap;
+    }
+    int c = MPI_ERR_LASTCODE + 1 + nuser;
+    user_codes[nuser++] = (user_code_t){ errclass < 0 ? c : errclass, NULL };
+    last_used_code = c;
+    *code = c;
+    return MPI_SUCCESS;
+}
+
+int err_add_class(int *errclass)
+{
+    return add_code(-1, errclass);
+}
+
+int err_add_code(int errclass, int *errcode)
+{
+    return add_code(errclass, errcode);
+}
+
+int err_is_class(int errclass)
+{
+    const user_code_t *u = user_code(errclass);
+    return err_class_name(errclass) != NULL || (u && u->errclass == errclass);
+}
+
+int err_code_class(int code)
+{
+    if (err_class_name(code))
+        return code; /* our predefined codes are the classes themselves */
+    const user_code_t *u = user_code(code);
+    return u ? u->errclass : -1;
+}
+
+int err_set_string(int code, const char *string)
+{
+    user_code_t *u = (user_code_t *)user_code(code);
+    char *copy = strdup(string);
+    if (!copy)
+        return MPI_ERR_NO_MEM;
+    free(u->string);
+    u->string = copy;
+    return MPI_SUCCESS;
+}
+
+const char *err_user_string(int code)
+{
+    const user_code_t *u = user_code(code);
+    return u ? (u->string ? u->string : "") : NULL;
+}
+
+int *err_last_used_code(void)
+{
+    return &last_used_code;
+}
+
+/* ---- raising ------------------------------------------------------------------------------- */
+
+/* "(MPI_ERR_RANK)", or a user code's string and number */
+static void describe(int code, char *buf, size_t len)
+{
+    const char *name = err_class_name(code), *user = err_user_string(code);
+    if (name)
+        snprintf(buf, len, "(%s)", name);
+    else if (user && user[0])
+        snprintf(buf, len, "(error code %d: %s)", code, user);
+    else if (user)
+        snprintf(buf, len, "(user-defined error code %d)", code);
+    else
+        snprintf(buf, len, "(error code %d, MPI_ERR_UNKNOWN)", code);
+}
+
 static _Noreturn void fatal_report(int errclass, const char *func, const char *detail)
 {
-    char msg[MPI_MAX_ERROR_STRING + 256];
+    char msg[3 * MPI_MAX_ERROR_STRING], what[MPI_MAX_ERROR_STRING + 64];
     if (state.phase == STATE_PRE_INIT)
         job_identify_early();
-    const char *name = err_class_name(errclass);
-    if (state.phase == STATE_INITIALIZED || state.phase == STATE_FINALIZED)
-        snprintf(msg, sizeof msg, "%s: %s (%s)", func, detail, name ? name : "MPI_ERR_UNKNOWN");
-    else
+    if (state.phase == STATE_INITIALIZED || state.phase == STATE_FINALIZED) {
+        describe(errclass, what, sizeof what);
+        snprintf(msg, sizeof msg, "%s: %s %s", func, detail, what);
+    } else {
         snprintf(msg, sizeof msg, "%s: %s", func, detail);
+    }
 
     job_abort(errclass, msg);
 }
@@ -110,13 +210,46 @@ void err_fatal(int errclass, const char *func, const char *fmt, ...)
     fatal_report(errclass, func, detail);
 }
 
+/* The handler of comm (MPI_COMM_WORLD's when comm is not a communicator) and the handle the
+ * user handler is given. */
+static MPI_Errhandler handler_of(MPI_Comm *comm)
+{
+    comm_t *c = comm_lookup(*comm);
+    if (!c) {
+        *comm = MPI_COMM_WORLD;
+        c = comm_lookup(MPI_COMM_WORLD);
+    }
+    return c->errhandler;
+}
+
+/* MPI-3.1 §8.3.1: a user handler gets the communicator and the code; when it returns, the
+ * call that raised the error returns the code. */
+static int call_user(MPI_Errhandler eh, MPI_Comm comm, int code)
+{
+    errhandler_fn *fn = errhandler_function(eh);
+    if (!fn)
+        return 0;
+    /* the handler may free its own handle or set another one on comm: keep it alive */
+    errhandler_retain(eh);
+    fn(&comm, &code);
+    errhandler_release(eh);
+    return 1;
+}
+
+/* Anything but MPI_ERRORS_RETURN and a user handler is fatal. */
 int err_raise(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
 {
-    comm_t *c = comm_lookup(comm);
-    if (!c)
-        c = comm_lookup(MPI_COMM_WORLD);
-    if (c->errhandler == MPI_ERRORS_RETURN)
+    MPI_Errhandler eh = handler_of(&comm);
+    if (eh == MPI_ERRORS_RETURN || call_user(eh, comm, errclass))
         return errclass;
     FORMAT_DETAIL(detail, fmt);
     fatal_report(errclass, func, detail);
+}
+
+void err_call_handler(MPI_Comm comm, int code, const char *func)
+{
+    MPI_Errhandler eh = handler_of(&comm);
+    if (eh == MPI_ERRORS_RETURN || call_user(eh, comm, code))
+        return;
+    fatal_report(code, func, "the error handler of the communicator was called");
 }

@@ -25,6 +25,7 @@ struct info {
 
 static handle_table_t infos = HANDLE_TABLE_INIT(INFO_KIND, INFO_ENV_INDEX + 1);
 static info_t *info_env;
+static int env_thread_level = MPI_THREAD_SINGLE;
 
 static info_t *info_new(void)
 {
@@ -188,14 +189,19 @@ static info_t *env_build(void)
         info_set(i, "arch", u.machine);
     if (getcwd(v, sizeof v))
         info_set(i, "wdir", v);
-    if (state.thread_level >= MPI_THREAD_SINGLE && state.thread_level <= MPI_THREAD_MULTIPLE)
-        info_set(i, "thread_level", levels[state.thread_level]);
+    info_set(i, "thread_level", levels[env_thread_level]);
     i->handle = MPI_INFO_ENV;
     if (handle_set(&infos, INFO_ENV_INDEX, i) != 0) {
         info_destroy(i);
         return NULL;
     }
     return i;
+}
+
+void info_env_set_thread_level(int required)
+{
+    if (required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE)
+        env_thread_level = required;
 }
 
 info_t *info_lookup(MPI_Info h)

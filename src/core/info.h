@@ -38,4 +38,8 @@ MPI_Info info_handle(const info_t *i);
 /* Withdraws the user handle of i and frees it (MPI_Info_free); not for MPI_INFO_ENV. */
 void info_free(info_t *i);
 
+/* MPI_Init(_thread) records the thread level the application asked for: MPI_INFO_ENV
+ * reports it as "thread_level" (MPI-3.1 §8.7.2). */
+void info_env_set_thread_level(int required);
+
 #endif

@@ -36,6 +36,11 @@ int p2p_open(char *err, int errlen)
     return proto_open(&boot, &up, err, errlen);
 }
 
+int p2p_host_of(int world_rank)
+{
+    return host_of[world_rank];
+}
+
 int p2p_connect(char *err, int errlen)
 {
     return proto_connect(err, errlen);

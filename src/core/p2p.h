@@ -18,6 +18,8 @@
 /* Bootstrap (see transport.h): open, then a job barrier, connect, a barrier, ready. */
 int p2p_open(char *err, int errlen);
 int p2p_connect(char *err, int errlen);
+/* The host index of a job rank (ranks with equal indices share a host; valid after open). */
+int p2p_host_of(int world_rank);
 int p2p_ready(char *err, int errlen);
 /* Drains queued frames and passes a barrier over the transports, so no peer still needs us;
  * then closes. */

@@ -1,5 +1,6 @@
 #include "core/progress.h"
 
+#include "core/coll_internal.h"
 #include "core/errors.h"
 #include "proto/proto.h"
 #include "runtime/job.h"
@@ -39,6 +40,8 @@ int progress_poll(void)
     int n = proto_progress(err, sizeof err);
     if (n < 0)
         err_fatal(MPI_ERR_OTHER, "progress", "%s", err);
+    if (icoll_running)
+        n += icoll_progress();
     return n;
 }
 

@@ -106,6 +106,7 @@ request_t *request_new(req_kind_t kind, comm_t *comm)
         return NULL;
     }
     request_init_local(r, kind, comm);
+    comm_retain(comm);
     table[slot] = r;
     r->handle = REQUEST_KIND | slot;
     return r;
@@ -126,6 +127,7 @@ void request_free(request_t *r)
     if (r->handle != MPI_REQUEST_NULL) {
         int slot = r->handle & INDEX_MASK;
         table[slot] = NULL;
+        comm_release(r->comm);
         free_slots[nfree++] = slot;
         if (nspare < SPARE_MAX) {
             r->next = spare;
@@ -165,6 +167,15 @@ void request_op_done(proto_op_t *op)
         st->metampi_cancelled = op->cancelled;
         r->error = MPI_SUCCESS;
     }
+    r->complete = 1;
+    if (r->user_freed)
+        request_free(r);
+}
+
+void request_complete_coll(request_t *r, int err)
+{
+    status_set_empty(&r->status);
+    r->error = err;
     r->complete = 1;
     if (r->user_freed)
         request_free(r);

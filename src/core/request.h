@@ -16,7 +16,9 @@
 
 #include <mpi.h>
 
-typedef enum { REQ_SEND = 1, REQ_RECV } req_kind_t;
+/* REQ_COLL: a nonblocking collective operation (MPI_Comm_idup, ...) run by an internal
+ * schedule, which completes the request itself (request_complete_coll). */
+typedef enum { REQ_SEND = 1, REQ_RECV, REQ_COLL } req_kind_t;
 typedef enum { MODE_STANDARD = 0, MODE_BUFFERED, MODE_SYNC, MODE_READY } send_mode_t;
 
 typedef struct request {
@@ -39,7 +41,8 @@ typedef struct request {
     struct request *next;     /* posted queue */
 } request_t;
 
-/* A request initialised for kind on comm, with a handle; NULL when out of memory. */
+/* A request initialised for kind on comm, with a handle; NULL when out of memory. It holds
+ * a reference to comm until it is freed. */
 request_t *request_new(req_kind_t kind, comm_t *comm);
 /* Initialises a handle-less request (blocking calls). */
 void request_init_local(request_t *r, req_kind_t kind, comm_t *comm);
@@ -52,6 +55,9 @@ void request_release_spares(void);
 
 /* The done callback of every request's op: records status and completion. */
 void request_op_done(proto_op_t *op);
+/* Completes a REQ_COLL request with an empty status and error class err (frees it when the
+ * user already freed it). */
+void request_complete_coll(request_t *r, int err);
 /* Marks r complete with an empty status (sends to MPI_PROC_NULL, ...). */
 void request_complete_empty(request_t *r, int source);
 

@@ -1,0 +1,514 @@
+#include "core/coll_internal.h"
+
+#include "core/p2p.h"
+#include "core/progress.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { E_SEND, E_RECV, E_FENCE, E_COPY, E_REDUCE, E_CALL } entry_kind_t;
+
+typedef struct entry {
+    entry_kind_t kind;
+    comm_t *view;             /* send/receive: the internal view of the communicator */
+    int peer;
+    const void *src;          /* send buffer, copy/reduce source */
+    void *dst;                /* receive buffer, copy/reduce destination */
+    size_t bytes;
+    int n;                    /* reduce: elements */
+    icoll_type_t type;
+    icoll_op_t op;
+    icoll_fn fn;
+    void *arg;
+    request_t req;            /* send/receive in flight */
+} entry_t;
+
+/* An internal view is a copy of a communicator with both context ids moved to the internal
+ * context (+1): requests on it never match user traffic. The original stays referenced while
+ * the schedule lives. */
+enum { MAX_VIEWS = 4 };
+
+typedef struct block {
+    struct block *next;
+    max_align_t data[];
+} block_t;
+
+struct icoll_sched {
+    int tag;
+    int error;
+    entry_t *e;
+    int n, cap;
+    int pos;                  /* entries before pos are finished */
+    int issued;               /* entries in [pos, issued) are sends/receives in flight */
+    int ins;                  /* where new entries go: -1 = at the end */
+    int done;
+    icoll_done_fn done_fn;
+    void *done_arg;
+    comm_t *orig[MAX_VIEWS];
+    comm_t views[MAX_VIEWS];
+    int nviews;
+    block_t *mem;
+    icoll_sched_t *next;      /* running schedules */
+};
+
+int icoll_running;
+static icoll_sched_t *running;
+
+icoll_sched_t *icoll_sched_new(int tag)
+{
+    icoll_sched_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->tag = tag;
+    s->ins = -1;
+    return s;
+}
+
+void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes)
+{
+    block_t *b = calloc(1, sizeof *b + (bytes ? bytes : 1));
+    if (!b) {
+        s->error = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    b->next = s->mem;
+    s->mem = b;
+    return b->data;
+}
+
+static void sched_free(icoll_sched_t *s)
+{
+    for (int i = 0; i < s->nviews; i++)
+        comm_release(s->orig[i]);
+    while (s->mem) {
+        block_t *b = s->mem;
+        s->mem = b->next;
+        free(b);
+    }
+    free(s->e);
+    free(s);
+}
+
+void icoll_sched_discard(icoll_sched_t *s)
+{
+    sched_free(s);
+}
+
+static comm_t *view_of(icoll_sched_t *s, comm_t *c)
+{
+    for (int i = 0; i < s->nviews; i++)
+        if (s->orig[i] == c)
+            return &s->views[i];
+    if (s->nviews == MAX_VIEWS) {
+        s->error = MPI_ERR_INTERN;
+        return NULL;
+    }
+    int i = s->nviews++;
+    s->orig[i] = c;
+    comm_retain(c);
+    s->views[i] = *c;
+    s->views[i].recv_ctx = c->recv_ctx + 1;
+    s->views[i].send_ctx = c->send_ctx + 1;
+    return &s->views[i];
+}
+
+/* A new entry at the insertion point; NULL (error recorded) when out of memory. Only called
+ * while nothing is in flight after the insertion point (before the start, or from a
+ * callback), so moving entries never moves a request the protocol holds. */
+static entry_t *add(icoll_sched_t *s, entry_kind_t kind)
+{
+    if (s->error)
+        return NULL;
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        entry_t *e = realloc(s->e, (size_t)cap * sizeof *e);
+        if (!e) {
+            s->error = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        s->e = e;
+        s->cap = cap;
+    }
+    int at = s->ins < 0 ? s->n : s->ins;
+    memmove(&s->e[at + 1], &s->e[at], (size_t)(s->n - at) * sizeof *s->e);
+    s->n++;
+    if (s->ins >= 0)
+        s->ins++;
+    entry_t *x = &s->e[at];
+    memset(x, 0, offsetof(entry_t, req));
+    x->kind = kind;
+    return x;
+}
+
+static void add_msg(icoll_sched_t *s, entry_kind_t kind, comm_t *c, int peer, const void *src,
+                    void *dst, size_t bytes)
+{
+    comm_t *v = view_of(s, c);
+    entry_t *x = v ? add(s, kind) : NULL;
+    if (!x)
+        return;
+    x->view = v;
+    x->peer = peer;
+    x->src = src;
+    x->dst = dst;
+    x->bytes = bytes;
+}
+
+void icoll_sched_send(icoll_sched_t *s, comm_t *c, int peer, const void *buf, size_t bytes)
+{
+    add_msg(s, E_SEND, c, peer, buf, NULL, bytes);
+}
+
+void icoll_sched_recv(icoll_sched_t *s, comm_t *c, int peer, void *buf, size_t bytes)
+{
+    add_msg(s, E_RECV, c, peer, NULL, buf, bytes);
+}
+
+void icoll_sched_fence(icoll_sched_t *s)
+{
+    add(s, E_FENCE);
+}
+
+void icoll_sched_copy(icoll_sched_t *s, const void *src, void *dst, size_t bytes)
+{
+    entry_t *x = add(s, E_COPY);
+    if (x) {
+        x->src = src;
+        x->dst = dst;
+        x->bytes = bytes;
+    }
+}
+
+void icoll_sched_reduce(icoll_sched_t *s, const void *in, void *inout, int n, icoll_type_t type,
+                        icoll_op_t op)
+{
+    entry_t *x = add(s, E_REDUCE);
+    if (x) {
+        x->src = in;
+        x->dst = inout;
+        x->n = n;
+        x->type = type;
+        x->op = op;
+    }
+}
+
+void icoll_sched_call(icoll_sched_t *s, icoll_fn fn, void *arg)
+{
+    entry_t *x = add(s, E_CALL);
+    if (x) {
+        x->fn = fn;
+        x->arg = arg;
+    }
+}
+
+/* ---- execution ---------------------------------------------------------------------- */
+
+#define REDUCE_LOOP(T)                                                                         \
+    do {                                                                                       \
+        const T *a = in;                                                                       \
+        T *b = inout;                                                                          \
+        for (int i = 0; i < n; i++)                                                            \
+            switch (op) {                                                                      \
+            case ICOLL_SUM: b[i] += a[i]; break;                                               \
+            case ICOLL_MAX: b[i] = a[i] > b[i] ? a[i] : b[i]; break;                           \
+            case ICOLL_MIN: b[i] = a[i] < b[i] ? a[i] : b[i]; break;                           \
+            case ICOLL_BAND: b[i] &= a[i]; break;                                              \
+            case ICOLL_BOR: b[i] |= a[i]; break;                                               \
+            }                                                                                  \
+    } while (0)
+
+static void reduce(const void *in, void *inout, int n, icoll_type_t type, icoll_op_t op)
+{
+    if (type == ICOLL_INT)
+        REDUCE_LOOP(int);
+    else
+        REDUCE_LOOP(uint64_t);
+}
+
+static void issue(icoll_sched_t *s, entry_t *x)
+{
+    request_t *r = &x->req;
+    request_init_local(r, x->kind == E_SEND ? REQ_SEND : REQ_RECV, x->view);
+    r->buf = x->kind == E_SEND ? (void *)x->src : x->dst;
+    r->bytes = x->bytes;
+    r->peer = x->peer;
+    r->tag = s->tag;
+    p2p_start(r, "internal collective");
+}
+
+static void finish(icoll_sched_t *s)
+{
+    s->done = 1;
+    for (icoll_sched_t **pp = &running; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            icoll_running--;
+            break;
+        }
+    if (s->done_fn)
+        s->done_fn(s->error, s->done_arg);
+    sched_free(s);
+}
+
+/* Runs s as far as it can go. Returns the number of events (0: waiting). */
+static int advance(icoll_sched_t *s)
+{
+    int events = 0;
+    for (;;) {
+        while (!s->error && s->issued < s->n &&
+               (s->e[s->issued].kind == E_SEND || s->e[s->issued].kind == E_RECV)) {
+            issue(s, &s->e[s->issued++]);
+            events++;
+        }
+        for (; s->pos < s->issued; s->pos++) {
+            request_t *r = &s->e[s->pos].req;
+            if (!r->complete)
+                return events;
+            if (r->error != MPI_SUCCESS && !s->error)
+                s->error = MPI_ERR_INTERN; /* an internal message of unexpected size */
+            events++;
+        }
+        if (s->pos == s->n || s->error) {
+            finish(s);
+            return events + 1;
+        }
+        entry_t *x = &s->e[s->pos];
+        switch (x->kind) {
+        case E_COPY:
+            memcpy(x->dst, x->src, x->bytes);
+            break;
+        case E_REDUCE:
+            reduce(x->src, x->dst, x->n, x->type, x->op);
+            break;
+        case E_CALL: {
+            s->ins = s->pos + 1;
+            int rc = x->fn(s, x->arg); /* may insert entries (x moves) */
+            s->ins = -1;
+            if (rc == ICOLL_AGAIN)
+                return events;
+            if (rc != MPI_SUCCESS && !s->error)
+                s->error = rc;
+            break;
+        }
+        default:
+            break;
+        }
+        s->pos++;
+        s->issued = s->pos;
+        events++;
+    }
+}
+
+void icoll_sched_start(icoll_sched_t *s, icoll_done_fn done, void *arg)
+{
+    s->done_fn = done;
+    s->done_arg = arg;
+    s->next = running;
+    running = s;
+    icoll_running++;
+    advance(s);
+}
+
+int icoll_progress(void)
+{
+    static int busy;
+    if (busy)
+        return 0;
+    busy = 1;
+    int events = 0;
+    for (icoll_sched_t *s = running, *next; s; s = next) {
+        next = s->next; /* s may finish (and be freed); schedules started meanwhile wait */
+        events += advance(s);
+    }
+    busy = 0;
+    return events;
+}
+
+typedef struct waiter {
+    int done, err;
+} waiter_t;
+
+static void wake(int err, void *arg)
+{
+    waiter_t *w = arg;
+    w->err = err;
+    w->done = 1;
+}
+
+int icoll_sched_run(icoll_sched_t *s)
+{
+    waiter_t w = { 0, MPI_SUCCESS };
+    icoll_sched_start(s, wake, &w);
+    progress_wait(&w.done);
+    return w.err;
+}
+
+/* ---- collectives as schedule entries --------------------------------------------------- */
+
+/* Binomial tree rooted at root: receive from the parent, then send to the children. */
+void icoll_sched_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
+{
+    int n = c->size, rel = (c->rank - root + n) % n, mask = 1;
+    for (; mask < n; mask <<= 1)
+        if (rel & mask) {
+            icoll_sched_recv(s, c, (rel - mask + root) % n, buf, bytes);
+            icoll_sched_fence(s);
+            break;
+        }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (rel + mask < n)
+            icoll_sched_send(s, c, (rel + mask + root) % n, buf, bytes);
+    icoll_sched_fence(s);
+}
+
+static size_t type_size(icoll_type_t type)
+{
+    return type == ICOLL_INT ? sizeof(int) : sizeof(uint64_t);
+}
+
+/* Binomial reduction to rank 0 of intra-communicator c (result valid at rank 0 only). */
+static void sched_reduce0(icoll_sched_t *s, comm_t *c, void *vals, int n, icoll_type_t type,
+                          icoll_op_t op)
+{
+    size_t bytes = (size_t)n * type_size(type);
+    void *tmp = NULL;
+    for (int mask = 1; mask < c->size; mask <<= 1) {
+        if (c->rank & mask) {
+            icoll_sched_send(s, c, c->rank - mask, vals, bytes);
+            break;
+        }
+        if (c->rank + mask < c->size) {
+            if (!tmp && !(tmp = icoll_sched_alloc(s, bytes)))
+                return;
+            icoll_sched_recv(s, c, c->rank + mask, tmp, bytes);
+            icoll_sched_reduce(s, tmp, vals, n, type, op);
+        }
+    }
+    icoll_sched_fence(s);
+}
+
+void icoll_sched_allreduce(icoll_sched_t *s, comm_t *c, void *vals, int n, icoll_type_t type,
+                           icoll_op_t op)
+{
+    size_t bytes = (size_t)n * type_size(type);
+    comm_t *local = comm_is_inter(c) ? c->local_comm : c;
+    sched_reduce0(s, local, vals, n, type, op);
+    if (local != c && local->rank == 0) {
+        void *tmp = icoll_sched_alloc(s, bytes);
+        if (!tmp)
+            return;
+        icoll_sched_send(s, c, 0, vals, bytes);
+        icoll_sched_recv(s, c, 0, tmp, bytes);
+        icoll_sched_reduce(s, tmp, vals, n, type, op);
+    }
+    icoll_sched_bcast(s, local, vals, bytes, 0);
+}
+
+/* Everyone's block to rank 0, then the whole to everyone. */
+void icoll_sched_allgather(icoll_sched_t *s, comm_t *c, const void *send, size_t bytes,
+                           void *recv)
+{
+    if (c->rank == 0) {
+        icoll_sched_copy(s, send, recv, bytes);
+        for (int i = 1; i < c->size; i++)
+            icoll_sched_recv(s, c, i, (char *)recv + (size_t)i * bytes, bytes);
+    } else {
+        icoll_sched_send(s, c, 0, send, bytes);
+    }
+    icoll_sched_fence(s);
+    icoll_sched_bcast(s, c, recv, (size_t)c->size * bytes, 0);
+}
+
+void icoll_sched_alltoallv(icoll_sched_t *s, comm_t *c, const void *send, const size_t *scounts,
+                           const size_t *sdispls, void *recv, const size_t *rcounts,
+                           const size_t *rdispls)
+{
+    int me = c->rank;
+    icoll_sched_copy(s, (const char *)send + sdispls[me], (char *)recv + rdispls[me],
+                     scounts[me] < rcounts[me] ? scounts[me] : rcounts[me]);
+    for (int k = 1; k < c->size; k++) {
+        int to = (me + k) % c->size, from = (me - k + c->size) % c->size;
+        if (rcounts[from])
+            icoll_sched_recv(s, c, from, (char *)recv + rdispls[from], rcounts[from]);
+        if (scounts[to])
+            icoll_sched_send(s, c, to, (const char *)send + sdispls[to], scounts[to]);
+    }
+    icoll_sched_fence(s);
+}
+
+/* ---- blocking collectives ---------------------------------------------------------------- */
+
+static icoll_sched_t *new_op(comm_t *c)
+{
+    return icoll_sched_new(comm_next_op(c).tag);
+}
+
+static int run(icoll_sched_t *s)
+{
+    return s ? icoll_sched_run(s) : MPI_ERR_NO_MEM;
+}
+
+int icoll_barrier(comm_t *c)
+{
+    icoll_sched_t *s = new_op(c);
+    if (s)
+        icoll_sched_allreduce(s, c, NULL, 0, ICOLL_INT, ICOLL_SUM);
+    return run(s);
+}
+
+int icoll_bcast(comm_t *c, void *buf, size_t bytes, int root)
+{
+    icoll_sched_t *s = new_op(c);
+    if (s)
+        icoll_sched_bcast(s, c, buf, bytes, root);
+    return run(s);
+}
+
+int icoll_allgather(comm_t *c, const void *send, size_t bytes, void *recv)
+{
+    icoll_sched_t *s = new_op(c);
+    if (s)
+        icoll_sched_allgather(s, c, send, bytes, recv);
+    return run(s);
+}
+
+int icoll_alltoall(comm_t *c, const void *send, size_t bytes, void *recv)
+{
+    icoll_sched_t *s = new_op(c);
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    size_t *v = icoll_sched_alloc(s, 2 * (size_t)c->size * sizeof *v);
+    if (v) {
+        for (int i = 0; i < c->size; i++) {
+            v[i] = bytes;
+            v[c->size + i] = (size_t)i * bytes;
+        }
+        icoll_sched_alltoallv(s, c, send, v, v + c->size, recv, v, v + c->size);
+    }
+    return run(s);
+}
+
+int icoll_alltoallv(comm_t *c, const void *send, const size_t *scounts, const size_t *sdispls,
+                    void *recv, const size_t *rcounts, const size_t *rdispls)
+{
+    icoll_sched_t *s = new_op(c);
+    if (s)
+        icoll_sched_alltoallv(s, c, send, scounts, sdispls, recv, rcounts, rdispls);
+    return run(s);
+}
+
+int icoll_allreduce_int(comm_t *c, int *vals, int n, icoll_op_t op)
+{
+    icoll_sched_t *s = new_op(c);
+    if (s)
+        icoll_sched_allreduce(s, c, vals, n, ICOLL_INT, op);
+    return run(s);
+}
+
+int icoll_allreduce_u64(comm_t *c, uint64_t *vals, int n, icoll_op_t op)
+{
+    icoll_sched_t *s = new_op(c);
+    if (s)
+        icoll_sched_allreduce(s, c, vals, n, ICOLL_U64, op);
+    return run(s);
+}

@@ -1,0 +1,50 @@
+/*
+ * Context-id allocation: every new communicator needs a context id (a pair: recv_ctx even,
+ * recv_ctx + 1 internal, see comm.h) that is free at each of its members. Ids are per
+ * process: two communicators with no common member may share one.
+ *
+ * Each process keeps a bitmask of free pairs (CTXID_PAIRS of them; pairs 0 and 1 are
+ * MPI_COMM_WORLD's and MPI_COMM_SELF's; MPI_Finalize's context 0xfffffff0 is far above).
+ * An agreement over a communicator runs rounds of two phases:
+ *
+ *   phase 1  allreduce-AND of every member's free mask (minus the pairs other agreements of
+ *            the member have claimed) -> the lowest n common pairs are the candidates;
+ *   phase 2  each member votes: yes, and claims the candidates, when they are still free and
+ *            unclaimed; allreduce-AND of the votes -> all yes: commit, else release the claim
+ *            and start a new round.
+ *
+ * Nothing is reserved in phase 1, so an agreement that waits for members which have not
+ * started it yet (nonblocking MPI_Comm_idup, in any order on different communicators) holds
+ * nothing other agreements need. A claim exists only during phase 2, when every member has
+ * entered the round. Conflicting claims are ordered by the agreements' keys (comm.h: the
+ * same at every member, distinct at one process; a lower key has priority): a member whose
+ * candidate is claimed by a higher-priority agreement votes no at once; one whose candidate
+ * is claimed by a lower-priority agreement waits until that claim is resolved. Waits thus
+ * only point from higher to lower priority, so they cannot form a cycle; the highest-priority
+ * agreement of any conflict fails only if its candidate was committed meanwhile (someone
+ * progressed). A candidate is committed only when every member voted yes, and a yes vote
+ * means the voter holds the only claim on it, so no process ever gives one pair to two
+ * communicators.
+ */
+#ifndef METAMPI_CTXID_H
+#define METAMPI_CTXID_H
+
+#include "core/coll_internal.h"
+
+#include <stdint.h>
+
+#define CTXID_PAIRS 16384   /* recv_ctx < 2 * CTXID_PAIRS */
+
+void ctxid_init(void);
+/* Appends to s an agreement on n (1 or 2) context ids free at every member of c (for an
+ * inter-communicator: of both groups), written to ctx[0..n) when the agreement ends. key:
+ * see above (comm_next_op()). */
+void ctxid_sched_agree(icoll_sched_t *s, comm_t *c, int n, uint64_t key, uint32_t *ctx);
+/* Blocking agreement as the next collective operation on c. */
+int ctxid_agree(comm_t *c, int n, uint32_t *ctx);
+/* Returns recv_ctx (and its internal partner) to the free pool. */
+void ctxid_release(uint32_t ctx);
+/* Pairs in use at this process, the predefined ones included (tests). */
+int ctxid_used(void);
+
+#endif
