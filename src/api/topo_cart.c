@@ -158,7 +158,7 @@ API_EXPORT int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
         while (coords[i] >= 0 && coords[i] < t->dims[i])
             i++;
         return err_raise(comm, MPI_ERR_RANK, F,
-                         "coords[%d] = %d is outside the non-periodic dimension 0..%d", i,
+                         "coords[%d] is %d, outside the non-periodic dimension 0..%d", i,
                          coords[i], t->dims[i] - 1);
     }
     *rank = r;

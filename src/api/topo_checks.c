@@ -2,6 +2,12 @@
 
 #include "core/errors.h"
 
+/* The communicator for a message: its name, or a description when it has none. */
+static const char *name_of(const comm_t *c)
+{
+    return c->name[0] ? c->name : "the communicator";
+}
+
 static const char *kind_name(int kind)
 {
     switch (kind) {
@@ -17,7 +23,7 @@ int check_intracomm(const comm_t *c, const char *func)
     if (comm_is_inter(c))
         return err_raise(c->handle, MPI_ERR_COMM, func,
                          "%s is an inter-communicator (topologies need an intra-communicator)",
-                         comm_name(c->handle));
+                         name_of(c));
     return MPI_SUCCESS;
 }
 
@@ -26,11 +32,11 @@ int check_topo(const comm_t *c, int kind, const char *func, const topo_t **t)
     *t = c->topo;
     if (!c->topo)
         return err_raise(c->handle, MPI_ERR_TOPOLOGY, func,
-                         "%s has no topology (%s one is needed)", comm_name(c->handle),
+                         "%s has no topology (%s one is needed)", name_of(c),
                          kind_name(kind));
     if (c->topo->kind != kind)
         return err_raise(c->handle, MPI_ERR_TOPOLOGY, func, "%s has %s topology, not %s one",
-                         comm_name(c->handle), kind_name(c->topo->kind), kind_name(kind));
+                         name_of(c), kind_name(c->topo->kind), kind_name(kind));
     return MPI_SUCCESS;
 }
 
@@ -52,7 +58,7 @@ int check_cart(const comm_t *c, int ndims, const int dims[], const int periods[]
     if (n < 0)
         return err_raise(c->handle, MPI_ERR_DIMS, func,
                          "the grid has more points than the %d processes of %s", c->size,
-                         comm_name(c->handle));
+                         name_of(c));
     *nnodes = (int)n;
     return MPI_SUCCESS;
 }
@@ -63,7 +69,7 @@ int check_graph(const comm_t *c, int nnodes, const int index[], const int edges[
     if (nnodes < 0 || nnodes > c->size)
         return err_raise(c->handle, MPI_ERR_ARG, func,
                          "nnodes is %d (must be 0..%d, the size of %s)", nnodes, c->size,
-                         comm_name(c->handle));
+                         name_of(c));
     if (nnodes == 0)
         return MPI_SUCCESS;
     if (!index)
@@ -71,14 +77,14 @@ int check_graph(const comm_t *c, int nnodes, const int index[], const int edges[
     for (int i = 0; i < nnodes; i++)
         if (index[i] < (i == 0 ? 0 : index[i - 1]))
             return err_raise(c->handle, MPI_ERR_ARG, func,
-                             "index[%d] = %d is less than the previous entry (index holds "
+                             "index[%d] is %d, less than the previous entry (index holds "
                              "running degree totals)", i, index[i]);
     if (index[nnodes - 1] > 0 && !edges)
         return err_raise(c->handle, MPI_ERR_ARG, func, "argument edges is NULL");
     for (int i = 0; i < index[nnodes - 1]; i++)
         if (edges[i] < 0 || edges[i] >= nnodes)
             return err_raise(c->handle, MPI_ERR_ARG, func,
-                             "edges[%d] = %d is not a node of the graph (0..%d)", i, edges[i],
+                             "edges[%d] is %d, not a node of the graph (0..%d)", i, edges[i],
                              nnodes - 1);
     return MPI_SUCCESS;
 }
@@ -88,7 +94,7 @@ int check_rank(const comm_t *c, int rank, const char *what, const char *func)
     if (rank < 0 || rank >= c->size)
         return err_raise(c->handle, MPI_ERR_RANK, func,
                          "%s %d is not a rank of %s (size %d)", what, rank,
-                         comm_name(c->handle), c->size);
+                         name_of(c), c->size);
     return MPI_SUCCESS;
 }
 

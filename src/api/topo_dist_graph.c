@@ -12,8 +12,8 @@ static int check_ranks(const comm_t *c, const int ranks[], long long n, const ch
     for (long long i = 0; i < n; i++)
         if (ranks[i] < 0 || ranks[i] >= c->size)
             return err_raise(c->handle, MPI_ERR_RANK, F,
-                             "%s[%lld] = %d is not a rank of %s (size %d)", name, i, ranks[i],
-                             comm_name(c->handle), c->size);
+                             "%s[%lld] is %d, not a rank of comm_old (size %d)", name, i,
+                             ranks[i], c->size);
     return MPI_SUCCESS;
 }
 
@@ -30,7 +30,7 @@ static int check_weights(const comm_t *c, const int *w, long long n, const char 
     for (long long i = 0; i < n; i++)
         if (w[i] < 0)
             return err_raise(c->handle, MPI_ERR_ARG, F,
-                             "%s[%lld] = %d is negative (weights are non-negative)", name, i,
+                             "%s[%lld] is %d, negative (weights are non-negative)", name, i,
                              w[i]);
     return MPI_SUCCESS;
 }
