@@ -13,7 +13,7 @@
  */
 #include "core/topo_ops.h"
 
-enum { MAX_BIG = 32, MAX_DIVS = 1600 }; /* 1536 divisors is the most any int has */
+enum { MAX_BIG = 32, MAX_DIVS = 1600 }; /* 2095133040 has the most divisors of any int: 1600 */
 
 typedef struct search {
     int k;                    /* factors wanted */
