@@ -137,6 +137,12 @@ static void test_grid(int ndims, const int *dims, const int *periods)
     CHECK_RC(MPI_Comm_dup_with_info(cart, info, &dupi), MPI_SUCCESS);
     MPI_Info_free(&info);
     check_cart(dupi, ndims, dims, periods, rank);
+    MPI_Comm idup;
+    MPI_Request req;
+    CHECK_RC(MPI_Comm_idup(cart, &idup, &req), MPI_SUCCESS);
+    CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    check_cart(idup, ndims, dims, periods, rank);
+    MPI_Comm_free(&idup);
     /* a split is a plain communicator */
     int status;
     CHECK_RC(MPI_Comm_split(cart, 0, rank, &split), MPI_SUCCESS);
