@@ -1,6 +1,8 @@
-/* Attribute caching on communicators (MPI-3.1 §6.7) and the predefined attributes of
- * §8.1.2, with the deprecated MPI-1 names (§15.1). Keyvals and lists: core/attr.c. */
+/* Attribute caching on communicators and datatypes (MPI-3.1 §6.7) and the predefined
+ * attributes of §8.1.2, with the deprecated MPI-1 names (§15.1). Keyvals and lists:
+ * core/attr.c. */
 #include "api/api.h"
+#include "api/type_common.h"
 
 #include "runtime/job.h"
 
@@ -241,3 +243,63 @@ API_EXPORT int PMPI_Attr_delete(MPI_Comm comm, int keyval)
     return comm_delete_attr(comm, keyval, "MPI_Attr_delete");
 }
 API_WEAK_ALIAS(Attr_delete)
+
+/* ---- datatype attributes (MPI-3.1 §6.7.4); errors belong to no communicator ------------- */
+
+API_EXPORT int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                                       MPI_Type_delete_attr_function *type_delete_attr_fn,
+                                       int *type_keyval, void *extra_state)
+{
+    return create_keyval(ATTR_TYPE, type_copy_attr_fn, type_delete_attr_fn, type_keyval,
+                         extra_state, "MPI_Type_create_keyval");
+}
+API_WEAK_ALIAS(Type_create_keyval)
+
+API_EXPORT int PMPI_Type_free_keyval(int *type_keyval)
+{
+    return free_keyval(ATTR_TYPE, type_keyval, "MPI_Type_free_keyval");
+}
+API_WEAK_ALIAS(Type_free_keyval)
+
+API_EXPORT int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    state_require_initialized("MPI_Type_set_attr");
+    API_GET_TYPE(t, datatype, MPI_COMM_WORLD, "MPI_Type_set_attr", "datatype");
+    CHECK_KEYVAL(MPI_COMM_WORLD, ATTR_TYPE, type_keyval, 0, "MPI_Type_set_attr");
+    int rc = attr_set(ATTR_TYPE, t->handle, &t->attrs, type_keyval, attribute_val);
+    if (rc != MPI_SUCCESS)
+        return err_raise(MPI_COMM_WORLD, rc, "MPI_Type_set_attr",
+                         rc == MPI_ERR_NO_MEM ? "out of memory for an attribute"
+                                              : "the delete callback of the old value failed");
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Type_set_attr)
+
+API_EXPORT int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                                  int *flag)
+{
+    state_require_initialized("MPI_Type_get_attr");
+    API_GET_TYPE(t, datatype, MPI_COMM_WORLD, "MPI_Type_get_attr", "datatype");
+    API_CHECK_PTR(attribute_val, MPI_COMM_WORLD, "MPI_Type_get_attr", "attribute_val");
+    API_CHECK_PTR(flag, MPI_COMM_WORLD, "MPI_Type_get_attr", "flag");
+    CHECK_KEYVAL(MPI_COMM_WORLD, ATTR_TYPE, type_keyval, 1, "MPI_Type_get_attr");
+    void *v;
+    *flag = attr_get(&t->attrs, type_keyval, &v);
+    if (*flag)
+        *(void **)attribute_val = v;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Type_get_attr)
+
+API_EXPORT int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    state_require_initialized("MPI_Type_delete_attr");
+    API_GET_TYPE(t, datatype, MPI_COMM_WORLD, "MPI_Type_delete_attr", "datatype");
+    CHECK_KEYVAL(MPI_COMM_WORLD, ATTR_TYPE, type_keyval, 1, "MPI_Type_delete_attr");
+    int rc = attr_delete(ATTR_TYPE, t->handle, &t->attrs, type_keyval);
+    if (rc != MPI_SUCCESS)
+        return err_raise(MPI_COMM_WORLD, rc, "MPI_Type_delete_attr",
+                         "the delete callback of the attribute failed");
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Type_delete_attr)

@@ -2,6 +2,7 @@
 #include "api/api.h"
 
 #include "core/p2p.h"
+#include "datatype/dtype.h"
 #include "runtime/job.h"
 
 #include <stdio.h>
@@ -29,6 +30,8 @@ static int init(int required, const char *func)
     if (job_init(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot start: %s", err);
     comm_init_predefined(job.rank, job.size);
+    if (dtype_init() != 0)
+        err_fatal(MPI_ERR_NO_MEM, func, "out of memory for the predefined datatypes");
     /* Transport bootstrap: every endpoint exists before anyone attaches, and everyone has
      * attached before names that a crash would leak are dropped (transport.h). */
     if (p2p_open(err, sizeof err) != 0)
@@ -86,6 +89,7 @@ API_EXPORT int PMPI_Finalize(void)
      * them (p2p_finalize drains and passes a barrier over the transports first). */
     p2p_finalize();
     comm_finalize();
+    dtype_finalize();
     job_finalize();
     state.phase = STATE_FINALIZED;
     return rc;

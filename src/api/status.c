@@ -1,53 +1,86 @@
 /* Status queries (MPI-3.1 §3.2.5, §4.1.11, §12.3): counts and elements of a status, and
- * setting them. Datatypes are predefined in this issue, so elements equal count. */
+ * setting them. A status holds the received size in bytes; elements are basic elements of
+ * the typemap, counted with the type's layout when the size ends inside an element. */
 #include "api/api.h"
 
-#include "api/checks.h"
+#include "api/type_common.h"
 #include "datatype/predefined.h"
 
 #include <limits.h>
 
-/* Whole elements of type in the status's byte count, or -1 when not a whole number. */
-static long long elements(const MPI_Status *status, MPI_Datatype t)
+/* Whole elements of t in the status's byte count (-1: not a whole number; 0 for a type of
+ * size 0, as MPI-3.1 §3.2.5 says). */
+static long long whole(const MPI_Status *status, const dtype_t *t)
 {
-    long long size = (long long)dtype_predefined_size(t);
     long long bytes = status->metampi_count;
-    return bytes % size ? -1 : bytes / size;
+    if (t->size == 0)
+        return 0;
+    return bytes % t->size ? -1 : bytes / t->size;
 }
 
-/* The whole elements of datatype in *status (-1: not a whole number), after the checks that
- * the count queries share. */
-static int count_elements(const MPI_Status *status, MPI_Datatype datatype, const void *count,
-                          long long *n, const char *func)
+/* Basic elements of t in the status's byte count (-1: it ends inside a basic element; -2:
+ * no memory for the layout of an uncommitted type). */
+static long long basic_elements(const MPI_Status *status, dtype_t *t)
+{
+    long long bytes = status->metampi_count;
+    if (t->size == 0)
+        return 0;
+    long long n = bytes / t->size * t->nelems, rest = bytes % t->size;
+    if (rest == 0)
+        return n;
+    if (t->basic > 0)
+        return -1;
+    const dt_layout_t *l = dtype_layout(t);
+    if (!l)
+        return -2;
+    long long e = dt_layout_elements(l, (size_t)rest);
+    return e < 0 ? -1 : n + e;
+}
+
+/* The checks the count queries share; sets *t. */
+static int count_args(const MPI_Status *status, MPI_Datatype datatype, const void *count,
+                      dtype_t **t, const char *func)
 {
     state_require_initialized(func);
     API_CHECK_PTR(status, MPI_COMM_WORLD, func, "status");
     API_CHECK_PTR(count, MPI_COMM_WORLD, func, "count");
-    int rc = check_datatype(MPI_COMM_WORLD, datatype, func);
-    if (rc == MPI_SUCCESS)
-        *n = elements(status, datatype);
-    return rc;
+    API_GET_TYPE(type, datatype, MPI_COMM_WORLD, func, "datatype");
+    *t = type;
+    return MPI_SUCCESS;
 }
 
-static int get_count(const MPI_Status *status, MPI_Datatype datatype, int *count,
-                     const char *func)
+static int elements(const MPI_Status *status, MPI_Datatype datatype, const void *count,
+                    long long *n, const char *func)
 {
-    long long n;
-    int rc = count_elements(status, datatype, count, &n, func);
-    if (rc == MPI_SUCCESS)
-        *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : (int)n;
-    return rc;
+    dtype_t *t;
+    int rc = count_args(status, datatype, count, &t, func);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *n = basic_elements(status, t);
+    if (*n == -2)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, func, "out of memory");
+    return MPI_SUCCESS;
 }
 
 API_EXPORT int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    return get_count(status, datatype, count, "MPI_Get_count");
+    dtype_t *t;
+    int rc = count_args(status, datatype, count, &t, "MPI_Get_count");
+    if (rc == MPI_SUCCESS) {
+        long long n = whole(status, t);
+        *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    }
+    return rc;
 }
 API_WEAK_ALIAS(Get_count)
 
 API_EXPORT int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    return get_count(status, datatype, count, "MPI_Get_elements");
+    long long n;
+    int rc = elements(status, datatype, count, &n, "MPI_Get_elements");
+    if (rc == MPI_SUCCESS)
+        *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
 }
 API_WEAK_ALIAS(Get_elements)
 
@@ -55,24 +88,57 @@ API_EXPORT int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dataty
                                    MPI_Count *count)
 {
     long long n;
-    int rc = count_elements(status, datatype, count, &n, "MPI_Get_elements_x");
+    int rc = elements(status, datatype, count, &n, "MPI_Get_elements_x");
     if (rc == MPI_SUCCESS)
         *count = n < 0 ? MPI_UNDEFINED : n;
     return rc;
 }
 API_WEAK_ALIAS(Get_elements_x)
 
+/* Bytes of the first n basic elements of one element of t (n < t->nelems); -1: no memory. */
+static long long prefix_bytes(dtype_t *t, long long n)
+{
+    const dt_layout_t *l = dtype_layout(t);
+    if (!l)
+        return -1;
+    dt_cursor_t c;
+    dt_cursor_init(&c, l, 0, 1);
+    uintptr_t addr;
+    size_t len;
+    int basic;
+    long long bytes = 0;
+    while (n > 0 && dt_next_block(&c, &addr, &len, &basic)) {
+        long long size = (long long)dtype_predefined_size(dtype_basic(basic)->handle);
+        long long k = (long long)len / size;
+        if (k > n)
+            k = n;
+        bytes += k * size;
+        n -= k;
+    }
+    return bytes;
+}
+
+/* Sets the status so that MPI_Get_elements(datatype) reports count basic elements, and
+ * MPI_Get_count the matching number of whole elements. */
 static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count count,
                         const char *func)
 {
     state_require_initialized(func);
     API_CHECK_PTR(status, MPI_COMM_WORLD, func, "status");
-    int rc = check_datatype(MPI_COMM_WORLD, datatype, func);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    API_GET_TYPE(t, datatype, MPI_COMM_WORLD, func, "datatype");
     if (count < 0)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_COUNT, func, "negative count %lld", count);
-    status->metampi_count = count * (long long)dtype_predefined_size(datatype);
+    long long bytes = 0;
+    if (t->nelems > 0) {
+        long long rest = count % t->nelems, part = 0;
+        if (rest && (part = prefix_bytes(t, rest)) < 0)
+            return err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, func, "out of memory");
+        if (__builtin_mul_overflow(count / t->nelems, t->size, &bytes) ||
+            __builtin_add_overflow(bytes, part, &bytes))
+            return err_raise(MPI_COMM_WORLD, MPI_ERR_COUNT, func,
+                             "%lld elements exceed the size a status can hold", count);
+    }
+    status->metampi_count = bytes;
     return MPI_SUCCESS;
 }
 

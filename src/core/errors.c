@@ -184,7 +184,7 @@ static void describe(int code, char *buf, size_t len)
 
 static _Noreturn void fatal_report(int errclass, const char *func, const char *detail)
 {
-    char msg[MPI_MAX_ERROR_STRING + 2 * 256 + MPI_MAX_ERROR_STRING], what[MPI_MAX_ERROR_STRING + 64];
+    char msg[3 * MPI_MAX_ERROR_STRING], what[MPI_MAX_ERROR_STRING + 64];
     if (state.phase == STATE_PRE_INIT)
         job_identify_early();
     if (state.phase == STATE_INITIALIZED || state.phase == STATE_FINALIZED) {
@@ -224,24 +224,24 @@ static MPI_Errhandler handler_of(MPI_Comm *comm)
 
 /* MPI-3.1 §8.3.1: a user handler gets the communicator and the code; when it returns, the
  * call that raised the error returns the code. */
-static void call_user(MPI_Errhandler eh, MPI_Comm comm, int code)
+static int call_user(MPI_Errhandler eh, MPI_Comm comm, int code)
 {
     errhandler_fn *fn = errhandler_function(eh);
+    if (!fn)
+        return 0;
     /* the handler may free its own handle or set another one on comm: keep it alive */
     errhandler_retain(eh);
     fn(&comm, &code);
     errhandler_release(eh);
+    return 1;
 }
 
+/* Anything but MPI_ERRORS_RETURN and a user handler is fatal. */
 int err_raise(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
 {
     MPI_Errhandler eh = handler_of(&comm);
-    if (eh == MPI_ERRORS_RETURN)
+    if (eh == MPI_ERRORS_RETURN || call_user(eh, comm, errclass))
         return errclass;
-    if (eh != MPI_ERRORS_ARE_FATAL) {
-        call_user(eh, comm, errclass);
-        return errclass;
-    }
     FORMAT_DETAIL(detail, fmt);
     fatal_report(errclass, func, detail);
 }
@@ -249,11 +249,7 @@ int err_raise(MPI_Comm comm, int errclass, const char *func, const char *fmt, ..
 void err_call_handler(MPI_Comm comm, int code, const char *func)
 {
     MPI_Errhandler eh = handler_of(&comm);
-    if (eh == MPI_ERRORS_RETURN)
+    if (eh == MPI_ERRORS_RETURN || call_user(eh, comm, code))
         return;
-    if (eh != MPI_ERRORS_ARE_FATAL) {
-        call_user(eh, comm, code);
-        return;
-    }
     fatal_report(code, func, "the error handler of the communicator was called");
 }

@@ -48,6 +48,8 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
     op->result = 0;
     op->got = op->msg_bytes = 0;
     op->qnext = NULL;
+    op->layout = NULL;
+    op->cur = NULL;
     op->done = request_op_done;
     r->kind = kind;
     r->complete = 0;

@@ -33,8 +33,13 @@ ssize_t dt_layout_extent(const dt_layout_t *l);
 ssize_t dt_layout_true_lb(const dt_layout_t *l);
 /* Nonzero when count elements are one gap-free run of count*size bytes at base + true_lb. */
 int dt_layout_contiguous(const dt_layout_t *l, size_t count);
+/* Contiguous pieces in one element (after merging): size / blocks is the average block, which
+ * decides between remote iovecs and packing (proto/). */
+size_t dt_layout_blocks(const dt_layout_t *l);
 /* The layout as a relocatable byte string, and validation of such a string received from a
- * peer (returns the layout, or NULL when len or any field is inconsistent). */
+ * peer: returns the layout (bytes itself, which must be 8-byte aligned and stay alive), or
+ * NULL when len or any field is inconsistent. A layout that passes can be walked by a cursor
+ * without ever reading outside it, looping or dividing by zero. */
 const void *dt_layout_bytes(const dt_layout_t *l, size_t *len);
 const dt_layout_t *dt_layout_check(const void *bytes, size_t len);
 /* Number of basic elements in the first `bytes` bytes of the packed stream of count
@@ -42,7 +47,17 @@ const dt_layout_t *dt_layout_check(const void *bytes, size_t len);
 long long dt_layout_elements(const dt_layout_t *l, size_t bytes);
 void dt_layout_free(dt_layout_t *l);
 
+/* Levels of repetition a cursor follows (the element level included); deeper types are
+ * flattened by the compiler until they fit. */
 #define DT_CURSOR_DEPTH 16
+
+/* One level of a cursor's position (engine-private). */
+typedef struct dt_level {
+    const void *node;         /* the node whose entries this level walks */
+    size_t e, i;              /* entry index, repetition index within the entry */
+    uintptr_t org;            /* origin of repetition i of entry e */
+} dt_level_t;
+
 typedef struct dt_cursor {
     const dt_layout_t *layout;
     uintptr_t base;
@@ -50,11 +65,11 @@ typedef struct dt_cursor {
     size_t total;             /* count * size */
     size_t pos;               /* packed-stream offset */
     /* position inside the layout's repetition levels (engine-private) */
-    int depth;
-    size_t idx[DT_CURSOR_DEPTH];
     uintptr_t addr;           /* address of the current leaf block's next byte */
     size_t left;              /* bytes left in the current leaf block */
-    const void *node[DT_CURSOR_DEPTH];
+    int depth;                /* index of the leaf level in lv[] */
+    uint64_t top[12];         /* the element level: a node of one entry (count x extent) */
+    dt_level_t lv[DT_CURSOR_DEPTH];
 } dt_cursor_t;
 
 /* A cursor at offset 0 of count elements of l at base. */
@@ -67,8 +82,9 @@ size_t dt_unpack(dt_cursor_t *c, const void *src, size_t n);
 /* Describes the next at most maxbytes bytes as at most maxiov iovecs (adjacent blocks are
  * merged); advances past them; sets *bytes to what they cover and returns their number. */
 int dt_iov(dt_cursor_t *c, struct iovec *iov, int maxiov, size_t maxbytes, size_t *bytes);
-/* The next leaf block piece: its address, length and basic element type index (see
- * dt_basic in dtype.h); returns 0 at the end of the stream. Advances past it. */
+/* The next leaf block piece that holds one basic type only: its address, length and basic
+ * type index (dtype_t.basic of the predefined type); returns 0 at the end of the stream.
+ * Advances past it. */
 int dt_next_block(dt_cursor_t *c, uintptr_t *addr, size_t *len, int *basic);
 
 #endif

@@ -33,12 +33,23 @@ typedef struct peer {
 extern peer_t *proto_peers;
 extern proto_upcalls_t proto_up;
 extern int proto_my_rank;
+/* Smallest average block (bytes) of typed data worth reading by remote iovecs. */
+extern size_t proto_iov_min;
+
+/* Whether count elements of l have blocks big enough for remote iovecs to pay. */
+static inline int proto_iov_worthy(const dt_layout_t *l)
+{
+    return dt_layout_size(l) >= proto_iov_min * dt_layout_blocks(l);
+}
 
 /* Sends what op still has to send to its peer now, or queues it (keeping order). */
 void proto_emit_or_queue(proto_op_t *op);
 /* Sends a control frame (FIN, ACK, CANCEL, CANCEL_REPLY, CTS) to peer, queuing it when the
  * path is full. */
 void proto_send_ctrl(int peer, const void *frame, size_t len);
+/* A cursor over op's typed data for a DATA stream (op->cur); ends the job when out of
+ * memory. Freed by proto_complete. */
+void proto_stream_cursor(proto_op_t *op);
 /* Marks op done and runs its callback. */
 void proto_complete(proto_op_t *op);
 

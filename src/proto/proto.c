@@ -8,9 +8,10 @@
 #include <string.h>
 
 /* Defaults chosen from measurements (docs/performance.md, docs/ARCHITECTURE.md). */
-enum { DEFAULT_EAGER_LIMIT = 8192, DEFAULT_RNDV_CHUNK = 65536 };
+enum { DEFAULT_EAGER_LIMIT = 8192, DEFAULT_RNDV_CHUNK = 65536, DEFAULT_DT_IOV_MIN = 256 };
 
 peer_t *proto_peers;
+size_t proto_iov_min = DEFAULT_DT_IOV_MIN;
 proto_upcalls_t proto_up;
 int proto_my_rank;
 
@@ -91,6 +92,7 @@ int proto_open(const tr_boot_t *boot, const proto_upcalls_t *up, char *err, int 
     }
     size_t eager = env_size("METAMPI_EAGER_LIMIT", DEFAULT_EAGER_LIMIT);
     size_t chunk = env_size("METAMPI_RNDV_CHUNK", DEFAULT_RNDV_CHUNK);
+    proto_iov_min = env_size("METAMPI_DT_IOV_MIN", DEFAULT_DT_IOV_MIN);
     if (chunk < 64)
         chunk = 64;
     for (int r = 0; r < boot->size; r++) {
@@ -177,7 +179,7 @@ void proto_send_ctrl(int peer, const void *frame, size_t len)
     char err[256];
     if (!p->qhead) {
         struct iovec iov = { (void *)frame, len };
-        int rc = p->tr->send(peer, &iov, 1, err, sizeof err);
+        int rc = p->tr->send(peer, &iov, 1, NULL, err, sizeof err);
         if (rc < 0)
             job_abort(1, err);
         if (rc == 1)
@@ -193,8 +195,17 @@ void proto_send_ctrl(int peer, const void *frame, size_t len)
     enqueue(p, peer, op);
 }
 
+void proto_stream_cursor(proto_op_t *op)
+{
+    if (!op->cur && !(op->cur = malloc(sizeof *op->cur)))
+        job_abort(1, "out of memory for a datatype cursor");
+    dt_cursor_init(op->cur, op->layout, (uintptr_t)op->buf, op->count);
+}
+
 void proto_complete(proto_op_t *op)
 {
+    free(op->cur);
+    op->cur = NULL;
     if (op->cancel_pending) {
         op->finished_early = 1;
         return;

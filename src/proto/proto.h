@@ -5,10 +5,17 @@
  *               the receiver buffers it when no receive is posted;
  *   rendezvous  larger messages send only a request-to-send (RTS) with the size and the
  *               sender's buffer address. Once a receive matches it, the receiver either
- *               reads the data straight from the sender's memory (transport rma_read: one
+ *               reads the data straight from the sender's memory (transport rma_readv: one
  *               copy) and answers FIN, or — when the transport cannot — answers
  *               clear-to-send (CTS) and the sender streams DATA frames that the receiver
  *               copies into place (pipelined two copies);
+ *   typed data  an op may describe non-contiguous data: count elements of a datatype layout
+ *               at base buf. It is never packed into a temporary buffer: eager and DATA
+ *               frames are packed straight into the transport's buffer (tr_packer_t) and
+ *               unpacked straight out of the frame; the remote read uses iovecs from cursors
+ *               on both sides (the sender's layout travels by one small remote read, named in
+ *               the RTS). Blocks too small for iovecs to pay (average below
+ *               METAMPI_DT_IOV_MIN on either side) take the CTS/DATA path instead;
  *   synchronous a synchronous eager message is answered with ACK when matched; a
  *               synchronous rendezvous message is matched by construction when FIN/CTS
  *               arrives.
@@ -21,11 +28,13 @@
  * operations queue behind it. With in-order transports this gives MPI's non-overtaking rule.
  *
  * Thresholds (environment): METAMPI_EAGER_LIMIT (bytes, largest eager message),
- * METAMPI_RNDV_CHUNK (bytes per DATA frame of the two-copy path). See docs/ARCHITECTURE.md.
+ * METAMPI_RNDV_CHUNK (bytes per DATA frame of the two-copy path), METAMPI_DT_IOV_MIN (bytes,
+ * smallest average block of typed data read by remote iovecs). See docs/ARCHITECTURE.md.
  */
 #ifndef METAMPI_PROTO_H
 #define METAMPI_PROTO_H
 
+#include "datatype/layout.h"
 #include "transport/transport.h"
 
 #include <stddef.h>
@@ -49,8 +58,12 @@ struct proto_op {
     proto_env_t env;      /* send: the envelope; receive: set to the matched envelope */
     int peer;             /* send: destination world rank; receive: set to the source's */
     int sync;             /* send: complete only once a receive has matched */
-    void *buf;            /* send: the data; receive: where it goes */
-    size_t bytes;         /* send: message size; receive: capacity of buf */
+    void *buf;            /* send: the data; receive: where it goes (typed: the base) */
+    size_t bytes;         /* send: message size; receive: capacity of buf (packed bytes) */
+    const dt_layout_t *layout; /* NULL: buf holds bytes contiguous bytes; else buf holds count
+                           * elements of this layout (bytes = count * size), kept alive by
+                           * the caller until done() */
+    size_t count;
     proto_done_fn done;
     /* results, valid when done() runs */
     size_t msg_bytes;     /* receive: the size of the matched message */
@@ -67,6 +80,8 @@ struct proto_op {
     proto_op_t *qnext;    /* in a destination's outgoing queue */
     char ctrl[40];        /* control frames: the frame itself (op allocated by proto) */
     size_t ctrl_len;
+    dt_cursor_t *cur;     /* typed data streamed in DATA frames: where packing or unpacking
+                           * continues (allocated by proto for the stream only) */
 };
 
 /* What the protocol announces to the core for each arriving message. */
@@ -78,6 +93,10 @@ typedef struct proto_msg {
     uint64_t remote_id, remote_addr;
     const void *data;     /* eager payload; valid only during incoming() unless the core
                            * copies it (and then points data at its copy) */
+    /* RTS of typed data: the sender's layout (address and length in its memory; 0 when its
+     * blocks are too small to be read as iovecs) and element count */
+    int typed;
+    uint64_t layout_addr, layout_len, count;
 } proto_msg_t;
 
 /* The core's side: a message arrived (incoming) and a sender withdraws an unmatched message
@@ -105,7 +124,13 @@ int proto_send_start(proto_op_t *op, char *err, int errlen);
 int proto_send_now(const proto_env_t *env, int peer, const void *data, size_t bytes,
                    char *err, int errlen);
 
-/* Delivers the matched message m into op (buf, bytes set). done() runs when the data is in
+/* proto_send_now for count elements of layout l at base (bytes = count * size): packed
+ * straight into the transport's frame. */
+int proto_send_now_typed(const proto_env_t *env, int peer, const void *base,
+                         const dt_layout_t *l, size_t count, size_t bytes, char *err,
+                         int errlen);
+
+/* Delivers the matched message m into op (buf, bytes, layout, count set). done() runs when the data is in
  * place, possibly before this returns. */
 void proto_recv_matched(proto_op_t *op, const proto_msg_t *m);
 

@@ -5,6 +5,7 @@
 #include "runtime/job.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void proto_on_match_frame(int src, const void *frame, size_t len)
@@ -27,13 +28,17 @@ void proto_on_match_frame(int src, const void *frame, size_t len)
         m.size = len - sizeof s;
         m.data = f + sizeof s;
     } else {
-        f_rts_t r;
-        if (len != sizeof r)
+        f_rts_typed_t r = { .layout_len = 0 };
+        if (len != sizeof r.r && len != sizeof r)
             proto_bad_frame(src, "RTS size");
-        memcpy(&r, f, sizeof r);
-        m.size = r.size;
-        m.remote_id = r.sreq;
-        m.remote_addr = r.addr;
+        memcpy(&r, f, len);
+        m.size = r.r.size;
+        m.remote_id = r.r.sreq;
+        m.remote_addr = r.r.addr;
+        m.typed = len == sizeof r;
+        m.layout_addr = r.layout_addr;
+        m.layout_len = r.layout_len;
+        m.count = r.count;
     }
     proto_up.incoming(&m);
 }
@@ -44,17 +49,94 @@ static void reply(int peer, uint8_t kind, uint64_t sreq, uint8_t result)
     proto_send_ctrl(peer, &c, sizeof c);
 }
 
-/* Rendezvous: one copy by remote read when the transport can; else ask for DATA frames. */
+/* A layout the receiver reads from the sender is no bigger than this (a sanity bound: real
+ * layouts take bytes to a few MiB, for indexed types of many blocks). */
+#define REMOTE_LAYOUT_MAX ((uint64_t)1 << 30)
+/* Iovecs per side and remote read call. */
+enum { RMA_BATCH = 1024 };
+
+/* Cuts iov[0..*n) to its first `bytes` bytes. */
+static void iov_trim(struct iovec *iov, int *n, size_t bytes)
+{
+    int k = 0;
+    for (; k < *n && bytes; k++) {
+        if (iov[k].iov_len > bytes)
+            iov[k].iov_len = bytes;
+        bytes -= iov[k].iov_len;
+    }
+    *n = k;
+}
+
+/* Reads the first n bytes of message m into op by remote iovecs: the receiver's from op's
+ * cursor (or its contiguous buffer), the sender's from a cursor over the sender's layout,
+ * read from its memory first (or its contiguous buffer). TR_RMA_OK, or TR_RMA_UNSUPPORTED
+ * (the caller falls back to DATA frames, which rewrite whatever was read). */
+static int rma_get(proto_op_t *op, const proto_msg_t *m, size_t n)
+{
+    const transport_t *tr = proto_peers[m->peer].tr;
+    char err[256];
+    void *blob = NULL;
+    const dt_layout_t *rl = NULL;
+    dt_cursor_t rc;
+    int rcode = TR_RMA_OK;
+    if (m->typed) {
+        uint64_t want;
+        if (m->layout_len < 8 || m->layout_len > REMOTE_LAYOUT_MAX)
+            proto_bad_frame(m->peer, "RTS names a layout of impossible size");
+        blob = malloc((size_t)m->layout_len);
+        if (!blob)
+            job_abort(1, "out of memory for a sender's datatype layout");
+        struct iovec li = { blob, (size_t)m->layout_len };
+        struct iovec ri = { (void *)(uintptr_t)m->layout_addr, (size_t)m->layout_len };
+        rcode = tr->rma_readv(m->peer, &li, 1, &ri, 1, err, sizeof err);
+        if (rcode == TR_RMA_OK) {
+            rl = dt_layout_check(blob, (size_t)m->layout_len);
+            if (!rl || __builtin_mul_overflow((uint64_t)dt_layout_size(rl), m->count, &want) ||
+                want != m->size)
+                proto_bad_frame(m->peer, "the sender's datatype layout is inconsistent");
+            dt_cursor_init(&rc, rl, (uintptr_t)m->remote_addr, (size_t)m->count);
+        }
+    }
+    struct iovec liov[RMA_BATCH], riov[RMA_BATCH];
+    dt_cursor_t lc;
+    if (op->layout)
+        dt_cursor_init(&lc, op->layout, (uintptr_t)op->buf, op->count);
+    for (size_t done = 0; rcode == TR_RMA_OK && done < n;) {
+        size_t rbytes, lbytes;
+        int nr = 1, nl = 1;
+        if (rl) {
+            nr = dt_iov(&rc, riov, RMA_BATCH, n - done, &rbytes);
+        } else {
+            riov[0] = (struct iovec){ (void *)(uintptr_t)(m->remote_addr + done), n - done };
+            rbytes = n - done;
+        }
+        if (op->layout) {
+            nl = dt_iov(&lc, liov, RMA_BATCH, rbytes, &lbytes);
+        } else {
+            liov[0] = (struct iovec){ (char *)op->buf + done, rbytes };
+            lbytes = rbytes;
+        }
+        if (lbytes < rbytes) { /* our side ran out of iovecs first */
+            iov_trim(riov, &nr, lbytes);
+            dt_cursor_seek(&rc, done + lbytes);
+        }
+        rcode = tr->rma_readv(m->peer, liov, nl, riov, nr, err, sizeof err);
+        done += lbytes;
+    }
+    free(blob);
+    if (rcode < 0)
+        job_abort(1, err);
+    return rcode;
+}
+
+/* Rendezvous: one copy by remote read when the transport can and the blocks on both sides
+ * are big enough for iovecs; else ask for DATA frames. */
 static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
 {
     peer_t *p = &proto_peers[m->peer];
-    if (!p->no_rma && p->tr->rma_read) {
-        char err[256];
-        int rc = n ? p->tr->rma_read(m->peer, m->remote_addr, op->buf, n, err, sizeof err)
-                   : TR_RMA_OK;
-        if (rc < 0)
-            job_abort(1, err);
-        if (rc == TR_RMA_OK) {
+    int iovs_pay = (!m->typed || m->layout_addr) && (!op->layout || proto_iov_worthy(op->layout));
+    if (!p->no_rma && p->tr->rma_readv && iovs_pay) {
+        if ((n ? rma_get(op, m, n) : TR_RMA_OK) == TR_RMA_OK) {
             op->got = n;
             reply(m->peer, F_FIN, m->remote_id, 0);
             proto_complete(op);
@@ -64,6 +146,8 @@ static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
     }
     op->state = OP_RECV_STREAM;
     op->want = n;
+    if (op->layout && n)
+        proto_stream_cursor(op);
     f_cts_t c = { .kind = F_CTS, .sreq = m->remote_id, .rreq = (uintptr_t)op, .bytes = n };
     proto_send_ctrl(m->peer, &c, sizeof c);
     if (n == 0)
@@ -79,12 +163,18 @@ void proto_recv_matched(proto_op_t *op, const proto_msg_t *m)
     op->got = 0;
     size_t n = m->size < op->bytes ? (size_t)m->size : op->bytes;
     op->result = m->size > op->bytes ? PROTO_TRUNCATED : PROTO_OK;
+    op->cur = NULL;
     if (m->kind == F_RTS) {
         recv_rendezvous(op, m, n);
         return;
     }
-    if (n)
+    if (op->layout) {
+        dt_cursor_t c;
+        dt_cursor_init(&c, op->layout, (uintptr_t)op->buf, op->count);
+        dt_unpack(&c, m->data, n);
+    } else if (n) {
         memcpy(op->buf, m->data, n);
+    }
     op->got = n;
     if (m->kind == F_EAGER_SYNC)
         reply(m->peer, F_ACK, m->remote_id, 0);
@@ -102,7 +192,13 @@ void proto_on_data(int src, const void *frame, size_t len)
     if (!op || op->state != OP_RECV_STREAM || op->peer != src || d.offset != op->got ||
         n > op->want - op->got)
         proto_bad_frame(src, "DATA for no receive");
-    memcpy((char *)op->buf + d.offset, (const char *)frame + sizeof d, n);
+    if (!op->layout) {
+        memcpy((char *)op->buf + d.offset, (const char *)frame + sizeof d, n);
+    } else {
+        if (op->cur->pos != d.offset)
+            dt_cursor_seek(op->cur, (size_t)d.offset);
+        dt_unpack(op->cur, (const char *)frame + sizeof d, n);
+    }
     op->got += n;
     if (op->got == op->want)
         proto_complete(op);

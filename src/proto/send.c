@@ -20,7 +20,48 @@ int proto_send_now(const proto_env_t *env, int peer, const void *data, size_t by
         return 0;
     f_match_t h = { .kind = F_EAGER, .ctx = env->ctx, .src = env->src, .tag = env->tag };
     struct iovec iov[2] = { { &h, sizeof h }, { (void *)data, bytes } };
-    return p->tr->send(peer, iov, bytes ? 2 : 1, err, errlen);
+    return p->tr->send(peer, iov, bytes ? 2 : 1, NULL, err, errlen);
+}
+
+/* The transport's packer for typed data: ctx is a cursor at the frame's payload offset. */
+static size_t pack_cursor(void *ctx, void *dst, size_t n)
+{
+    return dt_pack(ctx, dst, n);
+}
+
+int proto_send_now_typed(const proto_env_t *env, int peer, const void *base,
+                         const dt_layout_t *l, size_t count, size_t bytes, char *err,
+                         int errlen)
+{
+    peer_t *p = &proto_peers[peer];
+    if (p->qhead || bytes > p->eager_limit || !p->tr)
+        return 0;
+    f_match_t h = { .kind = F_EAGER, .ctx = env->ctx, .src = env->src, .tag = env->tag };
+    struct iovec iov = { &h, sizeof h };
+    dt_cursor_t c;
+    dt_cursor_init(&c, l, (uintptr_t)base, count);
+    tr_packer_t pk = { pack_cursor, &c, bytes };
+    return p->tr->send(peer, &iov, 1, &pk, err, errlen);
+}
+
+/* Sends header hdr (hdr[0]) followed by n bytes of op's data from packed offset off: an iovec
+ * of contiguous data, or typed data packed into the frame by the transport. */
+static int send_payload(proto_op_t *op, const transport_t *tr, struct iovec *hdr, size_t off,
+                        size_t n, char *err, int errlen)
+{
+    if (!op->layout) {
+        hdr[1] = (struct iovec){ (char *)op->buf + off, n };
+        return tr->send(op->peer, hdr, n ? 2 : 1, NULL, err, errlen);
+    }
+    dt_cursor_t local, *c = op->cur;
+    if (!c) { /* a single frame: a cursor for this attempt */
+        c = &local;
+        dt_cursor_init(c, op->layout, (uintptr_t)op->buf, op->count);
+    }
+    if (c->pos != off)
+        dt_cursor_seek(c, off);
+    tr_packer_t pk = { pack_cursor, c, n };
+    return tr->send(op->peer, hdr, 1, n ? &pk : NULL, err, errlen);
 }
 
 int proto_send_start(proto_op_t *op, char *err, int errlen)
@@ -32,6 +73,7 @@ int proto_send_start(proto_op_t *op, char *err, int errlen)
     op->state = OP_SEND_FIRST;
     op->cancelled = op->cancel_pending = op->finished_early = 0;
     op->sent = op->want = 0;
+    op->cur = NULL;
     proto_emit_or_queue(op);
     return 0;
 }
@@ -42,22 +84,32 @@ static int send_first(proto_op_t *op, const transport_t *tr, char *err, int errl
     struct iovec iov[2];
     if (!is_eager(op)) {
         m.kind = F_RTS;
-        f_rts_t h = { .m = m, .size = op->bytes, .sreq = (uintptr_t)op,
-                      .addr = (uintptr_t)op->buf };
-        iov[0] = (struct iovec){ &h, sizeof h };
-        return tr->send(op->peer, iov, 1, err, errlen);
+        f_rts_typed_t h = { .r = { .m = m, .size = op->bytes, .sreq = (uintptr_t)op,
+                                   .addr = (uintptr_t)op->buf } };
+        size_t len = sizeof h.r;
+        if (op->layout) {
+            /* the receiver may read the layout and then the data by iovecs, if ours pay */
+            size_t llen;
+            const void *lb = dt_layout_bytes(op->layout, &llen);
+            if (proto_iov_worthy(op->layout)) {
+                h.layout_addr = (uintptr_t)lb;
+                h.layout_len = llen;
+            }
+            h.count = op->count;
+            len = sizeof h;
+        }
+        iov[0] = (struct iovec){ &h, len };
+        return tr->send(op->peer, iov, 1, NULL, err, errlen);
     }
-    iov[1] = (struct iovec){ op->buf, op->bytes };
-    int n = op->bytes ? 2 : 1;
     if (!op->sync) {
         m.kind = F_EAGER;
         iov[0] = (struct iovec){ &m, sizeof m };
-        return tr->send(op->peer, iov, n, err, errlen);
+        return send_payload(op, tr, iov, 0, op->bytes, err, errlen);
     }
     m.kind = F_EAGER_SYNC;
     f_eager_sync_t h = { .m = m, .sreq = (uintptr_t)op };
     iov[0] = (struct iovec){ &h, sizeof h };
-    return tr->send(op->peer, iov, n, err, errlen);
+    return send_payload(op, tr, iov, 0, op->bytes, err, errlen);
 }
 
 /* DATA frames of up to one chunk each, until the receiver's `want` bytes are handed over. */
@@ -68,8 +120,8 @@ static int send_stream(proto_op_t *op, const peer_t *p, char *err, int errlen)
         if (n > p->chunk)
             n = p->chunk;
         f_data_t h = { .kind = F_DATA, .rreq = op->remote_id, .offset = op->sent };
-        struct iovec iov[2] = { { &h, sizeof h }, { (char *)op->buf + op->sent, n } };
-        int rc = p->tr->send(op->peer, iov, 2, err, errlen);
+        struct iovec iov[2] = { { &h, sizeof h } };
+        int rc = send_payload(op, p->tr, iov, op->sent, n, err, errlen);
         if (rc != 1)
             return rc;
         op->sent += n;
@@ -87,7 +139,7 @@ int proto_send_pending(proto_op_t *op, char *err, int errlen)
         return send_stream(op, p, err, errlen);
     case OP_CTRL: {
         struct iovec iov = { op->ctrl, op->ctrl_len };
-        return p->tr->send(op->peer, &iov, 1, err, errlen);
+        return p->tr->send(op->peer, &iov, 1, NULL, err, errlen);
     }
     default:
         snprintf(err, (size_t)errlen, "internal error: queued operation in state %d", op->state);
@@ -132,10 +184,13 @@ void proto_on_sender_reply(int src, const void *frame, size_t len)
         op->want = c.bytes;
         op->sent = 0;
         op->state = OP_STREAM;
-        if (op->want == 0)
+        if (op->want == 0) {
             proto_complete(op);
-        else
-            proto_emit_or_queue(op);
+            return;
+        }
+        if (op->layout)
+            proto_stream_cursor(op);
+        proto_emit_or_queue(op);
         return;
     }
     f_ctrl_t c;

@@ -7,6 +7,7 @@
  *   EAGER       match header, payload                       (message, no reply)
  *   EAGER_SYNC  match header, sreq, payload                 (ACK sreq once matched)
  *   RTS         match header, size, sreq, addr              (rendezvous request to send)
+ *               [, layout_addr, layout_len, count]          (typed data: the sender's layout)
  *   CTS         sreq, rreq, bytes                           (send `bytes` as DATA to rreq)
  *   DATA        rreq, offset, payload
  *   FIN         sreq                                        (receiver has read the data)
@@ -46,6 +47,14 @@ typedef struct f_rts {
     f_match_t m;
     uint64_t size, sreq, addr;
 } f_rts_t;
+
+/* RTS of non-contiguous data: where the sender's layout can be read (layout_addr 0: it
+ * cannot, the receiver must ask for DATA frames) and how many elements of it the message
+ * holds from addr. */
+typedef struct f_rts_typed {
+    f_rts_t r;
+    uint64_t layout_addr, layout_len, count;
+} f_rts_typed_t;
 
 typedef struct f_cts {
     uint8_t kind, pad[7];

@@ -19,6 +19,17 @@ int pmi_wire_parse(const char *line, size_t len, pmi_msg_t *msg)
         if (!*p)
             break;
         char *tok = p;
+        /* error_msg (abort) is free text: its value is the rest of the line, spaces and
+         * '=' included, as in hydra's PMI-1 */
+        if (msg->npairs > 0 && strncmp(tok, "error_msg=", 10) == 0) {
+            if (msg->npairs == PMI_WIRE_MAXPAIRS)
+                return -1;
+            tok[9] = '\0';
+            msg->key[msg->npairs] = tok;
+            msg->val[msg->npairs] = tok + 10;
+            msg->npairs++;
+            break;
+        }
         while (*p && *p != ' ')
             p++;
         int more = (*p == ' ');

@@ -1,7 +1,8 @@
 /*
- * Frames to ourselves. send() copies the frame into a queue and progress() delivers it, so a
- * send to self never waits for its receive and deliver() never runs inside send(). Remote
- * read of our own memory is a memcpy: rendezvous to self is single-copy.
+ * Frames to ourselves. send() copies the frame into a queue (a packer packs straight into the
+ * queued frame) and progress() delivers it, so a send to self never waits for its receive and
+ * deliver() never runs inside send(). Remote read of our own memory is a copy between the two
+ * iovec lists: rendezvous to self is single-copy.
  */
 #include "transport/transport.h"
 
@@ -40,10 +41,11 @@ static int self_reaches(int peer)
     return peer == my_rank;
 }
 
-static int self_send(int dst_rank, const struct iovec *iov, int iovcnt, char *err, int errlen)
+static int self_send(int dst_rank, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
+                     char *err, int errlen)
 {
     (void)dst_rank;
-    size_t len = 0;
+    size_t len = pk ? pk->len : 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
     self_frame_t *f = malloc(sizeof *f + len);
@@ -59,6 +61,8 @@ static int self_send(int dst_rank, const struct iovec *iov, int iovcnt, char *er
             memcpy(f->data + off, iov[i].iov_base, iov[i].iov_len);
         off += iov[i].iov_len;
     }
+    if (pk && pk->len)
+        pk->pack(pk->ctx, f->data + off, pk->len);
     if (tail)
         tail->next = f;
     else
@@ -90,13 +94,27 @@ static int self_progress(char *err, int errlen)
     return n;
 }
 
-static int self_rma_read(int src_rank, uint64_t remote_addr, void *local, size_t len,
-                         char *err, int errlen)
+static int self_rma_readv(int src_rank, const struct iovec *local, int nlocal,
+                          const struct iovec *remote, int nremote, char *err, int errlen)
 {
     (void)src_rank;
     (void)err;
     (void)errlen;
-    memmove(local, (const void *)(uintptr_t)remote_addr, len);
+    int li = 0, ri = 0;
+    size_t loff = 0, roff = 0;
+    while (li < nlocal && ri < nremote) {
+        size_t l = local[li].iov_len - loff, r = remote[ri].iov_len - roff;
+        size_t n = l < r ? l : r;
+        if (n)
+            memmove((char *)local[li].iov_base + loff, (const char *)remote[ri].iov_base + roff,
+                    n);
+        loff += n;
+        roff += n;
+        if (loff == local[li].iov_len)
+            li++, loff = 0;
+        if (roff == remote[ri].iov_len)
+            ri++, roff = 0;
+    }
     return TR_RMA_OK;
 }
 
@@ -130,7 +148,7 @@ const transport_t transport_self = {
     .max_frame = (size_t)1 << 40,
     .send = self_send,
     .progress = self_progress,
-    .rma_read = self_rma_read,
+    .rma_readv = self_rma_readv,
     .prepare_sleep = self_sleep_hook,
     .end_sleep = self_sleep_hook,
     .pollfds = self_pollfds,

@@ -14,10 +14,20 @@
  * the call: the callee copies what it keeps. deliver may call send() (replies), but not
  * progress().
  *
- * Remote read (optional, NULL when absent): copies len bytes at address remote_addr of rank
- * src's address space into local — a single-copy path for large messages (Linux cross-memory
- * attach for ranks on one host). Returns TR_RMA_UNSUPPORTED when it cannot serve that peer
- * (not permitted, disabled by the user), so the caller falls back to frames.
+ * Packing into the frame (optional per send): after the iovecs, a frame may continue with
+ * packer->len bytes that packer->pack(ctx, dst, n) writes straight into the transport's own
+ * buffer (the ring, a cell, the queued frame) — so non-contiguous data is packed once, into
+ * the frame, never into a temporary buffer first. pack is called only once the transport has
+ * taken the frame (never for a send that returns 0 or -1), in order, possibly several times
+ * for consecutive pieces whose sizes add up to len; it must produce exactly n bytes.
+ *
+ * Remote read (optional, NULL when absent): copies bytes of rank src's address space,
+ * described by the remote iovecs, into local memory described by the local iovecs (both
+ * lists cover the same number of bytes, in order; either may hold zero-length entries) — a
+ * single-copy path for large messages, contiguous or not (Linux cross-memory attach for ranks
+ * on one host, batched by IOV_MAX). Returns TR_RMA_UNSUPPORTED when it cannot serve that peer
+ * (not permitted, disabled by the user) and nothing was copied, so the caller falls back to
+ * frames.
  *
  * Sleeping: a rank with nothing to do calls prepare_sleep(), then progress() once more, and,
  * when that found nothing, sleeps in poll() on the descriptors from pollfds(); then it calls
@@ -35,6 +45,12 @@
 #include <sys/uio.h>
 
 typedef void (*tr_deliver_fn)(int src_rank, const void *frame, size_t len);
+
+typedef struct tr_packer {
+    size_t (*pack)(void *ctx, void *dst, size_t n);
+    void *ctx;
+    size_t len;                  /* bytes the packer adds after the iovecs */
+} tr_packer_t;
 
 /* What a transport may use to set itself up: the job, and which ranks share this host. */
 typedef struct tr_boot {
@@ -59,14 +75,16 @@ typedef struct transport {
     int (*reaches)(int peer);
     /* The largest frame send() accepts, in bytes. */
     size_t max_frame;
-    /* 1 taken, 0 full (retry after progress), -1 failed with a message in err. */
-    int (*send)(int dst_rank, const struct iovec *iov, int iovcnt, char *err, int errlen);
+    /* 1 taken, 0 full (retry after progress), -1 failed with a message in err. The frame is
+     * the iovecs followed by packer->len packed bytes (packer may be NULL). */
+    int (*send)(int dst_rank, const struct iovec *iov, int iovcnt, const tr_packer_t *packer,
+                char *err, int errlen);
     /* Delivers arrived frames and advances internal work without blocking. Returns the number
      * of events (frames delivered, credits returned to a full path), or -1 on failure. */
     int (*progress)(char *err, int errlen);
     /* TR_RMA_OK, TR_RMA_UNSUPPORTED, or -1 with a message in err. NULL when not offered. */
-    int (*rma_read)(int src_rank, uint64_t remote_addr, void *local, size_t len, char *err,
-                    int errlen);
+    int (*rma_readv)(int src_rank, const struct iovec *local, int nlocal,
+                     const struct iovec *remote, int nremote, char *err, int errlen);
     void (*prepare_sleep)(void);
     void (*end_sleep)(void);
     /* Adds up to max descriptors to sleep on; returns how many were added. */

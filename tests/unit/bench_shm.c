@@ -3,7 +3,7 @@
  *   latency    8-byte ping-pong, one-way time = round trip / 2 (best and median of rounds)
  *   stream     rank 0 streams frames of one size; rank 1's deliver() copies each out (as the
  *              layer above does with an eager payload); bandwidth until rank 1 has them all
- *   rma_read   rank 0 reads a buffer of rank 1 repeatedly
+ *   rma_readv   rank 0 reads a buffer of rank 1 repeatedly
  *   memcpy     the same sizes copied inside one process, for reference
  * Geometry from the usual METAMPI_SHM_* variables. Usage: bench_shm [seconds-per-item]
  */
@@ -69,7 +69,7 @@ static void send_retry(int d, const void *buf, size_t len)
 {
     struct iovec iov = {(void *)buf, len};
     for (;;) {
-        int r = T.send(d, &iov, 1, err, sizeof err);
+        int r = T.send(d, &iov, 1, NULL, err, sizeof err);
         if (r < 0)
             die("send");
         if (r)
@@ -159,16 +159,17 @@ static void rma(size_t len)
             int n = 0;
             double t0 = now(), t;
             do {
-                int r = T.rma_read(1, sh->addr, b, len, err, sizeof err);
+                struct iovec l = {b, len}, r1 = {(void *)(uintptr_t)sh->addr, len};
+                int r = T.rma_readv(1, &l, 1, &r1, 1, err, sizeof err);
                 if (r != TR_RMA_OK)
-                    die(r == TR_RMA_UNSUPPORTED ? "rma_read unsupported" : "rma_read");
+                    die(r == TR_RMA_UNSUPPORTED ? "rma_readv unsupported" : "rma_readv");
                 n++;
             } while ((t = now() - t0) < secs / 5);
             double bw = (double)n * (double)len / t;
             if (bw > best)
                 best = bw;
         }
-        printf("rma_read  %8zu B: %6.2f GB/s\n", len, best / 1e9);
+        printf("rma_readv  %8zu B: %6.2f GB/s\n", len, best / 1e9);
     }
     bar();
     free(b);

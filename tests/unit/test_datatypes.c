@@ -1,6 +1,10 @@
 /* Predefined datatype handles: the size each encodes is the C type's size, every handle is
- * recognised, and handles of other kinds or garbage are not. */
+ * recognised, and handles of other kinds or garbage are not. The predefined objects: bounds
+ * of every single-element type, and the pair types laid out as their C structs. */
+#include "datatype/dtype.h"
 #include "datatype/predefined.h"
+
+#include <stddef.h>
 
 #include <complex.h>
 #include <stdbool.h>
@@ -23,6 +27,19 @@ static void expect_type(MPI_Datatype t, size_t size, const char *name)
 
 #define TYPE(h, ctype) expect_type(h, sizeof(ctype), #h)
 
+static void check_pair(MPI_Datatype h, size_t extent, size_t int_disp, size_t size,
+                       const char *name)
+{
+    dtype_t *t = dtype_lookup(h);
+    if (!t || !t->predefined || t->lb != 0 || t->ub != (MPI_Aint)extent ||
+        t->size != (MPI_Count)size || t->true_ub != (MPI_Aint)(int_disp + sizeof(int)) ||
+        strcmp(t->name, name) != 0 || !t->committed || t->combiner != MPI_COMBINER_STRUCT ||
+        t->nelems != 2) {
+        fprintf(stderr, "FAIL %s: pair object\n", name);
+        failures++;
+    }
+}
+
 int main(void)
 {
     TYPE(MPI_CHAR, char); TYPE(MPI_SIGNED_CHAR, signed char);
@@ -42,6 +59,7 @@ int main(void)
     TYPE(MPI_CXX_BOOL, bool); TYPE(MPI_CXX_FLOAT_COMPLEX, float _Complex);
     TYPE(MPI_CXX_DOUBLE_COMPLEX, double _Complex);
     TYPE(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex);
+    TYPE(MPI_PACKED, unsigned char);
 
     if (MPI_LONG_LONG != MPI_LONG_LONG_INT) {
         fprintf(stderr, "FAIL MPI_LONG_LONG is not MPI_LONG_LONG_INT\n");
@@ -56,6 +74,43 @@ int main(void)
             failures++;
         }
     }
+    /* the pair types are not single elements */
+    const MPI_Datatype pairs[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT,
+                                  MPI_SHORT_INT, MPI_LONG_DOUBLE_INT};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (dtype_is_predefined(pairs[i]) || strcmp(dtype_name(pairs[i]), "datatype") == 0) {
+            fprintf(stderr, "FAIL pair type 0x%x\n", (unsigned)pairs[i]);
+            failures++;
+        }
+
+    if (dtype_init() != 0) {
+        fprintf(stderr, "FAIL dtype_init\n");
+        return 1;
+    }
+    for (int b = 1; b <= DTYPE_NBASIC; b++) {
+        dtype_t *t = dtype_lookup(dtype_basic(b)->handle);
+        if (!t || t->basic != b || t->size != (MPI_Count)dtype_predefined_size(t->handle) ||
+            t->lb != 0 || t->ub != t->size || !t->committed || !t->layout) {
+            fprintf(stderr, "FAIL basic object %d\n", b);
+            failures++;
+        }
+    }
+#define PAIR(h, ctype, first)                                                                  \
+    check_pair(h, sizeof(struct { ctype a; int b; }), offsetof(struct { ctype a; int b; }, b),  \
+               sizeof(ctype) + sizeof(int), #h)
+    PAIR(MPI_FLOAT_INT, float, MPI_FLOAT);
+    PAIR(MPI_DOUBLE_INT, double, MPI_DOUBLE);
+    PAIR(MPI_LONG_INT, long, MPI_LONG);
+    PAIR(MPI_2INT, int, MPI_INT);
+    PAIR(MPI_SHORT_INT, short, MPI_SHORT);
+    PAIR(MPI_LONG_DOUBLE_INT, long double, MPI_LONG_DOUBLE);
+    if (dtype_lookup(MPI_DATATYPE_NULL) || dtype_lookup(0x0c000007) ||
+        dtype_lookup(MPI_INT + 0x100) || dtype_lookup((MPI_Datatype)MPI_COMM_WORLD)) {
+        fprintf(stderr, "FAIL an invalid handle found an object\n");
+        failures++;
+    }
+    dtype_finalize();
+
     if (failures)
         return 1;
     printf("datatypes: ok\n");

@@ -38,6 +38,11 @@ int main(void)
     EXPECT(parse("cmd=abort exitcode=3 error_msg=MPI_Send: invalid rank 7\n", &m) == 0);
     EXPECT(strcmp(pmi_msg_get(&m, "exitcode"), "3") == 0);
     EXPECT(strcmp(pmi_msg_get(&m, "error_msg"), "MPI_Send: invalid rank 7") == 0);
+    /* ... verbatim: '=' and repeated spaces are text, not pairs */
+    EXPECT(parse("cmd=abort exitcode=1 error_msg=MPI_Cart_rank: coords[0] = 5  out of x=1\n",
+                 &m) == 0);
+    EXPECT(strcmp(pmi_msg_get(&m, "error_msg"), "MPI_Cart_rank: coords[0] = 5  out of x=1") == 0);
+    EXPECT(pmi_msg_get(&m, "x") == NULL);
 
     /* malformed */
     EXPECT(parse("", &m) == -1);

@@ -5,12 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /* Lets any process of ours read this one (Yama ptrace_scope 1); harmless without Yama. */
 void shm_cma_allow_readers(void);
-/* Copies len bytes at remote_addr in process pid (rank peer) into local. TR_RMA_OK;
- * TR_RMA_UNSUPPORTED when the kernel refuses (EPERM, ENOSYS); -1 with a message otherwise. */
-int shm_cma_read(pid_t pid, int peer, uint64_t remote_addr, void *local, size_t len, char *err,
-                 int errlen);
+/* Copies the bytes of process pid (rank peer) described by the remote iovecs into the local
+ * iovecs (equal totals). TR_RMA_OK; TR_RMA_UNSUPPORTED when the kernel refuses (EPERM, ENOSYS)
+ * before anything was copied; -1 with a message otherwise. */
+int shm_cma_readv(pid_t pid, int peer, const struct iovec *local, int nlocal,
+                  const struct iovec *remote, int nremote, char *err, int errlen);
 
 #endif

@@ -47,13 +47,16 @@ static void tx_refresh(shm_tx_t *tx)
     tx->bcons = atomic_load_explicit(&tx->ctl->bytes_consumed, memory_order_acquire);
 }
 
-static void gather(unsigned char *dst, const struct iovec *iov, int iovcnt)
+static void gather(unsigned char *dst, const struct iovec *iov, int iovcnt,
+                   const tr_packer_t *pk)
 {
     for (int i = 0; i < iovcnt; i++) {
         if (iov[i].iov_len)
             memcpy(dst, iov[i].iov_base, iov[i].iov_len);
         dst += iov[i].iov_len;
     }
+    if (pk && pk->len)
+        pk->pack(pk->ctx, dst, pk->len);
 }
 
 /* Where the frame's chunk would start, or UINT64_MAX when the credits do not allow the frame. */
@@ -73,7 +76,8 @@ static uint64_t tx_room(const shm_tx_t *tx, size_t len, uint64_t *alen)
     return pos;
 }
 
-int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, size_t len)
+int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
+                size_t len)
 {
     uint64_t alen = 0, pos = tx_room(tx, len, &alen);
     if (pos == UINT64_MAX) {
@@ -94,9 +98,9 @@ int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, size_t len)
     uint64_t n = tx->sent;
     shm_cell_t *c = &tx->cells[n & tx->cmask];
     if (len <= SHM_INLINE) {
-        gather(c->data, iov, iovcnt);
+        gather(c->data, iov, iovcnt, pk);
     } else {
-        gather(tx->ring + (pos & (tx->ring_bytes - 1)), iov, iovcnt);
+        gather(tx->ring + (pos & (tx->ring_bytes - 1)), iov, iovcnt, pk);
         memcpy(c->data, &pos, sizeof pos);
         tx->head = pos + alen;
     }

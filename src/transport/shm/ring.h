@@ -45,9 +45,11 @@ typedef struct shm_rx { /* receiver's private view of a pair in its own segment 
 void shm_tx_init(shm_tx_t *tx, void *pair, uint64_t cells, uint64_t ring_bytes);
 void shm_rx_init(shm_rx_t *rx, void *pair, uint64_t cells, uint64_t ring_bytes);
 
-/* Writes the len-byte frame gathered from iov and publishes it: 1. Or, when the credits do
- * not allow it, writes nothing and marks the pair waiting: 0. */
-int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, size_t len);
+/* Writes the len-byte frame gathered from iov, followed by pk->len bytes from the packer (pk
+ * may be NULL; len includes them), and publishes it: 1. Or, when the credits do not allow it,
+ * writes nothing (the packer is not called) and marks the pair waiting: 0. */
+int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
+                size_t len);
 /* Whether the receiver has returned credits since our last failed send or last report. */
 int shm_tx_credit_event(shm_tx_t *tx);
 

@@ -10,7 +10,7 @@
  *                           largest power of two <= 16M / (local ranks - 1), at least 128K).
  *                           Data-ring bytes per ordered pair for frames longer than 52 bytes
  *                           (a power of two, 128K..1G; K, M, G suffixes).
- *   METAMPI_SHM_CMA         default 1. 0 disables the single-copy remote read: rma_read then
+ *   METAMPI_SHM_CMA         default 1. 0 disables the single-copy remote read: rma_readv then
  *                           returns TR_RMA_UNSUPPORTED and large messages go through the rings.
  * Each receiver's values govern its own segment: senders read the geometry from its header.
  *
@@ -277,12 +277,13 @@ static shm_peer_t *peer_or_error(int rank, const char *what, char *err, int errl
     return NULL;
 }
 
-static int shm_send(int dst, const struct iovec *iov, int iovcnt, char *err, int errlen)
+static int shm_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
+                    char *err, int errlen)
 {
     shm_peer_t *p = peer_or_error(dst, "send to", err, errlen);
     if (!p)
         return -1;
-    size_t len = 0;
+    size_t len = pk ? pk->len : 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
     if (len > SHM_MAX_FRAME) {
@@ -290,7 +291,7 @@ static int shm_send(int dst, const struct iovec *iov, int iovcnt, char *err, int
                  len, dst, SHM_MAX_FRAME);
         return -1;
     }
-    if (!shm_tx_send(&p->tx, iov, iovcnt, len))
+    if (!shm_tx_send(&p->tx, iov, iovcnt, pk, len))
         return 0;
     if (atomic_load_explicit(&p->hdr->sleeping, memory_order_relaxed)) /* handshake 1 */
         shm_bell_ring(g.bell, &p->bell);
@@ -320,8 +321,8 @@ static int shm_progress(char *err, int errlen)
     return events;
 }
 
-static int shm_rma_read(int src, uint64_t remote_addr, void *local, size_t len, char *err,
-                        int errlen)
+static int shm_rma_readv(int src, const struct iovec *local, int nlocal,
+                         const struct iovec *remote, int nremote, char *err, int errlen)
 {
     if (!g.cma)
         return TR_RMA_UNSUPPORTED;
@@ -330,7 +331,7 @@ static int shm_rma_read(int src, uint64_t remote_addr, void *local, size_t len, 
         return -1;
     if (p->cma_off)
         return TR_RMA_UNSUPPORTED;
-    int r = shm_cma_read(p->pid, src, remote_addr, local, len, err, errlen);
+    int r = shm_cma_readv(p->pid, src, local, nlocal, remote, nremote, err, errlen);
     if (r == TR_RMA_UNSUPPORTED)
         p->cma_off = 1;
     return r;
@@ -394,7 +395,7 @@ const transport_t transport_shm = {
     .max_frame = SHM_MAX_FRAME,
     .send = shm_send,
     .progress = shm_progress,
-    .rma_read = shm_rma_read,
+    .rma_readv = shm_rma_readv,
     .prepare_sleep = shm_prepare_sleep,
     .end_sleep = shm_end_sleep,
     .pollfds = shm_pollfds,
