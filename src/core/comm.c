@@ -56,7 +56,7 @@ const char *comm_name(MPI_Comm handle)
 {
     comm_t *c = comm_lookup(handle);
     if (c)
-        return c->name;
+        return c->name[0] ? c->name : "an unnamed communicator";
     if (handle == MPI_COMM_NULL)
         return "MPI_COMM_NULL";
     return "communicator";
