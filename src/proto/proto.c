@@ -34,6 +34,8 @@ static size_t env_size(const char *name, size_t dflt)
         n <<= 10, end++;
     else if (*end == 'm' || *end == 'M')
         n <<= 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        n <<= 30, end++;
     if (*end) {
         fprintf(stderr, "metampi: ignoring %s=%s (not a size)\n", name, v);
         return dflt;
