@@ -45,14 +45,14 @@ static void vec(size_t blk, size_t total)
 
 static void catalogue(void)
 {
-    static const size_t totals[3] = { 2048, 96 << 10, 1 << 20 };
+    static const size_t totals[3] = { 2048, 64 << 10, 512 << 10 };
     for (int s = 0; s < 3; s++)
         for (size_t blk = 8; blk <= 8192; blk *= 8)
             if (blk <= totals[s])
                 vec(blk, totals[s]);
-    vec(256, 300 << 10);
+    vec(256, 200 << 10);
     for (int s = 0; s < 3; s++) {
-        int scale = s == 0 ? 1 : s == 1 ? 40 : 400;
+        int scale = s == 0 ? 1 : s == 1 ? 30 : 200;
         MPI_Datatype t, u;
         /* hvector of 3-int blocks, 20 bytes apart (unaligned blocks) */
         CHECK_RC(MPI_Type_create_hvector(64, 3, 20, MPI_INT, &t), MPI_SUCCESS);
@@ -87,13 +87,13 @@ static void catalogue(void)
         CHECK_RC(MPI_Type_contiguous(12, MPI_INT, &t), MPI_SUCCESS);
         add("contiguous (derived)", t, 16 * scale);
         /* a matrix column resized to one element: count columns = the transpose */
-        int n = s == 0 ? 16 : s == 1 ? 96 : 256;
+        int n = s == 0 ? 16 : s == 1 ? 64 : 192;
         CHECK_RC(MPI_Type_vector(n, 1, n, MPI_DOUBLE, &u), MPI_SUCCESS);
         CHECK_RC(MPI_Type_create_resized(u, 0, sizeof(double), &t), MPI_SUCCESS);
         MPI_Type_free(&u);
         add("resized column (transpose)", t, n);
         /* the faces of an n^3 array of doubles */
-        int m = s == 0 ? 8 : s == 1 ? 48 : 160;
+        int m = s == 0 ? 8 : s == 1 ? 32 : 96;
         for (int face = 0; face < 3; face++) {
             int sz[3] = { m, m, m }, sub[3] = { m, m, m }, start[3] = { 0, 0, 0 };
             sub[face] = 1;
