@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """metampi benchmarks against Open MPI and MPICH, measured in the same run.
 
-Builds bench/startup/init_finalize.c, bench/p2p/latency.c and bench/p2p/bandwidth.c with each
-MPI's own compiler wrapper, runs them with each MPI's own launcher and writes
-docs/performance.md (tables, ratios, the issue's targets met / not met) plus PNG plots in
-docs/perf/.
+Builds bench/startup/init_finalize.c, bench/p2p/latency.c, bench/p2p/bandwidth.c and
+bench/p2p/noncontig.c with each MPI's own compiler wrapper, runs them with each MPI's own
+launcher and writes docs/performance.md (tables, ratios, the issues' targets met / not met)
+plus PNG plots in docs/perf/.
 
 The machine is noisy, so the MPIs take turns within every round (A B C, B C A, ...: a slow
 phase hits all of them alike) and medians over the rounds are reported. Timings never fail
@@ -27,8 +27,15 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = {"init_finalize": "startup/init_finalize.c",
            "latency": "p2p/latency.c",
-           "bandwidth": "p2p/bandwidth.c"}
+           "bandwidth": "p2p/bandwidth.c",
+           "noncontig": "p2p/noncontig.c"}
 P2P = ("latency", "bandwidth")
+# noncontig runs: (label, arguments after max_bytes/scale): strided vectors of 1 and 4 MiB,
+# and the faces of a 256^3 array of doubles (512 KiB each)
+NC_RUNS = [("vector 1 MiB", [str(1 << 20)]), ("vector 4 MiB", [str(4 << 20)]),
+           ("faces 256^3", [str(1 << 20), "256"])]
+NC_MIN_BLOCK = 256          # blocks from here on must reach NC_CONTIG_SHARE of contiguous
+NC_CONTIG_SHARE = 0.90
 STARTUP_NP = [1, 2, 4, 8]
 MAX_BYTES = 4 << 20
 # Open MPI refuses root without these; harmless for the others and when not root.
@@ -52,6 +59,10 @@ class Mpi:
     def p2p_command(self, program, max_bytes, scale):
         return (self.launcher + self.bind_opts +
                 ["-n", "2", self.programs[program], str(max_bytes), str(scale)])
+
+    def noncontig_command(self, extra, scale):
+        return (self.launcher + self.bind_opts +
+                ["-n", "2", self.programs["noncontig"], extra[0], str(scale)] + extra[1:])
 
 
 def metampi_bind_opts(mpirun):
@@ -260,6 +271,104 @@ def run_p2p_once(mpi, program, result, sizes, args):
           f"{'ok' if complete else 'FAILED: ' + mpi.failed[program]}", flush=True)
 
 
+# --- non-contiguous transfers -------------------------------------------------------------
+
+def parse_noncontig(out):
+    """{(case, block bytes, bytes): MB/s} from noncontig's output."""
+    return {(m.group(1), int(m.group(2)), int(m.group(3))): float(m.group(4))
+            for m in re.finditer(r"^(\w+) (\d+) (\d+) \d+ ([\d.]+)$", out, re.M)}
+
+
+class NcResult:
+    """Per noncontig run label and MPI: samples per (case, block, bytes), and whether it failed."""
+
+    def __init__(self):
+        self.samples = {}
+        self.failed = None
+
+    def median(self, key):
+        return None if self.failed else median_or_none(self.samples.get(key, []))
+
+
+def measure_noncontig(mpis, args):
+    """{run label: {mpi slug: NcResult}}; rounds interleave the MPIs as for point to point."""
+    results = {label: {m.slug: NcResult() for m in mpis} for label, _ in NC_RUNS}
+    for rnd in range(args.rounds):
+        for label, extra in NC_RUNS:
+            for mpi in rotated(mpis, rnd):
+                r = results[label][mpi.slug]
+                if "noncontig" not in mpi.programs or r.failed:
+                    continue
+                waited = time.perf_counter()
+                busy = wait_for_idle(args.idle_budget)
+                args.idle_budget = max(0.0, args.idle_budget - (time.perf_counter() - waited))
+                if busy is not None:
+                    args.busy.append(busy)
+                status, out, err, seconds = run(mpi.noncontig_command(extra, args.scale),
+                                                args.timeout)
+                values = parse_noncontig(out)
+                for key, v in values.items():
+                    r.samples.setdefault(key, []).append(v)
+                if status != 0:
+                    r.failed = f"exit status {status}: {first_error_line(err + out)}"
+                    mpi.failed.setdefault("noncontig", f"{label}: {r.failed}")
+                print(f"    noncontig {label:12} {mpi.name:8} {seconds:6.1f} s "
+                      f"{'ok' if status == 0 else 'FAILED: ' + r.failed}", flush=True)
+        print(f"  noncontig round {rnd + 1}/{args.rounds} done", flush=True)
+    return results
+
+
+def nc_keys(nc, label):
+    """The (case, block, bytes) keys of a run, contig first, then by case and block."""
+    keys = set()
+    for r in nc[label].values():
+        keys |= set(r.samples)
+    return sorted(keys, key=lambda k: (k[0] != "contig", k[0], k[1]))
+
+
+def nc_contig(nc, label, slug, nbytes):
+    return nc[label][slug].median(("contig", nbytes, nbytes))
+
+
+def nc_targets(nc):
+    """The two targets of the datatype issue, as (name, (verdict, worst))."""
+    share, versus = [], []
+    missing = False
+    for label, _ in NC_RUNS:
+        for key in nc_keys(nc, label):
+            case, block, nbytes = key
+            if case == "contig":
+                continue
+            mine = nc[label]["metampi"].median(key)
+            contig = nc_contig(nc, label, "metampi", nbytes)
+            peers = [nc[label][p].median(key) for p in ("openmpi", "mpich")]
+            peers = [v for v in peers if v is not None]
+            if mine is None:
+                missing = True
+                continue
+            if case == "vector" and block >= NC_MIN_BLOCK and contig:
+                share.append((mine / contig, f"{label}, {human_bytes(block)} blocks"))
+            if peers:
+                versus.append((mine / max(peers), f"{label}, {case} {human_bytes(block)} blocks"))
+
+    def verdict(values, limit, describe):
+        if not values:
+            return ("not evaluated", "no results")
+        worst = min(values)
+        status = "met" if worst[0] >= limit and not missing else "not met"
+        return (status, describe(worst) + ("; metampi results missing" if missing else ""))
+
+    return [
+        (f"Strided vectors with blocks ≥ {NC_MIN_BLOCK} B: ≥ {NC_CONTIG_SHARE:.0%} of "
+         "metampi's contiguous bandwidth (same bytes, same run)",
+         verdict(share, NC_CONTIG_SHARE, lambda w: f"{w[1]}: {w[0]:.0%} of contiguous")),
+        ("Non-contiguous bandwidth at or above the better of Open MPI and MPICH for every "
+         "block size",
+         verdict(versus, 1.0, lambda w: f"{w[1]}: metampi {describe_slowdown(1 / w[0])} the "
+                                        "better peer")),
+    ]
+
+
 # --- ratios and targets -------------------------------------------------------------------
 
 def best_peer(values, higher_is_better):
@@ -404,7 +513,7 @@ def machine_description(build):
 
 # --- plots --------------------------------------------------------------------------------
 
-def plot(startup, results, mpis, perfdir):
+def plot(startup, results, mpis, perfdir, nc=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -417,6 +526,54 @@ def plot(startup, results, mpis, perfdir):
     plot_p2p(plt, results, mpis, "bandwidth", "bandwidth, median (MB/s)",
              "Streaming bandwidth, window of 64, 2 ranks (higher is better)",
              os.path.join(perfdir, "bandwidth.png"))
+    if nc is not None:
+        plot_noncontig(plt, nc, mpis, os.path.join(perfdir, "noncontig.png"))
+
+
+def plot_noncontig(plt, nc, mpis, path):
+    """One panel per vector run (bandwidth by block size; dotted: each MPI's contiguous
+    bandwidth of the same bytes), and one with the faces."""
+    vec_runs = [label for label, _ in NC_RUNS if label.startswith("vector")]
+    fig, axes = plt.subplots(1, len(vec_runs) + 1, figsize=(6 * (len(vec_runs) + 1), 5))
+    for ax, label in zip(axes, vec_runs):
+        blocks = []
+        for m in mpis:
+            color, marker = STYLES[m.slug]
+            pts = [(k[1], nc[label][m.slug].median(k)) for k in nc_keys(nc, label)
+                   if k[0] == "vector"]
+            pts = [(b, v) for b, v in pts if v is not None]
+            if pts:
+                ax.plot(*zip(*pts), marker=marker, color=color, label=m.name)
+                blocks = sorted(set(blocks) | {b for b, _ in pts})
+            contig = [nc[label][m.slug].median(k) for k in nc_keys(nc, label) if k[0] == "contig"]
+            if contig and contig[0] is not None:
+                ax.axhline(contig[0], color=color, linestyle=":", linewidth=1)
+        ax.set_xscale("log", base=2)
+        if blocks:
+            ax.set_xticks(blocks[::2])
+            ax.set_xticklabels([human_bytes(b).replace(" ", "\n") for b in blocks[::2]])
+        ax.set(xlabel="block size (every other block sent)", ylabel="bandwidth, median (MB/s)",
+               title=f"Strided vector, {label[7:]} per message")
+        ax.grid(True, which="both", alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
+    ax = axes[-1]
+    label = next(label for label, _ in NC_RUNS if label.startswith("faces"))
+    keys = nc_keys(nc, label)
+    width = 0.8 / max(len(mpis), 1)
+    for i, m in enumerate(mpis):
+        color, _ = STYLES[m.slug]
+        vals = [nc[label][m.slug].median(k) or 0 for k in keys]
+        ax.bar([x + i * width for x in range(len(keys))], vals, width, color=color,
+               label=m.name)
+    ax.set_xticks([x + width * (len(mpis) - 1) / 2 for x in range(len(keys))])
+    ax.set_xticklabels([k[0] for k in keys])
+    ax.set(ylabel="bandwidth, median (MB/s)", title=f"3-D halo faces ({label[6:]} doubles)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def plot_startup(plt, startup, mpis, path):
@@ -472,13 +629,56 @@ def display_value(program, b, value):
 
 # --- the document -------------------------------------------------------------------------
 
-def markdown(startup, results, mpis, machine, args, verdicts, elapsed):
+def markdown(startup, results, mpis, machine, args, verdicts, elapsed, nc=None):
     lines = header(machine, mpis, args, elapsed)
     lines += targets_section(verdicts)
     lines += p2p_section(results, mpis, "latency", args)
     lines += p2p_section(results, mpis, "bandwidth", args)
+    if nc is not None:
+        lines += noncontig_section(nc, mpis)
     lines += startup_section(startup, mpis, args)
     return "\n".join(lines) + "\n"
+
+
+def pct(a, b):
+    return "n/a" if a is None or not b else f"{a / b:.0%}"
+
+
+def noncontig_section(nc, mpis):
+    lines = ["## Non-contiguous transfers", "",
+             "`bench/p2p/noncontig.c`, OSU bandwidth method with a window of 16 messages (MB/s, "
+             "MB = 10^6 B), both sides using the same datatype. **Strided vector**: "
+             "`MPI_Type_vector` of doubles with blocks of B bytes, every other block (so the "
+             "data spans twice the message), for B = 8 B ... 64 KiB; **faces**: the three faces "
+             "of a 256 x 256 x 256 array of doubles (`MPI_Type_create_subarray`, C order): "
+             "face_x is one contiguous 512 KiB plane, face_y 256 rows of 2 KiB, face_z 65536 "
+             "single doubles — the halo exchange of a 3-D domain decomposition. Each run also "
+             "sends the same number of bytes contiguously (`contig`); \"% contig\" is each "
+             "MPI's non-contiguous bandwidth as a share of its own contiguous bandwidth in the "
+             "same run. Every case is verified byte by byte first.", "",
+             "**Higher is better. Ratio = metampi / better peer: above 1 means metampi is "
+             "faster.**", ""]
+    for label, _ in NC_RUNS:
+        lines += [f"### {label}", "",
+                  "| case | block | metampi (MB/s) | % contig | Open MPI (MB/s) | % contig | "
+                  "MPICH (MB/s) | % contig | metampi / best peer |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for key in nc_keys(nc, label):
+            case, block, nbytes = key
+            cells = []
+            for m in mpis:
+                v = nc[label][m.slug].median(key)
+                cells += [fmt(v, 1) if v is not None else "—",
+                          pct(v, nc_contig(nc, label, m.slug, nbytes))]
+            mine = nc[label]["metampi"].median(key)
+            peers = [v for v in (nc[label][p].median(key) for p in ("openmpi", "mpich"))
+                     if v is not None]
+            r = "n/a" if mine is None or not peers else f"{mine / max(peers):.2f}"
+            lines.append(f"| {case} | {human_bytes(block)} | " + " | ".join(cells) + f" | {r} |")
+        failed = [f"{m.name}: {nc[label][m.slug].failed}" for m in mpis
+                  if nc[label][m.slug].failed]
+        lines += [""] + [f"- {f}" for f in failed] + [""]
+    return lines + ["![non-contiguous transfers](perf/noncontig.png)", ""]
 
 
 def header(machine, mpis, args, elapsed):
@@ -676,13 +876,15 @@ def main():
     startup = measure_startup(mpis, args.startup_reps, args.timeout)
     print("measuring latency and bandwidth", flush=True)
     results = measure_p2p(mpis, args)
+    print("measuring non-contiguous transfers", flush=True)
+    nc = measure_noncontig(mpis, args)
 
-    verdicts = targets(results, args.max_bytes)
-    plot(startup, results, mpis, os.path.join(args.docs, "perf"))
+    verdicts = targets(results, args.max_bytes) + nc_targets(nc)
+    plot(startup, results, mpis, os.path.join(args.docs, "perf"), nc)
     report = os.path.join(args.docs, "performance.md")
     with open(report, "w") as f:
         f.write(markdown(startup, results, mpis, machine_description(build), args, verdicts,
-                         time.perf_counter() - began))
+                         time.perf_counter() - began, nc))
     print(f"wrote {report} and {os.path.join(args.docs, 'perf')}/*.png")
 
     for name, (verdict, worst) in verdicts:

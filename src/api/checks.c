@@ -2,9 +2,11 @@
 
 #include "core/bsend.h"
 #include "core/errors.h"
+#include "datatype/dtype.h"
 #include "datatype/predefined.h"
 
 #include <limits.h>
+#include <stdint.h>
 
 int check_datatype(MPI_Comm comm, MPI_Datatype t, const char *func)
 {
@@ -26,6 +28,37 @@ int check_buffer(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, size
     if (count > 0 && !buf)
         return err_raise(comm, MPI_ERR_BUFFER, func, "buffer is NULL but count is %d", count);
     *bytes = (size_t)count * dtype_predefined_size(t);
+    return MPI_SUCCESS;
+}
+
+int check_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, p2p_data_t *d,
+               const char *func)
+{
+    if (dtype_is_predefined(t)) {
+        *d = (p2p_data_t){ .buf = (void *)buf };
+        return check_buffer(comm, buf, count, t, &d->bytes, func);
+    }
+    if (count < 0)
+        return err_raise(comm, MPI_ERR_COUNT, func, "negative count %d", count);
+    dtype_t *dt = dtype_lookup_user(t);
+    if (!dt)
+        return err_raise(comm, MPI_ERR_TYPE, func,
+                         t == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                                                : "invalid datatype handle 0x%x",
+                         (unsigned)t);
+    if (!dt->committed || !dt->layout)
+        return err_raise(comm, MPI_ERR_TYPE, func, "datatype 0x%x is not committed",
+                         (unsigned)t);
+    const dt_layout_t *l = dt->layout;
+    size_t size = dt_layout_size(l);
+    if (size && (size_t)count > SIZE_MAX / size)
+        return err_raise(comm, MPI_ERR_COUNT, func,
+                         "%d elements of %zu bytes do not fit in memory", count, size);
+    *d = (p2p_data_t){ .buf = (void *)buf, .bytes = (size_t)count * size };
+    if (dt_layout_contiguous(l, (size_t)count)) /* MPI_BOTTOM: absolute addresses */
+        d->buf = (void *)((uintptr_t)buf + (uintptr_t)dt_layout_true_lb(l));
+    else
+        d->layout = l, d->count = (size_t)count, d->dtype = dt;
     return MPI_SUCCESS;
 }
 

@@ -9,13 +9,20 @@
 #include <mpi.h>
 
 #include "core/comm.h"
+#include "core/p2p.h"
 
 #include <stddef.h>
 
+/* a predefined single-element datatype */
 int check_datatype(MPI_Comm comm, MPI_Datatype t, const char *func);
-/* (buf, count, datatype); sets *bytes to the message size */
+/* (buf, count, datatype) of a predefined single-element type; sets *bytes to the size */
 int check_buffer(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, size_t *bytes,
                  const char *func);
+/* (buf, count, datatype) of any committed type, as the core takes it (*d): contiguous data
+ * as (buf + true_lb, bytes), so predefined and contiguous derived types take the contiguous
+ * paths; otherwise the type's layout and count at base buf (MPI_BOTTOM allowed). */
+int check_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, p2p_data_t *d,
+               const char *func);
 /* destination rank (MPI_PROC_NULL allowed) and send tag (0..MPI_TAG_UB) */
 int check_dest_tag(const comm_t *c, int dest, int tag, const char *func);
 /* source rank (MPI_ANY_SOURCE, MPI_PROC_NULL allowed) and receive tag (MPI_ANY_TAG allowed) */

@@ -15,8 +15,8 @@ static int make_request(req_kind_t kind, void *buf, int count, MPI_Datatype data
     state_require_initialized(func);
     API_GET_COMM(c, comm, func);
     API_CHECK_PTR(request, comm, func, "request");
-    size_t bytes;
-    int rc = check_buffer(comm, buf, count, datatype, &bytes, func);
+    p2p_data_t d;
+    int rc = check_data(comm, buf, count, datatype, &d, func);
     if (rc == MPI_SUCCESS)
         rc = kind == REQ_SEND ? check_dest_tag(c, peer, tag, func)
                               : check_source_tag(c, peer, tag, func);
@@ -25,8 +25,7 @@ static int make_request(req_kind_t kind, void *buf, int count, MPI_Datatype data
     request_t *r = request_new(kind, c);
     if (!r)
         return err_raise(comm, MPI_ERR_NO_MEM, func, "out of memory for a request");
-    r->buf = buf;
-    r->bytes = bytes;
+    p2p_set_data(r, &d);
     r->peer = peer;
     r->tag = tag;
     r->mode = mode;

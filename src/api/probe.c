@@ -75,13 +75,13 @@ API_WEAK_ALIAS(Improbe)
 /* Takes the message behind *message for a matched receive into request r's buffer. Sets
  * *u NULL for MPI_MESSAGE_NO_PROC. */
 static int take_message(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                        unexpected_t **u, comm_t **c, size_t *bytes, const char *func)
+                        unexpected_t **u, comm_t **c, p2p_data_t *d, const char *func)
 {
     API_CHECK_PTR(message, MPI_COMM_WORLD, func, "message");
     *u = NULL;
     *c = NULL;
     if (*message == MPI_MESSAGE_NO_PROC)
-        return check_buffer(MPI_COMM_WORLD, buf, count, datatype, bytes, func);
+        return check_data(MPI_COMM_WORLD, buf, count, datatype, d, func);
     if (*message == MPI_MESSAGE_NULL)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, func, "message is MPI_MESSAGE_NULL");
     comm_t *mc;
@@ -89,7 +89,7 @@ static int take_message(void *buf, int count, MPI_Datatype datatype, MPI_Message
     if (!m)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, func,
                          "message (0x%x) is not a valid message handle", (unsigned)*message);
-    int rc = check_buffer(mc->handle, buf, count, datatype, bytes, func);
+    int rc = check_data(mc->handle, buf, count, datatype, d, func);
     if (rc != MPI_SUCCESS) {
         *message = message_new(m, mc); /* an error loses nothing: the handle stays valid */
         return rc;
@@ -107,8 +107,8 @@ API_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
     state_require_initialized(F);
     unexpected_t *u;
     comm_t *c;
-    size_t bytes;
-    int rc = take_message(buf, count, datatype, message, &u, &c, &bytes, F);
+    p2p_data_t d;
+    int rc = take_message(buf, count, datatype, message, &u, &c, &d, F);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!u) {
@@ -118,11 +118,12 @@ API_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
     }
     request_t r;
     request_init_local(&r, REQ_RECV, c);
-    r.buf = buf;
-    r.bytes = bytes;
+    request_set_data(&r, d.buf, d.bytes, d.layout, d.count, NULL);
     r.active = 1;
-    r.op.buf = buf;
-    r.op.bytes = bytes;
+    r.op.buf = d.buf;
+    r.op.bytes = d.bytes;
+    r.op.layout = d.layout;
+    r.op.count = d.count;
     match_deliver(&r, u);
     p2p_wait(&r);
     status_report(status, &r.status);
@@ -130,7 +131,7 @@ API_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
         return err_raise(c->handle, r.error, F,
                          "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
                          "bytes of the receive buffer",
-                         r.op.msg_bytes, r.status.MPI_SOURCE, r.status.MPI_TAG, bytes);
+                         r.op.msg_bytes, r.status.MPI_SOURCE, r.status.MPI_TAG, d.bytes);
     return r.error;
 }
 API_WEAK_ALIAS(Mrecv)
@@ -143,8 +144,8 @@ API_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Mess
     API_CHECK_PTR(request, MPI_COMM_WORLD, F, "request");
     unexpected_t *u;
     comm_t *c;
-    size_t bytes;
-    int rc = take_message(buf, count, datatype, message, &u, &c, &bytes, F);
+    p2p_data_t d;
+    int rc = take_message(buf, count, datatype, message, &u, &c, &d, F);
     if (rc != MPI_SUCCESS)
         return rc;
     request_t *r = request_new(REQ_RECV, c ? c : comm_lookup(MPI_COMM_WORLD));
@@ -153,8 +154,11 @@ API_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Mess
             *message = message_new(u, c);
         return err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, F, "out of memory for a request");
     }
-    r->buf = r->op.buf = buf;
-    r->bytes = r->op.bytes = bytes;
+    p2p_set_data(r, &d);
+    r->op.buf = d.buf;
+    r->op.bytes = d.bytes;
+    r->op.layout = d.layout;
+    r->op.count = d.count;
     r->active = 1;
     *request = r->handle;
     *message = MPI_MESSAGE_NULL;

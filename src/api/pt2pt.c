@@ -5,6 +5,7 @@
 #include "api/checks.h"
 #include "core/p2p.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,15 +14,15 @@ static int blocking_send(const void *buf, int count, MPI_Datatype datatype, int 
 {
     state_require_initialized(func);
     API_GET_COMM(c, comm, func);
-    size_t bytes;
-    int rc = check_buffer(comm, buf, count, datatype, &bytes, func);
+    p2p_data_t d;
+    int rc = check_data(comm, buf, count, datatype, &d, func);
     if (rc == MPI_SUCCESS)
         rc = check_dest_tag(c, dest, tag, func);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
-    rc = p2p_send(c, buf, bytes, dest, tag, mode, func);
+    rc = p2p_send_data(c, &d, dest, tag, mode, func);
     if (rc == MPI_ERR_BUFFER)
-        return raise_bsend_no_room(comm, bytes, func);
+        return raise_bsend_no_room(comm, d.bytes, func);
     return rc;
 }
 
@@ -54,7 +55,7 @@ API_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int
 }
 API_WEAK_ALIAS(Rsend)
 
-static int recv_checked(comm_t *c, void *buf, size_t capacity, int source, int tag,
+static int recv_checked(comm_t *c, const p2p_data_t *d, int source, int tag,
                         MPI_Status *status, const char *func)
 {
     if (source == MPI_PROC_NULL) {
@@ -64,12 +65,12 @@ static int recv_checked(comm_t *c, void *buf, size_t capacity, int source, int t
     MPI_Status local;
     MPI_Status *st = status ? status : &local;
     size_t msg_bytes;
-    int rc = p2p_recv(c, buf, capacity, source, tag, st, &msg_bytes);
+    int rc = p2p_recv_data(c, d, source, tag, st, &msg_bytes);
     if (rc == MPI_ERR_TRUNCATE)
         return err_raise(c->handle, rc, func,
                          "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
                          "bytes of the receive buffer",
-                         msg_bytes, st->MPI_SOURCE, st->MPI_TAG, capacity);
+                         msg_bytes, st->MPI_SOURCE, st->MPI_TAG, d->bytes);
     return rc;
 }
 
@@ -79,29 +80,28 @@ API_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source
     static const char *const F = "MPI_Recv";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
-    size_t capacity;
-    int rc = check_buffer(comm, buf, count, datatype, &capacity, F);
+    p2p_data_t d;
+    int rc = check_data(comm, buf, count, datatype, &d, F);
     if (rc == MPI_SUCCESS)
         rc = check_source_tag(c, source, tag, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    return recv_checked(c, buf, capacity, source, tag, status, F);
+    return recv_checked(c, &d, source, tag, status, F);
 }
 API_WEAK_ALIAS(Recv)
 
 /* Starts the send half, receives, then completes the send (no deadlock between two ranks
  * exchanging with each other, whatever the message sizes). */
-static int sendrecv(comm_t *c, const void *sbuf, size_t sbytes, int dest, int stag, void *rbuf,
-                    size_t rbytes, int source, int rtag, MPI_Status *status, const char *func)
+static int sendrecv(comm_t *c, const p2p_data_t *sd, int dest, int stag, const p2p_data_t *rd,
+                    int source, int rtag, MPI_Status *status, const char *func)
 {
     request_t s;
     request_init_local(&s, REQ_SEND, c);
-    s.buf = (void *)sbuf;
-    s.bytes = sbytes;
+    request_set_data(&s, sd->buf, sd->bytes, sd->layout, sd->count, NULL);
     s.peer = dest;
     s.tag = stag;
     p2p_start(&s, func);
-    int rc = recv_checked(c, rbuf, rbytes, source, rtag, status, func);
+    int rc = recv_checked(c, rd, source, rtag, status, func);
     p2p_wait(&s);
     return rc;
 }
@@ -114,18 +114,17 @@ API_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
     static const char *const F = "MPI_Sendrecv";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
-    size_t sbytes, rbytes;
-    int rc = check_buffer(comm, sendbuf, sendcount, sendtype, &sbytes, F);
+    p2p_data_t sd, rd;
+    int rc = check_data(comm, sendbuf, sendcount, sendtype, &sd, F);
     if (rc == MPI_SUCCESS)
         rc = check_dest_tag(c, dest, sendtag, F);
     if (rc == MPI_SUCCESS)
-        rc = check_buffer(comm, recvbuf, recvcount, recvtype, &rbytes, F);
+        rc = check_data(comm, recvbuf, recvcount, recvtype, &rd, F);
     if (rc == MPI_SUCCESS)
         rc = check_source_tag(c, source, recvtag, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    return sendrecv(c, sendbuf, sbytes, dest, sendtag, recvbuf, rbytes, source, recvtag, status,
-                    F);
+    return sendrecv(c, &sd, dest, sendtag, &rd, source, recvtag, status, F);
 }
 API_WEAK_ALIAS(Sendrecv)
 
@@ -136,20 +135,27 @@ API_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype
     static const char *const F = "MPI_Sendrecv_replace";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
-    size_t bytes;
-    int rc = check_buffer(comm, buf, count, datatype, &bytes, F);
+    p2p_data_t d;
+    int rc = check_data(comm, buf, count, datatype, &d, F);
     if (rc == MPI_SUCCESS)
         rc = check_dest_tag(c, dest, sendtag, F);
     if (rc == MPI_SUCCESS)
         rc = check_source_tag(c, source, recvtag, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* the outgoing message leaves from a copy, so the incoming one can land in buf */
-    void *copy = malloc(bytes ? bytes : 1);
+    /* the outgoing message leaves from a packed copy, so the incoming one can land in buf */
+    void *copy = malloc(d.bytes ? d.bytes : 1);
     if (!copy)
-        return err_raise(comm, MPI_ERR_NO_MEM, F, "no memory for a %zu-byte copy", bytes);
-    memcpy(copy, buf, bytes);
-    rc = sendrecv(c, copy, bytes, dest, sendtag, buf, bytes, source, recvtag, status, F);
+        return err_raise(comm, MPI_ERR_NO_MEM, F, "no memory for a %zu-byte copy", d.bytes);
+    if (d.layout) {
+        dt_cursor_t cur;
+        dt_cursor_init(&cur, d.layout, (uintptr_t)d.buf, d.count);
+        dt_pack(&cur, copy, d.bytes);
+    } else if (d.bytes) {
+        memcpy(copy, d.buf, d.bytes);
+    }
+    p2p_data_t sd = { .buf = copy, .bytes = d.bytes };
+    rc = sendrecv(c, &sd, dest, sendtag, &d, source, recvtag, status, F);
     free(copy);
     return rc;
 }

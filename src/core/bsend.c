@@ -126,8 +126,13 @@ int bsend_start(const request_t *r, const char *func)
     if (!b)
         return MPI_ERR_BUFFER;
     char *data = (char *)b + round_up(sizeof(block_t));
-    if (r->bytes)
+    if (r->layout) { /* packed into the attached buffer: MPI_Bsend's own copy */
+        dt_cursor_t c;
+        dt_cursor_init(&c, r->layout, (uintptr_t)r->buf, r->count);
+        dt_pack(&c, data, r->bytes);
+    } else if (r->bytes) {
         memcpy(data, r->buf, r->bytes);
+    }
     request_init_local(&b->req, REQ_SEND, r->comm);
     b->req.buf = data;
     b->req.bytes = r->bytes;

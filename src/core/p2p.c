@@ -93,6 +93,8 @@ static void start_send(request_t *r, const char *func)
     op->sync = r->mode == MODE_SYNC;
     op->buf = r->buf;
     op->bytes = r->bytes;
+    op->layout = r->layout;
+    op->count = r->count;
     char err[256];
     if (proto_send_start(op, err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", r->peer, err);
@@ -110,6 +112,8 @@ int p2p_start(request_t *r, const char *func)
     if (r->kind == REQ_RECV) {
         r->op.buf = r->buf;
         r->op.bytes = r->bytes;
+        r->op.layout = r->layout;
+        r->op.count = r->count;
         match_post_recv(r);
         return MPI_SUCCESS;
     }
@@ -158,6 +162,58 @@ int p2p_recv(comm_t *c, void *buf, size_t capacity, int source, int tag, MPI_Sta
     request_init_local(&r, REQ_RECV, c);
     r.buf = buf;
     r.bytes = capacity;
+    r.peer = source;
+    r.tag = tag;
+    p2p_start(&r, "MPI_Recv");
+    p2p_wait(&r);
+    status_report(status, &r.status);
+    *msg_bytes = r.op.msg_bytes;
+    return r.error;
+}
+
+void p2p_set_data(request_t *r, const p2p_data_t *d)
+{
+    request_set_data(r, d->buf, d->bytes, d->layout, d->count, d->dtype);
+}
+
+/* Blocking calls on typed data: as p2p_send/p2p_recv, with stack requests that need no
+ * datatype reference (the call returns only once the data is no longer used). */
+int p2p_send_data(comm_t *c, const p2p_data_t *d, int dest, int tag, send_mode_t mode,
+                  const char *func)
+{
+    if (!d->layout)
+        return p2p_send(c, d->buf, d->bytes, dest, tag, mode, func);
+    if (mode == MODE_STANDARD || mode == MODE_READY) {
+        proto_env_t env = { c->send_ctx, c->rank, tag };
+        char err[256];
+        int rc = proto_send_now_typed(&env, comm_peer_world_rank(c, dest), d->buf, d->layout,
+                                      d->count, d->bytes, err, sizeof err);
+        if (rc == 1)
+            return MPI_SUCCESS;
+        if (rc < 0)
+            err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", dest, err);
+    }
+    request_t r;
+    request_init_local(&r, REQ_SEND, c);
+    request_set_data(&r, d->buf, d->bytes, d->layout, d->count, NULL);
+    r.peer = dest;
+    r.tag = tag;
+    r.mode = mode;
+    int rc = p2p_start(&r, func);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    p2p_wait(&r);
+    return r.error;
+}
+
+int p2p_recv_data(comm_t *c, const p2p_data_t *d, int source, int tag, MPI_Status *status,
+                  size_t *msg_bytes)
+{
+    if (!d->layout)
+        return p2p_recv(c, d->buf, d->bytes, source, tag, status, msg_bytes);
+    request_t r;
+    request_init_local(&r, REQ_RECV, c);
+    request_set_data(&r, d->buf, d->bytes, d->layout, d->count, NULL);
     r.peer = source;
     r.tag = tag;
     p2p_start(&r, "MPI_Recv");

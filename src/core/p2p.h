@@ -3,9 +3,10 @@
  * probing, cancelling, and the blocking fast paths. The API layer validates arguments and
  * translates handles; everything here takes communicator ranks and byte counts.
  *
- * Data description: a message is (buf, bytes) of contiguous memory in this issue. A datatype
- * engine will plug in at the protocol boundary (proto_op_t), packing or unpacking per frame
- * or per remote-read segment, so no whole-message copy is ever needed.
+ * Data description: a message is `bytes` packed bytes, either contiguous at buf or — for a
+ * non-contiguous datatype — count elements of its layout at base buf (p2p_data_t). The
+ * protocol packs or unpacks typed data per frame or per remote-read segment (proto_op_t), so
+ * no whole-message copy is ever made.
  */
 #ifndef METAMPI_P2P_H
 #define METAMPI_P2P_H
@@ -29,6 +30,25 @@ void p2p_finalize(void);
  * MPI_SUCCESS or an error class (MPI_ERR_BUFFER: buffered send does not fit). Sends and
  * receives with peer MPI_PROC_NULL complete at once. */
 int p2p_start(request_t *r, const char *func);
+
+/* A message buffer: contiguous bytes at buf (layout NULL), or count elements of a
+ * non-contiguous datatype at base buf (the type, dtype, holds layout). */
+typedef struct p2p_data {
+    void *buf;
+    size_t bytes;
+    const dt_layout_t *layout;
+    size_t count;
+    struct dtype *dtype;
+} p2p_data_t;
+
+/* Sets r's data from d (see request_set_data). */
+void p2p_set_data(request_t *r, const p2p_data_t *d);
+
+/* Blocking calls on any data (contiguous ones take p2p_send/p2p_recv). */
+int p2p_send_data(comm_t *c, const p2p_data_t *d, int dest, int tag, send_mode_t mode,
+                  const char *func);
+int p2p_recv_data(comm_t *c, const p2p_data_t *d, int source, int tag, MPI_Status *status,
+                  size_t *msg_bytes);
 
 /* Blocking calls. Return MPI_SUCCESS or an error class. */
 int p2p_send(comm_t *c, const void *buf, size_t bytes, int dest, int tag, send_mode_t mode,

@@ -1,5 +1,7 @@
 #include "core/request.h"
 
+#include "datatype/dtype.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +61,9 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
     r->comm = comm;
     r->buf = NULL;
     r->bytes = 0;
+    r->layout = NULL;
+    r->count = 0;
+    r->dtype = NULL;
     r->peer = r->tag = 0;
     r->mode = MODE_STANDARD;
     r->next = NULL;
@@ -122,8 +127,25 @@ request_t *request_lookup(MPI_Request h)
     return table[slot];
 }
 
+void request_set_data(request_t *r, void *buf, size_t bytes, const dt_layout_t *layout,
+                      size_t count, struct dtype *dtype)
+{
+    r->buf = buf;
+    r->bytes = bytes;
+    r->layout = layout;
+    r->count = count;
+    if (layout && dtype) {
+        dtype_retain(dtype);
+        r->dtype = dtype;
+    }
+}
+
 void request_free(request_t *r)
 {
+    if (r->dtype) {
+        dtype_release(r->dtype);
+        r->dtype = NULL;
+    }
     if (r->handle != MPI_REQUEST_NULL) {
         int slot = r->handle & INDEX_MASK;
         table[slot] = NULL;

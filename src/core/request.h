@@ -35,7 +35,10 @@ typedef struct request {
     MPI_Status status;        /* filled at completion; MPI_ERROR unused */
     /* the call's arguments (persistent requests restart from them) */
     void *buf;
-    size_t bytes;
+    size_t bytes;             /* packed bytes */
+    const dt_layout_t *layout; /* non-contiguous data: count elements of it at base buf */
+    size_t count;
+    struct dtype *dtype;      /* holds layout (a reference) while the request exists */
     int peer, tag;            /* communicator rank (or MPI_ANY_SOURCE), tag (or MPI_ANY_TAG) */
     send_mode_t mode;
     struct request *next;     /* posted queue */
@@ -48,8 +51,12 @@ request_t *request_new(req_kind_t kind, comm_t *comm);
 void request_init_local(request_t *r, req_kind_t kind, comm_t *comm);
 /* The request behind a handle, or NULL for MPI_REQUEST_NULL and invalid handles. */
 request_t *request_lookup(MPI_Request h);
-/* Releases the request and its handle. */
+/* Releases the request and its handle (and its datatype reference). */
 void request_free(request_t *r);
+/* Sets r's data: contiguous (layout NULL), or count elements of layout at base buf, whose
+ * datatype r then references until it is freed. */
+void request_set_data(request_t *r, void *buf, size_t bytes, const dt_layout_t *layout,
+                      size_t count, struct dtype *dtype);
 /* Returns the memory of freed requests kept for reuse (MPI_Finalize). */
 void request_release_spares(void);
 

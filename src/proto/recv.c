@@ -118,7 +118,8 @@ static int rma_get(proto_op_t *op, const proto_msg_t *m, size_t n)
         }
         if (lbytes < rbytes) { /* our side ran out of iovecs first */
             iov_trim(riov, &nr, lbytes);
-            dt_cursor_seek(&rc, done + lbytes);
+            if (rl)
+                dt_cursor_seek(&rc, done + lbytes);
         }
         rcode = tr->rma_readv(m->peer, liov, nl, riov, nr, err, sizeof err);
         done += lbytes;
