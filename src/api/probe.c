@@ -92,6 +92,7 @@ static int take_message(void *buf, int count, MPI_Datatype datatype, MPI_Message
     int rc = check_data(mc->handle, buf, count, datatype, d, func);
     if (rc != MPI_SUCCESS) {
         *message = message_new(m, mc); /* an error loses nothing: the handle stays valid */
+        comm_release(mc);
         return rc;
     }
     *u = m;
@@ -128,11 +129,14 @@ API_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
     p2p_wait(&r);
     status_report(status, &r.status);
     if (r.error == MPI_ERR_TRUNCATE)
-        return err_raise(c->handle, r.error, F,
-                         "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
-                         "bytes of the receive buffer",
-                         r.op.msg_bytes, r.status.MPI_SOURCE, r.status.MPI_TAG, d.bytes);
-    return r.error;
+        rc = err_raise(c->handle, r.error, F,
+                       "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
+                       "bytes of the receive buffer",
+                       r.op.msg_bytes, r.status.MPI_SOURCE, r.status.MPI_TAG, d.bytes);
+    else
+        rc = r.error;
+    comm_release(c);
+    return rc;
 }
 API_WEAK_ALIAS(Mrecv)
 
@@ -149,11 +153,13 @@ API_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Mess
     if (rc != MPI_SUCCESS)
         return rc;
     request_t *r = request_new(REQ_RECV, c ? c : comm_lookup(MPI_COMM_WORLD));
-    if (!r) {
-        if (u)
+    if (u) {
+        if (!r)
             *message = message_new(u, c);
-        return err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, F, "out of memory for a request");
+        comm_release(c); /* the request (or the message again) holds its own reference */
     }
+    if (!r)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, F, "out of memory for a request");
     p2p_set_data(r, &d);
     r->op.buf = d.buf;
     r->op.bytes = d.bytes;

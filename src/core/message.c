@@ -33,6 +33,7 @@ MPI_Message message_new(unexpected_t *u, comm_t *c)
     }
     slots[i].u = u;
     slots[i].comm = c;
+    comm_retain(c);
     return MESSAGE_KIND | i;
 }
 

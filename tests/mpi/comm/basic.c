@@ -210,6 +210,25 @@ static void free_pending(void)
     CHECK(in[0] == 1000 + from && in[1] == 1000 + from);
     CHECK_RC(MPI_Request_free(&rq[1]), MPI_SUCCESS);
     CHECK_RC(MPI_Request_free(&rq[3]), MPI_SUCCESS);
+
+    /* a matched message outlives its communicator: Mprobe, free, then Mrecv/Imrecv */
+    for (int k = 0; k < 2; k++) {
+        CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &d), MPI_SUCCESS);
+        CHECK_RC(MPI_Isend(&out, 1, MPI_INT, to, 11, d, &rq[0]), MPI_SUCCESS);
+        MPI_Message msg;
+        CHECK_RC(MPI_Mprobe(from, 11, d, &msg, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        CHECK_RC(MPI_Wait(&rq[0], MPI_STATUS_IGNORE), MPI_SUCCESS);
+        CHECK_RC(MPI_Comm_free(&d), MPI_SUCCESS);
+        in[0] = -1;
+        MPI_Status st;
+        if (k == 0) {
+            CHECK_RC(MPI_Mrecv(&in[0], 1, MPI_INT, &msg, &st), MPI_SUCCESS);
+        } else {
+            CHECK_RC(MPI_Imrecv(&in[0], 1, MPI_INT, &msg, &rq[0]), MPI_SUCCESS);
+            CHECK_RC(MPI_Wait(&rq[0], &st), MPI_SUCCESS);
+        }
+        CHECK(msg == MPI_MESSAGE_NULL && in[0] == 1000 + from && st.MPI_SOURCE == from);
+    }
 }
 
 static void errors(void)
