@@ -1,51 +1,43 @@
 #include "core/message.h"
 
+#include "core/handles.h"
+
 #include <stdlib.h>
 
-/* Handles are MESSAGE_KIND | index, index >= 2 (0 and 1 are MPI_MESSAGE_NULL and
- * MPI_MESSAGE_NO_PROC). Slots are reused after Mrecv. */
-#define MESSAGE_KIND 0x1c000000
-#define INDEX_MASK 0x03ffffff
-enum { FIRST_SLOT = 2 };
-
+/* Index 1 is MPI_MESSAGE_NO_PROC, so handed-out handles start at index 2. */
 typedef struct slot {
     unexpected_t *u;
     comm_t *comm;
 } slot_t;
 
-static slot_t *slots;
-static int nslots;
+static handle_table_t messages = HANDLE_TABLE_INIT(0x1c000000u, 2);
 
 MPI_Message message_new(unexpected_t *u, comm_t *c)
 {
-    int i;
-    for (i = FIRST_SLOT; i < nslots && slots[i].u; i++)
-        ;
-    if (i >= nslots) {
-        int n = nslots ? 2 * nslots : 64;
-        slot_t *s = realloc(slots, (size_t)n * sizeof *s);
-        if (!s)
-            return MPI_MESSAGE_NULL;
-        for (int k = nslots; k < n; k++)
-            s[k].u = NULL;
-        slots = s;
-        nslots = n;
+    slot_t *s = malloc(sizeof *s);
+    if (!s)
+        return MPI_MESSAGE_NULL;
+    MPI_Message h = handle_new(&messages, s);
+    if (!h) {
+        free(s);
+        return MPI_MESSAGE_NULL;
     }
-    slots[i].u = u;
-    slots[i].comm = c;
+    s->u = u;
+    s->comm = c;
     comm_retain(c);
-    return MESSAGE_KIND | i;
+    return h;
 }
 
 unexpected_t *message_take(MPI_Message h, comm_t **c)
 {
-    if ((h & ~INDEX_MASK) != MESSAGE_KIND)
+    if (h == MPI_MESSAGE_NO_PROC)
         return NULL;
-    int i = h & INDEX_MASK;
-    if (i < FIRST_SLOT || i >= nslots || !slots[i].u)
+    slot_t *s = handle_get(&messages, h);
+    if (!s)
         return NULL;
-    unexpected_t *u = slots[i].u;
-    *c = slots[i].comm;
-    slots[i].u = NULL;
+    unexpected_t *u = s->u;
+    *c = s->comm;
+    handle_release(&messages, h);
+    free(s);
     return u;
 }
