@@ -117,8 +117,8 @@ static int comm_set_attr(MPI_Comm comm, int keyval, void *value, const char *fun
     return MPI_SUCCESS;
 }
 
-/* Values of the predefined attributes, attached to MPI_COMM_WORLD only (MPI-3.1 §8.1.2; Open
- * MPI also lets dups of MPI_COMM_WORLD inherit them, MPICH has them on every communicator).
+/* Values of the predefined attributes. MPI-3.1 §8.1.2 caches them on MPI_COMM_WORLD; like
+ * MPICH we answer them on every communicator, because programs ask their own (MPI_TAG_UB).
  * The attribute value is a pointer to an int. */
 static int tag_ub = INT_MAX;
 static int host = MPI_PROC_NULL;     /* no process is distinguished as the host */
@@ -150,7 +150,7 @@ static int comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag, cons
     API_CHECK_PTR(value, comm, func, "attribute_val");
     API_CHECK_PTR(flag, comm, func, "flag");
     if (keyval_is_predefined(keyval)) {
-        int *v = c->handle == MPI_COMM_WORLD ? predefined_value(keyval) : NULL;
+        int *v = predefined_value(keyval);
         if (v)
             *(int **)value = v;
         *flag = v != NULL;
