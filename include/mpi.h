@@ -149,6 +149,26 @@ int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *ext
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 
+/* ---- reduction operations ----------------------------------------------------------- */
+/* (operations: constants, types) */
+typedef int MPI_Op;
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+#define MPI_OP_NULL ((MPI_Op)0x20000000)
+#define MPI_MAX     ((MPI_Op)0x20000001)
+#define MPI_MIN     ((MPI_Op)0x20000002)
+#define MPI_SUM     ((MPI_Op)0x20000003)
+#define MPI_PROD    ((MPI_Op)0x20000004)
+#define MPI_LAND    ((MPI_Op)0x20000005)
+#define MPI_BAND    ((MPI_Op)0x20000006)
+#define MPI_LOR     ((MPI_Op)0x20000007)
+#define MPI_BOR     ((MPI_Op)0x20000008)
+#define MPI_LXOR    ((MPI_Op)0x20000009)
+#define MPI_BXOR    ((MPI_Op)0x2000000a)
+#define MPI_MAXLOC  ((MPI_Op)0x2000000b)
+#define MPI_MINLOC  ((MPI_Op)0x2000000c)
+#define MPI_REPLACE ((MPI_Op)0x2000000d)
+#define MPI_NO_OP   ((MPI_Op)0x2000000e)
+
 /* ---- derived datatypes ------------------------------------------------------------- */
 #define MPI_BOTTOM ((void *)0)
 /* (datatypes: combiners, distributions, order, further constants) */
@@ -713,6 +733,17 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+
+/* reduction operations (MPI-3.1 §5.9) */
+/* (operations: functions) */
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int MPI_Op_free(MPI_Op *op);
+int PMPI_Op_free(MPI_Op *op);
+int MPI_Op_commutative(MPI_Op op, int *commute);
+int PMPI_Op_commutative(MPI_Op op, int *commute);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op);
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op);
 
 #ifdef __cplusplus
 }
