@@ -70,7 +70,8 @@ void p2p_finalize(void)
         r.peer = (fin.rank - k + fin.size) % fin.size;
         r.tag = k;
         match_post_recv(&r);
-        p2p_send(&fin, NULL, 0, (fin.rank + k) % fin.size, k, MODE_STANDARD, "MPI_Finalize");
+        p2p_data_t none = { 0 };
+        p2p_send_data(&fin, &none, (fin.rank + k) % fin.size, k, MODE_STANDARD, "MPI_Finalize");
         p2p_wait(&r);
     }
     proto_close();
@@ -129,65 +130,23 @@ int p2p_start(request_t *r, const char *func)
     return MPI_SUCCESS;
 }
 
-int p2p_send(comm_t *c, const void *buf, size_t bytes, int dest, int tag, send_mode_t mode,
-             const char *func)
-{
-    if (mode == MODE_STANDARD || mode == MODE_READY) {
-        proto_env_t env = { c->send_ctx, c->rank, tag };
-        char err[256];
-        int rc = proto_send_now(&env, comm_peer_world_rank(c, dest), buf, bytes, err, sizeof err);
-        if (rc == 1)
-            return MPI_SUCCESS;
-        if (rc < 0)
-            err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", dest, err);
-    }
-    request_t r;
-    request_init_local(&r, REQ_SEND, c);
-    r.buf = (void *)buf;
-    r.bytes = bytes;
-    r.peer = dest;
-    r.tag = tag;
-    r.mode = mode;
-    int rc = p2p_start(&r, func);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    p2p_wait(&r);
-    return r.error;
-}
-
-int p2p_recv(comm_t *c, void *buf, size_t capacity, int source, int tag, MPI_Status *status,
-             size_t *msg_bytes)
-{
-    request_t r;
-    request_init_local(&r, REQ_RECV, c);
-    r.buf = buf;
-    r.bytes = capacity;
-    r.peer = source;
-    r.tag = tag;
-    p2p_start(&r, "MPI_Recv");
-    p2p_wait(&r);
-    status_report(status, &r.status);
-    *msg_bytes = r.op.msg_bytes;
-    return r.error;
-}
-
 void p2p_set_data(request_t *r, const p2p_data_t *d)
 {
     request_set_data(r, d->buf, d->bytes, d->layout, d->count, d->dtype);
 }
 
-/* Blocking calls on typed data: as p2p_send/p2p_recv, with stack requests that need no
- * datatype reference (the call returns only once the data is no longer used). */
+/* Blocking calls: the eager fast path needs no request; otherwise a stack request, which
+ * needs no datatype reference (the call returns only once the data is no longer used). */
 int p2p_send_data(comm_t *c, const p2p_data_t *d, int dest, int tag, send_mode_t mode,
                   const char *func)
 {
-    if (!d->layout)
-        return p2p_send(c, d->buf, d->bytes, dest, tag, mode, func);
     if (mode == MODE_STANDARD || mode == MODE_READY) {
         proto_env_t env = { c->send_ctx, c->rank, tag };
+        int peer = comm_peer_world_rank(c, dest);
         char err[256];
-        int rc = proto_send_now_typed(&env, comm_peer_world_rank(c, dest), d->buf, d->layout,
-                                      d->count, d->bytes, err, sizeof err);
+        int rc = d->layout ? proto_send_now_typed(&env, peer, d->buf, d->layout, d->count,
+                                                  d->bytes, err, sizeof err)
+                           : proto_send_now(&env, peer, d->buf, d->bytes, err, sizeof err);
         if (rc == 1)
             return MPI_SUCCESS;
         if (rc < 0)
@@ -209,8 +168,6 @@ int p2p_send_data(comm_t *c, const p2p_data_t *d, int dest, int tag, send_mode_t
 int p2p_recv_data(comm_t *c, const p2p_data_t *d, int source, int tag, MPI_Status *status,
                   size_t *msg_bytes)
 {
-    if (!d->layout)
-        return p2p_recv(c, d->buf, d->bytes, source, tag, status, msg_bytes);
     request_t r;
     request_init_local(&r, REQ_RECV, c);
     request_set_data(&r, d->buf, d->bytes, d->layout, d->count, NULL);

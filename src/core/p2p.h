@@ -44,17 +44,12 @@ typedef struct p2p_data {
 /* Sets r's data from d (see request_set_data). */
 void p2p_set_data(request_t *r, const p2p_data_t *d);
 
-/* Blocking calls on any data (contiguous ones take p2p_send/p2p_recv). */
+/* Blocking calls. Return MPI_SUCCESS or an error class. */
 int p2p_send_data(comm_t *c, const p2p_data_t *d, int dest, int tag, send_mode_t mode,
                   const char *func);
 int p2p_recv_data(comm_t *c, const p2p_data_t *d, int source, int tag, MPI_Status *status,
                   size_t *msg_bytes);
 
-/* Blocking calls. Return MPI_SUCCESS or an error class. */
-int p2p_send(comm_t *c, const void *buf, size_t bytes, int dest, int tag, send_mode_t mode,
-             const char *func);
-int p2p_recv(comm_t *c, void *buf, size_t capacity, int source, int tag, MPI_Status *status,
-             size_t *msg_bytes);
 /* Progresses until r completes. */
 void p2p_wait(request_t *r);
 
