@@ -4,6 +4,25 @@
 
 #include <stdlib.h>
 
+/* The host of a job rank as the collective algorithms see it. METAMPI_COLL_VIRTUAL_HOSTS=k
+ * (a testing knob) makes them treat the job as k hosts of consecutive world ranks, so that
+ * the hierarchical algorithms run — over the real transports — on a single machine. */
+static int host_of_world(int world_rank)
+{
+    static int virtual_hosts = -1;
+    if (virtual_hosts < 0) {
+        const char *v = getenv("METAMPI_COLL_VIRTUAL_HOSTS");
+        virtual_hosts = v && *v ? atoi(v) : 0;
+        if (virtual_hosts < 0)
+            virtual_hosts = 0;
+    }
+    if (virtual_hosts > 0) {
+        int size = comm_lookup(MPI_COMM_WORLD)->size;
+        return (int)((long long)world_rank * virtual_hosts / size);
+    }
+    return p2p_host_of(world_rank);
+}
+
 static void cache_free(void *p)
 {
     coll_cache_t *cc = p;
@@ -43,9 +62,9 @@ static coll_hier_t *build(comm_t *c)
     /* hosts in order of their lowest rank: rank r's host is new when no lower rank shares it */
     int nhosts = 0;
     for (int r = 0; r < n; r++) {
-        int hr = p2p_host_of(comm_peer_world_rank(c, r)), found = -1;
+        int hr = host_of_world(comm_peer_world_rank(c, r)), found = -1;
         for (int k = 0; k < nhosts && found < 0; k++)
-            if (p2p_host_of(comm_peer_world_rank(c, leaders[k])) == hr)
+            if (host_of_world(comm_peer_world_rank(c, leaders[k])) == hr)
                 found = k;
         if (found < 0) {
             found = nhosts++;
