@@ -11,8 +11,8 @@
  *            ranks: log2(n) messages instead of n - 1.
  * Data moves typed straight between the users' buffers, except for MPI_IN_PLACE, where the
  * receive buffer's contents are first packed into a temporary they are then sent from.
- * Inter-communicators: every member exchanges with every member of the other group
- * (linear or pairwise order).
+ * Inter-communicators: every member exchanges with every member of the other group, all
+ * posted at once (linear).
  */
 #include "coll/move.h"
 
@@ -82,10 +82,14 @@ static int pack_in_place(icoll_sched_t *s, int n, const side_t *rd, side_t *sd)
     return MPI_SUCCESS;
 }
 
-/* Linear or pairwise exchange over an intra- or inter-communicator. */
+/* Linear or pairwise exchange over an intra- or inter-communicator. Pairwise rounds need
+ * every pair to meet in the same round, which groups of different sizes cannot: between
+ * groups it is always linear. */
 static void exchange(icoll_sched_t *s, comm_t *c, const side_t *sd, const side_t *rd, int algo)
 {
     int inter = comm_is_inter(c), n = comm_peer_size(c), me = c->rank;
+    if (inter)
+        algo = LINEAR;
     for (int k = inter ? 0 : 1; k < n; k++) {
         int to = (me + k) % n, from = (me - k % n + n) % n;
         p2p_data_t r = blk(rd, from), d = blk(sd, to);
@@ -169,7 +173,7 @@ int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, 
         return MPI_SUCCESS;
     int algo = pick(n, bb);
     if (comm_is_inter(c)) {
-        exchange(s, c, &sd, &rd, algo == BRUCK ? LINEAR : algo);
+        exchange(s, c, &sd, &rd, LINEAR);
         return MPI_SUCCESS;
     }
     if (sbuf == COLL_IN_PLACE) {

@@ -83,12 +83,11 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     layouts_init();
-    int me = rank_of(MPI_COMM_WORLD);
-    all(MPI_COMM_WORLD);
-    MPI_Comm split;
-    MPI_Comm_split(MPI_COMM_WORLD, me % 2, -me, &split);
-    all(split);
-    MPI_Comm_free(&split);
+    MPI_Comm c[NCOMMS];
+    comms_create(c);
+    for (int i = 0; i < NCOMMS; i++)
+        all(c[i]);
+    comms_free(c);
     layouts_free();
     MPI_Finalize();
     return 0;

@@ -22,7 +22,7 @@ typedef struct layout {
 enum { NLAYOUTS = 3 };
 static layout_t L[NLAYOUTS];
 
-static void layouts_init(void)
+static inline void layouts_init(void)
 {
     L[0] = (layout_t){ MPI_INT, 1, 0, "contiguous" };
     MPI_Datatype t;
@@ -41,21 +41,21 @@ static void layouts_init(void)
     L[2] = (layout_t){ r, 3, 1, "offset" };
 }
 
-static void layouts_free(void)
+static inline void layouts_free(void)
 {
     MPI_Type_free(&L[1].type);
     MPI_Type_free(&L[2].type);
 }
 
-static size_t lsize(const layout_t *l, long n)
+static inline size_t lspan(const layout_t *l, long n)
 {
     return (size_t)(n > 0 ? l->stride * n + l->offset : 1) + 1;
 }
 
 /* a buffer of n logical ints, all holes */
-static int *lalloc(const layout_t *l, long n)
+static inline int *lalloc(const layout_t *l, long n)
 {
-    size_t m = lsize(l, n);
+    size_t m = lspan(l, n);
     int *b = malloc(m * sizeof(int));
     CHECK(b);
     for (size_t i = 0; i < m; i++)
@@ -66,9 +66,9 @@ static int *lalloc(const layout_t *l, long n)
 #define LAT(l, b, i) ((b)[(long)(l)->stride * (i) + (l)->offset])
 
 /* holes are untouched */
-static int lholes_ok(const layout_t *l, const int *b, long n)
+static inline int lholes_ok(const layout_t *l, const int *b, long n)
 {
-    size_t m = lsize(l, n);
+    size_t m = lspan(l, n);
     for (size_t i = 0; i < m; i++) {
         if (n > 0 && (long)i >= l->offset && ((long)i - l->offset) % l->stride == 0 &&
             ((long)i - l->offset) / l->stride < n)
@@ -80,30 +80,47 @@ static int lholes_ok(const layout_t *l, const int *b, long n)
 }
 
 /* the value logical int i of the data of rank `from` (to `to`) has in test `iter` */
-static int val(int from, int to, long i, int iter)
+static inline int val(int from, int to, long i, int iter)
 {
     return (int)(from * 1000003L + to * 7919L + i * 7L + iter * 131L) & 0x3fffffff;
 }
 
 /* Runs the blocking form or, with req, the nonblocking one and waits. */
-static int wait_or(int rc, MPI_Request *req)
+static inline int wait_or(int rc, MPI_Request *req)
 {
     if (rc == MPI_SUCCESS && req)
         rc = MPI_Wait(req, MPI_STATUS_IGNORE);
     return rc;
 }
 
-static int rank_of(MPI_Comm c)
+static inline int rank_of(MPI_Comm c)
 {
     int r;
     MPI_Comm_rank(c, &r);
     return r;
 }
-static int size_of(MPI_Comm c)
+static inline int size_of(MPI_Comm c)
 {
     int n;
     MPI_Comm_size(c, &n);
     return n;
+}
+
+/* The communicators every test runs on: MPI_COMM_WORLD; the even and the odd ranks, each in
+ * reverse order; all ranks interleaved (0, n/2, 1, n/2+1, ...), so that over virtual hosts
+ * the members of one host are not consecutive ranks. */
+enum { NCOMMS = 3 };
+static inline void comms_create(MPI_Comm *c)
+{
+    int me = rank_of(MPI_COMM_WORLD), n = size_of(MPI_COMM_WORLD), h = (n + 1) / 2;
+    c[0] = MPI_COMM_WORLD;
+    MPI_Comm_split(MPI_COMM_WORLD, me % 2, -me, &c[1]);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, me < h ? 2 * me : 2 * (me - h) + 1, &c[2]);
+}
+static inline void comms_free(MPI_Comm *c)
+{
+    MPI_Comm_free(&c[1]);
+    MPI_Comm_free(&c[2]);
 }
 
 #endif
