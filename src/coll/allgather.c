@@ -67,16 +67,16 @@ static void xfer(icoll_sched_t *s, const coll_team_t *t, int peer, const mv_set_
 }
 
 /* The end of a round: the first round's end copies my own block into place (a local step,
- * so it also waits for the round); later rounds end with a fence. */
+ * so it also waits for the round); other rounds but the last end with a fence. */
 static void end_round(icoll_sched_t *s, const coll_team_t *t, const mv_set_t *set,
-                      const p2p_data_t *mine, int round)
+                      const p2p_data_t *mine, int round, int last)
 {
     if (round == 0 && mine) {
         p2p_data_t d = set->start
                            ? mv_run(&set->b, set->start[t->rank], (size_t)set->len[t->rank])
                            : mv_run(&set->b, t->rank, 1);
         icoll_sched_copy_data(s, mine, &d);
-    } else {
+    } else if (!last) {
         icoll_sched_fence(s);
     }
 }
@@ -96,7 +96,7 @@ void mv_allgather_set(icoll_sched_t *s, const coll_team_t *t, const mv_set_t *se
 {
     int n = t->size, me = t->rank;
     if (n == 1) {
-        end_round(s, t, set, mine, 0);
+        end_round(s, t, set, mine, 0, 1);
         return;
     }
     if (algo == MV_AG_RECURSIVE_DOUBLING && (n & (n - 1)))
@@ -111,7 +111,7 @@ void mv_allgather_set(icoll_sched_t *s, const coll_team_t *t, const mv_set_t *se
             else
                 xfer(s, t, peer, set, me & ~(mask - 1), mask, 1);
             xfer(s, t, peer, set, peer & ~(mask - 1), mask, 0);
-            end_round(s, t, set, mine, round);
+            end_round(s, t, set, mine, round, 2 * mask >= n);
         }
         break;
     case MV_AG_BRUCK:
@@ -122,7 +122,7 @@ void mv_allgather_set(icoll_sched_t *s, const coll_team_t *t, const mv_set_t *se
             else
                 xfer(s, t, (me - d + n) % n, set, me, cnt, 1);
             xfer(s, t, (me + d) % n, set, (me + d) % n, cnt, 0);
-            end_round(s, t, set, mine, round);
+            end_round(s, t, set, mine, round, 2 * d >= n);
         }
         break;
     default: /* ring */
@@ -132,7 +132,7 @@ void mv_allgather_set(icoll_sched_t *s, const coll_team_t *t, const mv_set_t *se
             else
                 xfer(s, t, (me + 1) % n, set, (me - round + n) % n, 1, 1);
             xfer(s, t, (me - 1 + n) % n, set, (me - round - 1 + 2 * n) % n, 1, 0);
-            end_round(s, t, set, mine, round);
+            end_round(s, t, set, mine, round, round == n - 2);
         }
         break;
     }
@@ -165,6 +165,7 @@ static int allgather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
         if (algo < 0)
             algo = pick(&ag_choice, &ag_long, h->nhosts, total);
         mv_allgather_set(s, &h->leaders, &set, NULL, algo);
+        icoll_sched_fence(s);
     }
     int rc = COLL_SHM_DECLINED;
     if (coll_choice_forced(&ag_choice) < 0)
@@ -231,7 +232,7 @@ int coll_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
     icoll_sched_hold_dtype(s, stype);
     icoll_sched_hold_dtype(s, rtype);
     int inplace = sbuf == COLL_IN_PLACE;
-    p2p_data_t mine = inplace ? (p2p_data_t){ 0 } : coll_data(sbuf, scount, stype);
+    p2p_data_t mine = inplace ? (p2p_data_t){ 0 } : mv_typed(sbuf, scount, stype);
     mv_set_t set = { { rbuf, rcount, rtype }, NULL, NULL };
     if (comm_is_inter(c))
         return allgather_inter(s, c, &mine, &set,
@@ -245,12 +246,11 @@ int coll_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
     int hier = mv_use_hier(c, &h);
     if (hier < 0)
         return MPI_ERR_NO_MEM;
-    int algo = coll_choice_forced(&ag_choice);
     if (hier)
-        return allgather_hier(s, c, h, inplace ? NULL : &mine, &set.b, bb, algo);
-    if (algo < 0)
-        algo = pick(&ag_choice, &ag_long, n, (size_t)n * bb);
-    mv_allgather_set(s, &all, &set, inplace ? NULL : &mine, algo);
+        return allgather_hier(s, c, h, inplace ? NULL : &mine, &set.b, bb,
+                              coll_choice_forced(&ag_choice));
+    mv_allgather_set(s, &all, &set, inplace ? NULL : &mine,
+                     pick(&ag_choice, &ag_long, n, (size_t)n * bb));
     return MPI_SUCCESS;
 }
 
@@ -261,7 +261,7 @@ int coll_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount
     icoll_sched_hold_dtype(s, stype);
     icoll_sched_hold_dtype(s, rtype);
     int inplace = sbuf == COLL_IN_PLACE;
-    p2p_data_t mine = inplace ? (p2p_data_t){ 0 } : coll_data(sbuf, scount, stype);
+    p2p_data_t mine = inplace ? (p2p_data_t){ 0 } : mv_typed(sbuf, scount, stype);
     mv_set_t set = { { rbuf, 1, rtype }, displs, rcounts };
     int m = comm_peer_size(c);
     size_t total = 0;

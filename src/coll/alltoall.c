@@ -43,14 +43,14 @@ static p2p_data_t blk(const side_t *x, int i)
 {
     switch (x->kind) {
     case SIDE_UNIFORM:
-        return coll_data(coll_at(x->base, (size_t)i * x->count, x->dt), x->count, x->dt);
+        return mv_typed(coll_at(x->base, (size_t)i * x->count, x->dt), x->count, x->dt);
     case SIDE_V:
-        return coll_data(x->base + (ptrdiff_t)x->displs[i] * (ptrdiff_t)coll_extent(x->dt),
+        return mv_typed(x->base + (ptrdiff_t)x->displs[i] * (ptrdiff_t)coll_extent(x->dt),
                          (size_t)x->counts[i], x->dt);
     case SIDE_W:
         if (x->counts[i] == 0)
             return (p2p_data_t){ 0 };
-        return coll_data(x->base + x->displs[i], (size_t)x->counts[i], x->types[i]);
+        return mv_typed(x->base + x->displs[i], (size_t)x->counts[i], x->types[i]);
     default:
         return mv_data(x->base + x->off[i], x->off[i + 1] - x->off[i]);
     }
@@ -70,7 +70,7 @@ static int pack_in_place(icoll_sched_t *s, int n, const side_t *rd, side_t *sd)
         return MPI_ERR_NO_MEM;
     *sd = (side_t){ .kind = SIDE_PACKED, .base = tmp, .off = off };
     if (rd->kind == SIDE_UNIFORM) { /* one run */
-        p2p_data_t all = coll_data(rd->base, (size_t)n * rd->count, rd->dt);
+        p2p_data_t all = mv_typed(rd->base, (size_t)n * rd->count, rd->dt);
         p2p_data_t t = mv_data(tmp, off[n]);
         mv_copy(s, &all, &t);
         return MPI_SUCCESS;
@@ -100,8 +100,7 @@ static void exchange(icoll_sched_t *s, comm_t *c, const side_t *sd, const side_t
         if (algo == PAIRWISE)
             icoll_sched_fence(s);
     }
-    icoll_sched_fence(s);
-    if (!inter) {
+    if (!inter) { /* a local step: after the messages */
         p2p_data_t from = blk(sd, me), to = blk(rd, me);
         mv_copy(s, &from, &to);
     }

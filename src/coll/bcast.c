@@ -45,20 +45,25 @@ void mv_bcast_binomial(icoll_sched_t *s, const coll_team_t *t, int root, const p
     int n = t->size;
     if (n <= 1 || !d->bytes)
         return;
-    int rel = (t->rank - root + n) % n, mask;
+    int rel = (t->rank - root + n) % n, mask, received = 0;
     if (rel) {
         mask = rel & -rel;
         if (t->rank != skip) {
             mv_recv(s, t, (rel - mask + root) % n, d);
-            icoll_sched_fence(s);
+            received = 1;
         }
     } else {
         mask = 2 * mv_top_bit(n - 1);
     }
     /* the largest subtree first: it has the longest way to go */
     for (mask >>= 1; mask > 0; mask >>= 1)
-        if (rel + mask < n && (rel + mask + root) % n != skip)
+        if (rel + mask < n && (rel + mask + root) % n != skip) {
+            if (received) { /* forward only what has arrived */
+                icoll_sched_fence(s);
+                received = 0;
+            }
             mv_send(s, t, (rel + mask + root) % n, d);
+        }
 }
 
 static void bcast_scatter_allgather(icoll_sched_t *s, const coll_team_t *t, int root,
@@ -189,7 +194,7 @@ static int bcast_inter(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dty
 {
     if (root == MPI_PROC_NULL || count * (size_t)dt->size == 0)
         return MPI_SUCCESS;
-    p2p_data_t d = coll_data(buf, count, dt);
+    p2p_data_t d = mv_typed(buf, count, dt);
     if (root == MPI_ROOT) {
         icoll_sched_send_data(s, c, 0, &d);
         return MPI_SUCCESS;
@@ -212,7 +217,7 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     if (n == 1 || bytes == 0)
         return MPI_SUCCESS;
     int algo = mv_bcast_forced();
-    p2p_data_t d = coll_data(buf, count, dt);
+    p2p_data_t d = mv_typed(buf, count, dt);
     coll_team_t all = coll_team_all(c);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);

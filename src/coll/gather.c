@@ -44,8 +44,7 @@ static void gather_linear(icoll_sched_t *s, const coll_team_t *t, int root,
             p2p_data_t d = mv_run(out, i, 1);
             mv_recv(s, t, i, &d);
         }
-    icoll_sched_fence(s);
-    if (mine) {
+    if (mine) { /* a local step: after the receives */
         p2p_data_t d = mv_run(out, root, 1);
         mv_copy(s, mine, &d);
     }
@@ -91,8 +90,7 @@ static void gather_binomial(icoll_sched_t *s, const coll_team_t *t, int root,
         }
         mv_recv(s, t, first, &d);
     }
-    icoll_sched_fence(s);
-    if (wrap) {
+    if (wrap) { /* local steps: after the receives */
         int head = n - wfirst;
         p2p_data_t a = mv_data(wrap, (size_t)head * bb), b = mv_run(out, wfirst, (size_t)head);
         mv_copy(s, &a, &b);
@@ -223,7 +221,7 @@ int coll_gather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dt
     int at_root = comm_is_inter(c) ? root == MPI_ROOT : c->rank == root;
     p2p_data_t mine = { 0 };
     if (!inplace && stype && !(comm_is_inter(c) && at_root))
-        mine = coll_data(sbuf, scount, stype);
+        mine = mv_typed(sbuf, scount, stype);
     size_t bb = at_root ? rcount * (size_t)rtype->size : mine.bytes;
     mv_blocks_t rb = { rbuf, rcount, rtype };
     if (comm_is_inter(c))
@@ -254,7 +252,7 @@ int coll_gatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
     if (inter ? root == MPI_PROC_NULL : 0)
         return MPI_SUCCESS;
     if (inter ? root != MPI_ROOT : c->rank != root) {
-        p2p_data_t d = coll_data(sbuf, scount, stype);
+        p2p_data_t d = mv_typed(sbuf, scount, stype);
         if (d.bytes)
             icoll_sched_send_data(s, c, root, &d);
         return MPI_SUCCESS;
@@ -269,7 +267,7 @@ int coll_gatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
         }
     if (!inter && sbuf != COLL_IN_PLACE) {
         icoll_sched_fence(s);
-        p2p_data_t from = coll_data(sbuf, scount, stype);
+        p2p_data_t from = mv_typed(sbuf, scount, stype);
         p2p_data_t to = mv_run(&rb, displs[root], (size_t)rcounts[root]);
         mv_copy(s, &from, &to);
     }

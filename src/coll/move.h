@@ -10,7 +10,9 @@
  *  - Every member appends the messages of one pair (i -> j) in the same order as the other
  *    side appends the matching receives, with the same sizes; zero-byte pieces are skipped on
  *    both sides (the sizes are the same at both ends, so both skip).
- *  - It ends with a fence when it received anything, so what follows may read its output.
+ *  - It does not end with a fence: a local step (copy) waits for everything before it
+ *    anyway, and a caller that sends or receives what a phase received fences first. (Inside
+ *    a phase, a fence separates receiving from forwarding.)
  *  - Data: the packed stream of a p2p_data_t (typed or contiguous); what a member receives or
  *    sends is described at that member only, so layouts may differ between members as long
  *    as the type signatures (hence the byte counts) agree.
@@ -26,6 +28,15 @@
 /* The predefined MPI_BYTE type (temporaries hold packed bytes). */
 dtype_t *mv_byte(void);
 
+/* coll_data() with the common case inline: a single-element predefined type is contiguous
+ * from buf. */
+static inline p2p_data_t mv_typed(const void *buf, size_t count, dtype_t *dt)
+{
+    if (dt->basic >= 0)
+        return (p2p_data_t){ .buf = (void *)(uintptr_t)buf, .bytes = count * (size_t)dt->size };
+    return coll_data(buf, count, dt);
+}
+
 /* An array of blocks: block i is `count` elements of dt at `base` + i * count extents. A
  * packed temporary of bb-byte blocks is { tmp, bb, mv_byte() }. */
 typedef struct mv_blocks {
@@ -38,7 +49,7 @@ typedef struct mv_blocks {
 static inline p2p_data_t mv_run(const mv_blocks_t *b, ptrdiff_t i, size_t k)
 {
     char *at = (char *)b->base + i * (ptrdiff_t)b->count * (ptrdiff_t)coll_extent(b->dt);
-    return coll_data(at, k * b->count, b->dt);
+    return mv_typed(at, k * b->count, b->dt);
 }
 
 static inline mv_blocks_t mv_bytes(void *base, size_t bb)
@@ -106,7 +117,8 @@ enum { MV_BCAST_AUTO = -1, MV_BCAST_BINOMIAL, MV_BCAST_SCATTER_ALLGATHER, MV_BCA
 /* The forced broadcast algorithm (METAMPI_COLL_BCAST), or MV_BCAST_AUTO. */
 int mv_bcast_forced(void);
 /* Binomial tree from team index root; d is every member's buffer (same bytes everywhere).
- * Member `skip` (-1: none) already holds the data: nobody sends it, it sends to its subtree. */
+ * Member `skip` (-1: none) already holds the data: nobody sends it, it sends to its subtree.
+ * A leaf's part is one receive. */
 void mv_bcast_binomial(icoll_sched_t *s, const coll_team_t *t, int root, const p2p_data_t *d,
                        int skip);
 /* Broadcast of contiguous bytes over a team with algorithm algo (MV_BCAST_AUTO: the one for

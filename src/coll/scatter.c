@@ -34,7 +34,6 @@ static void scatter_linear(icoll_sched_t *s, const coll_team_t *t, int root,
 {
     if (t->rank != root) {
         mv_recv(s, t, root, mine);
-        icoll_sched_fence(s);
         return;
     }
     if (mine) {
@@ -57,7 +56,6 @@ static void scatter_binomial(icoll_sched_t *s, const coll_team_t *t, int root,
         int parent = (rel - (rel & -rel) + root) % n;
         if (sub == 1) {
             mv_recv(s, t, parent, mine);
-            icoll_sched_fence(s);
             return;
         }
         char *tmp = icoll_sched_alloc(s, (size_t)sub * bb);
@@ -133,7 +131,6 @@ static void scatter_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
         size_t k = (size_t)h->node_size[host];
         if (k == 1) {
             icoll_sched_recv_data(s, c, root, mine);
-            icoll_sched_fence(s);
             return;
         }
         char *tmp = icoll_sched_alloc(s, k * bb);
@@ -192,7 +189,6 @@ static int scatter_inter(icoll_sched_t *s, comm_t *c, const mv_blocks_t *sb,
     comm_t *local = c->local_comm;
     if (pick(local->size, bb) != BINOMIAL) {
         icoll_sched_recv_data(s, c, root, mine);
-        icoll_sched_fence(s);
         return MPI_SUCCESS;
     }
     coll_team_t all = coll_team_all(local);
@@ -218,7 +214,7 @@ int coll_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
     int at_root = comm_is_inter(c) ? root == MPI_ROOT : c->rank == root;
     p2p_data_t mine = { 0 };
     if (!inplace && rtype && !(comm_is_inter(c) && at_root))
-        mine = coll_data(rbuf, rcount, rtype);
+        mine = mv_typed(rbuf, rcount, rtype);
     size_t bb = at_root ? scount * (size_t)stype->size : mine.bytes;
     mv_blocks_t sb = { (void *)(uintptr_t)sbuf, scount, stype };
     if (comm_is_inter(c))
@@ -250,17 +246,15 @@ int coll_scatterv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scou
     if (inter && root == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (inter ? root != MPI_ROOT : c->rank != root) {
-        p2p_data_t d = coll_data(rbuf, rcount, rtype);
-        if (d.bytes) {
+        p2p_data_t d = mv_typed(rbuf, rcount, rtype);
+        if (d.bytes)
             icoll_sched_recv_data(s, c, root, &d);
-            icoll_sched_fence(s);
-        }
         return MPI_SUCCESS;
     }
     mv_blocks_t sb = { (void *)(uintptr_t)sbuf, 1, stype };
     if (!inter && rbuf != COLL_IN_PLACE) {
         p2p_data_t from = mv_run(&sb, displs[root], (size_t)scounts[root]);
-        p2p_data_t to = coll_data(rbuf, rcount, rtype);
+        p2p_data_t to = mv_typed(rbuf, rcount, rtype);
         mv_copy(s, &from, &to);
     }
     int m = comm_peer_size(c);
