@@ -60,6 +60,10 @@ API_EXPORT int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = coll_direct_alltoall(a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
+                              (size_t)recvcount, a.rt);
+    if (rc != COLL_DIRECT_DECLINED)
+        return cm_direct_finish(comm, rc, F);
     icoll_sched_t *s = coll_begin(a.c);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount);
     return coll_finish(comm, s, rc, F);

@@ -28,6 +28,9 @@ API_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int ro
     int rc = check(buffer, count, datatype, root, comm, &c, &dt, F);
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = coll_direct_bcast(c, buffer, (size_t)count, dt, root);
+    if (rc != COLL_DIRECT_DECLINED)
+        return cm_direct_finish(comm, rc, F);
     icoll_sched_t *s = coll_begin(c);
     rc = s ? coll_bcast(s, c, buffer, (size_t)count, dt, root) : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);

@@ -43,3 +43,16 @@ int cm_check_aliased(MPI_Comm comm, const void *sbuf, size_t sbytes, const void 
                          "sendbuf and recvbuf are the same buffer (MPI_IN_PLACE says that)");
     return MPI_SUCCESS;
 }
+
+int cm_direct_finish(MPI_Comm comm, int rc, const char *func)
+{
+    if (rc == MPI_SUCCESS)
+        return rc;
+    if (rc == MPI_ERR_TRUNCATE)
+        return err_raise(comm, rc, func,
+                         "a member sent more data than this process's receive buffer holds "
+                         "(the type signatures of the members do not match)");
+    if (rc == MPI_ERR_NO_MEM)
+        return err_raise(comm, rc, func, "out of memory");
+    return err_raise(comm, rc, func, "the collective operation failed");
+}

@@ -8,6 +8,7 @@
 #define METAMPI_API_COLL_MOVE_ARGS_H
 
 #include "api/coll_api.h"
+#include "coll/direct.h"
 
 /* One side of a collective, (buf, count, type): count >= 0 (MPI_ERR_COUNT), a valid
  * committed type (MPI_ERR_TYPE, *out), buf not NULL when count > 0 with a predefined type
@@ -27,5 +28,9 @@ int cm_check_not_in_place(MPI_Comm comm, const void *buf, const char *func, cons
  * (MPI_ERR_BUFFER: MPI_IN_PLACE is the way to say that). */
 int cm_check_aliased(MPI_Comm comm, const void *sbuf, size_t sbytes, const void *rbuf,
                      size_t rbytes, const char *func);
+
+/* The end of a blocking call that ran straight over point-to-point (coll/direct.h): rc
+ * raised on comm as coll_finish() raises a schedule's error. */
+int cm_direct_finish(MPI_Comm comm, int rc, const char *func);
 
 #endif

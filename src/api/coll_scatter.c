@@ -70,6 +70,10 @@ API_EXPORT int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sen
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = coll_direct_scatter(a.c, sendbuf, a.send ? (size_t)sendcount : 0, a.st, recvbuf,
+                             a.recv ? (size_t)recvcount : 0, a.rt, root);
+    if (rc != COLL_DIRECT_DECLINED)
+        return cm_direct_finish(comm, rc, F);
     icoll_sched_t *s = coll_begin(a.c);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
     return coll_finish(comm, s, rc, F);

@@ -226,7 +226,7 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     /* contiguous bytes for shared memory and the chunked algorithms (a forced binomial tree
      * moves typed data directly) */
     char *bbuf = d.buf;
-    if (d.layout && (hier || algo != MV_BCAST_BINOMIAL)) {
+    if (d.layout && (hier || (algo != MV_BCAST_BINOMIAL && n > 2))) {
         if (!(bbuf = icoll_sched_alloc(s, bytes)))
             return MPI_ERR_NO_MEM;
         if (c->rank == root) {
@@ -238,14 +238,15 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     if (hier) {
         rc = bcast_hier(s, c, h, bbuf, bytes, root, algo);
     } else {
-        int shm = algo == MV_BCAST_AUTO ? coll_shm_bcast(s, c, bbuf, bytes, root)
-                                        : COLL_SHM_DECLINED;
+        /* with two members one message is the broadcast (coll/direct.h relies on it) */
+        int shm = algo == MV_BCAST_AUTO && n > 2 ? coll_shm_bcast(s, c, bbuf, bytes, root)
+                                                 : COLL_SHM_DECLINED;
         if (shm != COLL_SHM_DECLINED) {
             rc = shm;
         } else {
             if (algo == MV_BCAST_AUTO)
                 algo = pick(n, bytes);
-            if (algo == MV_BCAST_BINOMIAL) {
+            if (algo == MV_BCAST_BINOMIAL || n == 2) {
                 /* typed, straight into the user's buffer (a root's packing above was for
                  * shared memory, which declined) */
                 mv_bcast_binomial(s, &all, root, &d, -1);
