@@ -60,11 +60,13 @@ struct icoll_sched {
     icoll_done_fn done_fn;
     void *done_arg;
     comm_t *orig[MAX_VIEWS];
-    comm_t views[MAX_VIEWS];
     int nviews;
     block_t *mem;
     hold_t *holds;
     icoll_sched_t *next;      /* running schedules; spare schedules */
+    /* last: a new schedule clears only what comes before (views[i] is written when
+     * nviews grows past i) */
+    comm_t views[MAX_VIEWS];
 };
 
 int icoll_running;
@@ -83,7 +85,7 @@ icoll_sched_t *icoll_sched_new(int tag)
         nspares--;
         entry_t *e = s->e;
         int cap = s->cap;
-        memset(s, 0, sizeof *s);
+        memset(s, 0, offsetof(icoll_sched_t, views));
         s->e = e;
         s->cap = cap;
     } else if (!(s = calloc(1, sizeof *s))) {
