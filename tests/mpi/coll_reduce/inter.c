@@ -4,9 +4,20 @@
  * over this one), blocking and nonblocking, with non-commutative and derived-type cases; Scan
  * and Exscan refuse inter-communicators (MPI_ERR_COMM). Groups: even and odd world ranks,
  * so they differ in size at odd rank counts. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "red_test.h"
 
+#include <time.h>
+
 #include <stdio.h>
+
+/* One clock for every process of the host (MPI_Wtime need not be: Open MPI's is not). */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static int salt, grp, lsize, rsize, lrank;
 
@@ -109,8 +120,8 @@ static void test_barrier(MPI_Comm inter, int nb)
         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
         double entered = 0;
         if (me == late) {
-            double t = MPI_Wtime();
-            while ((entered = MPI_Wtime()) < t + 0.01)
+            double t = now();
+            while ((entered = now()) < t + 0.01)
                 ;
         }
         if (nb) {
@@ -120,7 +131,7 @@ static void test_barrier(MPI_Comm inter, int nb)
         } else {
             CHECK_RC(MPI_Barrier(inter), MPI_SUCCESS);
         }
-        double left = MPI_Wtime();
+        double left = now();
         if (me == late) {
             for (int r = 0; r < n; r++)
                 if (r != me)
@@ -129,7 +140,8 @@ static void test_barrier(MPI_Comm inter, int nb)
             CHECK_RC(MPI_Recv(&entered, 1, MPI_DOUBLE, late, 7, MPI_COMM_WORLD,
                               MPI_STATUS_IGNORE), MPI_SUCCESS);
         }
-        if (left < entered) {
+        /* MPI-3.1 §5.3: a process may leave before its own group has entered */
+        if (late % 2 != grp && left < entered) {
             fprintf(stderr, "FAIL rank %d: left the inter-communicator barrier before rank %d "
                     "entered\n", me, late);
             MPI_Abort(MPI_COMM_WORLD, 1);
