@@ -9,6 +9,10 @@
  * user's send buffer is read-only: while the accumulator is still there (`ro`), the first
  * step lands the result in whichever buffer makes the remaining moves end in `home`, so no
  * final copy is needed; with MPI_IN_PLACE the data starts in home and may need one copy.
+ * Where each result is computed at one member only (Rabenseifner) and the op is commutative,
+ * a partner-below step on the read-only operand computes mine op theirs straight into the
+ * receive buffer instead of copying our operand first (the order is still fixed). Recursive
+ * doubling never does: both partners must compute the same expression to get the same bits.
  *
  * Recursive vector halving uses distance doubling (partners 1, 2, 4, ... apart): after step k
  * a member's segment is reduced over the aligned block of 2^(k+1) active members containing
@@ -25,6 +29,7 @@ typedef struct acc {
     const void *at;   /* where the accumulator is */
     int ro;           /* at == in and in must not be written */
     void *land;       /* ro: where the first step puts its result */
+    int swap;         /* theirs op acc may be computed as acc op theirs (see acc_step) */
 } acc_t;
 
 /* Kinds of the steps a member takes: 'a' partner above, 'b' partner below. */
@@ -71,6 +76,11 @@ static int acc_step(acc_t *a, const coll_team_t *t, int peer, int above, op_t *o
         red_recv(a->s, t, peer, b, lo, n, a->dt);
         red_op(a->s, op, a->at, b, lo, n, a->dt);
         a->at = b;
+    } else if (a->ro && a->swap) {
+        /* mine op theirs into the receive buffer: saves copying our read-only operand */
+        red_recv(a->s, t, peer, w, lo, n, a->dt);
+        red_op(a->s, op, a->in, w, lo, n, a->dt);
+        a->at = w;
     } else {
         if (!(b = acc_other(a, w)))
             return 0;
@@ -184,6 +194,7 @@ void red_allreduce_rabenseifner(icoll_sched_t *s, const coll_team_t *t, const vo
     acc_t a;
     halving_t h;
     acc_init(&a, s, in, out, NULL, count, dt, kinds, step_kinds(&f, kinds));
+    a.swap = op->commute; /* each segment is reduced at one member only */
     if (!fold_in(&a, t, &f, op) || !halve(&a, t, &f, op, &h))
         return;
     size_t lo = h.lo[f.steps], hi = h.hi[f.steps];
@@ -231,6 +242,7 @@ void red_reduce_rabenseifner(icoll_sched_t *s, const coll_team_t *t, const void 
     acc_t a;
     halving_t h;
     acc_init(&a, s, in, home, NULL, count, dt, kinds, step_kinds(&f, kinds));
+    a.swap = op->commute;
     if (!fold_in(&a, t, &f, op) || !halve(&a, t, &f, op, &h))
         return;
     size_t lo = h.lo[f.steps], hi = h.hi[f.steps];
