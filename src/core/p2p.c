@@ -42,6 +42,11 @@ int p2p_host_of(int world_rank)
     return host_of[world_rank];
 }
 
+void p2p_wake(int world_rank)
+{
+    proto_wake(world_rank);
+}
+
 int p2p_connect(char *err, int errlen)
 {
     return proto_connect(err, errlen);

@@ -22,6 +22,11 @@ int p2p_connect(char *err, int errlen);
 /* The host index of a job rank (ranks with equal indices share a host; valid after open). */
 int p2p_host_of(int world_rank);
 int p2p_ready(char *err, int errlen);
+/* Wakes job rank world_rank if it sleeps in the progress engine, so that it polls again: for
+ * code that shares memory with it outside messages (shared-memory collectives). Call it after
+ * the (release) store of what that rank may be waiting for; costs one load when the rank is
+ * awake (transport.h, "Waking"). */
+void p2p_wake(int world_rank);
 /* Drains queued frames and passes a barrier over the transports, so no peer still needs us;
  * then closes. */
 void p2p_finalize(void);

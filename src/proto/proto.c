@@ -285,6 +285,13 @@ int proto_pollfds(struct pollfd *fds, int max)
     return n;
 }
 
+void proto_wake(int peer)
+{
+    const transport_t *tr = proto_peers[peer].tr;
+    if (tr && tr->wake)
+        tr->wake(peer);
+}
+
 size_t proto_eager_limit(int peer)
 {
     return proto_peers[peer].eager_limit;

@@ -149,6 +149,9 @@ int proto_has_queued(void);
 void proto_prepare_sleep(void);
 void proto_end_sleep(void);
 int proto_pollfds(struct pollfd *fds, int max);
+/* Wakes world rank peer if it sleeps (transport.h, "Waking"), after a store of what it may
+ * wait for. Nothing when its transport cannot sleep or wake. */
+void proto_wake(int peer);
 
 /* Largest message sent eagerly to peer (bytes). */
 size_t proto_eager_limit(int peer);
