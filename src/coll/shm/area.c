@@ -19,7 +19,6 @@
 #define AREA_MAGIC 0x6c6c6f636d68732eull /* ".shmcoll" */
 #define AREA_VERSION 1u
 #define AREA_PAGE 4096u
-#define AREA_SLOTS 4
 
 enum { ST_BAD = 0, ST_GOOD = 1 };
 
@@ -224,7 +223,7 @@ coll_area_t *coll_shm_area(comm_t *c, int *first)
     a->me = h->node.rank;
     a->crank = h->node.ranks;
     a->chunk = coll_shm_chunk();
-    a->slots = AREA_SLOTS;
+    a->slots = coll_shm_slots();
     a->world = malloc((size_t)a->n * sizeof *a->world);
     a->msg = calloc((size_t)a->n + 1, 1);
     int leader = comm_peer_world_rank(c, a->crank ? a->crank[0] : 0);

@@ -118,6 +118,7 @@ typedef struct coll_area {
 
 /* ---- tunables (shm.c) ---- */
 size_t coll_shm_chunk(void);
+int coll_shm_slots(void);     /* K, 2..8 */
 int coll_shm_fail_member(void); /* testing: the member whose setup fails, or -1 */
 
 /* ---- area.c ---- */

@@ -30,6 +30,7 @@ typedef struct shm_op {
     op_t *op;
     int root;                 /* member index; allreduce: -1 */
     int split;                /* reductions: each member combines one segment of each round */
+    int root_direct;          /* whole reduce at the root: own data from `in` (reduce.c) */
     unsigned char *tmp;       /* split reduce at a non-root: its segment's result */
     /* progress */
     uint64_t r;               /* current round */

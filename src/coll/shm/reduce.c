@@ -16,7 +16,10 @@
  * Either way an element's result is x_0 op (x_1 op (... op x_{n-1})) over the node team's
  * members in rank order (op_apply's `in` is the left operand), computed once per element in
  * a fixed order: the same bits at every member and on every run, and correct for
- * non-commutative ops. A member acks pos(s, r+1) once it reads nothing more of round r.
+ * non-commutative ops. The root of a whole-mode reduce reads its own contribution from its
+ * input instead of copying it into its slot (root_direct; not when it reduces in place and
+ * is not the last member, as its output is overwritten with the last member's data first).
+ * A member acks pos(s, r+1) once it reads nothing more of round r.
  */
 #include "coll/shm/ops.h"
 
@@ -43,16 +46,28 @@ static void segment(const shm_op_t *o, size_t ne, int m, size_t *lo, size_t *hi)
     *hi = *lo + q < ne ? *lo + q : ne;
 }
 
-/* dst (elements [lo, hi) of round g, which holds nb bytes per member) = x_0 op (x_1 op ...
- * x_{n-1}) from the slots. */
-static void combine(shm_op_t *o, uint64_t g, size_t nb, size_t lo, size_t hi,
+/* Member i's contribution to round r (global round g, nb bytes per member): its slot, or
+ * for the root that keeps its own out of its slot (root_direct), its input. */
+static const unsigned char *operand(const shm_op_t *o, int i, uint64_t r, uint64_t g,
+                                    size_t nb)
+{
+    if (o->root_direct && i == o->a->me)
+        return o->in + (size_t)r * o->per * o->esize;
+    return shm_slot(o->a, i, g, nb);
+}
+
+/* dst (elements [lo, hi) of round r) = x_0 op (x_1 op ... x_{n-1}). dst may be the root's
+ * own input (in place) only when the root is the last member. */
+static void combine(shm_op_t *o, uint64_t r, uint64_t g, size_t nb, size_t lo, size_t hi,
                     unsigned char *dst)
 {
     coll_area_t *a = o->a;
     size_t off = lo * o->esize, ne = hi - lo;
-    memcpy(dst, shm_slot(a, a->n - 1, g, nb) + off, ne * o->esize);
+    const unsigned char *last = operand(o, a->n - 1, r, g, nb) + off;
+    if (last != dst)
+        memcpy(dst, last, ne * o->esize);
     for (int i = a->n - 2; i >= 0; i--) {
-        int rc = op_apply(o->op, shm_slot(a, i, g, nb) + off - o->lb, dst - o->lb, ne, o->dt);
+        int rc = op_apply(o->op, operand(o, i, r, g, nb) + off - o->lb, dst - o->lb, ne, o->dt);
         if (rc != MPI_SUCCESS && o->err == MPI_SUCCESS)
             o->err = rc;
     }
@@ -78,10 +93,12 @@ int shm_run_reduce(shm_op_t *o)
         _Atomic uint64_t *pos = &shm_slot_hdr(a, me, g)->pos;
         switch (o->step) {
         case 0:
-            if (!shm_slot_free(a, g, shm_pos(o->seq, r + 1)))
-                return ICOLL_AGAIN;
-            memcpy(shm_slot(a, me, g, nb), o->in + first * es, nb);
-            shm_store_wake(a, pos, shm_pos(o->seq, 2 * r + 1), -1);
+            if (!o->root_direct) {
+                if (!shm_slot_free(a, g, shm_pos(o->seq, r + 1)))
+                    return ICOLL_AGAIN;
+                memcpy(shm_slot(a, me, g, nb), o->in + first * es, nb);
+                shm_store_wake(a, pos, shm_pos(o->seq, 2 * r + 1), -1);
+            }
             o->step = 1;
             o->k = 0;
             /* fall through */
@@ -91,14 +108,14 @@ int shm_run_reduce(shm_op_t *o)
             if (!shm_all_slots(a, &o->k, g, shm_pos(o->seq, 2 * r + 1)))
                 return ICOLL_AGAIN;
             if (!o->split) {
-                combine(o, g, nb, 0, ne, o->out + first * es);
+                combine(o, r, g, nb, 0, ne, o->out + first * es);
                 ack_round(o, r);
                 continue;
             }
             segment(o, ne, me, &lo, &hi);
             if (hi > lo) {
                 unsigned char *dst = gets ? o->out + (first + lo) * es : o->tmp;
-                combine(o, g, nb, lo, hi, dst);
+                combine(o, r, g, nb, lo, hi, dst);
                 if (all || !gets)
                     memcpy(shm_slot(a, me, g, nb) + lo * es, dst, (hi - lo) * es);
             }

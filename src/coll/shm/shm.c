@@ -10,15 +10,22 @@
  * operation built before the outcome is known waits for it in its callback, and if the setup
  * failed it inserts a point-to-point algorithm there instead (fallback.c).
  *
- * Tunables (coll/tune.h; README):
+ * Tunables (coll/tune.h; README). Defaults measured on 2 cores (docs/performance.md): with
+ * two members point-to-point moves large data with one copy (cross-memory attach) where the
+ * area needs two, so teams of two hand large broadcasts and allreduces back; a reduce with
+ * two members is never split (one member combining everything copies least).
  *   METAMPI_COLL_SHM=0               every shared-memory algorithm declines
- *   METAMPI_COLL_SHM_BCAST_MAX       largest broadcast through the area (bytes)
- *   METAMPI_COLL_SHM_REDUCE_MAX      largest reduce/allreduce through the area (bytes)
- *   METAMPI_COLL_SHM_SPLIT           reductions from this size on are split into segments,
- *                                    each combined by one member (bytes)
- *   METAMPI_COLL_SHM_CHUNK           slot size: bytes per member per round
+ *   METAMPI_COLL_SHM_BCAST_MAX       largest broadcast through the area (bytes; 1M)
+ *   METAMPI_COLL_SHM_BCAST_MAX2      ... in a team of two (2K)
+ *   METAMPI_COLL_SHM_REDUCE_MAX      largest reduce/allreduce through the area (bytes; 1M)
+ *   METAMPI_COLL_SHM_ALLREDUCE_MAX2  largest allreduce in a team of two (128K)
+ *   METAMPI_COLL_SHM_ALLREDUCE_SPLIT allreduces from this size on are split into segments,
+ *                                    each combined by one member (bytes; 4K)
+ *   METAMPI_COLL_SHM_REDUCE_SPLIT    the same for reduce, teams of three or more (512K)
+ *   METAMPI_COLL_SHM_CHUNK           slot size: bytes per member and round (32K)
+ *   METAMPI_COLL_SHM_SLOTS           slots per member, 2..8 (4)
  *   METAMPI_COLL_SHM_BARRIER_FLAT    teams up to this size use the flat barrier (everyone
- *                                    reads every flag); larger ones gather to member 0
+ *                                    reads every flag); larger ones gather to member 0 (16)
  *   METAMPI_COLL_SHM_FAIL=<member>   testing: that member's setup fails
  */
 #include "coll/shm/ops.h"
@@ -29,9 +36,13 @@
 
 static coll_knob_t knob_on = { "METAMPI_COLL_SHM", 1, 0, 0 };
 static coll_knob_t knob_bcast_max = { "METAMPI_COLL_SHM_BCAST_MAX", 1u << 20, 0, 0 };
+static coll_knob_t knob_bcast_max2 = { "METAMPI_COLL_SHM_BCAST_MAX2", 2048, 0, 0 };
 static coll_knob_t knob_reduce_max = { "METAMPI_COLL_SHM_REDUCE_MAX", 1u << 20, 0, 0 };
-static coll_knob_t knob_split = { "METAMPI_COLL_SHM_SPLIT", 4096, 0, 0 };
+static coll_knob_t knob_allreduce_max2 = { "METAMPI_COLL_SHM_ALLREDUCE_MAX2", 128u << 10, 0, 0 };
+static coll_knob_t knob_allreduce_split = { "METAMPI_COLL_SHM_ALLREDUCE_SPLIT", 4096, 0, 0 };
+static coll_knob_t knob_reduce_split = { "METAMPI_COLL_SHM_REDUCE_SPLIT", 512u << 10, 0, 0 };
 static coll_knob_t knob_chunk = { "METAMPI_COLL_SHM_CHUNK", 32768, 0, 0 };
+static coll_knob_t knob_slots = { "METAMPI_COLL_SHM_SLOTS", 4, 0, 0 };
 static coll_knob_t knob_flat = { "METAMPI_COLL_SHM_BARRIER_FLAT", 16, 0, 0 };
 
 size_t coll_shm_chunk(void)
@@ -40,6 +51,12 @@ size_t coll_shm_chunk(void)
     /* whole cache lines, and room for the largest elements of predefined types */
     c = (c + 63) / 64 * 64;
     return c < 256 ? 256 : c;
+}
+
+int coll_shm_slots(void)
+{
+    size_t k = coll_knob(&knob_slots);
+    return k < 2 ? 2 : k > 8 ? 8 : (int)k;
 }
 
 int coll_shm_barrier_flat(void)
@@ -133,7 +150,8 @@ int coll_shm_barrier(icoll_sched_t *s, comm_t *c)
 int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
 {
     coll_area_t *a = usable(c);
-    if (!a || bytes > coll_knob(&knob_bcast_max) || bytes / a->chunk >= POS_MAX / 2)
+    if (!a || bytes > coll_knob(a->n == 2 ? &knob_bcast_max2 : &knob_bcast_max) ||
+        bytes / a->chunk >= POS_MAX / 2)
         return COLL_SHM_DECLINED;
     if (bytes == 0)
         return MPI_SUCCESS;
@@ -157,10 +175,11 @@ static int reduction(icoll_sched_t *s, comm_t *c, const void *in, void *out, siz
     if (!a)
         return COLL_SHM_DECLINED;
     size_t es = (size_t)dt->size;
+    coll_knob_t *max = root < 0 && a->n == 2 ? &knob_allreduce_max2 : &knob_reduce_max;
     /* contiguous elements that fit a slot (the interface promises contiguous data; a type
      * whose elements leave gaps between them is not) */
     if (es == 0 || es > a->chunk || (count > 1 && coll_extent(dt) != es) ||
-        count > coll_knob(&knob_reduce_max) / es)
+        count > coll_knob(max) / es)
         return COLL_SHM_DECLINED;
     size_t per = a->chunk / es;
     uint64_t nrounds = (count + per - 1) / per;
@@ -181,7 +200,11 @@ static int reduction(icoll_sched_t *s, comm_t *c, const void *in, void *out, siz
     o->dt = dt;
     o->op = op;
     o->root = root;
-    o->split = o->bytes >= coll_knob(&knob_split);
+    if (root < 0)
+        o->split = o->bytes >= coll_knob(&knob_allreduce_split);
+    else
+        o->split = a->n > 2 && o->bytes >= coll_knob(&knob_reduce_split);
+    o->root_direct = !o->split && root >= 0 && a->me == root && (in != out || root == a->n - 1);
     if (o->split && root >= 0 && a->me != root &&
         !(o->tmp = icoll_sched_alloc(s, per * es)))
         return MPI_ERR_NO_MEM;

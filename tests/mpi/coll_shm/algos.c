@@ -141,9 +141,33 @@ static void team_of(team_t *t, MPI_Comm h)
 }
 
 /* Whether the shared-memory algorithms take operations on t (once set up). */
-static int on(team_t *t)
+static int on(const team_t *t)
 {
     return t->n > 1 && !shm_off;
+}
+
+/* A size limit from the environment (k/M suffixes), or dflt. */
+static size_t env_size(const char *name, size_t dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    size_t x = strtoull(v, &end, 10);
+    return *end == 'k' || *end == 'K' ? x << 10 : *end == 'm' || *end == 'M' ? x << 20 : x;
+}
+
+/* Whether a broadcast of bytes / an allreduce (root < 0) or reduce of bytes is taken. */
+static int bcast_taken(const team_t *t, size_t bytes)
+{
+    return on(t) && bytes <= (t->n == 2 ? env_size("METAMPI_COLL_SHM_BCAST_MAX2", 2048)
+                                        : env_size("METAMPI_COLL_SHM_BCAST_MAX", 1 << 20));
+}
+static int reduce_taken(const team_t *t, size_t bytes, int root)
+{
+    return on(t) && bytes <= (t->n == 2 && root < 0
+                                  ? env_size("METAMPI_COLL_SHM_ALLREDUCE_MAX2", 128 << 10)
+                                  : env_size("METAMPI_COLL_SHM_REDUCE_MAX", 1 << 20));
 }
 
 /* Member 0's bytes at every member (point-to-point over MPI_COMM_WORLD). */
@@ -252,9 +276,14 @@ static void test_bcast(team_t *t)
     CHECK(buf != NULL);
     for (size_t k = 0; k < nsizes; k++)
         for (int root = 0; root < t->n; root++)
-            bcast_once(t, buf, sizes[k], root, (int)k, on(t));
-    /* above METAMPI_COLL_SHM_BCAST_MAX (1 MiB by default): declined */
+            bcast_once(t, buf, sizes[k], root, (int)k, bcast_taken(t, sizes[k]));
+    /* above the limit: declined */
     bcast_once(t, buf, (1 << 20) + 1, 0, 0, 0);
+    size_t limit = t->n == 2 ? env_size("METAMPI_COLL_SHM_BCAST_MAX2", 2048) : 1 << 20;
+    if (limit < 1 << 20) {
+        bcast_once(t, buf, limit, t->n - 1, 1, on(t));
+        bcast_once(t, buf, limit + 1, t->n - 1, 1, 0);
+    }
     free(buf);
 }
 
@@ -393,18 +422,24 @@ static void test_reductions(team_t *t, const types_t *ty)
     size_t ncounts = sizeof counts / sizeof counts[0];
     for (size_t k = 0; k < ncounts; k++) {
         size_t n = counts[k];
-        reduce_once(t, ty, 0, n, -1, 0, (int)k, on(t));
-        reduce_once(t, ty, 0, n, -1, 1, (int)k, on(t));
+        reduce_once(t, ty, 0, n, -1, 0, (int)k, reduce_taken(t, 4 * n, -1));
+        reduce_once(t, ty, 0, n, -1, 1, (int)k, reduce_taken(t, 4 * n, -1));
         for (int root = 0; root < t->n; root++)
-            reduce_once(t, ty, 0, n, root, root % 2, (int)k, on(t));
+            reduce_once(t, ty, 0, n, root, root % 2, (int)k, reduce_taken(t, 4 * n, root));
     }
     static const size_t acounts[] = { 1, 2, 511, 512, 513, 4096, 4097, 30000, 131072 };
     for (size_t k = 0; k < sizeof acounts / sizeof acounts[0]; k++) {
         size_t n = acounts[k];
         for (int v = 1; v <= 3; v++) {
-            reduce_once(t, ty, v, n, -1, v == 2, (int)k, on(t));
+            reduce_once(t, ty, v, n, -1, v == 2, (int)k, reduce_taken(t, 8 * n, -1));
             reduce_once(t, ty, v, n, (int)(k % (size_t)t->n), v == 1, (int)k, on(t));
         }
+    }
+    /* floating-point sums in rank order at every root, in place or not, whole and split */
+    for (int root = 0; root < t->n; root++) {
+        reduce_once(t, ty, 3, 300, root, root % 2, root, on(t));
+        reduce_once(t, ty, 3, 300, root, 1 - root % 2, root, on(t));
+        reduce_once(t, ty, 3, 3000, root, root % 2, root, on(t));
     }
     /* above METAMPI_COLL_SHM_REDUCE_MAX: declined */
     reduce_once(t, ty, 0, 262145, -1, 0, 0, 0);
@@ -442,7 +477,7 @@ static void test_stream(team_t *t, const types_t *ty, int ops, int depth)
     enum { MAXD = 16, MAXB = 70000 };
     job_op_t q[MAXD];
     unsigned char *bufs[MAXD], *outs[MAXD];
-    int kinds[MAXD], its[MAXD];
+    int kinds[MAXD], its[MAXD], taken[MAXD];
     size_t sizes[MAXD];
     for (int d = 0; d < depth; d++) {
         bufs[d] = malloc(MAXB);
@@ -477,10 +512,15 @@ static void test_stream(team_t *t, const types_t *ty, int ops, int depth)
                 if (kind == K_ALLREDUCE)
                     q[d].root = -1;
             }
-            CHECK(start(t, &q[d]) == on(t)); /* empty operations too: they end at once */
+            /* empty operations are taken too: they end at once */
+            int expect = kind == K_BCAST     ? bcast_taken(t, size)
+                         : kind == K_BARRIER ? on(t)
+                                             : reduce_taken(t, size / 4 * 4, q[d].root);
+            taken[d] = start(t, &q[d]);
+            CHECK(taken[d] == expect);
         }
         for (int d = depth - 1; d >= 0; d--) {
-            if (!on(t))
+            if (!taken[d])
                 continue;
             finish(&q[d]);
             if (kinds[d] == K_BCAST) {
@@ -555,6 +595,10 @@ static void test_comms(const types_t *ty)
 
 int main(int argc, char **argv)
 {
+    /* teams of two hand large broadcasts and allreduces to point-to-point by default: here
+     * they take every size up to the general limits, so two ranks test every path */
+    setenv("METAMPI_COLL_SHM_BCAST_MAX2", "1M", 0);
+    setenv("METAMPI_COLL_SHM_ALLREDUCE_MAX2", "1M", 0);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);

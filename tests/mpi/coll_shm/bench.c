@@ -6,7 +6,7 @@
  *   any MPI: `mpicc bench.c` against Open MPI or MPICH, for comparison.
  * Output: one line per collective and size: average and worst iteration in microseconds
  * (the slowest rank's average; iterations shrink with the size).
- * Usage: bench [max_bytes] [iterations at small sizes]
+ * Usage: bench [max_bytes] [iterations at small sizes] [only this collective] [from bytes]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -110,9 +110,14 @@ int main(int argc, char **argv)
     memset(out, 0, (size_t)maxb);
     if (rank == 0)
         printf("%-10s %8s %10s %10s\n", "# op", "bytes", "avg_us", "worst_us");
+    static const char *names[] = { "barrier", "bcast", "reduce", "allreduce" };
+    const char *only = argc > 3 ? argv[3] : NULL;
+    int minb = argc > 4 ? atoi(argv[4]) : 4;
     for (int kind = 0; kind < 4; kind++) {
-        for (int bytes = 4; bytes <= maxb; bytes *= 2) {
-            if (kind == 0 && bytes > 4)
+        if (only && strcmp(only, names[kind]))
+            continue;
+        for (int bytes = minb; bytes <= maxb; bytes *= 2) {
+            if (kind == 0 && bytes > minb)
                 break;
             int iters = bytes <= 8192 ? small_iters : small_iters / (bytes / 8192) + 20;
             int warm = iters / 10 + 5;
@@ -134,7 +139,6 @@ int main(int argc, char **argv)
                     worst = t > worst ? t : worst;
                 }
             }
-            static const char *names[] = { "barrier", "bcast", "reduce", "allreduce" };
             report(names[kind], kind == 0 ? 0 : bytes, sum, worst, iters);
         }
     }
