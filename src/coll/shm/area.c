@@ -20,7 +20,7 @@
 #define AREA_VERSION 1u
 #define AREA_PAGE 4096u
 
-enum { ST_BAD = 0, ST_GOOD = 1 };
+#define PROBE_MAGIC 0x65626f7270616d63ull /* "cmaprobe" */
 
 static size_t align_up(size_t x, size_t a)
 {
@@ -121,7 +121,7 @@ static void area_free(void *p)
     unmap(a);
     unlink_name(a);
     free(a->world);
-    free(a->msg);
+    free(a->answers);
     free(a);
 }
 
@@ -136,9 +136,11 @@ static int step_create(icoll_sched_t *s, void *arg)
 {
     (void)s;
     coll_area_t *a = arg;
-    a->msg[0] = ST_BAD;
+    a->probe = PROBE_MAGIC;
+    a->hello.probe = (uint64_t)(uintptr_t)&a->probe;
+    a->hello.status = 0;
     if (!fails_here(a) && create(a) == 0)
-        a->msg[0] = ST_GOOD;
+        a->hello.status = SETUP_GOOD;
     return MPI_SUCCESS;
 }
 
@@ -146,9 +148,15 @@ static int step_attach(icoll_sched_t *s, void *arg)
 {
     (void)s;
     coll_area_t *a = arg;
-    a->msg[1] = ST_BAD;
-    if (a->msg[0] == ST_GOOD && !fails_here(a) && attach(a) == 0)
-        a->msg[1] = ST_GOOD;
+    a->answer = 0;
+    if (a->hello.status != SETUP_GOOD || fails_here(a) || attach(a) != 0)
+        return MPI_SUCCESS;
+    a->answer = SETUP_GOOD;
+    uint64_t v = 0;
+    if (coll_shm_cma_allowed() &&
+        p2p_read(a->world[0], &v, (const void *)(uintptr_t)a->hello.probe, sizeof v) == 0 &&
+        v == PROBE_MAGIC)
+        a->answer |= SETUP_CMA;
     return MPI_SUCCESS;
 }
 
@@ -158,16 +166,22 @@ static int step_decide(icoll_sched_t *s, void *arg)
     (void)s;
     coll_area_t *a = arg;
     unlink_name(a);
-    for (int k = 1; k < a->n; k++)
-        if (a->msg[k] != ST_GOOD)
-            a->msg[0] = ST_BAD;
+    a->verdict = 0;
+    if (a->hello.status == SETUP_GOOD) {
+        a->verdict = SETUP_GOOD | (coll_shm_cma_allowed() ? SETUP_CMA : 0);
+        for (int k = 1; k < a->n; k++)
+            a->verdict &= a->answers[k];
+        if (!(a->verdict & SETUP_GOOD))
+            a->verdict = 0;
+    }
     return MPI_SUCCESS;
 }
 
 static void setup_done(int err, void *arg)
 {
     coll_area_t *a = arg;
-    if (err == MPI_SUCCESS && a->msg[0] == ST_GOOD) {
+    if (err == MPI_SUCCESS && (a->verdict & SETUP_GOOD)) {
+        a->cma = (a->verdict & SETUP_CMA) != 0;
         a->state = AREA_READY;
         return;
     }
@@ -185,17 +199,17 @@ static int start_setup(comm_t *c, coll_area_t *a)
     if (a->me == 0) {
         icoll_sched_call(s, step_create, a);
         for (int k = 1; k < a->n; k++)
-            icoll_sched_send(s, c, a->crank ? a->crank[k] : k, a->msg, 1);
+            icoll_sched_send(s, c, a->crank ? a->crank[k] : k, &a->hello, sizeof a->hello);
         for (int k = 1; k < a->n; k++)
-            icoll_sched_recv(s, c, a->crank ? a->crank[k] : k, a->msg + k, 1);
+            icoll_sched_recv(s, c, a->crank ? a->crank[k] : k, &a->answers[k], 1);
         icoll_sched_call(s, step_decide, a);
         for (int k = 1; k < a->n; k++)
-            icoll_sched_send(s, c, a->crank ? a->crank[k] : k, a->msg, 1);
+            icoll_sched_send(s, c, a->crank ? a->crank[k] : k, &a->verdict, 1);
     } else {
-        icoll_sched_recv(s, c, root, a->msg, 1);
+        icoll_sched_recv(s, c, root, &a->hello, sizeof a->hello);
         icoll_sched_call(s, step_attach, a);
-        icoll_sched_send(s, c, root, a->msg + 1, 1);
-        icoll_sched_recv(s, c, root, a->msg, 1);
+        icoll_sched_send(s, c, root, &a->answer, 1);
+        icoll_sched_recv(s, c, root, &a->verdict, 1);
     }
     if (icoll_sched_failed(s)) {
         icoll_sched_discard(s);
@@ -225,11 +239,11 @@ coll_area_t *coll_shm_area(comm_t *c, int *first)
     a->chunk = coll_shm_chunk();
     a->slots = coll_shm_slots();
     a->world = malloc((size_t)a->n * sizeof *a->world);
-    a->msg = calloc((size_t)a->n + 1, 1);
+    a->answers = calloc((size_t)a->n, 1);
     int leader = comm_peer_world_rank(c, a->crank ? a->crank[0] : 0);
     int len = snprintf(a->name, sizeof a->name, "/metampi.%s.coll.%d.%" PRIx64, job.id, leader,
                        c->key);
-    if (!a->world || !a->msg || len < 0 || (size_t)len >= sizeof a->name || len - 1 > NAME_MAX) {
+    if (!a->world || !a->answers || len < 0 || (size_t)len >= sizeof a->name || len - 1 > NAME_MAX) {
         area_free(a);
         return NULL;
     }

@@ -48,7 +48,10 @@
  * of member 0>.<communicator key>) and sends each member one status byte; each member
  * attaches when the status is good and answers one byte; member 0 unlinks the name once all
  * have answered, and sends each one final byte: usable only if everyone attached. So every
- * member ends in the same state, READY or FAILED. Operations built before a member knows wait
+ * member ends in the same state, READY or FAILED. The same exchange agrees on remote reads
+ * (cma): member 0 also sends the address of a word of its own, each member tries to read it
+ * with p2p_read and says whether that worked; cma holds only if it did everywhere (and
+ * METAMPI_COLL_SHM_CMA is not 0), so every member chooses the same algorithms. Operations built before a member knows wait
  * for it; in FAILED state an operation inserts a point-to-point algorithm instead (fallback.c),
  * the same at every member.
  */
@@ -93,6 +96,14 @@ typedef struct shm_hdr {
 
 enum { AREA_PENDING, AREA_READY, AREA_FAILED };
 
+/* Setup messages (see "Setup"): member 0's status and the address of a word the others
+ * read remotely; their answers and its verdict are bit sets. */
+typedef struct shm_hello {
+    uint64_t status;
+    uint64_t probe;           /* address of member 0's probe word */
+} shm_hello_t;
+enum { SETUP_GOOD = 1, SETUP_CMA = 2 };
+
 typedef struct coll_area {
     int state;
     int n, me;                /* node team size, my index */
@@ -110,16 +121,22 @@ typedef struct coll_area {
     unsigned char *data;
     uint64_t need[8];         /* per own slot: the ack that frees it (K <= 8) */
     uint64_t ack_min;         /* lowest ack of the others seen last */
+    int cma;                  /* every member can read every other's memory (p2p_read) */
     /* setup */
     char name[256];
     int created, unlinked;
-    unsigned char *msg;       /* setup bytes: [0] status/final, [1..n-1] answers */
+    shm_hello_t hello;        /* member 0 -> the others */
+    unsigned char answer;     /* the others -> member 0 (answers[k] there) */
+    unsigned char verdict;    /* member 0 -> the others */
+    unsigned char *answers;
+    uint64_t probe;           /* member 0: the word the others read to try remote reads */
 } coll_area_t;
 
 /* ---- tunables (shm.c) ---- */
 size_t coll_shm_chunk(void);
 int coll_shm_slots(void);     /* K, 2..8 */
 int coll_shm_fail_member(void); /* testing: the member whose setup fails, or -1 */
+int coll_shm_cma_allowed(void);
 
 /* ---- area.c ---- */
 /* c's area: NULL when none exists yet (*first set: this call started its setup) or none can

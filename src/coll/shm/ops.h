@@ -32,6 +32,8 @@ typedef struct shm_op {
     int split;                /* reductions: each member combines one segment of each round */
     int root_direct;          /* whole reduce at the root: own data from `in` (reduce.c) */
     unsigned char *tmp;       /* split reduce at a non-root: its segment's result */
+    int cma;                  /* by remote reads (cma.c; chosen when the operation starts) */
+    unsigned char *cma_tmp, *cma_res; /* cma.c: pieces being combined, a non-root's result */
     /* progress */
     uint64_t r;               /* current round */
     int step;                 /* position within the round */
@@ -43,6 +45,11 @@ typedef struct shm_op {
 int shm_run_barrier(shm_op_t *o);
 int shm_run_bcast(shm_op_t *o);
 int shm_run_reduce(shm_op_t *o); /* reduce and allreduce */
+int shm_run_bcast_cma(shm_op_t *o);
+int shm_run_reduce_cma(shm_op_t *o);
+/* Member m's segment [*lo, *hi) of ne elements split among the members (whole cache lines
+ * where the element size allows). */
+void shm_segment(const shm_op_t *o, size_t ne, int m, size_t *lo, size_t *hi);
 
 /* The point-to-point replacement when the area could not be set up (fallback.c): appends
  * (from inside o's schedule callback) the operation as messages on the node team. */
@@ -50,5 +57,6 @@ void shm_fallback(icoll_sched_t *s, shm_op_t *o);
 
 /* Tunables read by the algorithms (shm.c). */
 int coll_shm_barrier_flat(void);
+size_t coll_shm_cma_min(void);
 
 #endif

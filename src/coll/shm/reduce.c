@@ -32,14 +32,11 @@ static size_t round_count(const shm_op_t *o, uint64_t r)
     return o->count - first < o->per ? o->count - first : o->per;
 }
 
-/* Member m's segment [*lo, *hi) of a round of ne elements. */
-static void segment(const shm_op_t *o, size_t ne, int m, size_t *lo, size_t *hi)
+void shm_segment(const shm_op_t *o, size_t ne, int m, size_t *lo, size_t *hi)
 {
     size_t unit = 1, es = o->esize;
-    while ((unit * es) % 64 && unit < 64) /* segments of whole cache lines when possible */
+    while ((unit * es) % 64) /* segments of whole cache lines (at most 64 elements) */
         unit++;
-    if ((unit * es) % 64)
-        unit = 1;
     size_t n = (size_t)o->a->n, q = (ne + n - 1) / n;
     q = (q + unit - 1) / unit * unit;
     *lo = q * (size_t)m < ne ? q * (size_t)m : ne;
@@ -112,7 +109,7 @@ int shm_run_reduce(shm_op_t *o)
                 ack_round(o, r);
                 continue;
             }
-            segment(o, ne, me, &lo, &hi);
+            shm_segment(o, ne, me, &lo, &hi);
             if (hi > lo) {
                 unsigned char *dst = gets ? o->out + (first + lo) * es : o->tmp;
                 combine(o, r, g, nb, lo, hi, dst);
@@ -135,7 +132,7 @@ int shm_run_reduce(shm_op_t *o)
             for (int m = 0; m < a->n; m++) {
                 if (m == me)
                     continue;
-                segment(o, ne, m, &lo, &hi);
+                shm_segment(o, ne, m, &lo, &hi);
                 memcpy(o->out + (first + lo) * es, shm_slot(a, m, g, nb) + lo * es,
                        (hi - lo) * es);
             }

@@ -26,6 +26,8 @@
  *   METAMPI_COLL_SHM_SLOTS           slots per member, 2..8 (4)
  *   METAMPI_COLL_SHM_BARRIER_FLAT    teams up to this size use the flat barrier (everyone
  *                                    reads every flag); larger ones gather to member 0 (16)
+ *   METAMPI_COLL_SHM_CMA=0           never read other members' buffers directly (cma.c)
+ *   METAMPI_COLL_SHM_CMA_MIN         ... otherwise from this size on (bytes; 16K)
  *   METAMPI_COLL_SHM_FAIL=<member>   testing: that member's setup fails
  */
 #include "coll/shm/ops.h"
@@ -44,6 +46,8 @@ static coll_knob_t knob_reduce_split = { "METAMPI_COLL_SHM_REDUCE_SPLIT", 512u <
 static coll_knob_t knob_chunk = { "METAMPI_COLL_SHM_CHUNK", 32768, 0, 0 };
 static coll_knob_t knob_slots = { "METAMPI_COLL_SHM_SLOTS", 4, 0, 0 };
 static coll_knob_t knob_flat = { "METAMPI_COLL_SHM_BARRIER_FLAT", 16, 0, 0 };
+static coll_knob_t knob_cma = { "METAMPI_COLL_SHM_CMA", 1, 0, 0 };
+static coll_knob_t knob_cma_min = { "METAMPI_COLL_SHM_CMA_MIN", 16384, 0, 0 };
 
 size_t coll_shm_chunk(void)
 {
@@ -57,6 +61,16 @@ int coll_shm_slots(void)
 {
     size_t k = coll_knob(&knob_slots);
     return k < 2 ? 2 : k > 8 ? 8 : (int)k;
+}
+
+int coll_shm_cma_allowed(void)
+{
+    return coll_knob(&knob_cma) != 0;
+}
+
+size_t coll_shm_cma_min(void)
+{
+    return coll_knob(&knob_cma_min);
 }
 
 int coll_shm_barrier_flat(void)
@@ -116,19 +130,16 @@ static int run(icoll_sched_t *s, void *arg)
         if (a->done_seq != o->seq - 1)
             return ICOLL_AGAIN;
         o->started = 1;
+        /* the same choice everywhere: cma is agreed at setup, bytes are alike */
+        o->cma = a->cma && o->kind != SHM_BARRIER && o->bytes >= coll_shm_cma_min();
     }
     int rc;
-    switch (o->kind) {
-    case SHM_BARRIER:
+    if (o->kind == SHM_BARRIER)
         rc = shm_run_barrier(o);
-        break;
-    case SHM_BCAST:
-        rc = shm_run_bcast(o);
-        break;
-    default:
-        rc = shm_run_reduce(o);
-        break;
-    }
+    else if (o->kind == SHM_BCAST)
+        rc = o->cma ? shm_run_bcast_cma(o) : shm_run_bcast(o);
+    else
+        rc = o->cma ? shm_run_reduce_cma(o) : shm_run_reduce(o);
     if (rc == ICOLL_AGAIN)
         return rc;
     a->done_seq = o->seq;
