@@ -122,6 +122,8 @@ static void area_free(void *p)
     unlink_name(a);
     free(a->world);
     free(a->answers);
+    free(a->buf[0]);
+    free(a->buf[1]);
     free(a);
 }
 
@@ -258,6 +260,18 @@ coll_area_t *coll_shm_area(comm_t *c, int *first)
     cc->shm_free = area_free;
     *first = 1;
     return NULL;
+}
+
+unsigned char *shm_area_buffer(coll_area_t *a, int i, size_t bytes)
+{
+    if (a->buf_bytes[i] < bytes) {
+        free(a->buf[i]);
+        a->buf_bytes[i] = 0;
+        if (!(a->buf[i] = malloc(bytes)))
+            return NULL;
+        a->buf_bytes[i] = bytes;
+    }
+    return a->buf[i];
 }
 
 /* ---- flags ---- */

@@ -122,6 +122,10 @@ typedef struct coll_area {
     uint64_t need[8];         /* per own slot: the ack that frees it (K <= 8) */
     uint64_t ack_min;         /* lowest ack of the others seen last */
     int cma;                  /* every member can read every other's memory (p2p_read) */
+    /* private buffers of the running operation (cma.c), kept for the next: operations run
+     * one at a time per member, and a fresh large allocation costs page faults every time */
+    unsigned char *buf[2];
+    size_t buf_bytes[2];
     /* setup */
     char name[256];
     int created, unlinked;
@@ -155,6 +159,9 @@ static inline unsigned char *shm_slot(const coll_area_t *a, int member, uint64_t
     shm_slot_hdr_t *h = shm_slot_hdr(a, member, g);
     return bytes <= SHM_INLINE ? h->inl : (unsigned char *)(h + 1);
 }
+/* Private buffer i (0, 1) of at least bytes, kept with the area; NULL when out of memory. */
+unsigned char *shm_area_buffer(coll_area_t *a, int i, size_t bytes);
+
 static inline uint64_t shm_load(_Atomic uint64_t *w)
 {
     return atomic_load_explicit(w, memory_order_acquire);

@@ -98,11 +98,12 @@ static void combine(shm_op_t *o, size_t lo, size_t hi, unsigned char *res)
     size_t es = o->esize, per = PIECE / es ? PIECE / es : 1;
     int me = a->me, last = a->n - 1;
     int via_tmp = res == o->in + lo * es && me != last;
-    if (!o->cma_tmp && !(o->cma_tmp = malloc(2 * per * es))) {
+    unsigned char *buf = shm_area_buffer(a, 0, 2 * per * es);
+    if (!buf) {
         o->err = MPI_ERR_NO_MEM;
         return;
     }
-    unsigned char *acc_tmp = o->cma_tmp, *piece = o->cma_tmp + per * es;
+    unsigned char *acc_tmp = buf, *piece = buf + per * es;
     for (size_t p = lo; p < hi; p += per) {
         size_t ne = hi - p < per ? hi - p : per, nb = ne * es, off = (p - lo) * es;
         unsigned char *acc = via_tmp ? acc_tmp : res + off;
@@ -127,13 +128,6 @@ static void combine(shm_op_t *o, size_t lo, size_t hi, unsigned char *res)
     }
 }
 
-static void finish(shm_op_t *o)
-{
-    free(o->cma_tmp);
-    free(o->cma_res);
-    o->cma_tmp = o->cma_res = NULL;
-}
-
 int shm_run_reduce_cma(shm_op_t *o)
 {
     coll_area_t *a = o->a;
@@ -156,7 +150,7 @@ int shm_run_reduce_cma(shm_op_t *o)
         } else {
             shm_segment(o, o->count, me, &lo, &hi);
             unsigned char *res = gets ? o->out + lo * es : NULL;
-            if (!res && hi > lo && !(res = o->cma_res = malloc((hi - lo) * es)))
+            if (!res && hi > lo && !(res = shm_area_buffer(a, 1, (hi - lo) * es)))
                 o->err = MPI_ERR_NO_MEM;
             if (res && hi > lo)
                 combine(o, lo, hi, res);
@@ -180,8 +174,5 @@ int shm_run_reduce_cma(shm_op_t *o)
         o->step = 3;
         o->k = 0;
     }
-    if (!all_acked(o))
-        return ICOLL_AGAIN;
-    finish(o);
-    return MPI_SUCCESS;
+    return all_acked(o) ? MPI_SUCCESS : ICOLL_AGAIN;
 }

@@ -33,7 +33,6 @@ typedef struct shm_op {
     int root_direct;          /* whole reduce at the root: own data from `in` (reduce.c) */
     unsigned char *tmp;       /* split reduce at a non-root: its segment's result */
     int cma;                  /* by remote reads (cma.c; chosen when the operation starts) */
-    unsigned char *cma_tmp, *cma_res; /* cma.c: pieces being combined, a non-root's result */
     /* progress */
     uint64_t r;               /* current round */
     int step;                 /* position within the round */
