@@ -56,6 +56,5 @@ void shm_fallback(icoll_sched_t *s, shm_op_t *o);
 
 /* Tunables read by the algorithms (shm.c). */
 int coll_shm_barrier_flat(void);
-size_t coll_shm_cma_min(void);
 
 #endif

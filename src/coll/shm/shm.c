@@ -27,7 +27,11 @@
  *   METAMPI_COLL_SHM_BARRIER_FLAT    teams up to this size use the flat barrier (everyone
  *                                    reads every flag); larger ones gather to member 0 (16)
  *   METAMPI_COLL_SHM_CMA=0           never read other members' buffers directly (cma.c)
- *   METAMPI_COLL_SHM_CMA_MIN         ... otherwise from this size on (bytes; 16K)
+ *   METAMPI_COLL_SHM_CMA_MIN         ... otherwise broadcasts, and reductions in teams of
+ *                                    two, from this size on (bytes; 16K)
+ *   METAMPI_COLL_SHM_CMA_MIN_REDUCE  ... reductions in larger teams (bytes; 256K: below,
+ *                                    members copying their data in parallel is faster
+ *                                    than one reading everyone's)
  *   METAMPI_COLL_SHM_FAIL=<member>   testing: that member's setup fails
  */
 #include "coll/shm/ops.h"
@@ -48,6 +52,7 @@ static coll_knob_t knob_slots = { "METAMPI_COLL_SHM_SLOTS", 4, 0, 0 };
 static coll_knob_t knob_flat = { "METAMPI_COLL_SHM_BARRIER_FLAT", 16, 0, 0 };
 static coll_knob_t knob_cma = { "METAMPI_COLL_SHM_CMA", 1, 0, 0 };
 static coll_knob_t knob_cma_min = { "METAMPI_COLL_SHM_CMA_MIN", 16384, 0, 0 };
+static coll_knob_t knob_cma_min_reduce = { "METAMPI_COLL_SHM_CMA_MIN_REDUCE", 256u << 10, 0, 0 };
 
 size_t coll_shm_chunk(void)
 {
@@ -66,11 +71,6 @@ int coll_shm_slots(void)
 int coll_shm_cma_allowed(void)
 {
     return coll_knob(&knob_cma) != 0;
-}
-
-size_t coll_shm_cma_min(void)
-{
-    return coll_knob(&knob_cma_min);
 }
 
 int coll_shm_barrier_flat(void)
@@ -131,7 +131,9 @@ static int run(icoll_sched_t *s, void *arg)
             return ICOLL_AGAIN;
         o->started = 1;
         /* the same choice everywhere: cma is agreed at setup, bytes are alike */
-        o->cma = a->cma && o->kind != SHM_BARRIER && o->bytes >= coll_shm_cma_min();
+        coll_knob_t *min = o->kind == SHM_BCAST || a->n == 2 ? &knob_cma_min
+                                                            : &knob_cma_min_reduce;
+        o->cma = a->cma && o->kind != SHM_BARRIER && o->bytes >= coll_knob(min);
     }
     int rc;
     if (o->kind == SHM_BARRIER)
