@@ -14,8 +14,9 @@
  * created and freed in a loop (no mapping or name left behind), and — with
  * METAMPI_COLL_SHM_FAIL set — the point-to-point path taken when the area cannot be set up.
  *
- * Arguments: none (all of the above), or "kill" (rank 1 dies while the area is being set up,
- * for coll_shm_leak.py).
+ * Arguments: none (all of the above), "wakeups" (instead: members that sleep while they wait
+ * are woken as soon as a late member arrives), or "kill" (rank 1 dies while the area is
+ * being set up, for leak_test.py).
  */
 #include "../check.h"
 
@@ -36,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 static int wrank, wsize;
@@ -542,6 +544,92 @@ static void test_stream(team_t *t, const types_t *ty, int ops, int depth)
     }
 }
 
+/* ---- wake-ups --------------------------------------------------------------------------- */
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* One member arrives LATE_MS after the others, who by then sleep in the progress engine
+ * (they spin for 2 ms at most): its flag stores must wake them at once, not when their
+ * poll() times out (250 ms after they fell asleep) — nor when a later message of the late
+ * member's rings them, which is why it keeps quiet for QUIET_MS afterwards. q_of builds the operation; `late` is the
+ * member that comes late; `k` operations are started back to back (k > slots makes a writer
+ * wait for a late reader's acks) and the last one is timed. */
+enum { LATE_MS = 50, QUIET_MS = 150, WAKE_MS = 80 };
+
+static void late_member(team_t *t, const char *what, int late, int k,
+                        void (*q_of)(job_op_t *q, int i, int me, void *arg), void *arg)
+{
+    job_op_t q[16];
+    world_sync();
+    double entered = 0;
+    if (t->me == late) {
+        usleep(LATE_MS * 1000);
+        entered = mono();
+    }
+    for (int i = 0; i < k; i++) {
+        q_of(&q[i], i, t->me, arg);
+        CHECK(start(t, &q[i]) == 1);
+    }
+    for (int i = 0; i < k; i++)
+        finish(&q[i]);
+    double left = mono();
+    if (t->me == late) /* no message of ours may wake them instead (they would ring) */
+        usleep(QUIET_MS * 1000);
+    /* the late one's arrival, through member 0 to everyone */
+    if (t->me == 0 && late != 0)
+        MPI_Recv(&entered, 1, MPI_DOUBLE, t->world[late], 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (t->me == late && late != 0)
+        MPI_Send(&entered, 1, MPI_DOUBLE, t->world[0], 41, MPI_COMM_WORLD);
+    team_same(t, &entered, sizeof entered, 51);
+    if (t->me != late && left - entered > WAKE_MS * 1e-3) {
+        fprintf(stderr, "rank %d: %s: left %.1f ms after the late member %d arrived\n", wrank,
+                what, (left - entered) * 1e3, late);
+        CHECK(!"woken at once");
+    }
+}
+
+static unsigned char wake_buf[16][1 << 16];
+
+static void q_barrier(job_op_t *q, int i, int me, void *arg)
+{
+    (void)i, (void)me, (void)arg;
+    *q = (job_op_t){ .kind = K_BARRIER };
+}
+
+static void q_bcast(job_op_t *q, int i, int me, void *arg)
+{
+    (void)me;
+    *q = (job_op_t){ .kind = K_BCAST, .buf = wake_buf[i], .bytes = *(size_t *)arg, .root = 0 };
+}
+
+static void q_allreduce(job_op_t *q, int i, int me, void *arg)
+{
+    (void)me;
+    const types_t *ty = arg;
+    *q = (job_op_t){ .kind = K_ALLREDUCE, .in = wake_buf[i], .out = wake_buf[i + 8],
+                     .count = 2048, .dt = ty->i32, .op = ty->sum, .root = -1 };
+}
+
+static void test_wakeups(team_t *t, const types_t *ty)
+{
+    if (!on(t) || fail_mode)
+        return;
+    size_t small = 8, large = 1 << 16;
+    late_member(t, "barrier", 0, 1, q_barrier, NULL);
+    late_member(t, "barrier", t->n - 1, 1, q_barrier, NULL);
+    late_member(t, "bcast (readers wait for the root)", 0, 1, q_bcast, &small);
+    /* the root runs ahead by its slots, then waits for the late reader's acks */
+    late_member(t, "bcast (the root waits for slots)", t->n - 1, 12, q_bcast, &small);
+    if (bcast_taken(t, large))
+        late_member(t, "large bcast", t->n - 1, 2, q_bcast, &large);
+    late_member(t, "allreduce", t->n - 1, 2, q_allreduce, (void *)ty);
+}
+
 /* ---- communicators: dup and split, created and freed ------------------------------------ */
 
 static int coll_mappings(void)
@@ -636,6 +724,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "rank %d: %-40s %8.3f s\n", wrank, #x, MPI_Wtime() - t0);        \
     } while (0)
     STEP(first_calls(&t));
+    if (argc > 1 && !strcmp(argv[1], "wakeups")) {
+        STEP(test_wakeups(&t, &ty));
+        world_sync();
+        MPI_Finalize();
+        if (wrank == 0)
+            printf("coll_shm wakeups: ok (%d ranks, node team of %d)\n", wsize, t.n);
+        return 0;
+    }
     STEP(test_barrier(&t, 200));
     STEP(test_bcast(&t));
     STEP(test_reductions(&t, &ty));
