@@ -48,9 +48,15 @@ static void map_parts(coll_area_t *a)
     a->data = a->base + data_off(a->n);
 }
 
+/* Areas this process created and still has (METAMPI_COLL_SHM_AREAS bounds them: every
+ * communicator that runs collectives would otherwise take its share of /dev/shm). */
+static int areas_created;
+
 /* Creates, sizes, backs and maps the segment (member 0). 0 or -1. */
 static int create(coll_area_t *a)
 {
+    if (areas_created >= coll_shm_max_areas())
+        return -1;
     a->bytes = area_bytes(a->n, a->chunk, a->slots);
     int fd = shm_open(a->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
@@ -63,6 +69,8 @@ static int create(coll_area_t *a)
     if (p == MAP_FAILED)
         return -1;
     a->base = p;
+    a->counted = 1;
+    areas_created++;
     shm_hdr_t *h = p;
     *h = (shm_hdr_t){ .magic = AREA_MAGIC, .version = AREA_VERSION, .n = (uint32_t)a->n,
                       .chunk = a->chunk, .slots = (uint64_t)a->slots, .bytes = a->bytes };
@@ -98,6 +106,9 @@ static int attach(coll_area_t *a)
 
 static void unmap(coll_area_t *a)
 {
+    if (a->counted)
+        areas_created--;
+    a->counted = 0;
     if (a->base)
         munmap(a->base, a->bytes);
     a->base = NULL;

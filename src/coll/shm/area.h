@@ -48,7 +48,8 @@
  * of member 0>.<communicator key>) and sends each member one status byte; each member
  * attaches when the status is good and answers one byte; member 0 unlinks the name once all
  * have answered, and sends each one final byte: usable only if everyone attached. So every
- * member ends in the same state, READY or FAILED. The same exchange agrees on remote reads
+ * member ends in the same state, READY or FAILED (also when member 0 already created
+ * METAMPI_COLL_SHM_AREAS areas that still exist). The same exchange agrees on remote reads
  * (cma): member 0 also sends the address of a word of its own, each member tries to read it
  * with p2p_read and says whether that worked; cma holds only if it did everywhere (and
  * METAMPI_COLL_SHM_CMA is not 0), so every member chooses the same algorithms. Operations built before a member knows wait
@@ -129,6 +130,7 @@ typedef struct coll_area {
     /* setup */
     char name[256];
     int created, unlinked;
+    int counted;              /* member 0: counts against METAMPI_COLL_SHM_AREAS */
     shm_hello_t hello;        /* member 0 -> the others */
     unsigned char answer;     /* the others -> member 0 (answers[k] there) */
     unsigned char verdict;    /* member 0 -> the others */
@@ -141,6 +143,7 @@ size_t coll_shm_chunk(void);
 int coll_shm_slots(void);     /* K, 2..8 */
 int coll_shm_fail_member(void); /* testing: the member whose setup fails, or -1 */
 int coll_shm_cma_allowed(void);
+int coll_shm_max_areas(void);  /* areas a process creates at most (as member 0) */
 
 /* ---- area.c ---- */
 /* c's area: NULL when none exists yet (*first set: this call started its setup) or none can

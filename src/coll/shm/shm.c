@@ -32,6 +32,9 @@
  *   METAMPI_COLL_SHM_CMA_MIN_REDUCE  ... reductions in larger teams (bytes; 256K: below,
  *                                    members copying their data in parallel is faster
  *                                    than one reading everyone's)
+ *   METAMPI_COLL_SHM_AREAS           areas a process creates at most (as a team's first
+ *                                    member); further communicators run these
+ *                                    operations as messages (fallback.c) (64)
  *   METAMPI_COLL_SHM_FAIL=<member>   testing: that member's setup fails
  */
 #include "coll/shm/ops.h"
@@ -50,6 +53,7 @@ static coll_knob_t knob_reduce_split = { "METAMPI_COLL_SHM_REDUCE_SPLIT", 512u <
 static coll_knob_t knob_chunk = { "METAMPI_COLL_SHM_CHUNK", 32768, 0, 0 };
 static coll_knob_t knob_slots = { "METAMPI_COLL_SHM_SLOTS", 4, 0, 0 };
 static coll_knob_t knob_flat = { "METAMPI_COLL_SHM_BARRIER_FLAT", 16, 0, 0 };
+static coll_knob_t knob_areas = { "METAMPI_COLL_SHM_AREAS", 64, 0, 0 };
 static coll_knob_t knob_cma = { "METAMPI_COLL_SHM_CMA", 1, 0, 0 };
 static coll_knob_t knob_cma_min = { "METAMPI_COLL_SHM_CMA_MIN", 16384, 0, 0 };
 static coll_knob_t knob_cma_min_reduce = { "METAMPI_COLL_SHM_CMA_MIN_REDUCE", 256u << 10, 0, 0 };
@@ -66,6 +70,12 @@ int coll_shm_slots(void)
 {
     size_t k = coll_knob(&knob_slots);
     return k < 2 ? 2 : k > 8 ? 8 : (int)k;
+}
+
+int coll_shm_max_areas(void)
+{
+    size_t k = coll_knob(&knob_areas);
+    return k > 1u << 20 ? 1 << 20 : (int)k;
 }
 
 int coll_shm_cma_allowed(void)
