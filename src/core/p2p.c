@@ -1,6 +1,7 @@
 #include "core/p2p.h"
 
 #include "core/bsend.h"
+#include "core/coll_internal.h"
 #include "core/errors.h"
 #include "core/progress.h"
 #include "runtime/hosts.h"
@@ -77,6 +78,7 @@ void p2p_finalize(void)
     proto_close();
     match_close();
     request_release_spares();
+    icoll_release_spares();
     free(host_of);
     host_of = NULL;
 }
