@@ -42,6 +42,8 @@ typedef struct block {
     max_align_t data[];
 } block_t;
 
+enum { SMALL_ALLOC = 256 };
+
 typedef struct hold {
     struct hold *next;
     dtype_t *dt;
@@ -62,6 +64,10 @@ struct icoll_sched {
     comm_t *orig[MAX_VIEWS];
     int nviews;
     block_t *mem;
+    /* small allocations come from here (the schedule struct is reused), so a small
+     * collective in a loop allocates nothing: e.g. the temporary of a 2-rank Allreduce */
+    max_align_t small[SMALL_ALLOC / sizeof(max_align_t)];
+    size_t small_used;        /* in units of max_align_t */
     hold_t *holds;
     icoll_sched_t *next;      /* running schedules; spare schedules */
     /* last: a new schedule clears only what comes before (views[i] is written when
@@ -98,6 +104,12 @@ icoll_sched_t *icoll_sched_new(int tag)
 
 void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes)
 {
+    size_t units = bytes ? (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) : 1;
+    if (units <= sizeof s->small / sizeof s->small[0] - s->small_used) {
+        void *p = &s->small[s->small_used];
+        s->small_used += units;
+        return memset(p, 0, bytes);
+    }
     block_t *b = calloc(1, sizeof *b + (bytes ? bytes : 1));
     if (!b) {
         s->error = MPI_ERR_NO_MEM;
