@@ -214,6 +214,14 @@ static void test_determinism(MPI_Comm comm)
         CHECK_RC(MPI_Allreduce(x, a, count, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
         CHECK_RC(MPI_Allreduce(x, b, count, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
         CHECK(!memcmp(a, b, sizeof(double) * (size_t)count));
+        /* the nonblocking form (a schedule even where the blocking one is not) agrees */
+        MPI_Request req;
+        CHECK_RC(MPI_Iallreduce(x, b, count, MPI_DOUBLE, MPI_SUM, comm, &req), MPI_SUCCESS);
+        CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        CHECK(!memcmp(a, b, sizeof(double) * (size_t)count));
+        memcpy(b, x, sizeof(double) * (size_t)count);
+        CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, b, count, MPI_DOUBLE, MPI_SUM, comm), 0);
+        CHECK(!memcmp(a, b, sizeof(double) * (size_t)count));
         if (me != 0) {
             CHECK_RC(MPI_Send(a, count, MPI_DOUBLE, 0, 5, comm), MPI_SUCCESS);
         } else {
@@ -230,6 +238,11 @@ static void test_determinism(MPI_Comm comm)
         /* Reduce agrees with itself run to run too */
         CHECK_RC(MPI_Reduce(x, b, count, MPI_DOUBLE, MPI_SUM, n - 1, comm), MPI_SUCCESS);
         CHECK_RC(MPI_Reduce(x, o, count, MPI_DOUBLE, MPI_SUM, n - 1, comm), MPI_SUCCESS);
+        if (me == n - 1)
+            CHECK(!memcmp(b, o, sizeof(double) * (size_t)count));
+        MPI_Request req2;
+        CHECK_RC(MPI_Ireduce(x, o, count, MPI_DOUBLE, MPI_SUM, n - 1, comm, &req2), 0);
+        CHECK_RC(MPI_Wait(&req2, MPI_STATUS_IGNORE), MPI_SUCCESS);
         if (me == n - 1)
             CHECK(!memcmp(b, o, sizeof(double) * (size_t)count));
         free(x);
