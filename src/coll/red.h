@@ -151,7 +151,8 @@ void red_inter_reduce_scatter(icoll_sched_t *s, comm_t *c, const void *in, void 
 
 /* The host hierarchy of intra-communicator c when a reduction should run through it: more
  * than one host, fewer hosts than ranks, and op commutative or every host's ranks one
- * contiguous range (so host order keeps rank order). NULL: run flat. */
+ * contiguous range (so host order keeps rank order); never with METAMPI_COLL_HIER=0. NULL:
+ * run flat. */
 const coll_hier_t *red_hier(comm_t *c, const op_t *op);
 
 /* For the shared-memory algorithms: whether count elements of dt at buf are contiguous, and
