@@ -119,6 +119,9 @@ int red_direct_reduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, dty
                       op_t *op, int root);
 int red_direct_allreduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype_t *dt,
                          op_t *op);
+/* excl: Exscan */
+int red_direct_scan(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype_t *dt,
+                    op_t *op, int excl);
 
 /* The point-to-point allreduce / reduce over a team chosen by size (tune tables in
  * allreduce.c / reduce.c). */

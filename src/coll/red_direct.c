@@ -1,9 +1,11 @@
 /*
- * Blocking Barrier, Reduce and Allreduce between the two members of an intra-communicator,
+ * Blocking Barrier, Reduce, Allreduce, Scan and Exscan between the two members of an
+ * intra-communicator,
  * straight over point-to-point: the latency path, without a schedule (and, for data that fits
  * 256 bytes, without an allocation). With two members the scheduled algorithms that the
- * tables pick (dissemination, binomial tree, recursive doubling) send exactly one message
- * each way (none back to a non-root) on the internal context with the operation's tag; this
+ * tables pick (dissemination, binomial tree, recursive doubling, either scan) send exactly one
+ * message each way (none back to a non-root or to scan's member 0) on the internal context
+ * with the operation's tag; this
  * file sends those same messages and computes the same expression, so results are the same
  * bits whichever path a member takes. Each function declines (RED_DIRECT_DECLINED, nothing
  * done, no tag taken) in every other case: more members, an inter-communicator, another
@@ -188,6 +190,43 @@ int red_direct_allreduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, 
                 rc = op_apply(op, tmp, rbuf, count, dt);
         }
     }
+    free(sc.heap);
+    return rc;
+}
+
+/* Scan/Exscan with two members (recursive doubling and the chain alike): member 0 sends its
+ * operand; member 1 receives it and computes x0 op x1 (Scan) or keeps x0 (Exscan). */
+int red_direct_scan(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype_t *dt,
+                    op_t *op, int excl)
+{
+    if (!two(c))
+        return RED_DIRECT_DECLINED;
+    int tag = comm_next_op(c).tag;
+    if (count == 0)
+        return MPI_SUCCESS;
+    comm_t v;
+    internal_view(&v, c);
+    const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
+    if (c->rank == 0) {
+        int rc = send(&v, in, count, dt, 1, tag);
+        if (rc == MPI_SUCCESS && !excl && in != rbuf)
+            rc = local_copy(in, rbuf, count, dt);
+        return rc;
+    }
+    scratch_t sc = { .heap = NULL };
+    void *into = rbuf;
+    if (!excl && !(into = scratch(&sc, count, dt)))
+        return MPI_ERR_NO_MEM;
+    request_t r;
+    int rc = post_recv(&r, &v, into, count, dt, 0, tag);
+    if (rc == MPI_SUCCESS) {
+        p2p_wait(&r);
+        rc = r.error;
+    }
+    if (rc == MPI_SUCCESS && !excl && in != rbuf)
+        rc = local_copy(in, rbuf, count, dt);
+    if (rc == MPI_SUCCESS && !excl)
+        rc = op_apply(op, into, rbuf, count, dt);
     free(sc.heap);
     return rc;
 }
