@@ -1,12 +1,16 @@
 #include "core/coll_internal.h"
 
+#include "core/op.h"
 #include "core/p2p.h"
 #include "core/progress.h"
+#include "datatype/dtype.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { E_SEND, E_RECV, E_FENCE, E_COPY, E_REDUCE, E_CALL } entry_kind_t;
+typedef enum {
+    E_SEND, E_RECV, E_FENCE, E_COPY, E_REDUCE, E_CALL, E_COPY_DATA, E_OP
+} entry_kind_t;
 
 typedef struct entry {
     entry_kind_t kind;
@@ -20,6 +24,11 @@ typedef struct entry {
     icoll_op_t op;
     icoll_fn fn;
     void *arg;
+    p2p_data_t data;          /* send/receive data; copy_data: destination */
+    p2p_data_t from;          /* copy_data: source */
+    op_t *uop;                /* E_OP (count: elements of dt) */
+    dtype_t *dt;
+    size_t count;
     request_t req;            /* send/receive in flight */
 } entry_t;
 
@@ -33,6 +42,14 @@ typedef struct block {
     max_align_t data[];
 } block_t;
 
+enum { SMALL_ALLOC = 256 };
+
+typedef struct hold {
+    struct hold *next;
+    dtype_t *dt;
+    op_t *op;
+} hold_t;
+
 struct icoll_sched {
     int tag;
     int error;
@@ -45,20 +62,41 @@ struct icoll_sched {
     icoll_done_fn done_fn;
     void *done_arg;
     comm_t *orig[MAX_VIEWS];
-    comm_t views[MAX_VIEWS];
     int nviews;
     block_t *mem;
-    icoll_sched_t *next;      /* running schedules */
+    /* small allocations come from here (the schedule struct is reused), so a small
+     * collective in a loop allocates nothing: e.g. the temporary of a 2-rank Allreduce */
+    max_align_t small[SMALL_ALLOC / sizeof(max_align_t)];
+    size_t small_used;        /* in units of max_align_t */
+    hold_t *holds;
+    icoll_sched_t *next;      /* running schedules; spare schedules */
+    /* last: a new schedule clears only what comes before (views[i] is written when
+     * nviews grows past i) */
+    comm_t views[MAX_VIEWS];
 };
 
 int icoll_running;
 static icoll_sched_t *running;
+/* Finished schedules kept with their entry arrays, so that a blocking collective in a loop
+ * allocates nothing (at most MAX_SPARES). */
+enum { MAX_SPARES = 4 };
+static icoll_sched_t *spares;
+static int nspares;
 
 icoll_sched_t *icoll_sched_new(int tag)
 {
-    icoll_sched_t *s = calloc(1, sizeof *s);
-    if (!s)
+    icoll_sched_t *s = spares;
+    if (s) {
+        spares = s->next;
+        nspares--;
+        entry_t *e = s->e;
+        int cap = s->cap;
+        memset(s, 0, offsetof(icoll_sched_t, views));
+        s->e = e;
+        s->cap = cap;
+    } else if (!(s = calloc(1, sizeof *s))) {
         return NULL;
+    }
     s->tag = tag;
     s->ins = -1;
     return s;
@@ -66,6 +104,12 @@ icoll_sched_t *icoll_sched_new(int tag)
 
 void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes)
 {
+    size_t units = bytes ? (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) : 1;
+    if (units <= sizeof s->small / sizeof s->small[0] - s->small_used) {
+        void *p = &s->small[s->small_used];
+        s->small_used += units;
+        return memset(p, 0, bytes);
+    }
     block_t *b = calloc(1, sizeof *b + (bytes ? bytes : 1));
     if (!b) {
         s->error = MPI_ERR_NO_MEM;
@@ -80,13 +124,37 @@ static void sched_free(icoll_sched_t *s)
 {
     for (int i = 0; i < s->nviews; i++)
         comm_release(s->orig[i]);
+    for (hold_t *h = s->holds; h; h = h->next) {
+        if (h->dt)
+            dtype_release(h->dt);
+        if (h->op)
+            op_release(h->op);
+    }
     while (s->mem) {
         block_t *b = s->mem;
         s->mem = b->next;
         free(b);
     }
+    if (nspares < MAX_SPARES) {
+        s->next = spares;
+        spares = s;
+        nspares++;
+        return;
+    }
     free(s->e);
     free(s);
+}
+
+/* Spare schedules go when the library ends (MPI_Finalize calls icoll_release_spares). */
+void icoll_release_spares(void)
+{
+    while (spares) {
+        icoll_sched_t *s = spares;
+        spares = s->next;
+        free(s->e);
+        free(s);
+    }
+    nspares = 0;
 }
 
 void icoll_sched_discard(icoll_sched_t *s)
@@ -140,18 +208,19 @@ static entry_t *add(icoll_sched_t *s, entry_kind_t kind)
     return x;
 }
 
-static void add_msg(icoll_sched_t *s, entry_kind_t kind, comm_t *c, int peer, const void *src,
-                    void *dst, size_t bytes)
+static entry_t *add_msg(icoll_sched_t *s, entry_kind_t kind, comm_t *c, int peer,
+                        const void *src, void *dst, size_t bytes)
 {
     comm_t *v = view_of(s, c);
     entry_t *x = v ? add(s, kind) : NULL;
     if (!x)
-        return;
+        return NULL;
     x->view = v;
     x->peer = peer;
     x->src = src;
     x->dst = dst;
     x->bytes = bytes;
+    return x;
 }
 
 void icoll_sched_send(icoll_sched_t *s, comm_t *c, int peer, const void *buf, size_t bytes)
@@ -201,6 +270,74 @@ void icoll_sched_call(icoll_sched_t *s, icoll_fn fn, void *arg)
     }
 }
 
+void icoll_sched_send_data(icoll_sched_t *s, comm_t *c, int peer, const p2p_data_t *d)
+{
+    entry_t *x = add_msg(s, E_SEND, c, peer, d->buf, NULL, d->bytes);
+    if (x)
+        x->data = *d;
+}
+
+void icoll_sched_recv_data(icoll_sched_t *s, comm_t *c, int peer, const p2p_data_t *d)
+{
+    entry_t *x = add_msg(s, E_RECV, c, peer, NULL, d->buf, d->bytes);
+    if (x)
+        x->data = *d;
+}
+
+void icoll_sched_copy_data(icoll_sched_t *s, const p2p_data_t *src, const p2p_data_t *dst)
+{
+    entry_t *x = add(s, E_COPY_DATA);
+    if (x) {
+        x->from = *src;
+        x->data = *dst;
+    }
+}
+
+void icoll_sched_op(icoll_sched_t *s, op_t *op, const void *in, void *inout, size_t count,
+                    dtype_t *dt)
+{
+    entry_t *x = add(s, E_OP);
+    if (x) {
+        x->uop = op;
+        x->src = in;
+        x->dst = inout;
+        x->count = count;
+        x->dt = dt;
+    }
+}
+
+static void hold(icoll_sched_t *s, dtype_t *dt, op_t *op)
+{
+    hold_t *h = icoll_sched_alloc(s, sizeof *h);
+    if (!h)
+        return;
+    h->dt = dt;
+    h->op = op;
+    if (dt)
+        dtype_retain(dt);
+    if (op)
+        op_retain(op);
+    h->next = s->holds;
+    s->holds = h;
+}
+
+void icoll_sched_hold_dtype(icoll_sched_t *s, dtype_t *dt)
+{
+    if (dt && !dt->predefined)
+        hold(s, dt, NULL);
+}
+
+void icoll_sched_hold_op(icoll_sched_t *s, op_t *op)
+{
+    if (op && op->kind == OP_USER)
+        hold(s, NULL, op);
+}
+
+int icoll_sched_failed(const icoll_sched_t *s)
+{
+    return s->error != MPI_SUCCESS;
+}
+
 /* ---- execution ---------------------------------------------------------------------- */
 
 #define REDUCE_LOOP(T)                                                                         \
@@ -225,12 +362,55 @@ static void reduce(const void *in, void *inout, int n, icoll_type_t type, icoll_
         REDUCE_LOOP(uint64_t);
 }
 
+/* Local copy between typed buffers, through a bounce buffer when neither side is contiguous.
+ * Returns MPI_SUCCESS, MPI_ERR_TRUNCATE (dst too small) or MPI_ERR_NO_MEM. */
+static int copy_data(const p2p_data_t *src, const p2p_data_t *dst)
+{
+    size_t n = src->bytes;
+    if (n > dst->bytes)
+        return MPI_ERR_TRUNCATE;
+    if (n == 0)
+        return MPI_SUCCESS;
+    if (!src->layout && !dst->layout) {
+        memmove(dst->buf, src->buf, n);
+        return MPI_SUCCESS;
+    }
+    dt_cursor_t in, out;
+    if (src->layout)
+        dt_cursor_init(&in, src->layout, (uintptr_t)src->buf, src->count);
+    if (dst->layout)
+        dt_cursor_init(&out, dst->layout, (uintptr_t)dst->buf, dst->count);
+    if (!src->layout) {
+        dt_unpack(&out, src->buf, n);
+        return MPI_SUCCESS;
+    }
+    if (!dst->layout) {
+        dt_pack(&in, dst->buf, n);
+        return MPI_SUCCESS;
+    }
+    enum { BOUNCE = 64 * 1024 };
+    char *tmp = malloc(n < BOUNCE ? n : BOUNCE);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    for (size_t done = 0; done < n;) {
+        size_t k = dt_pack(&in, tmp, n - done < BOUNCE ? n - done : BOUNCE);
+        dt_unpack(&out, tmp, k);
+        done += k;
+    }
+    free(tmp);
+    return MPI_SUCCESS;
+}
+
 static void issue(icoll_sched_t *s, entry_t *x)
 {
     request_t *r = &x->req;
     request_init_local(r, x->kind == E_SEND ? REQ_SEND : REQ_RECV, x->view);
     r->buf = x->kind == E_SEND ? (void *)x->src : x->dst;
     r->bytes = x->bytes;
+    if (x->data.layout) {
+        r->layout = x->data.layout;
+        r->count = x->data.count;
+    }
     r->peer = x->peer;
     r->tag = s->tag;
     p2p_start(r, "internal collective");
@@ -265,7 +445,7 @@ static int advance(icoll_sched_t *s)
             if (!r->complete)
                 return events;
             if (r->error != MPI_SUCCESS && !s->error)
-                s->error = MPI_ERR_INTERN; /* an internal message of unexpected size */
+                s->error = r->error; /* MPI_ERR_TRUNCATE: more data than posted */
             events++;
         }
         if (s->pos == s->n || s->error) {
@@ -280,6 +460,16 @@ static int advance(icoll_sched_t *s)
         case E_REDUCE:
             reduce(x->src, x->dst, x->n, x->type, x->op);
             break;
+        case E_COPY_DATA:
+            if (!s->error)
+                s->error = copy_data(&x->from, &x->data);
+            break;
+        case E_OP: {
+            int rc = op_apply(x->uop, x->src, x->dst, x->count, x->dt);
+            if (rc != MPI_SUCCESS && !s->error)
+                s->error = rc;
+            break;
+        }
         case E_CALL: {
             s->ins = s->pos + 1;
             int rc = x->fn(s, x->arg); /* may insert entries (x moves) */

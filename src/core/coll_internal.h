@@ -22,6 +22,7 @@
 #define METAMPI_COLL_INTERNAL_H
 
 #include "core/comm.h"
+#include "core/p2p.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +72,26 @@ void icoll_sched_reduce(icoll_sched_t *s, const void *in, void *inout, int n, ic
                         icoll_op_t op);
 void icoll_sched_call(icoll_sched_t *s, icoll_fn fn, void *arg);
 
+/* Typed entries (the user-visible collectives). A message's data is a p2p_data_t (contiguous
+ * bytes, or count elements of a non-contiguous layout); its dtype field is ignored: the
+ * schedule must hold the type (icoll_sched_hold_dtype) for as long as it runs. A receive
+ * that gets more data than it posted ends the schedule with MPI_ERR_TRUNCATE. */
+struct op;
+struct dtype;
+void icoll_sched_send_data(icoll_sched_t *s, comm_t *c, int peer, const p2p_data_t *d);
+void icoll_sched_recv_data(icoll_sched_t *s, comm_t *c, int peer, const p2p_data_t *d);
+/* Copies src's packed stream into dst's (src->bytes bytes; dst must hold at least as many). */
+void icoll_sched_copy_data(icoll_sched_t *s, const p2p_data_t *src, const p2p_data_t *dst);
+/* inout = in op inout on count elements of dt (op_apply; `in` is the left operand). */
+void icoll_sched_op(icoll_sched_t *s, struct op *op, const void *in, void *inout, size_t count,
+                    struct dtype *dt);
+/* References the schedule holds until it ends (so MPI_Type_free / MPI_Op_free during a
+ * nonblocking collective are safe). */
+void icoll_sched_hold_dtype(icoll_sched_t *s, struct dtype *dt);
+void icoll_sched_hold_op(icoll_sched_t *s, struct op *op);
+/* Nonzero when the schedule has recorded an error (no memory, ...): builders may stop. */
+int icoll_sched_failed(const icoll_sched_t *s);
+
 /* Collectives appended to a schedule. c is an intra-communicator, except for allreduce,
  * which also takes an inter-communicator and then combines both groups (reduction in each
  * local group, exchange between the two leaders, broadcast in each group; the operation
@@ -96,5 +117,7 @@ int icoll_sched_run(icoll_sched_t *s);
  * nonzero). Returns the number of events. */
 int icoll_progress(void);
 extern int icoll_running;
+/* Frees the schedules kept for reuse (MPI_Finalize). */
+void icoll_release_spares(void);
 
 #endif

@@ -131,6 +131,8 @@ void comm_destroy(comm_t *c)
         info_destroy(c->info);
     if (c->topo)
         topo_free(c->topo);
+    if (c->coll_cache_free)
+        c->coll_cache_free(c->coll_cache);
     if (c->ready)
         ctxid_release(c->recv_ctx);
     free(c);
@@ -165,10 +167,16 @@ void comm_finalize(void)
         free(all);
     }
     handle_table_destroy(&table);
-    for (comm_t *p = &world; p; p = p == &world ? &self : NULL)
+    for (comm_t *p = &world; p; p = p == &world ? &self : NULL) {
         if (p->info) {
             info_destroy(p->info);
             p->info = NULL;
         }
+        if (p->coll_cache_free) {
+            p->coll_cache_free(p->coll_cache);
+            p->coll_cache_free = NULL;
+            p->coll_cache = NULL;
+        }
+    }
     group_finalize();
 }

@@ -51,6 +51,10 @@ typedef struct comm {
     uint32_t coll_seq;           /* internal collective operations started on it */
     int coll_tag;                /* nonzero: temporary communicator with one fixed tag */
     uint64_t coll_key;           /* ... and its agreement key */
+    /* state the collective algorithms cache on the communicator (hierarchy, shared-memory
+     * areas); coll_cache_free(coll_cache) runs when the communicator is destroyed */
+    void *coll_cache;
+    void (*coll_cache_free)(void *cache);
 } comm_t;
 
 void comm_init_predefined(int world_rank, int world_size);

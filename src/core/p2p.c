@@ -1,6 +1,7 @@
 #include "core/p2p.h"
 
 #include "core/bsend.h"
+#include "core/coll_internal.h"
 #include "core/errors.h"
 #include "core/progress.h"
 #include "runtime/hosts.h"
@@ -41,6 +42,20 @@ int p2p_host_of(int world_rank)
     return host_of[world_rank];
 }
 
+void p2p_wake(int world_rank)
+{
+    proto_wake(world_rank);
+}
+
+int p2p_read(int world_rank, void *local, const void *remote, size_t bytes)
+{
+    char err[256];
+    int r = bytes ? proto_rma_read(world_rank, local, remote, bytes, err, sizeof err) : 0;
+    if (r < 0)
+        err_fatal(MPI_ERR_OTHER, "remote read", "%s", err);
+    return r;
+}
+
 int p2p_connect(char *err, int errlen)
 {
     return proto_connect(err, errlen);
@@ -77,6 +92,7 @@ void p2p_finalize(void)
     proto_close();
     match_close();
     request_release_spares();
+    icoll_release_spares();
     free(host_of);
     host_of = NULL;
 }

@@ -22,6 +22,17 @@ int p2p_connect(char *err, int errlen);
 /* The host index of a job rank (ranks with equal indices share a host; valid after open). */
 int p2p_host_of(int world_rank);
 int p2p_ready(char *err, int errlen);
+/* Wakes job rank world_rank if it sleeps in the progress engine, so that it polls again: for
+ * code that shares memory with it outside messages (shared-memory collectives). Call it after
+ * the (release) store of what that rank may be waiting for; costs one load when the rank is
+ * awake (transport.h, "Waking"). */
+void p2p_wake(int world_rank);
+/* Copies bytes of job rank world_rank's memory at remote (an address in its address space)
+ * into local by the transport's remote read: one copy, no message (cross-memory attach on one
+ * host). The caller makes sure that memory stays valid meanwhile. 0 when done, 1 when the
+ * transport cannot read that rank's memory (nothing copied); a failure of the read itself
+ * ends the job with a report. */
+int p2p_read(int world_rank, void *local, const void *remote, size_t bytes);
 /* Drains queued frames and passes a barrier over the transports, so no peer still needs us;
  * then closes. */
 void p2p_finalize(void);

@@ -285,6 +285,24 @@ int proto_pollfds(struct pollfd *fds, int max)
     return n;
 }
 
+void proto_wake(int peer)
+{
+    const transport_t *tr = proto_peers[peer].tr;
+    if (tr && tr->wake)
+        tr->wake(peer);
+}
+
+int proto_rma_read(int peer, void *local, const void *remote, size_t bytes, char *err,
+                   int errlen)
+{
+    const transport_t *tr = proto_peers[peer].tr;
+    if (!tr || !tr->rma_readv || proto_peers[peer].no_rma)
+        return 1;
+    struct iovec li = { local, bytes }, ri = { (void *)(uintptr_t)remote, bytes };
+    int r = tr->rma_readv(peer, &li, 1, &ri, 1, err, errlen);
+    return r == TR_RMA_OK ? 0 : r == TR_RMA_UNSUPPORTED ? 1 : -1;
+}
+
 size_t proto_eager_limit(int peer)
 {
     return proto_peers[peer].eager_limit;

@@ -149,6 +149,16 @@ int proto_has_queued(void);
 void proto_prepare_sleep(void);
 void proto_end_sleep(void);
 int proto_pollfds(struct pollfd *fds, int max);
+/* Wakes world rank peer if it sleeps (transport.h, "Waking"), after a store of what it may
+ * wait for. Nothing when its transport cannot sleep or wake. */
+void proto_wake(int peer);
+
+/* Copies bytes of world rank peer's memory at remote into local with the transport's remote
+ * read (single copy, no message; the caller arranges that the peer keeps the memory
+ * valid). 0 when done, 1 when the transport cannot read that peer's memory (nothing copied),
+ * -1 with a message in err. */
+int proto_rma_read(int peer, void *local, const void *remote, size_t bytes, char *err,
+                   int errlen);
 
 /* Largest message sent eagerly to peer (bytes). */
 size_t proto_eager_limit(int peer);

@@ -35,6 +35,16 @@
  * one of its pollfds readable) when they send to it or free flow-control credits it may wait
  * for. The progress() after prepare_sleep() closes the race with a peer that sent just before
  * it saw the announcement.
+ *
+ * Waking (optional, NULL when absent): wake(peer) makes a sleeping peer's pollfds readable, so
+ * that it polls again — for layers above that share memory with the peer outside the
+ * transport (shared-memory collectives) and changed something the peer may wait for. The
+ * caller stores its change (a release store suffices), then calls wake(), which reads the
+ * peer's announcement (prepare_sleep) and rings only when the peer sleeps. This is the
+ * frames' handshake (shm.c, "Wake protocol" 1): either wake() sees the announcement, or the
+ * peer's progress() after prepare_sleep() — which the caller's store, drained from its store
+ * buffer within the sleeper's grace period, precedes — sees the change. One load when the
+ * peer is awake.
  */
 #ifndef METAMPI_TRANSPORT_H
 #define METAMPI_TRANSPORT_H
@@ -89,6 +99,8 @@ typedef struct transport {
     void (*end_sleep)(void);
     /* Adds up to max descriptors to sleep on; returns how many were added. */
     int (*pollfds)(struct pollfd *fds, int max);
+    /* See "Waking"; NULL when the transport has no sleeping peers to wake. */
+    void (*wake)(int peer);
     void (*close)(void);
 } transport_t;
 

@@ -360,6 +360,16 @@ static void shm_end_sleep(void)
     shm_bell_drain(g.bell);
 }
 
+/* transport.h, "Waking": handshake 1, with the caller's store in place of the cell's seq. */
+static void shm_wake(int peer)
+{
+    if (!shm_reaches(peer))
+        return;
+    shm_peer_t *p = &g.peers[g.peer_of[peer]];
+    if (p->hdr && atomic_load_explicit(&p->hdr->sleeping, memory_order_relaxed))
+        shm_bell_ring(g.bell, &p->bell);
+}
+
 static int shm_pollfds(struct pollfd *fds, int max)
 {
     if (g.bell < 0 || max < 1)
@@ -399,5 +409,6 @@ const transport_t transport_shm = {
     .prepare_sleep = shm_prepare_sleep,
     .end_sleep = shm_end_sleep,
     .pollfds = shm_pollfds,
+    .wake = shm_wake,
     .close = shm_close,
 };

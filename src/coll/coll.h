@@ -1,0 +1,156 @@
+/*
+ * Collective operations (MPI-3.1 chapter 5 and §7.6): the algorithms. Each collective is one
+ * function that appends the whole operation to a schedule (core/coll_internal.h); the API
+ * layer runs that schedule to completion (blocking call) or starts it and hands back a
+ * request (the I-forms), so both forms share one implementation and nonblocking collectives
+ * are advanced by the progress engine.
+ *
+ * Conventions of every coll_* builder:
+ *  - Arguments are already checked and handles translated (src/api/coll_api.h). Counts are
+ *    elements of the given type; types are committed dtype_t objects (predefined ones too).
+ *  - MPI_IN_PLACE arrives as COLL_IN_PLACE in the send buffer argument.
+ *  - The builder holds (icoll_sched_hold_dtype/hold_op) every type and op it uses, allocates
+ *    temporaries with icoll_sched_alloc (or coll_temp), and reads count/displacement arrays
+ *    while building only: what a later step needs it copies into schedule memory.
+ *  - It returns MPI_SUCCESS or an error class (no memory); schedule errors recorded on the
+ *    schedule (icoll_sched_failed) are reported when it runs.
+ *  - Messages travel on the communicator's internal context with the schedule's tag, so they
+ *    never match user point-to-point traffic, and concurrent collectives on one communicator
+ *    are kept apart by their tags (every member starts collectives in the same order).
+ *  - c may be an inter-communicator where MPI defines the collective on one (§5.2.2); then
+ *    root is MPI_ROOT, MPI_PROC_NULL or a rank of the remote group.
+ *  - The algorithm is chosen by coll/tune.h from message size, rank count and layout; the
+ *    choice must be the same at every member (it may only depend on arguments that MPI
+ *    requires to be consistent: counts and type signatures at every rank, root, op).
+ *
+ * Hierarchy (teams): a team is an ordered subset of a communicator's ranks that runs one phase
+ * of an algorithm, its messages addressed by communicator rank. coll_hier() splits an
+ * intra-communicator by host: the node team (members on this host) and the leaders team (the
+ * lowest rank on each host). A collective over several hosts runs as phases: within each host
+ * (node team, shared memory) -> among the leaders -> within each host. Within one schedule the
+ * messages of the phases never share a pair of processes in conflicting order (two leaders are
+ * never on one host), so one tag serves all phases.
+ */
+#ifndef METAMPI_COLL_COLL_H
+#define METAMPI_COLL_COLL_H
+
+#include "core/coll_internal.h"
+#include "core/comm.h"
+#include "core/op.h"
+#include "core/p2p.h"
+#include "datatype/dtype.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* MPI_IN_PLACE as the builders see it */
+#define COLL_IN_PLACE ((const void *)MPI_IN_PLACE)
+
+/* ---- typed buffers ----------------------------------------------------------------------- */
+
+static inline size_t coll_extent(const dtype_t *dt)
+{
+    return (size_t)(dt->ub - dt->lb);
+}
+/* Address of element i of an array of dt at buf (may be negative offsets for negative lb
+ * only through the type itself; extents are positive for the buffers MPI collectives take). */
+static inline void *coll_at(const void *buf, size_t i, const dtype_t *dt)
+{
+    return (char *)(uintptr_t)buf + (ptrdiff_t)i * (ptrdiff_t)(dt->ub - dt->lb);
+}
+/* The p2p description of count elements of dt at buf: contiguous (buf + true_lb, bytes) when
+ * the layout is contiguous for count, else the layout (dtype field set, not referenced). */
+p2p_data_t coll_data(const void *buf, size_t count, dtype_t *dt);
+/* A contiguous temporary able to hold count elements of dt as an array (extent-based, with
+ * room for a negative true_lb): returns the base address to use as buf, i.e. already shifted
+ * by -true_lb. NULL when out of memory (recorded on s). */
+void *coll_temp(icoll_sched_t *s, size_t count, dtype_t *dt);
+
+/* ---- teams and hierarchy ------------------------------------------------------------------ */
+
+typedef struct coll_team {
+    comm_t *c;        /* messages go over c, addressed by c's ranks */
+    int size, rank;   /* team size and this process's index in it (-1: not a member) */
+    const int *ranks; /* team index -> rank in c; NULL: the identity (the whole communicator) */
+} coll_team_t;
+
+static inline int coll_team_peer(const coll_team_t *t, int i)
+{
+    return t->ranks ? t->ranks[i] : i;
+}
+/* The whole (intra-)communicator as a team. */
+coll_team_t coll_team_all(comm_t *c);
+
+typedef struct coll_hier {
+    int nhosts;             /* distinct hosts among the members */
+    coll_team_t node;       /* the members on this host, in rank order (node.rank: my index) */
+    coll_team_t leaders;    /* the lowest rank of each host, hosts ordered by that rank
+                             * (leaders.rank: my index, or -1 when I am not a leader) */
+    const int *host_of;     /* rank -> index of its host in leaders order */
+    const int *node_rank;   /* rank -> its index within its host's node team */
+    const int *node_size;   /* host index -> members on that host */
+} coll_hier_t;
+
+/* The hierarchy of intra-communicator c, computed on first use from the job's host map (no
+ * communication) and cached on c; NULL when out of memory. */
+const coll_hier_t *coll_hier(comm_t *c);
+
+/* ---- the collectives ----------------------------------------------------------------------- */
+
+int coll_barrier(icoll_sched_t *s, comm_t *c);
+int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt, int root);
+int coll_gather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
+                void *rbuf, size_t rcount, dtype_t *rtype, int root);
+int coll_gatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
+                 void *rbuf, const int *rcounts, const int *displs, dtype_t *rtype, int root);
+int coll_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
+                 void *rbuf, size_t rcount, dtype_t *rtype, int root);
+int coll_scatterv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
+                  const int *displs, dtype_t *stype, void *rbuf, size_t rcount, dtype_t *rtype,
+                  int root);
+int coll_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
+                   dtype_t *stype, void *rbuf, size_t rcount, dtype_t *rtype);
+int coll_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
+                    dtype_t *stype, void *rbuf, const int *rcounts, const int *displs,
+                    dtype_t *rtype);
+int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
+                  void *rbuf, size_t rcount, dtype_t *rtype);
+int coll_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
+                   const int *sdispls, dtype_t *stype, void *rbuf, const int *rcounts,
+                   const int *rdispls, dtype_t *rtype);
+/* Alltoallw: displacements in bytes, one type per peer. */
+int coll_alltoallw(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
+                   const int *sdispls, dtype_t *const *stypes, void *rbuf, const int *rcounts,
+                   const int *rdispls, dtype_t *const *rtypes);
+int coll_reduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
+                dtype_t *dt, op_t *op, int root);
+int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
+                   dtype_t *dt, op_t *op);
+int coll_reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
+                        const int *rcounts, dtype_t *dt, op_t *op);
+int coll_reduce_scatter_block(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
+                              size_t rcount, dtype_t *dt, op_t *op);
+int coll_scan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
+              dtype_t *dt, op_t *op);
+int coll_exscan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
+                dtype_t *dt, op_t *op);
+
+/* Neighbourhood collectives (§7.6) on a communicator with a Cartesian, graph or distributed
+ * graph topology; neighbours in the order of MPI_Cart_shift / MPI_Graph_neighbors /
+ * MPI_Dist_graph_neighbors, MPI_PROC_NULL neighbours skipped (their blocks untouched). */
+int coll_neighbor_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
+                            dtype_t *stype, void *rbuf, size_t rcount, dtype_t *rtype);
+int coll_neighbor_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
+                             dtype_t *stype, void *rbuf, const int *rcounts, const int *displs,
+                             dtype_t *rtype);
+int coll_neighbor_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
+                           dtype_t *stype, void *rbuf, size_t rcount, dtype_t *rtype);
+int coll_neighbor_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
+                            const int *sdispls, dtype_t *stype, void *rbuf, const int *rcounts,
+                            const int *rdispls, dtype_t *rtype);
+int coll_neighbor_alltoallw(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
+                            const MPI_Aint *sdispls, dtype_t *const *stypes, void *rbuf,
+                            const int *rcounts, const MPI_Aint *rdispls,
+                            dtype_t *const *rtypes);
+
+#endif

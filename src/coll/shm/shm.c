@@ -1,0 +1,250 @@
+/*
+ * The shared-memory collectives' entry points (shm.h): when to decline, and building an
+ * operation into a schedule. The protocol is in area.h, the algorithms in barrier.c, bcast.c
+ * and reduce.c.
+ *
+ * Declining is decided from what every member of the node team has alike: the environment,
+ * the team's size, the data size, and whether this is the communicator's first
+ * shared-memory call (which declines and starts setting the area up). Whether the area
+ * turned out usable is *not* among them — members learn it at different times — so an
+ * operation built before the outcome is known waits for it in its callback, and if the setup
+ * failed it inserts a point-to-point algorithm there instead (fallback.c).
+ *
+ * Tunables (coll/tune.h; README). Defaults measured on 2 cores (docs/performance.md): with
+ * two members point-to-point moves large data with one copy (cross-memory attach) where the
+ * area needs two, so teams of two hand large broadcasts and allreduces back; a reduce with
+ * two members is never split (one member combining everything copies least).
+ *   METAMPI_COLL_SHM=0               every shared-memory algorithm declines
+ *   METAMPI_COLL_SHM_BCAST_MAX       largest broadcast through the area (bytes; 1M)
+ *   METAMPI_COLL_SHM_BCAST_MAX2      ... in a team of two (2K)
+ *   METAMPI_COLL_SHM_REDUCE_MAX      largest reduce/allreduce through the area (bytes; 1M)
+ *   METAMPI_COLL_SHM_ALLREDUCE_MAX2  largest allreduce in a team of two (128K)
+ *   METAMPI_COLL_SHM_ALLREDUCE_SPLIT allreduces from this size on are split into segments,
+ *                                    each combined by one member (bytes; 4K)
+ *   METAMPI_COLL_SHM_REDUCE_SPLIT    the same for reduce, teams of three or more (512K)
+ *   METAMPI_COLL_SHM_CHUNK           slot size: bytes per member and round (32K)
+ *   METAMPI_COLL_SHM_SLOTS           slots per member, 2..8 (4)
+ *   METAMPI_COLL_SHM_BARRIER_FLAT    teams up to this size use the flat barrier (everyone
+ *                                    reads every flag); larger ones gather to member 0 (16)
+ *   METAMPI_COLL_SHM_CMA=0           never read other members' buffers directly (cma.c)
+ *   METAMPI_COLL_SHM_CMA_MIN         ... otherwise broadcasts, and reductions in teams of
+ *                                    two, from this size on (bytes; 16K)
+ *   METAMPI_COLL_SHM_CMA_MIN_REDUCE  ... reductions in larger teams (bytes; 256K: below,
+ *                                    members copying their data in parallel is faster
+ *                                    than one reading everyone's)
+ *   METAMPI_COLL_SHM_AREAS           areas a process creates at most (as a team's first
+ *                                    member); further communicators run these
+ *                                    operations as messages (fallback.c) (64)
+ *   METAMPI_COLL_SHM_FAIL=<member>   testing: that member's setup fails
+ */
+#include "coll/shm/ops.h"
+
+#include "coll/tune.h"
+
+#include <stdlib.h>
+
+static coll_knob_t knob_on = { "METAMPI_COLL_SHM", 1, 0, 0 };
+static coll_knob_t knob_bcast_max = { "METAMPI_COLL_SHM_BCAST_MAX", 1u << 20, 0, 0 };
+static coll_knob_t knob_bcast_max2 = { "METAMPI_COLL_SHM_BCAST_MAX2", 2048, 0, 0 };
+static coll_knob_t knob_reduce_max = { "METAMPI_COLL_SHM_REDUCE_MAX", 1u << 20, 0, 0 };
+static coll_knob_t knob_allreduce_max2 = { "METAMPI_COLL_SHM_ALLREDUCE_MAX2", 128u << 10, 0, 0 };
+static coll_knob_t knob_allreduce_split = { "METAMPI_COLL_SHM_ALLREDUCE_SPLIT", 4096, 0, 0 };
+static coll_knob_t knob_reduce_split = { "METAMPI_COLL_SHM_REDUCE_SPLIT", 512u << 10, 0, 0 };
+static coll_knob_t knob_chunk = { "METAMPI_COLL_SHM_CHUNK", 32768, 0, 0 };
+static coll_knob_t knob_slots = { "METAMPI_COLL_SHM_SLOTS", 4, 0, 0 };
+static coll_knob_t knob_flat = { "METAMPI_COLL_SHM_BARRIER_FLAT", 16, 0, 0 };
+static coll_knob_t knob_areas = { "METAMPI_COLL_SHM_AREAS", 64, 0, 0 };
+static coll_knob_t knob_cma = { "METAMPI_COLL_SHM_CMA", 1, 0, 0 };
+static coll_knob_t knob_cma_min = { "METAMPI_COLL_SHM_CMA_MIN", 16384, 0, 0 };
+static coll_knob_t knob_cma_min_reduce = { "METAMPI_COLL_SHM_CMA_MIN_REDUCE", 256u << 10, 0, 0 };
+
+size_t coll_shm_chunk(void)
+{
+    size_t c = coll_knob(&knob_chunk);
+    /* whole cache lines, and room for the largest elements of predefined types */
+    c = (c + 63) / 64 * 64;
+    return c < 256 ? 256 : c;
+}
+
+int coll_shm_slots(void)
+{
+    size_t k = coll_knob(&knob_slots);
+    return k < 2 ? 2 : k > 8 ? 8 : (int)k;
+}
+
+int coll_shm_max_areas(void)
+{
+    size_t k = coll_knob(&knob_areas);
+    return k > 1u << 20 ? 1 << 20 : (int)k;
+}
+
+int coll_shm_cma_allowed(void)
+{
+    return coll_knob(&knob_cma) != 0;
+}
+
+int coll_shm_barrier_flat(void)
+{
+    return (int)coll_knob(&knob_flat);
+}
+
+int coll_shm_fail_member(void)
+{
+    static int loaded, member = -1;
+    if (!loaded) {
+        loaded = 1;
+        const char *v = getenv("METAMPI_COLL_SHM_FAIL");
+        if (v && *v)
+            member = atoi(v);
+    }
+    return member;
+}
+
+/* The area when c's node team may use it for this call; NULL: decline. */
+static coll_area_t *usable(comm_t *c)
+{
+    if (!coll_knob(&knob_on) || comm_is_inter(c))
+        return NULL;
+    int first;
+    return coll_shm_area(c, &first);
+}
+
+static shm_op_t *new_op(icoll_sched_t *s, comm_t *c, coll_area_t *a, int kind,
+                        uint64_t nrounds)
+{
+    shm_op_t *o = icoll_sched_alloc(s, sizeof *o);
+    if (!o)
+        return NULL;
+    o->a = a;
+    o->c = c;
+    o->kind = kind;
+    o->seq = ++a->next_seq;
+    o->g0 = a->rounds;
+    o->nrounds = nrounds;
+    a->rounds += nrounds;
+    o->root = -1;
+    return o;
+}
+
+static int run(icoll_sched_t *s, void *arg)
+{
+    shm_op_t *o = arg;
+    coll_area_t *a = o->a;
+    if (!o->started) {
+        if (a->state == AREA_PENDING)
+            return ICOLL_AGAIN;
+        if (a->state == AREA_FAILED) {
+            shm_fallback(s, o);
+            return MPI_SUCCESS;
+        }
+        if (a->done_seq != o->seq - 1)
+            return ICOLL_AGAIN;
+        o->started = 1;
+        /* the same choice everywhere: cma is agreed at setup, bytes are alike */
+        coll_knob_t *min = o->kind == SHM_BCAST || a->n == 2 ? &knob_cma_min
+                                                            : &knob_cma_min_reduce;
+        o->cma = a->cma && o->kind != SHM_BARRIER && o->bytes >= coll_knob(min);
+    }
+    int rc;
+    if (o->kind == SHM_BARRIER)
+        rc = shm_run_barrier(o);
+    else if (o->kind == SHM_BCAST)
+        rc = o->cma ? shm_run_bcast_cma(o) : shm_run_bcast(o);
+    else
+        rc = o->cma ? shm_run_reduce_cma(o) : shm_run_reduce(o);
+    if (rc == ICOLL_AGAIN)
+        return rc;
+    a->done_seq = o->seq;
+    return o->err;
+}
+
+int coll_shm_barrier(icoll_sched_t *s, comm_t *c)
+{
+    coll_area_t *a = usable(c);
+    if (!a)
+        return COLL_SHM_DECLINED;
+    shm_op_t *o = new_op(s, c, a, SHM_BARRIER, 0);
+    if (!o)
+        return MPI_ERR_NO_MEM;
+    icoll_sched_call(s, run, o);
+    return MPI_SUCCESS;
+}
+
+int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
+{
+    coll_area_t *a = usable(c);
+    if (!a || bytes > coll_knob(a->n == 2 ? &knob_bcast_max2 : &knob_bcast_max) ||
+        bytes / a->chunk >= POS_MAX / 2)
+        return COLL_SHM_DECLINED;
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    shm_op_t *o = new_op(s, c, a, SHM_BCAST, (bytes + a->chunk - 1) / a->chunk);
+    if (!o)
+        return MPI_ERR_NO_MEM;
+    o->in = buf;
+    o->out = buf;
+    o->bytes = bytes;
+    o->per = a->chunk;
+    o->root = root;
+    icoll_sched_call(s, run, o);
+    return MPI_SUCCESS;
+}
+
+/* Reduce (root >= 0) and allreduce (root < 0). */
+static int reduction(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t count,
+                     dtype_t *dt, op_t *op, int root)
+{
+    coll_area_t *a = usable(c);
+    if (!a)
+        return COLL_SHM_DECLINED;
+    size_t es = (size_t)dt->size;
+    coll_knob_t *max = root < 0 && a->n == 2 ? &knob_allreduce_max2 : &knob_reduce_max;
+    /* contiguous elements that fit a slot (the interface promises contiguous data; a type
+     * whose elements leave gaps between them is not) */
+    if (es == 0 || es > a->chunk || (count > 1 && coll_extent(dt) != es) ||
+        count > coll_knob(max) / es)
+        return COLL_SHM_DECLINED;
+    size_t per = a->chunk / es;
+    uint64_t nrounds = (count + per - 1) / per;
+    if (nrounds >= POS_MAX / 2 - 1)
+        return COLL_SHM_DECLINED;
+    if (count == 0)
+        return MPI_SUCCESS;
+    shm_op_t *o = new_op(s, c, a, root < 0 ? SHM_ALLREDUCE : SHM_REDUCE, nrounds);
+    if (!o)
+        return MPI_ERR_NO_MEM;
+    o->in = in;
+    o->out = out;
+    o->count = count;
+    o->esize = es;
+    o->bytes = count * es;
+    o->per = per;
+    o->lb = dt->true_lb;
+    o->dt = dt;
+    o->op = op;
+    o->root = root;
+    if (root < 0)
+        o->split = o->bytes >= coll_knob(&knob_allreduce_split);
+    else
+        o->split = a->n > 2 && o->bytes >= coll_knob(&knob_reduce_split);
+    o->root_direct = !o->split && root >= 0 && a->me == root && (in != out || root == a->n - 1);
+    if (o->split && root >= 0 && a->me != root &&
+        !(o->tmp = icoll_sched_alloc(s, per * es)))
+        return MPI_ERR_NO_MEM;
+    icoll_sched_hold_dtype(s, dt);
+    icoll_sched_hold_op(s, op);
+    icoll_sched_call(s, run, o);
+    return MPI_SUCCESS;
+}
+
+int coll_shm_reduce(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t count,
+                    dtype_t *dt, op_t *op, int root)
+{
+    return reduction(s, c, in, out, count, dt, op, root);
+}
+
+int coll_shm_allreduce(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t count,
+                       dtype_t *dt, op_t *op)
+{
+    return reduction(s, c, in, out, count, dt, op, -1);
+}

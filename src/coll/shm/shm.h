@@ -1,0 +1,31 @@
+/*
+ * Shared-memory collective algorithms within one host: they act on the node team of c's
+ * hierarchy (coll_hier(c)->node; the whole communicator when it lives on one host) through a
+ * shared area mapped by every member of that team, instead of messages.
+ *
+ * Each function appends its steps to schedule s and returns MPI_SUCCESS, an error class, or
+ * COLL_SHM_DECLINED when it cannot serve this call (no area could be set up, the data does not
+ * suit it, the algorithm is switched off): then it appended nothing and the caller uses its
+ * point-to-point algorithm. Whether it declines depends only on arguments that are the same
+ * at every member of the node team (sizes, op, root), so the team never disagrees.
+ *
+ * Data is contiguous: bytes at buf, or count elements of a type whose layout is contiguous
+ * (buf already shifted by true_lb). root is an index in the node team.
+ */
+#ifndef METAMPI_COLL_SHM_H
+#define METAMPI_COLL_SHM_H
+
+#include "coll/coll.h"
+
+#define COLL_SHM_DECLINED (-2)
+
+int coll_shm_barrier(icoll_sched_t *s, comm_t *c);
+int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root);
+/* out (at root only; at other members it may be NULL) = in[0] op in[1] op ... in rank order
+ * of the node team; in == out is allowed (MPI_IN_PLACE at the root). */
+int coll_shm_reduce(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t count,
+                    dtype_t *dt, op_t *op, int root);
+int coll_shm_allreduce(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t count,
+                       dtype_t *dt, op_t *op);
+
+#endif
