@@ -106,8 +106,8 @@ static void exchange(icoll_sched_t *s, comm_t *c, const side_t *sd, const side_t
     }
 }
 
-/* Bruck (uniform sides): T[i] = my block for me + i; round d moves the blocks with bit d set to me + d; in
- * the end T[i] is the block from me - i. */
+/* Bruck (uniform sides): T[i] = my block for me + i; round d moves the blocks with bit d set
+ * to me + d; in the end T[i] is the block from me - i. */
 static int bruck(icoll_sched_t *s, comm_t *c, const side_t *sd, const side_t *rd, size_t bb)
 {
     int n = c->size, me = c->rank;

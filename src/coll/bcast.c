@@ -238,9 +238,12 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     if (hier) {
         rc = bcast_hier(s, c, h, bbuf, bytes, root, algo);
     } else {
-        /* with two members one message is the broadcast (coll/direct.h relies on it) */
-        int shm = algo == MV_BCAST_AUTO && n > 2 ? coll_shm_bcast(s, c, bbuf, bytes, root)
-                                                 : COLL_SHM_DECLINED;
+        /* shared memory when the node team is the whole communicator; with two members one
+         * message is the broadcast (coll/direct.h relies on it) */
+        int one = algo == MV_BCAST_AUTO && n > 2 ? mv_single_host(c) : 0;
+        if (one < 0)
+            return MPI_ERR_NO_MEM;
+        int shm = one ? coll_shm_bcast(s, c, bbuf, bytes, root) : COLL_SHM_DECLINED;
         if (shm != COLL_SHM_DECLINED) {
             rc = shm;
         } else {

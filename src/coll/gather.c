@@ -21,6 +21,9 @@ static const char *const gather_names[] = { "binomial", "linear" };
 static coll_choice_t gather_choice = { "METAMPI_COLL_GATHER", gather_names, 2, 0, 0 };
 /* from this block size (bytes) on, linear */
 static coll_knob_t gather_long = { "METAMPI_COLL_GATHER_LONG", 16 * 1024, 0, 0 };
+/* the tree needs at least this many ranks (with fewer, the root's few messages cost less than
+ * an extra hop and the inner node's copy) */
+static coll_knob_t gather_tree_ranks = { "METAMPI_COLL_GATHER_TREE_RANKS", 5, 0, 0 };
 
 enum { BINOMIAL, LINEAR };
 
@@ -29,7 +32,9 @@ static int pick(int n, size_t bb)
     int forced = coll_choice_forced(&gather_choice);
     if (forced >= 0)
         return forced;
-    return n <= 2 || bb >= coll_knob(&gather_long) ? LINEAR : BINOMIAL;
+    if ((size_t)n < coll_knob(&gather_tree_ranks))
+        return LINEAR;
+    return bb >= coll_knob(&gather_long) ? LINEAR : BINOMIAL;
 }
 
 static void gather_linear(icoll_sched_t *s, const coll_team_t *t, int root,

@@ -27,6 +27,12 @@ int mv_use_hier(comm_t *c, const coll_hier_t **h)
     return (*h)->nhosts > 1 && (*h)->nhosts < c->size;
 }
 
+int mv_single_host(comm_t *c)
+{
+    const coll_hier_t *h = coll_hier(c);
+    return h ? h->nhosts == 1 : -1;
+}
+
 int mv_hier_ordered(const coll_hier_t *h, int n)
 {
     for (int r = 1; r < n; r++)

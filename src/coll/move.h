@@ -101,6 +101,9 @@ static inline int mv_subtree(int rel, int n)
  * more than one host and some host holds more than one member, and METAMPI_COLL_HIER is not
  * 0. *h is c's hierarchy (NULL only when out of memory: then the result is -1). */
 int mv_use_hier(comm_t *c, const coll_hier_t **h);
+/* Whether all of c's members share one host (its node team is the whole communicator);
+ * -1 when out of memory. */
+int mv_single_host(comm_t *c);
 /* Whether every host's members are consecutive ranks (then host-major order is rank order). */
 int mv_hier_ordered(const coll_hier_t *h, int n);
 /* The first block of host k in host-major order (sum of the sizes of hosts before k). */

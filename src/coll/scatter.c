@@ -18,6 +18,9 @@ static const char *const scatter_names[] = { "binomial", "linear" };
 static coll_choice_t scatter_choice = { "METAMPI_COLL_SCATTER", scatter_names, 2, 0, 0 };
 /* from this block size (bytes) on, linear */
 static coll_knob_t scatter_long = { "METAMPI_COLL_SCATTER_LONG", 16 * 1024, 0, 0 };
+/* the tree needs at least this many ranks (with fewer, the root's few messages cost less than
+ * an extra hop and the inner node's copy) */
+static coll_knob_t scatter_tree_ranks = { "METAMPI_COLL_SCATTER_TREE_RANKS", 5, 0, 0 };
 
 enum { BINOMIAL, LINEAR };
 
@@ -26,7 +29,9 @@ static int pick(int n, size_t bb)
     int forced = coll_choice_forced(&scatter_choice);
     if (forced >= 0)
         return forced;
-    return n <= 2 || bb >= coll_knob(&scatter_long) ? LINEAR : BINOMIAL;
+    if ((size_t)n < coll_knob(&scatter_tree_ranks))
+        return LINEAR;
+    return bb >= coll_knob(&scatter_long) ? LINEAR : BINOMIAL;
 }
 
 static void scatter_linear(icoll_sched_t *s, const coll_team_t *t, int root,
