@@ -3,8 +3,8 @@
  * per-(case, rank, index) values, integer buffer layouts of several datatypes with expected
  * images to compare whole buffers (gaps and guard zones included), the communicators every
  * test runs on, and wrappers that run each collective as its blocking form or, in "nb" mode
- * (argument "nb"), as its I-form completed by MPI_Wait, a MPI_Test loop or MPI_Waitany in
- * turn. Plain MPI: validated against MPICH with run_with_mpich.sh. */
+ * (argument "nb"), as its I-form completed by MPI_Wait, MPI_Test then MPI_Wait, or
+ * MPI_Waitany in turn. Plain MPI: validated against MPICH with run_with_mpich.sh. */
 #ifndef METAMPI_TEST_COLL_CHECK_H
 #define METAMPI_TEST_COLL_CHECK_H
 
@@ -249,7 +249,7 @@ static inline void coll_args(int argc, char **argv)
             coll_nb = 1;
 }
 
-/* Completes a collective request: MPI_Wait, MPI_Test until done, or MPI_Waitany, in turn. */
+/* Completes a collective request: MPI_Wait, MPI_Test then MPI_Wait, or MPI_Waitany, in turn. */
 static inline int coll_complete(MPI_Request *rq)
 {
     int rc, flag = 0, idx = -1;
@@ -258,10 +258,10 @@ static inline int coll_complete(MPI_Request *rq)
     case 0:
         rc = MPI_Wait(rq, &st);
         break;
-    case 1:
-        do
-            rc = MPI_Test(rq, &flag, &st);
-        while (rc == MPI_SUCCESS && !flag);
+    case 1: /* (not a loop: spinning ranks starve the others when oversubscribed) */
+        rc = MPI_Test(rq, &flag, &st);
+        if (rc == MPI_SUCCESS && !flag)
+            rc = MPI_Wait(rq, &st);
         break;
     default:
         rc = MPI_Waitany(1, rq, &idx, &st);

@@ -146,17 +146,20 @@ static void t_reduce_allreduce(MPI_Comm c, int key0)
     do_reduce(c, &redcases[0], 0, n - 1, 0, key);
     do_allreduce(c, &redcases[3], 0, 1, key);
     do_allreduce(c, &redcases[NREDCASES - 4], 0, 0, key);
-    /* large: 64 KiB, 256 KiB and 1 MiB */
+    /* large: 64 KiB and 1 MiB (in place for one of the two, alternately) */
     static const int big[] = {0, 3, 12, 28, 34, 35};
     for (int b = 0; b < (int)(sizeof big / sizeof *big); b++) {
         const redcase_t *rc = &redcases[big[b]];
         if (!full && b % 2)
             continue;
-        for (size_t bytes = 1 << 16; bytes <= 1 << 20; bytes <<= 2) {
+        for (size_t bytes = 1 << 16; bytes <= 1 << 20; bytes <<= 4) {
+            if (bytes == 1 << 20 && b != 1 && b != 4) /* 1 MiB: double sum, matrices */
+                continue;
             key++;
             size_t cnt = count_for(bytes, &tds[rc->td]);
-            do_reduce(c, rc, cnt, b % 2 ? n - 1 : 0, bytes == 1 << 18, key);
-            do_allreduce(c, rc, cnt, bytes == 1 << 18, key);
+            int inplace = (bytes == 1 << 20) == b % 2;
+            do_reduce(c, rc, cnt, b % 2 ? n - 1 : 0, inplace, key);
+            do_allreduce(c, rc, cnt, !inplace, key);
         }
     }
 }
@@ -180,6 +183,8 @@ static void t_reduce_scatter(MPI_Comm c, int key0)
             continue;
 #endif
         for (int m = 0; m < 3; m++) {
+            if (m == 2 && s % 2) /* about 1 MiB: for every other pair */
+                continue;
             int mc = maxc[m] > 0 ? maxc[m] : (int)count_for((1 << 20) / (size_t)n, &tds[rc->td]);
             for (int inplace = 0; inplace < 2; inplace++) {
                 key++;
