@@ -211,7 +211,7 @@ static void test_barrier(team_t *t, int rounds)
 {
     char name[128];
     snprintf(name, sizeof name, "/metampi.%s.test.%d", job.id, t->world[0]);
-    int fd;
+    int fd = -1;
     if (t->me == 0)
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     char token = 0;
