@@ -1,5 +1,6 @@
 /* MPI_Allreduce, MPI_Iallreduce (MPI-3.1 §5.9.6, §5.12.8); algorithms in coll/allreduce.c. */
 #include "api/coll_red.h"
+#include "coll/red.h"
 
 typedef struct args {
     comm_t *c;
@@ -31,6 +32,9 @@ API_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     int rc = check(comm, sendbuf, recvbuf, count, datatype, op, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = red_direct_allreduce(a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op);
+    if (rc != RED_DIRECT_DECLINED)
+        return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s = coll_begin(a.c);
     rc = s ? coll_allreduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op)
            : MPI_ERR_NO_MEM;

@@ -1,5 +1,6 @@
 /* MPI_Barrier, MPI_Ibarrier (MPI-3.1 §5.3, §5.12.1); algorithms in coll/barrier.c. */
 #include "api/coll_api.h"
+#include "coll/red.h"
 
 static int check(MPI_Comm comm, comm_t **out, const char *F)
 {
@@ -16,6 +17,8 @@ API_EXPORT int PMPI_Barrier(MPI_Comm comm)
     int rc = check(comm, &c, F);
     if (rc != MPI_SUCCESS)
         return rc;
+    if ((rc = red_direct_barrier(c)) != RED_DIRECT_DECLINED)
+        return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s = coll_begin(c);
     rc = s ? coll_barrier(s, c) : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);

@@ -1,6 +1,7 @@
 /* MPI_Scan, MPI_Exscan and their I-forms (MPI-3.1 §5.11, §5.12.10-11): intra-communicators
  * only; algorithms in coll/scan.c. */
 #include "api/coll_red.h"
+#include "coll/red.h"
 
 typedef struct args {
     comm_t *c;
@@ -34,6 +35,9 @@ static int blocking(builder_t b, const void *sbuf, void *rbuf, int count, MPI_Da
     int rc = check(comm, sbuf, rbuf, count, dt, op, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = red_direct_scan(a.c, sbuf, rbuf, (size_t)count, a.dt, a.op, b == coll_exscan);
+    if (rc != RED_DIRECT_DECLINED)
+        return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s = coll_begin(a.c);
     rc = s ? b(s, a.c, sbuf, rbuf, (size_t)count, a.dt, a.op) : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);

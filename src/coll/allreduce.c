@@ -2,9 +2,11 @@
  * MPI_Allreduce / MPI_Iallreduce.
  *
  * Selection (docs/ARCHITECTURE.md, "Collectives: synchronisation and reductions"):
- *  - one host, contiguous data: the shared-memory allreduce when it accepts;
+ *  - one host, contiguous data, more than two ranks: the shared-memory allreduce when it
+ *    accepts;
  *  - below METAMPI_COLL_ALLREDUCE_LONG bytes (or fewer elements than the largest power of two
- *    <= ranks): recursive doubling (with 2 ranks: one exchange and one op);
+ *    <= ranks): recursive doubling (with 2 ranks: one exchange and one op, and the blocking
+ *    call runs it without a schedule, red_direct.c);
  *  - above: Rabenseifner; for commutative ops on a rank count that is not a power of two and
  *    at least METAMPI_COLL_ALLREDUCE_RING bytes, the ring (no folding step);
  *  - several hosts (op commutative, or each host one contiguous rank range): node reduction
@@ -20,23 +22,30 @@ static coll_choice_t choice = { "METAMPI_COLL_ALLREDUCE", names, 4, 0, 0 };
 static coll_knob_t long_knob = { "METAMPI_COLL_ALLREDUCE_LONG", 16 * 1024, 0, 0 };
 static coll_knob_t ring_knob = { "METAMPI_COLL_ALLREDUCE_RING", 256 * 1024, 0, 0 };
 
+int red_allreduce_shm(int n)
+{
+    int alg = coll_choice_forced(&choice);
+    return alg == RED_AR_SHM || (alg < 0 && n != 2);
+}
+
+int red_allreduce_choice(int n, size_t count, const dtype_t *dt, const op_t *op)
+{
+    int alg = coll_choice_forced(&choice);
+    if (alg == RED_AR_RD || alg == RED_AR_RABENSEIFNER || (alg == RED_AR_RING && op->commute))
+        return alg;
+    size_t bytes = (size_t)dt->size * count;
+    int p2 = red_fold(n, 0).p2;
+    if (bytes < coll_knob(&long_knob) || count < (size_t)p2)
+        return RED_AR_RD;
+    if (op->commute && p2 != n && bytes >= coll_knob(&ring_knob) && count >= (size_t)n)
+        return RED_AR_RING;
+    return RED_AR_RABENSEIFNER;
+}
+
 void red_allreduce_team(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
                         size_t count, dtype_t *dt, op_t *op)
 {
-    int alg = coll_choice_forced(&choice), n = t->size;
-    if (alg == RED_AR_RING && !op->commute)
-        alg = RED_AR_AUTO;
-    if (alg != RED_AR_RD && alg != RED_AR_RABENSEIFNER && alg != RED_AR_RING) {
-        size_t bytes = (size_t)dt->size * count;
-        int p2 = red_fold(n, 0).p2;
-        if (bytes < coll_knob(&long_knob) || count < (size_t)p2)
-            alg = RED_AR_RD;
-        else if (op->commute && p2 != n && bytes >= coll_knob(&ring_knob) &&
-                 count >= (size_t)n)
-            alg = RED_AR_RING;
-        else
-            alg = RED_AR_RABENSEIFNER;
-    }
+    int alg = red_allreduce_choice(t->size, count, dt, op);
     if (alg == RED_AR_RING)
         red_allreduce_ring(s, t, in, out, count, dt, op);
     else if (alg == RED_AR_RABENSEIFNER)
@@ -48,8 +57,7 @@ void red_allreduce_team(icoll_sched_t *s, const coll_team_t *t, const void *in, 
 int red_allreduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const void *in,
                        void *out, size_t count, dtype_t *dt, op_t *op, int bcast)
 {
-    int alg = coll_choice_forced(&choice), shm = alg < 0 || alg == RED_AR_SHM;
-    int leader = h->node.rank == 0, rc;
+    int shm = red_allreduce_shm(0), leader = h->node.rank == 0, rc;
     if ((rc = red_node_reduce(s, c, h, in, leader ? out : NULL, count, dt, op, 0, shm)))
         return rc;
     icoll_sched_fence(s);
@@ -81,9 +89,8 @@ int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, si
     const coll_hier_t *h = red_hier(c, op);
     if (h)
         return red_allreduce_hier(s, c, h, in, rbuf, count, dt, op, 1);
-    int alg = coll_choice_forced(&choice);
     void *pin, *pout;
-    if ((alg < 0 || alg == RED_AR_SHM) && c->size > 1 && (h = coll_hier(c)) &&
+    if (red_allreduce_shm(c->size) && c->size > 1 && (h = coll_hier(c)) &&
         h->nhosts == 1 && red_contig(in, count, dt, &pin) &&
         red_contig(rbuf, count, dt, &pout)) {
         int rc = coll_shm_allreduce(s, c, pin, pout, count, dt, op);

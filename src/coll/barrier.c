@@ -1,5 +1,6 @@
 /*
- * MPI_Barrier / MPI_Ibarrier. Within one host: the shared-memory barrier when it accepts,
+ * MPI_Barrier / MPI_Ibarrier. Within one host: the shared-memory barrier when it accepts
+ * (more than two members; two exchange one message, also without a schedule: red_direct.c),
  * else dissemination (ceil(log2 n) rounds of zero-byte messages). Across hosts: a barrier of
  * each host (shared memory, or a fan-in to the host's leader), dissemination among the
  * leaders, a release within each host (shared memory, or a fan-out from the leader).
@@ -12,6 +13,12 @@ enum { ALG_SHM, ALG_DISSEMINATION };
 static const char *const names[] = { "shm", "dissemination" };
 static coll_choice_t choice = { "METAMPI_COLL_BARRIER", names, 2, 0, 0 };
 
+int red_barrier_shm(int n)
+{
+    int alg = coll_choice_forced(&choice);
+    return alg == ALG_SHM || (alg < 0 && n != 2);
+}
+
 int coll_barrier(icoll_sched_t *s, comm_t *c)
 {
     if (comm_is_inter(c)) {
@@ -20,8 +27,7 @@ int coll_barrier(icoll_sched_t *s, comm_t *c)
     }
     if (c->size == 1)
         return MPI_SUCCESS;
-    int alg = coll_choice_forced(&choice), rc;
-    int shm = alg != ALG_DISSEMINATION;
+    int rc, shm = red_barrier_shm(c->size);
     const coll_hier_t *h = red_hier(c, NULL);
     if (!h) {
         if (shm && (h = coll_hier(c)) && h->nhosts == 1 &&

@@ -3,6 +3,8 @@
 
 #include "datatype/layout.h"
 
+#include <stdlib.h>
+
 static p2p_data_t range(const void *buf, size_t off, size_t cnt, dtype_t *dt)
 {
     return coll_data(red_at(buf, off, dt), cnt, dt);
@@ -176,6 +178,13 @@ void red_dissemination(icoll_sched_t *s, const coll_team_t *t)
 
 const coll_hier_t *red_hier(comm_t *c, const op_t *op)
 {
+    static int enabled = -1; /* METAMPI_COLL_HIER=0: no collective uses the hierarchy */
+    if (enabled < 0) {
+        const char *v = getenv("METAMPI_COLL_HIER");
+        enabled = !(v && *v == '0');
+    }
+    if (!enabled)
+        return NULL;
     const coll_hier_t *h = coll_hier(c);
     if (!h || h->nhosts <= 1 || h->nhosts >= c->size)
         return NULL;

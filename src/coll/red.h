@@ -99,6 +99,30 @@ void red_dissemination(icoll_sched_t *s, const coll_team_t *t);
 typedef enum { RED_AR_AUTO = -1, RED_AR_SHM, RED_AR_RD, RED_AR_RABENSEIFNER, RED_AR_RING } red_ar_alg_t;
 typedef enum { RED_R_AUTO = -1, RED_R_SHM, RED_R_BINOMIAL, RED_R_RABENSEIFNER } red_r_alg_t;
 
+/* Whether Barrier / Reduce / Allreduce on a communicator of n members tries the
+ * shared-memory algorithm first (forced, or automatic unless n == 2: two members use
+ * point-to-point, the same messages as the direct path; n = 0 for a node phase), and which
+ * point-to-point algorithm their tables choose (a forced one counts; forced shm counts as
+ * automatic). */
+int red_barrier_shm(int n);
+int red_reduce_shm(int n);
+int red_reduce_choice(int n, size_t count, const dtype_t *dt);
+int red_allreduce_shm(int n);
+int red_allreduce_choice(int n, size_t count, const dtype_t *dt, const op_t *op);
+
+/* The blocking calls between the two members of an intra-communicator, without a schedule
+ * (red_direct.c): MPI_SUCCESS or an error class, or RED_DIRECT_DECLINED (nothing done, no
+ * collective sequence number taken: use the schedule). */
+#define RED_DIRECT_DECLINED (-2)
+int red_direct_barrier(comm_t *c);
+int red_direct_reduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype_t *dt,
+                      op_t *op, int root);
+int red_direct_allreduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype_t *dt,
+                         op_t *op);
+/* excl: Exscan */
+int red_direct_scan(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype_t *dt,
+                    op_t *op, int excl);
+
 /* The point-to-point allreduce / reduce over a team chosen by size (tune tables in
  * allreduce.c / reduce.c). */
 void red_allreduce_team(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
@@ -130,7 +154,8 @@ void red_inter_reduce_scatter(icoll_sched_t *s, comm_t *c, const void *in, void 
 
 /* The host hierarchy of intra-communicator c when a reduction should run through it: more
  * than one host, fewer hosts than ranks, and op commutative or every host's ranks one
- * contiguous range (so host order keeps rank order). NULL: run flat. */
+ * contiguous range (so host order keeps rank order); never with METAMPI_COLL_HIER=0. NULL:
+ * run flat. */
 const coll_hier_t *red_hier(comm_t *c, const op_t *op);
 
 /* For the shared-memory algorithms: whether count elements of dt at buf are contiguous, and

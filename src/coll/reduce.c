@@ -2,7 +2,8 @@
  * MPI_Reduce / MPI_Ireduce.
  *
  * Selection (docs/ARCHITECTURE.md, "Collectives: synchronisation and reductions"):
- *  - one host, contiguous data: the shared-memory reduction when it accepts;
+ *  - one host, contiguous data, more than two ranks: the shared-memory reduction when it
+ *    accepts (two ranks: one message, also without a schedule, red_direct.c);
  *  - otherwise binomial tree below METAMPI_COLL_REDUCE_LONG bytes (or fewer elements than
  *    the largest power of two <= ranks), Rabenseifner (reduce-scatter + gather) above;
  *  - several hosts (op commutative, or each host one contiguous rank range): node reduction
@@ -17,16 +18,27 @@ static const char *const names[] = { "shm", "binomial", "rabenseifner" };
 static coll_choice_t choice = { "METAMPI_COLL_REDUCE", names, 3, 0, 0 };
 static coll_knob_t long_knob = { "METAMPI_COLL_REDUCE_LONG", 64 * 1024, 0, 0 };
 
+int red_reduce_shm(int n)
+{
+    int alg = coll_choice_forced(&choice);
+    return alg == RED_R_SHM || (alg < 0 && n != 2);
+}
+
+int red_reduce_choice(int n, size_t count, const dtype_t *dt)
+{
+    int alg = coll_choice_forced(&choice);
+    if (alg == RED_R_BINOMIAL || alg == RED_R_RABENSEIFNER)
+        return alg;
+    return (size_t)dt->size * count >= coll_knob(&long_knob) &&
+                   count >= (size_t)red_fold(n, 0).p2
+               ? RED_R_RABENSEIFNER
+               : RED_R_BINOMIAL;
+}
+
 void red_reduce_team(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
                      size_t count, dtype_t *dt, op_t *op, int root)
 {
-    int alg = coll_choice_forced(&choice);
-    if (alg != RED_R_BINOMIAL && alg != RED_R_RABENSEIFNER)
-        alg = (size_t)dt->size * count >= coll_knob(&long_knob) &&
-                      count >= (size_t)red_fold(t->size, 0).p2
-                  ? RED_R_RABENSEIFNER
-                  : RED_R_BINOMIAL;
-    if (alg == RED_R_RABENSEIFNER)
+    if (red_reduce_choice(t->size, count, dt) == RED_R_RABENSEIFNER)
         red_reduce_rabenseifner(s, t, in, out, count, dt, op, root);
     else
         red_reduce_binomial(s, t, in, out, count, dt, op, root);
@@ -55,9 +67,8 @@ static int reduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const 
     void *mid = NULL;
     if (rep && !(mid = c->rank == root ? out : red_temp(s, count, dt)))
         return MPI_SUCCESS; /* out of memory: recorded on s */
-    int alg = coll_choice_forced(&choice);
     int rc = red_node_reduce(s, c, h, in, mid, count, dt, op, node_root,
-                             alg < 0 || alg == RED_R_SHM);
+                             red_reduce_shm(0));
     if (rc != MPI_SUCCESS || !rep)
         return rc;
     icoll_sched_fence(s);
@@ -91,9 +102,8 @@ int coll_reduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_
     const coll_hier_t *h = red_hier(c, op);
     if (h)
         return reduce_hier(s, c, h, in, rbuf, count, dt, op, root);
-    int alg = coll_choice_forced(&choice);
     void *pin, *pout = NULL;
-    if ((alg < 0 || alg == RED_R_SHM) && (h = coll_hier(c)) && h->nhosts == 1 &&
+    if (red_reduce_shm(c->size) && (h = coll_hier(c)) && h->nhosts == 1 &&
         red_contig(in, count, dt, &pin) &&
         (c->rank != root || red_contig(rbuf, count, dt, &pout))) {
         int rc = coll_shm_reduce(s, c, pin, pout, count, dt, op, root);

@@ -64,15 +64,15 @@ struct icoll_sched {
     comm_t *orig[MAX_VIEWS];
     int nviews;
     block_t *mem;
-    /* small allocations come from here (the schedule struct is reused), so a small
-     * collective in a loop allocates nothing: e.g. the temporary of a 2-rank Allreduce */
-    max_align_t small[SMALL_ALLOC / sizeof(max_align_t)];
-    size_t small_used;        /* in units of max_align_t */
+    size_t small_used;        /* units of max_align_t of small[] handed out */
     hold_t *holds;
     icoll_sched_t *next;      /* running schedules; spare schedules */
     /* last: a new schedule clears only what comes before (views[i] is written when
-     * nviews grows past i) */
+     * nviews grows past i; icoll_sched_alloc clears what it hands out of small[]) */
     comm_t views[MAX_VIEWS];
+    /* small allocations come from here (the schedule struct is reused), so a small
+     * collective in a loop allocates nothing: e.g. the temporary of a 2-rank Allreduce */
+    max_align_t small[SMALL_ALLOC / sizeof(max_align_t)];
 };
 
 int icoll_running;

@@ -1,5 +1,5 @@
 /* The shared area of a communicator on this host: setup protocol, segment, flags (area.h). */
-#include "coll/shm/area.h"
+#include "coll/shm/ops.h"
 
 #include "coll/cache.h"
 #include "core/p2p.h"
@@ -135,6 +135,7 @@ static void area_free(void *p)
     free(a->answers);
     free(a->buf[0]);
     free(a->buf[1]);
+    shm_free_spare_ops(a);
     free(a);
 }
 
@@ -232,9 +233,8 @@ static int start_setup(comm_t *c, coll_area_t *a)
     return 0;
 }
 
-coll_area_t *coll_shm_area(comm_t *c, int *first)
+coll_area_t *coll_shm_area(comm_t *c)
 {
-    *first = 0;
     coll_cache_t *cc = coll_cache_of(c);
     if (!cc)
         return NULL;
@@ -269,7 +269,6 @@ coll_area_t *coll_shm_area(comm_t *c, int *first)
     }
     cc->shm = a;
     cc->shm_free = area_free;
-    *first = 1;
     return NULL;
 }
 

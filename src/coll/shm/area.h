@@ -45,16 +45,16 @@
  * Setup (once per communicator, its own schedule with tag COLL_SHM_SETUP_TAG on the internal
  * context, started by the first coll_shm_* call, which declines): member 0 of the node team
  * creates the segment (exclusively, sized and backed, named /metampi.<job>.coll.<world rank
- * of member 0>.<communicator key>) and sends each member one status byte; each member
- * attaches when the status is good and answers one byte; member 0 unlinks the name once all
- * have answered, and sends each one final byte: usable only if everyone attached. So every
- * member ends in the same state, READY or FAILED (also when member 0 already created
- * METAMPI_COLL_SHM_AREAS areas that still exist). The same exchange agrees on remote reads
- * (cma): member 0 also sends the address of a word of its own, each member tries to read it
- * with p2p_read and says whether that worked; cma holds only if it did everywhere (and
- * METAMPI_COLL_SHM_CMA is not 0), so every member chooses the same algorithms. Operations built before a member knows wait
- * for it; in FAILED state an operation inserts a point-to-point algorithm instead (fallback.c),
- * the same at every member.
+ * of member 0>.<communicator key>) and sends each member a status; each member attaches when
+ * the status is good and answers; member 0 unlinks the name once all have answered and sends
+ * each one the verdict: usable only if everyone attached. So every member ends in the same
+ * state, READY or FAILED (FAILED also when member 0 already has METAMPI_COLL_SHM_AREAS areas).
+ * The same exchange agrees on remote reads (cma): the status carries the address of a word of
+ * member 0's, each member tries to read it with p2p_read and answers whether that worked; the
+ * verdict allows them only if it did everywhere (and METAMPI_COLL_SHM_CMA is not 0), so every
+ * member chooses the same algorithms. Operations built before a member knows the verdict wait
+ * for it; in FAILED state an operation inserts a point-to-point algorithm instead
+ * (fallback.c), the same at every member.
  */
 #ifndef METAMPI_COLL_SHM_AREA_H
 #define METAMPI_COLL_SHM_AREA_H
@@ -105,6 +105,8 @@ typedef struct shm_hello {
 } shm_hello_t;
 enum { SETUP_GOOD = 1, SETUP_CMA = 2 };
 
+struct shm_op;
+
 typedef struct coll_area {
     int state;
     int n, me;                /* node team size, my index */
@@ -136,6 +138,7 @@ typedef struct coll_area {
     unsigned char verdict;    /* member 0 -> the others */
     unsigned char *answers;
     uint64_t probe;           /* member 0: the word the others read to try remote reads */
+    struct shm_op *spare_ops; /* finished operations' records, for the next ones (shm.c) */
 } coll_area_t;
 
 /* ---- tunables (shm.c) ---- */
@@ -146,9 +149,10 @@ int coll_shm_cma_allowed(void);
 int coll_shm_max_areas(void);  /* areas a process creates at most (as member 0) */
 
 /* ---- area.c ---- */
-/* c's area: NULL when none exists yet (*first set: this call started its setup) or none can
+/* c's area, whatever its state (operations wait for the verdict, and run as messages if it
+ * is FAILED); NULL when it did not exist before this call, which starts its setup, or cannot
  * exist (team of one, out of memory). */
-coll_area_t *coll_shm_area(comm_t *c, int *first);
+coll_area_t *coll_shm_area(comm_t *c);
 
 /* Member's slot for global round g: its header, and where `bytes` of data go. */
 static inline shm_slot_hdr_t *shm_slot_hdr(const coll_area_t *a, int member, uint64_t g)

@@ -7,6 +7,8 @@
  */
 #include "coll/shm/ops.h"
 
+static char nothing; /* the buffer of zero-byte messages */
+
 static int rank_of(const shm_op_t *o, int member)
 {
     return o->a->crank ? o->a->crank[member] : member;
@@ -58,13 +60,13 @@ void shm_fallback(icoll_sched_t *s, shm_op_t *o)
     case SHM_BARRIER:
         if (a->me == 0) {
             for (int m = 1; m < a->n; m++)
-                icoll_sched_recv(s, o->c, rank_of(o, m), o, 0);
+                icoll_sched_recv(s, o->c, rank_of(o, m), &nothing, 0);
             icoll_sched_fence(s);
             for (int m = 1; m < a->n; m++)
-                icoll_sched_send(s, o->c, rank_of(o, m), o, 0);
+                icoll_sched_send(s, o->c, rank_of(o, m), &nothing, 0);
         } else {
-            icoll_sched_send(s, o->c, rank_of(o, 0), o, 0);
-            icoll_sched_recv(s, o->c, rank_of(o, 0), o, 0);
+            icoll_sched_send(s, o->c, rank_of(o, 0), &nothing, 0);
+            icoll_sched_recv(s, o->c, rank_of(o, 0), &nothing, 0);
         }
         icoll_sched_fence(s);
         break;

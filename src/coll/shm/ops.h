@@ -38,7 +38,11 @@ typedef struct shm_op {
     int step;                 /* position within the round */
     int k;                    /* next member to check while waiting for many */
     int err;                  /* first error of an op_apply (reported at the end) */
+    struct shm_op *next;      /* among the area's spare records */
 } shm_op_t;
+
+/* Frees the spare records of an area (area.c, when the area goes). */
+void shm_free_spare_ops(coll_area_t *a);
 
 /* Each returns MPI_SUCCESS when the operation is complete here, or ICOLL_AGAIN. */
 int shm_run_barrier(shm_op_t *o);

@@ -42,6 +42,7 @@
 #include "coll/tune.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static coll_knob_t knob_on = { "METAMPI_COLL_SHM", 1, 0, 0 };
 static coll_knob_t knob_bcast_max = { "METAMPI_COLL_SHM_BCAST_MAX", 1u << 20, 0, 0 };
@@ -105,16 +106,21 @@ static coll_area_t *usable(comm_t *c)
 {
     if (!coll_knob(&knob_on) || comm_is_inter(c))
         return NULL;
-    int first;
-    return coll_shm_area(c, &first);
+    return coll_shm_area(c);
 }
 
-static shm_op_t *new_op(icoll_sched_t *s, comm_t *c, coll_area_t *a, int kind,
-                        uint64_t nrounds)
+/* An operation's record comes from the area's spares (a blocking collective in a loop
+ * allocates nothing) and returns there as soon as the operation is done here: its schedule
+ * never calls it again, and the point-to-point replacement (fallback.c) does not refer to
+ * it. */
+static shm_op_t *new_op(comm_t *c, coll_area_t *a, int kind, uint64_t nrounds)
 {
-    shm_op_t *o = icoll_sched_alloc(s, sizeof *o);
-    if (!o)
+    shm_op_t *o = a->spare_ops;
+    if (o)
+        a->spare_ops = o->next;
+    else if (!(o = malloc(sizeof *o)))
         return NULL;
+    memset(o, 0, sizeof *o);
     o->a = a;
     o->c = c;
     o->kind = kind;
@@ -126,6 +132,21 @@ static shm_op_t *new_op(icoll_sched_t *s, comm_t *c, coll_area_t *a, int kind,
     return o;
 }
 
+static void spare(shm_op_t *o)
+{
+    o->next = o->a->spare_ops;
+    o->a->spare_ops = o;
+}
+
+void shm_free_spare_ops(coll_area_t *a)
+{
+    while (a->spare_ops) {
+        shm_op_t *o = a->spare_ops;
+        a->spare_ops = o->next;
+        free(o);
+    }
+}
+
 static int run(icoll_sched_t *s, void *arg)
 {
     shm_op_t *o = arg;
@@ -135,6 +156,7 @@ static int run(icoll_sched_t *s, void *arg)
             return ICOLL_AGAIN;
         if (a->state == AREA_FAILED) {
             shm_fallback(s, o);
+            spare(o);
             return MPI_SUCCESS;
         }
         if (a->done_seq != o->seq - 1)
@@ -155,7 +177,9 @@ static int run(icoll_sched_t *s, void *arg)
     if (rc == ICOLL_AGAIN)
         return rc;
     a->done_seq = o->seq;
-    return o->err;
+    rc = o->err;
+    spare(o);
+    return rc;
 }
 
 int coll_shm_barrier(icoll_sched_t *s, comm_t *c)
@@ -163,7 +187,7 @@ int coll_shm_barrier(icoll_sched_t *s, comm_t *c)
     coll_area_t *a = usable(c);
     if (!a)
         return COLL_SHM_DECLINED;
-    shm_op_t *o = new_op(s, c, a, SHM_BARRIER, 0);
+    shm_op_t *o = new_op(c, a, SHM_BARRIER, 0);
     if (!o)
         return MPI_ERR_NO_MEM;
     icoll_sched_call(s, run, o);
@@ -178,7 +202,7 @@ int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int roo
         return COLL_SHM_DECLINED;
     if (bytes == 0)
         return MPI_SUCCESS;
-    shm_op_t *o = new_op(s, c, a, SHM_BCAST, (bytes + a->chunk - 1) / a->chunk);
+    shm_op_t *o = new_op(c, a, SHM_BCAST, (bytes + a->chunk - 1) / a->chunk);
     if (!o)
         return MPI_ERR_NO_MEM;
     o->in = buf;
@@ -210,27 +234,29 @@ static int reduction(icoll_sched_t *s, comm_t *c, const void *in, void *out, siz
         return COLL_SHM_DECLINED;
     if (count == 0)
         return MPI_SUCCESS;
-    shm_op_t *o = new_op(s, c, a, root < 0 ? SHM_ALLREDUCE : SHM_REDUCE, nrounds);
+    size_t bytes = count * es;
+    int split = root < 0 ? bytes >= coll_knob(&knob_allreduce_split)
+                         : a->n > 2 && bytes >= coll_knob(&knob_reduce_split);
+    /* a split reduce's non-root keeps its segment's result of a round here */
+    void *tmp = NULL;
+    if (split && root >= 0 && a->me != root && !(tmp = icoll_sched_alloc(s, per * es)))
+        return MPI_ERR_NO_MEM;
+    shm_op_t *o = new_op(c, a, root < 0 ? SHM_ALLREDUCE : SHM_REDUCE, nrounds);
     if (!o)
         return MPI_ERR_NO_MEM;
     o->in = in;
     o->out = out;
     o->count = count;
     o->esize = es;
-    o->bytes = count * es;
+    o->bytes = bytes;
     o->per = per;
     o->lb = dt->true_lb;
     o->dt = dt;
     o->op = op;
     o->root = root;
-    if (root < 0)
-        o->split = o->bytes >= coll_knob(&knob_allreduce_split);
-    else
-        o->split = a->n > 2 && o->bytes >= coll_knob(&knob_reduce_split);
-    o->root_direct = !o->split && root >= 0 && a->me == root && (in != out || root == a->n - 1);
-    if (o->split && root >= 0 && a->me != root &&
-        !(o->tmp = icoll_sched_alloc(s, per * es)))
-        return MPI_ERR_NO_MEM;
+    o->split = split;
+    o->tmp = tmp;
+    o->root_direct = !split && root >= 0 && a->me == root && (in != out || root == a->n - 1);
     icoll_sched_hold_dtype(s, dt);
     icoll_sched_hold_op(s, op);
     icoll_sched_call(s, run, o);

@@ -46,14 +46,14 @@ static void test_reduce(MPI_Comm inter, const tcase_t *c, size_t count, int root
         if (r == MPI_ROOT)
             fold(c, ref, count, 0, rsize, SALT(!grp));
         /* MPI_PROC_NULL: recvbuf untouched (ref is all sentinel) */
-        EXPECT(!memcmp(rb, ref, span(c, count)), "inter Reduce", c, count);
+        EXPECT(same(c, rb, ref, count), "inter Reduce", c, count);
     } else {
         fill(c, sb, count, lrank, SALT(grp));
         CHECK_RC(MPI_Reduce(sb, NULL, (int)count, c->dt, c->op, root, inter), MPI_SUCCESS);
     }
-    free(sb);
-    free(rb);
-    free(ref);
+    free_buf(c, sb);
+    free_buf(c, rb);
+    free_buf(c, ref);
 }
 
 static void test_allreduce(MPI_Comm inter, const tcase_t *c, size_t count, int nb)
@@ -69,11 +69,11 @@ static void test_allreduce(MPI_Comm inter, const tcase_t *c, size_t count, int n
         CHECK_RC(MPI_Allreduce(sb, rb, (int)count, c->dt, c->op, inter), MPI_SUCCESS);
     }
     fold(c, ref, count, 0, rsize, SALT(!grp));
-    EXPECT(!memcmp(rb, ref, span(c, count)), nb ? "inter Iallreduce" : "inter Allreduce", c,
+    EXPECT(same(c, rb, ref, count), nb ? "inter Iallreduce" : "inter Allreduce", c,
            count);
-    free(sb);
-    free(rb);
-    free(ref);
+    free_buf(c, sb);
+    free_buf(c, rb);
+    free_buf(c, ref);
 }
 
 /* total elements in both groups; block: recvcount per member such that totals agree */
@@ -82,7 +82,7 @@ static void test_reduce_scatter(MPI_Comm inter, const tcase_t *c, size_t k, int 
     salt++;
     size_t total = block ? k * (size_t)lsize * (size_t)rsize : k;
     int *cnt = malloc(sizeof(int) * (size_t)lsize);
-    size_t displ = 0, ext = extent_of(c->dt);
+    size_t displ = 0;
     for (int i = 0; i < lsize; i++) {
         cnt[i] = block ? (int)(k * (size_t)rsize)
                        : (int)(total / (size_t)lsize + ((size_t)i < total % (size_t)lsize));
@@ -103,12 +103,12 @@ static void test_reduce_scatter(MPI_Comm inter, const tcase_t *c, size_t k, int 
         CHECK_RC(MPI_Reduce_scatter(sb, rb, cnt, c->dt, c->op, inter), MPI_SUCCESS);
     CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
     fold(c, ref, total, 0, rsize, SALT(!grp));
-    EXPECT(!memcmp(rb, (char *)ref + displ * ext, (size_t)cnt[lrank] * ext),
+    EXPECT(same_at(c, rb, ref, displ, (size_t)cnt[lrank]),
            block ? "inter Reduce_scatter_block" : "inter Reduce_scatter", c, total);
     free(cnt);
-    free(sb);
-    free(rb);
-    free(ref);
+    free_buf(c, sb);
+    free_buf(c, rb);
+    free_buf(c, ref);
 }
 
 static void test_barrier(MPI_Comm inter, int nb)

@@ -52,10 +52,10 @@ static void burst(MPI_Comm comm, const tcase_t *c, int mode, int salt0)
     for (int k = 0; k < K; k++) {
         ref = alloc_buf(c, counts[k]);
         fold(c, ref, counts[k], 0, n, salt0 + k);
-        EXPECT(!memcmp(rb[k], ref, span(c, counts[k])), c->name);
-        free(ref);
-        free(sb[k]);
-        free(rb[k]);
+        EXPECT(same(c, rb[k], ref, counts[k]), c->name);
+        free_buf(c, ref);
+        free_buf(c, sb[k]);
+        free_buf(c, rb[k]);
     }
 }
 
@@ -77,25 +77,27 @@ static void mixed(MPI_Comm a, MPI_Comm b)
     CHECK_RC(MPI_Ireduce(s1, me == root ? r2 : NULL, CNT, c->dt, c->op, root, a, &q[2]), 0);
     CHECK_RC(MPI_Iscan(s1, r3, CNT, c->dt, c->op, b, &q[3]), MPI_SUCCESS);
     CHECK_RC(MPI_Iexscan(s1, r4, CNT, c->dt, c->op, a, &q[4]), MPI_SUCCESS);
-    memcpy(r5, s1, span(c, CNT));
+    copy_buf(c, r5, s1, CNT);
     CHECK_RC(MPI_Iallreduce(MPI_IN_PLACE, r5, CNT, c->dt, c->op, a, &q[5]), MPI_SUCCESS);
     CHECK_RC(MPI_Ireduce_scatter_block(s6, r6, CNT, c->dt, c->op, b, &q[6]), MPI_SUCCESS);
     CHECK_RC(MPI_Waitall(7, q, MPI_STATUSES_IGNORE), MPI_SUCCESS);
     fold(c, ref, CNT, 0, n, 900);
-    EXPECT(!memcmp(r1, ref, span(c, CNT)), "Iallreduce among others");
-    EXPECT(!memcmp(r5, ref, span(c, CNT)), "Iallreduce in place among others");
+    EXPECT(same(c, r1, ref, CNT), "Iallreduce among others");
+    EXPECT(same(c, r5, ref, CNT), "Iallreduce in place among others");
     if (me == root)
-        EXPECT(!memcmp(r2, ref, span(c, CNT)), "Ireduce among others");
+        EXPECT(same(c, r2, ref, CNT), "Ireduce among others");
     fold(c, ref, CNT, 0, me + 1, 900);
-    EXPECT(!memcmp(r3, ref, span(c, CNT)), "Iscan among others");
+    EXPECT(same(c, r3, ref, CNT), "Iscan among others");
     if (me > 0) {
         fold(c, ref, CNT, 0, me, 900);
-        EXPECT(!memcmp(r4, ref, span(c, CNT)), "Iexscan among others");
+        EXPECT(same(c, r4, ref, CNT), "Iexscan among others");
     }
     fold(c, ref, (size_t)CNT * n, 0, n, 901);
-    EXPECT(!memcmp(r6, (char *)ref + (size_t)CNT * (size_t)me * extent_of(c->dt),
-                   (size_t)CNT * extent_of(c->dt)), "Ireduce_scatter_block among others");
-    free(s1), free(r1), free(r2), free(r3), free(r4), free(r5), free(s6), free(r6), free(ref);
+    EXPECT(same_at(c, r6, ref, (size_t)CNT * (size_t)me, CNT),
+           "Ireduce_scatter_block among others");
+    void *all[] = { s1, r1, r2, r3, r4, r5, s6, r6, ref };
+    for (int i = 0; i < 9; i++)
+        free_buf(c, all[i]);
 }
 
 /* affine on the vector type's layout: element i is the pair of ints 4i and 4i+3 */

@@ -42,19 +42,19 @@ static void test_allreduce(MPI_Comm comm, const tcase_t *c, size_t count, int in
     void *sb = alloc_buf(c, count), *rb = alloc_buf(c, count), *ref = alloc_buf(c, count);
     fill(c, sb, count, me, salt);
     if (inplace) {
-        memcpy(rb, sb, span(c, count));
+        copy_buf(c, rb, sb, count);
         CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, rb, (int)count, c->dt, c->op, comm), MPI_SUCCESS);
     } else {
         CHECK_RC(MPI_Allreduce(sb, rb, (int)count, c->dt, c->op, comm), MPI_SUCCESS);
         fold(c, ref, count, me, me + 1, salt);
-        EXPECT(!memcmp(sb, ref, span(c, count)), "Allreduce changed sendbuf", c, count);
+        EXPECT(same(c, sb, ref, count), "Allreduce changed sendbuf", c, count);
     }
     fold(c, ref, count, 0, n, salt);
-    EXPECT(!memcmp(rb, ref, span(c, count)),
+    EXPECT(same(c, rb, ref, count),
            inplace ? "Allreduce (in place)" : "Allreduce", c, count);
-    free(sb);
-    free(rb);
-    free(ref);
+    free_buf(c, sb);
+    free_buf(c, rb);
+    free_buf(c, ref);
 }
 
 static void test_reduce(MPI_Comm comm, const tcase_t *c, size_t count, int root, int inplace)
@@ -72,7 +72,7 @@ static void test_reduce(MPI_Comm comm, const tcase_t *c, size_t count, int root,
     if (me == root) {
         rb = alloc_buf(c, count);
         if (inplace)
-            memcpy(rb, sb, span(c, count));
+            copy_buf(c, rb, sb, count);
     }
 #ifndef METAMPI /* MPICH's long-message reduce writes into recvbuf at non-roots */
     else {
@@ -83,12 +83,12 @@ static void test_reduce(MPI_Comm comm, const tcase_t *c, size_t count, int root,
                         root, comm), MPI_SUCCESS);
     if (me == root) {
         fold(c, ref, count, 0, n, salt);
-        EXPECT(!memcmp(rb, ref, span(c, count)), inplace ? "Reduce (in place)" : "Reduce", c,
+        EXPECT(same(c, rb, ref, count), inplace ? "Reduce (in place)" : "Reduce", c,
                count);
     }
-    free(sb);
-    free(rb);
-    free(ref);
+    free_buf(c, sb);
+    free_buf(c, rb);
+    free_buf(c, ref);
 }
 
 static void test_reduce_scatter(MPI_Comm comm, const tcase_t *c, size_t count, int inplace,
@@ -115,7 +115,7 @@ static void test_reduce_scatter(MPI_Comm comm, const tcase_t *c, size_t count, i
     fill(c, sb, total, me, salt);
     const void *s = sb;
     if (inplace) {
-        memcpy(rb, sb, span(c, total));
+        copy_buf(c, rb, sb, total);
         s = MPI_IN_PLACE;
     }
     if (block)
@@ -123,7 +123,7 @@ static void test_reduce_scatter(MPI_Comm comm, const tcase_t *c, size_t count, i
     else
         CHECK_RC(MPI_Reduce_scatter(s, rb, cnt, c->dt, c->op, comm), MPI_SUCCESS);
     fold(c, ref, total, 0, n, salt);
-    EXPECT(!memcmp(rb, (char *)ref + displ * ext, (size_t)cnt[me] * ext),
+    EXPECT(same_at(c, rb, ref, displ, (size_t)cnt[me]),
            block ? "Reduce_scatter_block" : "Reduce_scatter", c, count);
     if (!inplace) { /* nothing written past our block */
         unsigned char *p = (unsigned char *)rb + (size_t)cnt[me] * ext;
@@ -131,9 +131,9 @@ static void test_reduce_scatter(MPI_Comm comm, const tcase_t *c, size_t count, i
                count);
     }
     free(cnt);
-    free(sb);
-    free(rb);
-    free(ref);
+    free_buf(c, sb);
+    free_buf(c, rb);
+    free_buf(c, ref);
 }
 
 static void test_scan(MPI_Comm comm, const tcase_t *c, size_t count, int inplace, int excl)
@@ -146,7 +146,7 @@ static void test_scan(MPI_Comm comm, const tcase_t *c, size_t count, int inplace
     fill(c, sb, count, me, salt);
     const void *s = sb;
     if (inplace) {
-        memcpy(rb, sb, span(c, count));
+        copy_buf(c, rb, sb, count);
         s = MPI_IN_PLACE;
     }
     if (excl)
@@ -155,14 +155,14 @@ static void test_scan(MPI_Comm comm, const tcase_t *c, size_t count, int inplace
         CHECK_RC(MPI_Scan(s, rb, (int)count, c->dt, c->op, comm), MPI_SUCCESS);
     if (!excl || me > 0) {
         fold(c, ref, count, 0, excl ? me : me + 1, salt);
-        EXPECT(!memcmp(rb, ref, span(c, count)), excl ? "Exscan" : "Scan", c, count);
+        EXPECT(same(c, rb, ref, count), excl ? "Exscan" : "Scan", c, count);
     } else if (!inplace) { /* rank 0's recvbuf is not touched */
-        memset(ref, SENTINEL, span(c, count));
-        EXPECT(!memcmp(rb, ref, span(c, count)), "Exscan at rank 0", c, count);
+        clear_buf(c, ref, count);
+        EXPECT(same(c, rb, ref, count), "Exscan at rank 0", c, count);
     }
-    free(sb);
-    free(rb);
-    free(ref);
+    free_buf(c, sb);
+    free_buf(c, rb);
+    free_buf(c, ref);
 }
 
 /* The late rank enters 20 ms after the others; nobody may leave before it entered
@@ -214,6 +214,14 @@ static void test_determinism(MPI_Comm comm)
         CHECK_RC(MPI_Allreduce(x, a, count, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
         CHECK_RC(MPI_Allreduce(x, b, count, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
         CHECK(!memcmp(a, b, sizeof(double) * (size_t)count));
+        /* the nonblocking form (a schedule even where the blocking one is not) agrees */
+        MPI_Request req;
+        CHECK_RC(MPI_Iallreduce(x, b, count, MPI_DOUBLE, MPI_SUM, comm, &req), MPI_SUCCESS);
+        CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        CHECK(!memcmp(a, b, sizeof(double) * (size_t)count));
+        memcpy(b, x, sizeof(double) * (size_t)count);
+        CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, b, count, MPI_DOUBLE, MPI_SUM, comm), 0);
+        CHECK(!memcmp(a, b, sizeof(double) * (size_t)count));
         if (me != 0) {
             CHECK_RC(MPI_Send(a, count, MPI_DOUBLE, 0, 5, comm), MPI_SUCCESS);
         } else {
@@ -230,6 +238,11 @@ static void test_determinism(MPI_Comm comm)
         /* Reduce agrees with itself run to run too */
         CHECK_RC(MPI_Reduce(x, b, count, MPI_DOUBLE, MPI_SUM, n - 1, comm), MPI_SUCCESS);
         CHECK_RC(MPI_Reduce(x, o, count, MPI_DOUBLE, MPI_SUM, n - 1, comm), MPI_SUCCESS);
+        if (me == n - 1)
+            CHECK(!memcmp(b, o, sizeof(double) * (size_t)count));
+        MPI_Request req2;
+        CHECK_RC(MPI_Ireduce(x, o, count, MPI_DOUBLE, MPI_SUM, n - 1, comm, &req2), 0);
+        CHECK_RC(MPI_Wait(&req2, MPI_STATUS_IGNORE), MPI_SUCCESS);
         if (me == n - 1)
             CHECK(!memcmp(b, o, sizeof(double) * (size_t)count));
         free(x);

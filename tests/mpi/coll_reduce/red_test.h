@@ -59,12 +59,13 @@ typedef struct tcase {
     int per;            /* basic values per element of dt */
     MPI_Op op;
     int big;            /* also run with large counts */
+    size_t off;         /* bytes of data before an element's origin (negative true lb) */
 } tcase_t;
 
-enum { MAXCASES = 10 };
+enum { MAXCASES = 12 };
 static tcase_t cases[MAXCASES];
 static int NCASES;
-static MPI_Datatype t_vec, t_resized, t_pair2u;
+static MPI_Datatype t_vec, t_resized, t_pair2u, t_shifted;
 static MPI_Op op_affine, op_usum;
 
 static inline void cases_init(void)
@@ -75,24 +76,38 @@ static inline void cases_init(void)
     MPI_Type_commit(&t_resized);
     MPI_Type_contiguous(2, MPI_UNSIGNED, &t_pair2u);
     MPI_Type_commit(&t_pair2u);
+    /* one int 4 bytes before the origin, extent 8: true lb -4 */
+    MPI_Datatype h;
+    int one = 1;
+    MPI_Aint at = -4;
+    MPI_Type_create_hindexed(1, &one, &at, MPI_INT, &h);
+    MPI_Type_create_resized(h, -4, 8, &t_shifted);
+    MPI_Type_commit(&t_shifted);
+    MPI_Type_free(&h);
     MPI_Op_create(affine, 0, &op_affine);
     MPI_Op_create(usum, 1, &op_usum);
     tcase_t c[] = {
-        { "int sum", MPI_INT, MPI_INT, 1, MPI_SUM, 1 },
-        { "int max", MPI_INT, MPI_INT, 1, MPI_MAX, 0 },
-        { "double sum", MPI_DOUBLE, MPI_DOUBLE, 1, MPI_SUM, 1 },
-        { "double min", MPI_DOUBLE, MPI_DOUBLE, 1, MPI_MIN, 0 },
-        { "double_int minloc", MPI_DOUBLE_INT, MPI_DOUBLE_INT, 1, MPI_MINLOC, 0 },
-        { "2int maxloc", MPI_2INT, MPI_2INT, 1, MPI_MAXLOC, 0 },
-        { "affine (non-commutative user op)", t_pair2u, MPI_UNSIGNED, 2, op_affine, 1 },
-        { "usum (commutative user op)", MPI_UNSIGNED, MPI_UNSIGNED, 1, op_usum, 0 },
+        { "int sum", MPI_INT, MPI_INT, 1, MPI_SUM, 1, 0 },
+        { "int max", MPI_INT, MPI_INT, 1, MPI_MAX, 0, 0 },
+        { "double sum", MPI_DOUBLE, MPI_DOUBLE, 1, MPI_SUM, 1, 0 },
+        { "double min", MPI_DOUBLE, MPI_DOUBLE, 1, MPI_MIN, 0, 0 },
+        { "double_int minloc", MPI_DOUBLE_INT, MPI_DOUBLE_INT, 1, MPI_MINLOC, 0, 0 },
+        { "2int maxloc", MPI_2INT, MPI_2INT, 1, MPI_MAXLOC, 0, 0 },
+        { "affine (non-commutative user op)", t_pair2u, MPI_UNSIGNED, 2, op_affine, 1, 0 },
+        { "usum (commutative user op)", MPI_UNSIGNED, MPI_UNSIGNED, 1, op_usum, 0, 0 },
 #ifdef METAMPI /* predefined ops on derived types of one basic type (MPICH refuses them) */
-        { "vector sum", t_vec, MPI_INT, 2, MPI_SUM, 1 },
-        { "resized bxor", t_resized, MPI_INT, 1, MPI_BXOR, 0 },
+        { "vector sum", t_vec, MPI_INT, 2, MPI_SUM, 1, 0 },
+        { "resized bxor", t_resized, MPI_INT, 1, MPI_BXOR, 0, 0 },
+        { "negative lb min", t_shifted, MPI_INT, 1, MPI_MIN, 1, 0 },
 #endif
     };
     NCASES = (int)(sizeof c / sizeof c[0]);
     memcpy(cases, c, sizeof c);
+    for (int i = 0; i < NCASES; i++) {
+        MPI_Aint tlb, text;
+        MPI_Type_get_true_extent(cases[i].dt, &tlb, &text);
+        cases[i].off = tlb < 0 ? (size_t)-tlb : 0;
+    }
 }
 
 static inline void cases_free(void)
@@ -100,6 +115,7 @@ static inline void cases_free(void)
     MPI_Type_free(&t_vec);
     MPI_Type_free(&t_resized);
     MPI_Type_free(&t_pair2u);
+    MPI_Type_free(&t_shifted);
     MPI_Op_free(&op_affine);
     MPI_Op_free(&op_usum);
 }
@@ -111,19 +127,52 @@ static inline size_t extent_of(MPI_Datatype t)
     return (size_t)ext;
 }
 
-/* Bytes of an allocation for count elements (at least 1). */
+/* Bytes from an array's origin to the end of its allocation (at least 16). */
 static inline size_t span(const tcase_t *c, size_t count)
 {
     return count * extent_of(c->dt) + 16;
 }
 
+/* Buffers are addressed by their origin; c->off bytes before it belong to them too. */
 static inline void *alloc_buf(const tcase_t *c, size_t count)
 {
-    size_t n = span(c, count);
-    void *p = malloc(n);
+    size_t n = span(c, count) + c->off;
+    char *p = malloc(n);
     CHECK(p);
     memset(p, SENTINEL, n);
-    return p;
+    return p + c->off;
+}
+
+static inline void free_buf(const tcase_t *c, void *p)
+{
+    if (p)
+        free((char *)p - c->off);
+}
+
+static inline void clear_buf(const tcase_t *c, void *p, size_t count)
+{
+    memset((char *)p - c->off, SENTINEL, span(c, count) + c->off);
+}
+
+static inline void copy_buf(const tcase_t *c, void *dst, const void *src, size_t count)
+{
+    memcpy((char *)dst - c->off, (const char *)src - c->off, span(c, count) + c->off);
+}
+
+/* Elements [0, count) of a equal elements [at, at + count) of b, holes included. */
+static inline int same_at(const tcase_t *c, const void *a, const void *b, size_t at,
+                          size_t count)
+{
+    size_t ext = extent_of(c->dt);
+    return !memcmp((const char *)a - c->off, (const char *)b + at * ext - c->off,
+                   count * ext);
+}
+
+/* Whole buffers (of count elements) are equal, margins included. */
+static inline int same(const tcase_t *c, const void *a, const void *b, size_t count)
+{
+    return !memcmp((const char *)a - c->off, (const char *)b - c->off,
+                   span(c, count) + c->off);
 }
 
 static inline uint32_t mix(uint32_t x)
@@ -178,19 +227,18 @@ static inline void fill(const tcase_t *c, void *buf, size_t count, int r, int sa
  * of ref keep the sentinel. lo == hi: ref is left all sentinel. */
 static inline void fold(const tcase_t *c, void *ref, size_t count, int lo, int hi, int salt)
 {
-    size_t n = span(c, count);
-    memset(ref, SENTINEL, n);
+    clear_buf(c, ref, count);
     if (lo >= hi || count == 0)
         return;
     fill(c, ref, count, lo, salt);
     void *x = alloc_buf(c, count);
     for (int r = lo + 1; r < hi; r++) {
-        memset(x, SENTINEL, n);
+        clear_buf(c, x, count);
         fill(c, x, count, r, salt);
         CHECK_RC(MPI_Reduce_local(ref, x, (int)count, c->dt, c->op), MPI_SUCCESS);
-        memcpy(ref, x, n);
+        copy_buf(c, ref, x, count);
     }
-    free(x);
+    free_buf(c, x);
 }
 
 #endif

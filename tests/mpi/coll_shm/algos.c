@@ -555,11 +555,12 @@ static double mono(void)
 
 /* One member arrives LATE_MS after the others, who by then sleep in the progress engine
  * (they spin for 2 ms at most): its flag stores must wake them at once, not when their
- * poll() times out (250 ms after they fell asleep) — nor when a later message of the late
- * member's rings them, which is why it keeps quiet for QUIET_MS afterwards. q_of builds the operation; `late` is the
+ * poll() times out (250 ms after they fell asleep, i.e. some 230 ms after the late member
+ * came) — nor when a later message of the late member's rings them, which is why it keeps
+ * quiet for QUIET_MS afterwards. WAKE_MS leaves room for a loaded machine's scheduling. q_of builds the operation; `late` is the
  * member that comes late; `k` operations are started back to back (k > slots makes a writer
  * wait for a late reader's acks) and the last one is timed. */
-enum { LATE_MS = 50, QUIET_MS = 150, WAKE_MS = 80 };
+enum { LATE_MS = 20, QUIET_MS = 300, WAKE_MS = 150 };
 
 static void late_member(team_t *t, const char *what, int late, int k,
                         void (*q_of)(job_op_t *q, int i, int me, void *arg), void *arg)
