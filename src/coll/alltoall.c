@@ -168,13 +168,13 @@ int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, 
     side_t rd = { .kind = SIDE_UNIFORM, .base = rbuf, .dt = rtype, .count = rcount };
     side_t sd = { .kind = SIDE_UNIFORM, .base = (char *)(uintptr_t)sbuf, .dt = stype,
                   .count = scount };
-    if (bb == 0) /* the same at every member: all blocks have one signature */
-        return MPI_SUCCESS;
-    int algo = pick(n, bb);
-    if (comm_is_inter(c)) {
+    if (comm_is_inter(c)) { /* each direction has its own block size, either may be 0 */
         exchange(s, c, &sd, &rd, LINEAR);
         return MPI_SUCCESS;
     }
+    if (bb == 0) /* the same at every member: all blocks have one signature */
+        return MPI_SUCCESS;
+    int algo = pick(n, bb);
     if (sbuf == COLL_IN_PLACE) {
         if (algo == BRUCK) /* it copies the send blocks first anyway */
             sd = rd;
