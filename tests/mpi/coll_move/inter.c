@@ -6,6 +6,8 @@
 
 static MPI_Comm inter;
 static int grp, lrank, lsize, rsize;
+/* group 0 sends nothing (Allgather, Alltoall), only group 1 does */
+static int oneway;
 
 /* a process's identity across both groups */
 static int gid(int group, int rank)
@@ -146,11 +148,13 @@ static void gatherv_scatterv(int g, int r, long scale, int iter)
     free(sb), free(rb), free(counts), free(displs);
 }
 
-/* each group's block size its own (group 1 sends k1 = 2 * k0 + 1 unless k0 is 0) */
+/* each group's block size its own (group 1 sends k1 = 2 * k0 + 1 unless k0 is 0, group 0
+ * k0, or nothing when oneway) */
 static void allgather(long k0, int iter)
 {
     int nb = iter & 1, me = gid(grp, lrank);
-    long ks = grp ? (k0 ? 2 * k0 + 1 : 0) : k0, kr = grp ? k0 : (k0 ? 2 * k0 + 1 : 0);
+    long k1 = k0 ? 2 * k0 + 1 : 0, kg0 = oneway ? 0 : k0;
+    long ks = grp ? k1 : kg0, kr = grp ? kg0 : k1;
     const layout_t *ls = &L[(lrank + iter) % NLAYOUTS], *lr = &L[(lrank + iter + 1) % NLAYOUTS];
     int *sb = lalloc(ls, ks), *rb = lalloc(lr, kr * rsize);
     for (long i = 0; i < ks; i++)
@@ -195,7 +199,8 @@ static void allgather(long k0, int iter)
 static void alltoall(long k0, int iter)
 {
     int nb = iter & 1, me = gid(grp, lrank);
-    long ks = grp ? (k0 ? 2 * k0 + 1 : 0) : k0, kr = grp ? k0 : (k0 ? 2 * k0 + 1 : 0);
+    long k1 = k0 ? 2 * k0 + 1 : 0, kg0 = oneway ? 0 : k0;
+    long ks = grp ? k1 : kg0, kr = grp ? kg0 : k1;
     const layout_t *ls = &L[(lrank + iter) % NLAYOUTS], *lr = &L[(lrank + iter + 1) % NLAYOUTS];
     int *sb = lalloc(ls, ks * rsize), *rb = lalloc(lr, kr * rsize);
     for (int q = 0; q < rsize; q++)
@@ -302,10 +307,12 @@ static void run(int left)
                 gatherv_scatterv(g, r, sizes[k], iter++);
             }
     for (unsigned k = 0; k < sizeof sizes / sizeof *sizes; k++)
-        for (int q = 0; q < 2; q++) {
+        for (int q = 0; q < 3; q++) {
+            oneway = q == 2;
             allgather(sizes[k], iter++);
             alltoall(sizes[k], iter++);
         }
+    oneway = 0;
     in_place_refused();
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
