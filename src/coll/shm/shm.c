@@ -10,7 +10,7 @@
  * operation built before the outcome is known waits for it in its callback, and if the setup
  * failed it inserts a point-to-point algorithm there instead (fallback.c).
  *
- * Tunables (coll/tune.h; README). Defaults measured on 2 cores (docs/performance.md): with
+ * Tunables (coll/tune.h; README). Defaults measured on 2 cores (OSU method): with
  * two members point-to-point moves large data with one copy (cross-memory attach) where the
  * area needs two, so teams of two hand large broadcasts and allreduces back; a reduce with
  * two members is never split (one member combining everything copies least).
