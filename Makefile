@@ -6,7 +6,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan install demo bench clean
+.PHONY: all build test test-asan install demo bench bench-coll clean
 
 all: build
 
@@ -38,6 +38,9 @@ demo: build
 
 bench: build
 	cmake --build $(BUILD) --target bench
+
+bench-coll: build
+	cmake --build $(BUILD) --target bench-coll
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """metampi benchmarks against Open MPI and MPICH, measured in the same run.
 
-Builds bench/startup/init_finalize.c, bench/p2p/latency.c, bench/p2p/bandwidth.c and
-bench/p2p/noncontig.c with each MPI's own compiler wrapper, runs them with each MPI's own
-launcher and writes docs/performance.md (tables, ratios, the issues' targets met / not met)
-plus PNG plots in docs/perf/.
+Builds bench/startup/init_finalize.c, bench/p2p/latency.c, bench/p2p/bandwidth.c,
+bench/p2p/noncontig.c and bench/coll/coll_latency.c (once per collective) with each MPI's own
+compiler wrapper, runs them with each MPI's own launcher and writes docs/performance.md
+(tables, ratios, the issues' targets met / not met) plus PNG plots in docs/perf/. With
+--only coll, runs the collectives alone and replaces only their part of docs/performance.md.
 
 The machine is noisy, so the MPIs take turns within every round (A B C, B C A, ...: a slow
 phase hits all of them alike) and medians over the rounds are reported. Timings never fail
@@ -30,6 +31,27 @@ SOURCES = {"init_finalize": "startup/init_finalize.c",
            "bandwidth": "p2p/bandwidth.c",
            "noncontig": "p2p/noncontig.c"}
 P2P = ("latency", "bandwidth")
+# coll_latency is built once per collective (-DONLY_BCAST, ...), so that an MPI lacking one
+# collective still has the others, and a collective that crashes or hangs costs only its own
+# results. Program name: "coll_<collective>".
+COLLS = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall")
+COLL_TITLES = {"barrier": "MPI_Barrier", "bcast": "MPI_Bcast", "reduce": "MPI_Reduce",
+               "allreduce": "MPI_Allreduce", "allgather": "MPI_Allgather",
+               "alltoall": "MPI_Alltoall"}
+for _c in COLLS:
+    SOURCES["coll_" + _c] = "coll/coll_latency.c"
+FLAGS = {"coll_" + c: ["-DONLY_" + c.upper()] for c in COLLS}
+COLL_MAX_BYTES = 1 << 20
+# Rank counts of the collective runs: 2 is one rank per core (pinned like point to point),
+# 4 oversubscribes the 2 cores of the reference machine (no binding). Target per rank count:
+# metampi's latency / the better peer's, at most this at every collective and size.
+COLL_NP = (2, 4)
+COLL_LIMIT = {2: 1.0, 4: 1.5}
+# The collective part of docs/performance.md lies between these lines, so that --only coll
+# can replace it; its rows in the targets table start with COLL_TARGET_PREFIX.
+COLL_BEGIN = "<!-- collectives: begin (bench/run_benchmarks.py --only coll rewrites this part) -->"
+COLL_END = "<!-- collectives: end -->"
+COLL_TARGET_PREFIX = "Collective latency"
 # noncontig runs: (label, arguments after max_bytes/scale): strided vectors of 1 and 4 MiB,
 # and the faces of a 256^3 array of doubles (512 KiB each)
 NC_RUNS = [("vector 1 MiB", [str(1 << 20)]), ("vector 4 MiB", [str(4 << 20)]),
@@ -45,10 +67,11 @@ SLOWDOWN_LIMIT = 1.2
 
 
 class Mpi:
-    def __init__(self, name, slug, cc, launcher, startup_opts, bind_opts):
+    def __init__(self, name, slug, cc, launcher, startup_opts, bind_opts, oversub_opts):
         self.name, self.slug, self.cc, self.launcher = name, slug, cc, launcher
         self.startup_opts = startup_opts   # for mpirun -n 1..8 init_finalize
-        self.bind_opts = bind_opts         # for the 2-rank point-to-point programs
+        self.bind_opts = bind_opts         # for the 2-rank programs: one rank per core
+        self.oversub_opts = oversub_opts   # for more ranks than cores: no binding
         self.programs = {}                 # program -> executable, for those that built
         self.unavailable = {}              # program -> why it did not build
         self.failed = {}                   # program -> why a run failed
@@ -64,22 +87,36 @@ class Mpi:
         return (self.launcher + self.bind_opts +
                 ["-n", "2", self.programs["noncontig"], extra[0], str(scale)] + extra[1:])
 
+    def coll_opts(self, np):
+        return self.bind_opts if np <= 2 else self.oversub_opts
 
-def metampi_bind_opts(mpirun):
-    """--bind-to core only if this metampi's mpirun knows the option (it binds by default)."""
+    def coll_command(self, coll, np, max_bytes, scale):
+        return (self.launcher + self.coll_opts(np) +
+                ["-n", str(np), self.programs["coll_" + coll], str(max_bytes), str(scale)])
+
+
+def metampi_launch_opts(mpirun):
+    """(one rank per core, oversubscribed): --bind-to core / none only if this metampi's
+    mpirun knows the option (it binds to cores by default when there are enough of them,
+    and not at all when there are more ranks than cores)."""
     _, out, err, _ = run([mpirun, "--help"], timeout=30)
-    return ["--bind-to", "core"] if "--bind-to" in out + err else []
+    if "--bind-to" not in out + err:
+        return [], []
+    return ["--bind-to", "core"], ["--bind-to", "none"]
 
 
 def mpis_under_test(build):
     mpirun = os.path.join(build, "bin", "mpirun")
     return [
         Mpi("metampi", "metampi", [os.path.join(build, "bin", "mpicc")], [mpirun],
-            [], metampi_bind_opts(mpirun)),
-        # More ranks than cores is the point of np=8 on small machines.
+            [], *metampi_launch_opts(mpirun)),
+        # More ranks than cores is the point of np=8 on small machines. With
+        # --oversubscribe, Open MPI also yields the core while it waits.
         Mpi("Open MPI", "openmpi", ["mpicc.openmpi"], ["mpirun.openmpi"],
-            ["--oversubscribe"], ["--bind-to", "core"]),
-        Mpi("MPICH", "mpich", ["mpicc.mpich"], ["mpirun.mpich"], [], ["-bind-to", "core"]),
+            ["--oversubscribe"], ["--bind-to", "core"], ["--oversubscribe", "--bind-to", "none"]),
+        # Hydra starts any number of ranks; it has no option to make them yield.
+        Mpi("MPICH", "mpich", ["mpicc.mpich"], ["mpirun.mpich"], [], ["-bind-to", "core"],
+            ["-bind-to", "none"]),
     ]
 
 
@@ -120,19 +157,20 @@ def kill_group(p):
 
 def first_error_line(text):
     lines = [l.strip() for l in text.splitlines() if l.strip()]
-    errors = [l for l in lines if re.search(r"error|abort|corrupt|wrong|timed out|killed|"
+    errors = [l for l in lines if re.search(r"error|undefined reference|abort|corrupt|wrong|timed out|killed|"
                                             r"signal|fail", l, re.I)]
     line = (errors or lines or ["(no message)"])[0]
     return line.replace(HERE + os.sep, "bench" + os.sep)[:240]
 
 
-def build_programs(mpis, work):
+def build_programs(mpis, work, names):
     for mpi in mpis:
         outdir = os.path.join(work, mpi.slug)
         os.makedirs(outdir, exist_ok=True)
-        for name, src in SOURCES.items():
+        for name in names:
             exe = os.path.join(outdir, name)
-            status, _, err, _ = run(mpi.cc + ["-O2", os.path.join(HERE, src), "-o", exe],
+            status, _, err, _ = run(mpi.cc + ["-O2"] + FLAGS.get(name, []) +
+                                    [os.path.join(HERE, SOURCES[name]), "-o", exe],
                                     timeout=120)
             if status == 0:
                 mpi.programs[name] = exe
@@ -172,6 +210,16 @@ def wait_for_idle(max_wait, threshold=0.10):
         time.sleep(1)
         busy = cpu_busy()
     return busy
+
+
+def note_load(args, busy_list):
+    """Before a run: waits (within what is left of --wait-idle) for other work on the machine
+    to drop, and records the load seen in busy_list."""
+    waited = time.perf_counter()
+    busy = wait_for_idle(args.idle_budget)
+    args.idle_budget = max(0.0, args.idle_budget - (time.perf_counter() - waited))
+    if busy is not None:
+        busy_list.append(busy)
 
 
 def median_or_none(values):
@@ -220,7 +268,8 @@ def parse_p2p(out):
 
 
 class P2pResult:
-    """Per program and MPI: the samples per size, and since which size it failed (if it did)."""
+    """Per program (or collective and rank count) and MPI: the samples per size, and since
+    which size it failed (if it did)."""
 
     def __init__(self):
         self.samples = {}      # bytes -> [value per round]
@@ -242,8 +291,6 @@ def measure_p2p(mpis, args):
     """{program: {mpi slug: P2pResult}}; rounds interleave the MPIs, rotating who goes first."""
     sizes = expected_sizes(args.max_bytes)
     results = {p: {m.slug: P2pResult() for m in mpis} for p in P2P}
-    args.busy = []                      # other load seen just before each run
-    args.idle_budget = args.wait_idle   # seconds left to wait for it, over the whole run
     for rnd in range(args.rounds):
         for program in P2P:
             for mpi in rotated(mpis, rnd):
@@ -255,11 +302,7 @@ def measure_p2p(mpis, args):
 
 def run_p2p_once(mpi, program, result, sizes, args):
     cmd = mpi.p2p_command(program, args.max_bytes, args.scale)
-    waited = time.perf_counter()
-    busy = wait_for_idle(args.idle_budget)
-    args.idle_budget = max(0.0, args.idle_budget - (time.perf_counter() - waited))
-    if busy is not None:
-        args.busy.append(busy)
+    note_load(args, args.busy)
     status, out, err, seconds = run(cmd, args.timeout)
     values = parse_p2p(out)
     complete = status == 0 and all(b in values for b in sizes)
@@ -299,11 +342,7 @@ def measure_noncontig(mpis, args):
                 r = results[label][mpi.slug]
                 if "noncontig" not in mpi.programs or r.failed:
                     continue
-                waited = time.perf_counter()
-                busy = wait_for_idle(args.idle_budget)
-                args.idle_budget = max(0.0, args.idle_budget - (time.perf_counter() - waited))
-                if busy is not None:
-                    args.busy.append(busy)
+                note_load(args, args.busy)
                 status, out, err, seconds = run(mpi.noncontig_command(extra, args.scale),
                                                 args.timeout)
                 values = parse_noncontig(out)
@@ -367,6 +406,126 @@ def nc_targets(nc):
          verdict(versus, 1.0, lambda w: f"{w[1]}: metampi {describe_slowdown(1 / w[0])} the "
                                         "better peer")),
     ]
+
+
+# --- collectives -------------------------------------------------------------------------
+
+def coll_sizes(coll, max_bytes):
+    """The sizes coll_latency reports: 0 for barrier, else 4 B, 16 B, ... max_bytes."""
+    if coll == "barrier":
+        return [0]
+    sizes, b = [], 4
+    while b <= max_bytes:
+        sizes.append(b)
+        b *= 4
+    return sizes
+
+
+def parse_coll(out, coll):
+    """{bytes: average latency in µs over the ranks} from coll_latency's lines for coll."""
+    return {int(m.group(1)): float(m.group(2))
+            for m in re.finditer(rf"^{coll} (\d+) \d+ ([\d.]+) [\d.]+ [\d.]+$", out, re.M)}
+
+
+def coll_key(coll, np):
+    """What a failed collective run is filed under in Mpi.failed."""
+    return f"coll_{coll} -n {np}"
+
+
+def measure_coll(mpis, args):
+    """{np: {collective: {mpi slug: P2pResult}}}; every round runs each collective with each
+    rank count for every MPI, the MPIs taking turns as for point to point."""
+    results = {np: {c: {m.slug: P2pResult() for m in mpis} for c in COLLS} for np in COLL_NP}
+    for rnd in range(args.coll_rounds):
+        began = time.perf_counter()
+        for np in COLL_NP:
+            for coll in COLLS:
+                for mpi in rotated(mpis, rnd):
+                    r = results[np][coll][mpi.slug]
+                    if "coll_" + coll in mpi.programs and r.failed_from is None:
+                        run_coll_once(mpi, coll, np, r, args)
+        print(f"  collectives round {rnd + 1}/{args.coll_rounds} done "
+              f"({time.perf_counter() - began:.0f} s)", flush=True)
+    return results
+
+
+def run_coll_once(mpi, coll, np, result, args):
+    sizes = coll_sizes(coll, args.coll_max_bytes)
+    note_load(args, args.coll_busy)
+    status, out, err, seconds = run(mpi.coll_command(coll, np, args.coll_max_bytes, args.scale),
+                                    args.coll_timeout)
+    values = parse_coll(out, coll)
+    complete = status == 0 and all(b in values for b in sizes)
+    result.add_run(values, complete, sizes)
+    if not complete:
+        mpi.failed[coll_key(coll, np)] = (
+            f"failed from {human_bytes(result.failed_from)} on (exit status {status}): "
+            f"{first_error_line(err + out)}")
+    print(f"    {coll:9} -n {np} {mpi.name:8} {seconds:6.1f} s "
+          f"{'ok' if complete else 'FAILED: ' + mpi.failed[coll_key(coll, np)]}", flush=True)
+
+
+def coll_ratio(coll_results, np, coll, b):
+    """(metampi / better peer, metampi's latency, the better peer's), None where missing."""
+    row = coll_results[np][coll]
+    mine = row["metampi"].median(b)
+    best = best_peer({slug: r.median(b) for slug, r in row.items()}, False)
+    return (mine / best if mine is not None and best else None), mine, best
+
+
+def coll_target_name(np):
+    if np <= 2:
+        return (f"{COLL_TARGET_PREFIX}, {np} ranks (one per core): at or below the better of "
+                "Open MPI and MPICH for every collective and size")
+    return (f"{COLL_TARGET_PREFIX}, {np} ranks on 2 cores (oversubscribed): no collective more "
+            f"than {COLL_LIMIT[np]}× slower than the better peer")
+
+
+def coll_target(coll_results, mpis, np, max_bytes):
+    """(verdict, worst) for one rank count: met iff metampi has every (collective, size) and
+    none is above the limit; not evaluated while metampi's results are missing (not built)
+    and none of what it has is over the limit or failed."""
+    metampi = next(m for m in mpis if m.slug == "metampi")
+    limit = COLL_LIMIT[np]
+    rows, over, missing, failed, no_peer = 0, [], [], [], []
+    for coll in COLLS:
+        r = coll_results[np][coll]["metampi"]
+        if r.failed_from is not None:
+            failed.append(f"{coll} failed from {human_bytes(r.failed_from)}")
+        elif "coll_" + coll in metampi.unavailable:
+            missing.append(coll)
+        for b in coll_sizes(coll, max_bytes):
+            ratio_, mine, best = coll_ratio(coll_results, np, coll, b)
+            if ratio_ is None:
+                if mine is not None:
+                    no_peer.append(f"{coll} {human_bytes(b)}")
+                continue
+            rows += 1
+            if ratio_ > limit:
+                over.append((ratio_, coll, b))
+    ok = rows - len(over)
+    parts = [f"{ok} of {rows} (collective, size) met"] if rows else ["no metampi results"]
+    worst = max(over) if over else None
+    if worst:
+        parts.append(f"worst {worst[1]} at {human_bytes(worst[2])}: metampi "
+                     f"{describe_slowdown(worst[0])} the better peer")
+    if missing:
+        parts.append("metampi " + ", ".join(missing) + " not available")
+    parts += failed
+    if no_peer:
+        parts.append("no peer result at " + ", ".join(no_peer))
+    if over or failed:
+        verdict = "not met"
+    elif missing or not rows:
+        verdict = "not evaluated"
+    else:
+        verdict = "met"
+    return verdict, "; ".join(parts)
+
+
+def coll_targets(coll_results, mpis, max_bytes):
+    return [(coll_target_name(np), coll_target(coll_results, mpis, np, max_bytes))
+            for np in COLL_NP]
 
 
 # --- ratios and targets -------------------------------------------------------------------
@@ -486,6 +645,10 @@ def package_version(pkg):
     return first_line(["dpkg-query", "-W", "-f=${Version}", pkg])
 
 
+def source_commit():
+    return first_line(["git", "-C", HERE, "describe", "--always", "--dirty"])
+
+
 def machine_description(build):
     cpu = "unknown"
     try:
@@ -494,7 +657,7 @@ def machine_description(build):
             cpu = m.group(1).strip() if m else cpu
     except OSError:
         pass
-    commit = first_line(["git", "-C", HERE, "describe", "--always", "--dirty"])
+    commit = source_commit()
     mpicc = os.path.join(build, "bin", "mpicc")
     return [
         ("Date", datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")),
@@ -513,12 +676,18 @@ def machine_description(build):
 
 # --- plots --------------------------------------------------------------------------------
 
-def plot(startup, results, mpis, perfdir, nc=None):
+def pyplot():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
 
+
+def plot(startup, results, mpis, perfdir, nc=None, coll=None):
+    plt = pyplot()
     os.makedirs(perfdir, exist_ok=True)
+    if coll is not None:
+        plot_colls(plt, coll, mpis, perfdir)
     plot_startup(plt, startup, mpis, os.path.join(perfdir, "startup.png"))
     plot_p2p(plt, results, mpis, "latency", "one-way latency, median (µs)",
              "Ping-pong latency, 2 ranks pinned to 2 cores (lower is better)",
@@ -528,6 +697,52 @@ def plot(startup, results, mpis, perfdir, nc=None):
              os.path.join(perfdir, "bandwidth.png"))
     if nc is not None:
         plot_noncontig(plt, nc, mpis, os.path.join(perfdir, "noncontig.png"))
+
+
+def coll_plot_name(np):
+    return f"coll_{np}ranks.png"
+
+
+def plot_colls(plt, coll, mpis, perfdir):
+    """One figure per rank count: a panel per collective, latency by size on log-log axes
+    (Barrier, which has no size, as bars)."""
+    for np in COLL_NP:
+        fig, axes = plt.subplots(2, 3, figsize=(16, 9))
+        for ax, c in zip(axes.flat, COLLS):
+            if c == "barrier":
+                vals = [coll[np][c][m.slug].median(0) for m in mpis]
+                ax.bar([m.name for m in mpis], [v or 0 for v in vals],
+                       color=[STYLES[m.slug][0] for m in mpis])
+                for x, v in enumerate(vals):
+                    ax.annotate("n/a" if v is None else f"{v:.2f}", (x, v or 0),
+                                ha="center", va="bottom")
+                ax.set(ylabel="latency, median (µs)", title=COLL_TITLES[c])
+                ax.grid(True, axis="y", alpha=0.3)
+                continue
+            sizes = []
+            for m in mpis:
+                pts = [(b, coll[np][c][m.slug].median(b)) for b in sorted(coll[np][c][m.slug].samples)]
+                pts = [(b, v) for b, v in pts if v is not None]
+                if pts:
+                    color, marker = STYLES[m.slug]
+                    ax.plot(*zip(*pts), marker=marker, color=color, label=m.name)
+                    sizes = sorted(set(sizes) | {b for b, _ in pts})
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            if sizes:
+                ax.set_xticks(sizes)
+                ax.set_xticklabels([human_bytes(b).replace(" ", "\n") for b in sizes])
+            ax.set(xlabel="bytes per rank" if c in ("allgather", "alltoall") else "message size",
+                   ylabel="latency, median (µs)", title=COLL_TITLES[c])
+            ax.grid(True, which="both", alpha=0.3)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend()
+        fig.suptitle(f"Collective latency, {np} ranks "
+                     f"{'one per core' if np <= 2 else 'on 2 cores (oversubscribed)'}"
+                     " (lower is better)")
+        fig.tight_layout()
+        fig.savefig(os.path.join(perfdir, coll_plot_name(np)), dpi=110)
+        plt.close(fig)
 
 
 def plot_noncontig(plt, nc, mpis, path):
@@ -629,15 +844,140 @@ def display_value(program, b, value):
 
 # --- the document -------------------------------------------------------------------------
 
-def markdown(startup, results, mpis, machine, args, verdicts, elapsed, nc=None):
+def markdown(startup, results, mpis, machine, args, verdicts, elapsed, nc=None, coll=None):
     lines = header(machine, mpis, args, elapsed)
     lines += targets_section(verdicts)
     lines += p2p_section(results, mpis, "latency", args)
     lines += p2p_section(results, mpis, "bandwidth", args)
     if nc is not None:
         lines += noncontig_section(nc, mpis)
+    if coll is not None:
+        lines += coll_section(coll, mpis, args)
     lines += startup_section(startup, mpis, args)
     return "\n".join(lines) + "\n"
+
+
+def coll_launch(m, np):
+    cmd = [os.path.basename(m.launcher[0])] + m.launcher[1:] + m.coll_opts(np) + ["-n", str(np)]
+    return f"`{' '.join(cmd)} ./coll_latency`"
+
+
+def coll_section(coll, mpis, args):
+    """The collective part of the document, between COLL_BEGIN and COLL_END. It says when and
+    how it was measured itself, since --only coll replaces it alone."""
+    busy = args.coll_busy
+    load = ("not measured" if not busy else
+            f"median {statistics.median(busy):.0%}, worst {max(busy):.0%} of the CPUs" +
+            (" — **the machine was busy: these numbers are not reliable**"
+             if max(busy) > 0.10 else ""))
+    quick = (" **Development run** (reduced settings): not for publication."
+             if args.scale < 1 or args.coll_rounds < 3 else "")
+    lines = [COLL_BEGIN, "## Collective latency", "",
+             "`bench/coll/coll_latency.c`, OSU method (osu_barrier, osu_bcast, osu_reduce, "
+             "osu_allreduce, osu_allgather, osu_alltoall) on MPI_COMM_WORLD, root 0: "
+             "MPI_Bcast of N `MPI_CHAR`; MPI_Reduce and MPI_Allreduce of N/4 `MPI_FLOAT` with "
+             "`MPI_SUM`; MPI_Allgather and MPI_Alltoall of N `MPI_CHAR` per rank (so N × ranks "
+             "bytes in each receive buffer); N = 4 B, 16 B, ... 1 MiB. Each rank times every "
+             "call alone and waits in a barrier after it (MPI_Barrier: a loop of back-to-back "
+             "calls is timed); the latency is the mean time per call, averaged over the ranks. "
+             "Iterations are set per size so that every size takes about 0.1 s of calls "
+             "(at least 10), after a warm-up. The barrier between calls, the iteration count "
+             "and the timings travel by point-to-point messages, so the harness does not use "
+             "the collectives it measures. Every size's result is checked exactly once "
+             "before it is timed (the barrier: no rank leaves it before the last enters); a "
+             "wrong result fails the run.", "",
+             f"- Measured {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}"
+             f", commit {source_commit()}: **{args.coll_rounds} rounds**, the MPIs taking turns "
+             f"within each, **median over the rounds**; {args.coll_elapsed / 60:.1f} minutes; "
+             f"{args.coll_timeout} s timeout per run; other load just before each run: "
+             f"{load}.{quick}",
+             "- Each collective is a program of its own (`-DONLY_BCAST` ...), so one that an "
+             "MPI lacks is *not available* on its own, and one that crashes, hangs or gives a "
+             "wrong result is *failed* from that size on without taking the others along.",
+             "- Open MPI's `--oversubscribe` makes its ranks yield the core while they wait; "
+             "MPICH (ch4) has no such switch and polls, which is why it is far slower when "
+             "oversubscribed.", "",
+             "| MPI | 2 ranks, one per core | 4 ranks on 2 cores |", "|---|---|---|"]
+    lines += [f"| {m.name} | {coll_launch(m, 2)} | {coll_launch(m, 4)} |" for m in mpis]
+    lines += ["", "| Target | Status | Details |", "|---|---|---|"]
+    lines += [f"| {name} | **{verdict}** | {worst} |"
+              for name, (verdict, worst) in coll_targets(coll, mpis, args.coll_max_bytes)]
+    lines += ["", "**Latency in µs, lower is better. Ratio = metampi / better peer (the lower of "
+              "Open MPI and MPICH): below 1 means metampi is faster.** \"target\": the ratio "
+              f"is at most {COLL_LIMIT[2]} with 2 ranks, {COLL_LIMIT[4]} with 4.", ""]
+    for c in COLLS:
+        lines += coll_table(coll, mpis, c, args.coll_max_bytes)
+    lines += [f"![collective latency, {np} ranks](perf/{coll_plot_name(np)})" for np in COLL_NP]
+    return lines + ["", COLL_END, ""]
+
+
+def coll_table(coll, mpis, c, max_bytes):
+    notes = {}   # (mpi slug, np) -> note number; texts in order of numbers
+    texts = []
+    for np in COLL_NP:
+        for m in mpis:
+            why = (f"not available: {m.unavailable['coll_' + c]}" if "coll_" + c in m.unavailable
+                   else m.failed.get(coll_key(c, np)))
+            if why:
+                text = f"{m.name}, {np} ranks: {why}".replace("|", "/").replace("\n", " ")
+                if "coll_" + c in m.unavailable:
+                    text = f"{m.name}: {why}".replace("|", "/").replace("\n", " ")
+                if text not in texts:
+                    texts.append(text)
+                notes[(m.slug, np)] = texts.index(text) + 1
+    head = "| size |"
+    rule = "|---:|"
+    for np in COLL_NP:
+        head += (f" {np} ranks: metampi | Open MPI | MPICH | ratio | "
+                 f"target ≤ {COLL_LIMIT[np]} |")
+        rule += "---:|---:|---:|---:|:---:|"
+    lines = [f"### {COLL_TITLES[c]}", "", head, rule]
+    for b in coll_sizes(c, max_bytes):
+        row = f"| {'—' if c == 'barrier' else human_bytes(b)} |"
+        for np in COLL_NP:
+            for m in mpis:
+                v = coll[np][c][m.slug].median(b)
+                note = notes.get((m.slug, np))
+                row += (f" {v:.2f} |" if v is not None else
+                        f" — [{note}] |" if note else " — |")
+            r, _, _ = coll_ratio(coll, np, c, b)
+            row += (" n/a | — |" if r is None else
+                    f" {r:.2f} | {'met' if r <= COLL_LIMIT[np] else '**not met**'} |")
+        lines.append(row)
+    lines += [""] + [f"[{i}] {t}  " for i, t in enumerate(texts, 1)]
+    return lines + ([""] if texts else [])
+
+
+def update_report(path, section, rows):
+    """--only coll: replaces the collective part of an existing report (between COLL_BEGIN
+    and COLL_END, else inserted before the startup section) and its rows in the targets
+    table, leaving the rest as it was; or writes a report of the collectives alone."""
+    try:
+        with open(path) as f:
+            lines = f.read().split("\n")
+    except FileNotFoundError:
+        lines = ["# Performance", "", "Generated by bench/run_benchmarks.py --only coll (see "
+                 "bench/README.md); `make bench` writes the full report.", "",
+                 "## Targets (from the issue)", "", "| Target | Status | Worst size |",
+                 "|---|---|---|", "", ""]
+    if COLL_BEGIN in lines and COLL_END in lines:
+        i, j = lines.index(COLL_BEGIN), lines.index(COLL_END)
+        lines[i:j + 1] = section[:-1] if section[-1] == "" else section
+    else:
+        at = lines.index("## Startup") if "## Startup" in lines else len(lines)
+        lines[at:at] = section
+    if "## Targets (from the issue)" in lines:
+        start = lines.index("## Targets (from the issue)")
+        while start < len(lines) and not lines[start].startswith("|"):
+            start += 1
+        end = start
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        table = [l for l in lines[start:end] if not l.startswith(f"| {COLL_TARGET_PREFIX}")]
+        lines[start:end] = table + [f"| {name} | **{verdict}** | {worst} |"
+                                    for name, (verdict, worst) in rows]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
 
 
 def pct(a, b):
@@ -709,6 +1049,8 @@ def header(machine, mpis, args, elapsed):
                      + (" — this mpirun has no `--bind-to` yet; it binds by its default"
                         if m.slug == "metampi" and not m.bind_opts else ""))
     lines += [
+        "- Collectives: 2 ranks (one per core) and 4 ranks (oversubscribed), with their own "
+        "rounds and launch commands: see [Collective latency](#collective-latency).",
         "- A program that does not build is *not available*; one that crashes, hangs or "
         "delivers wrong data is *failed* from the size where it stopped: \"—\" in the tables, "
         "with the reason under the table. Timings never fail anything.",
@@ -855,13 +1197,25 @@ def parse_args():
                     help="before each point-to-point run, wait for other work on the machine to "
                          "drop below 10%% of the CPUs, up to this many seconds over the whole "
                          "run (default 60)")
+    ap.add_argument("--coll-rounds", type=int, default=5,
+                    help="collective rounds, MPIs interleaved in each (default 5)")
+    ap.add_argument("--coll-max-bytes", type=int, default=COLL_MAX_BYTES,
+                    help="largest collective size (1 MiB)")
+    ap.add_argument("--coll-timeout", type=int, default=60,
+                    help="seconds per collective run (default 60)")
+    ap.add_argument("--only", choices=["coll"],
+                    help="coll: only the collectives; replaces their part of performance.md "
+                         "(and their rows in its targets table), keeps the rest")
     ap.add_argument("--quick", action="store_true",
                     help="development: 2 rounds, 2 startup runs, iterations x 0.05")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.startup_reps, args.scale, args.wait_idle = 2, 2, 0.05, 0
-    if not 0 < args.scale <= 1 or args.rounds < 1 or args.startup_reps < 1:
-        ap.error("need 0 < --scale <= 1, --rounds >= 1, --startup-reps >= 1")
+        args.coll_rounds = 2
+    if (not 0 < args.scale <= 1 or args.rounds < 1 or args.startup_reps < 1 or
+            args.coll_rounds < 1 or args.coll_max_bytes < 4):
+        ap.error("need 0 < --scale <= 1, --rounds >= 1, --startup-reps >= 1, "
+                 "--coll-rounds >= 1, --coll-max-bytes >= 4")
     return args
 
 
@@ -870,22 +1224,40 @@ def main():
     began = time.perf_counter()
     build = os.path.realpath(args.build)
     mpis = mpis_under_test(build)
+    only_coll = args.only == "coll"
     print("building benchmark programs", flush=True)
-    build_programs(mpis, args.work)
-    print("measuring startup", flush=True)
-    startup = measure_startup(mpis, args.startup_reps, args.timeout)
-    print("measuring latency and bandwidth", flush=True)
-    results = measure_p2p(mpis, args)
-    print("measuring non-contiguous transfers", flush=True)
-    nc = measure_noncontig(mpis, args)
+    build_programs(mpis, args.work,
+                   [n for n in SOURCES if n.startswith("coll_") or not only_coll])
+    args.busy, args.coll_busy = [], []  # other load seen just before each run
+    args.idle_budget = args.wait_idle   # seconds left to wait for it, over the whole run
+    if not only_coll:
+        print("measuring startup", flush=True)
+        startup = measure_startup(mpis, args.startup_reps, args.timeout)
+        print("measuring latency and bandwidth", flush=True)
+        results = measure_p2p(mpis, args)
+        print("measuring non-contiguous transfers", flush=True)
+        nc = measure_noncontig(mpis, args)
+    print("measuring collectives", flush=True)
+    coll_began = time.perf_counter()
+    coll = measure_coll(mpis, args)
+    args.coll_elapsed = time.perf_counter() - coll_began
 
-    verdicts = targets(results, args.max_bytes) + nc_targets(nc)
-    plot(startup, results, mpis, os.path.join(args.docs, "perf"), nc)
+    verdicts = coll_targets(coll, mpis, args.coll_max_bytes)
+    perfdir = os.path.join(args.docs, "perf")
     report = os.path.join(args.docs, "performance.md")
-    with open(report, "w") as f:
-        f.write(markdown(startup, results, mpis, machine_description(build), args, verdicts,
-                         time.perf_counter() - began, nc))
-    print(f"wrote {report} and {os.path.join(args.docs, 'perf')}/*.png")
+    if only_coll:
+        os.makedirs(perfdir, exist_ok=True)
+        plot_colls(pyplot(), coll, mpis, perfdir)
+        update_report(report, coll_section(coll, mpis, args), verdicts)
+        print(f"updated the collective part of {report}; wrote "
+              f"{', '.join(os.path.join(perfdir, coll_plot_name(np)) for np in COLL_NP)}")
+    else:
+        verdicts = targets(results, args.max_bytes) + nc_targets(nc) + verdicts
+        plot(startup, results, mpis, perfdir, nc, coll)
+        with open(report, "w") as f:
+            f.write(markdown(startup, results, mpis, machine_description(build), args, verdicts,
+                             time.perf_counter() - began, nc, coll))
+        print(f"wrote {report} and {perfdir}/*.png")
 
     for name, (verdict, worst) in verdicts:
         print(f"target: {name}: {verdict.upper()} ({worst})")

@@ -42,6 +42,8 @@ typedef struct block {
     max_align_t data[];
 } block_t;
 
+enum { SMALL_ALLOC = 256 };
+
 typedef struct hold {
     struct hold *next;
     dtype_t *dt;
@@ -60,11 +62,17 @@ struct icoll_sched {
     icoll_done_fn done_fn;
     void *done_arg;
     comm_t *orig[MAX_VIEWS];
-    comm_t views[MAX_VIEWS];
     int nviews;
     block_t *mem;
+    size_t small_used;        /* units of max_align_t of small[] handed out */
     hold_t *holds;
     icoll_sched_t *next;      /* running schedules; spare schedules */
+    /* last: a new schedule clears only what comes before (views[i] is written when
+     * nviews grows past i; icoll_sched_alloc clears what it hands out of small[]) */
+    comm_t views[MAX_VIEWS];
+    /* small allocations come from here (the schedule struct is reused), so a small
+     * collective in a loop allocates nothing: e.g. the temporary of a 2-rank Allreduce */
+    max_align_t small[SMALL_ALLOC / sizeof(max_align_t)];
 };
 
 int icoll_running;
@@ -83,7 +91,7 @@ icoll_sched_t *icoll_sched_new(int tag)
         nspares--;
         entry_t *e = s->e;
         int cap = s->cap;
-        memset(s, 0, sizeof *s);
+        memset(s, 0, offsetof(icoll_sched_t, views));
         s->e = e;
         s->cap = cap;
     } else if (!(s = calloc(1, sizeof *s))) {
@@ -96,6 +104,12 @@ icoll_sched_t *icoll_sched_new(int tag)
 
 void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes)
 {
+    size_t units = bytes ? (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) : 1;
+    if (units <= sizeof s->small / sizeof s->small[0] - s->small_used) {
+        void *p = &s->small[s->small_used];
+        s->small_used += units;
+        return memset(p, 0, bytes);
+    }
     block_t *b = calloc(1, sizeof *b + (bytes ? bytes : 1));
     if (!b) {
         s->error = MPI_ERR_NO_MEM;

@@ -1,0 +1,62 @@
+/* MPI_Allreduce, MPI_Iallreduce (MPI-3.1 §5.9.6, §5.12.8); algorithms in coll/allreduce.c. */
+#include "api/coll_red.h"
+#include "coll/red.h"
+
+typedef struct args {
+    comm_t *c;
+    dtype_t *dt;
+    op_t *op;
+} args_t;
+
+/* MPI_IN_PLACE as sendbuf on intra-communicators only. */
+static int check(MPI_Comm comm, const void *sbuf, void *rbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, args_t *a, const char *F)
+{
+    API_GET_COMM(c, comm, F);
+    *a = (args_t){ c, NULL, NULL };
+    int rc;
+    if ((rc = coll_check_count(comm, count, F, "count")) != MPI_SUCCESS ||
+        (rc = coll_red_check_type_op(comm, datatype, op, &a->dt, &a->op, F)) != MPI_SUCCESS ||
+        (rc = coll_red_check_sendbuf(comm, sbuf, (size_t)count, a->dt, !comm_is_inter(c), F)) ||
+        (rc = coll_red_check_recvbuf(comm, rbuf, (size_t)count, a->dt, F)))
+        return rc;
+    return coll_red_check_alias(comm, sbuf, rbuf, (size_t)count, F);
+}
+
+API_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char *const F = "MPI_Allreduce";
+    state_require_initialized(F);
+    args_t a;
+    int rc = check(comm, sendbuf, recvbuf, count, datatype, op, &a, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = red_direct_allreduce(a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op);
+    if (rc != RED_DIRECT_DECLINED)
+        return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
+    icoll_sched_t *s = coll_begin(a.c);
+    rc = s ? coll_allreduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op)
+           : MPI_ERR_NO_MEM;
+    return coll_finish(comm, s, rc, F);
+}
+API_WEAK_ALIAS(Allreduce)
+
+API_EXPORT int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
+{
+    static const char *const F = "MPI_Iallreduce";
+    state_require_initialized(F);
+    args_t a;
+    int rc = check(comm, sendbuf, recvbuf, count, datatype, op, &a, F);
+    if (rc == MPI_SUCCESS)
+        rc = coll_check_request(comm, request, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    icoll_sched_t *s = coll_begin(a.c);
+    rc = s ? coll_allreduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op)
+           : MPI_ERR_NO_MEM;
+    return coll_finish_nb(a.c, comm, s, rc, request, F);
+}
+API_WEAK_ALIAS(Iallreduce)

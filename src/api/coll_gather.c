@@ -1,0 +1,156 @@
+/* MPI_Gather, MPI_Gatherv and their I-forms (MPI-3.1 §5.5, §5.12.3); the algorithms are in
+ * coll/gather.c. The receive arguments count at the root only (MPI_ROOT on an
+ * inter-communicator), the send arguments everywhere else; arguments that do not count are
+ * not checked and reach the builder as 0 / NULL. */
+#include "api/coll_move_args.h"
+
+typedef struct args {
+    comm_t *c;
+    int send, recv;     /* the send / receive arguments count here */
+    dtype_t *st, *rt;
+} args_t;
+
+/* Which sides count at this process, and the checks both forms share except the receive
+ * side (a count or counts and displacements). */
+static int check_common(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        const void *recvbuf, int root, MPI_Comm comm, args_t *a, const char *F)
+{
+    state_require_initialized(F);
+    API_GET_COMM(c, comm, F);
+    *a = (args_t){ .c = c };
+    int rc = coll_check_root(c, comm, root, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int inter = comm_is_inter(c);
+    a->recv = inter ? root == MPI_ROOT : c->rank == root;
+    a->send = inter ? root != MPI_ROOT && root != MPI_PROC_NULL : 1;
+    if (a->recv && (rc = cm_check_not_in_place(comm, recvbuf, F, "recvbuf")) != MPI_SUCCESS)
+        return rc;
+    if (a->send && sendbuf == MPI_IN_PLACE) {
+        if (!a->recv || inter)
+            return coll_raise_in_place(comm, F, "sendbuf");
+        a->send = 0; /* the root's block is already in place */
+    }
+    if (a->send)
+        rc = cm_check_side(comm, sendbuf, sendcount, sendtype, &a->st, F, "sendbuf",
+                           "sendcount", "sendtype");
+    return rc;
+}
+
+static int check(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, args_t *a,
+                 const char *F)
+{
+    int rc = check_common(sendbuf, sendcount, sendtype, recvbuf, root, comm, a, F);
+    if (rc == MPI_SUCCESS && a->recv)
+        rc = cm_check_side(comm, recvbuf, recvcount, recvtype, &a->rt, F, "recvbuf",
+                           "recvcount", "recvtype");
+    if (rc == MPI_SUCCESS && a->send && a->recv)
+        rc = cm_check_aliased(comm, sendbuf, (size_t)sendcount * (size_t)a->st->size, recvbuf,
+                              (size_t)recvcount * (size_t)a->rt->size, F);
+    return rc;
+}
+
+static int build(icoll_sched_t *s, const args_t *a, const void *sendbuf, int sendcount,
+                 void *recvbuf, int recvcount, int root)
+{
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    return coll_gather(s, a->c, a->send || a->recv ? sendbuf : NULL,
+                       a->send ? (size_t)sendcount : 0, a->st, recvbuf,
+                       a->recv ? (size_t)recvcount : 0, a->rt, root);
+}
+
+API_EXPORT int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm)
+{
+    static const char *const F = "MPI_Gather";
+    args_t a;
+    int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &a, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = coll_direct_gather(a.c, sendbuf, a.send ? (size_t)sendcount : 0, a.st, recvbuf,
+                            a.recv ? (size_t)recvcount : 0, a.rt, root);
+    if (rc != COLL_DIRECT_DECLINED)
+        return cm_direct_finish(comm, rc, F);
+    icoll_sched_t *s = coll_begin(a.c);
+    rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
+    return coll_finish(comm, s, rc, F);
+}
+API_WEAK_ALIAS(Gather)
+
+API_EXPORT int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Request *request)
+{
+    static const char *const F = "MPI_Igather";
+    args_t a;
+    int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &a, F);
+    if (rc == MPI_SUCCESS)
+        rc = coll_check_request(comm, request, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    icoll_sched_t *s = coll_begin(a.c);
+    rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
+    return coll_finish_nb(a.c, comm, s, rc, request, F);
+}
+API_WEAK_ALIAS(Igather)
+
+/* ---- Gatherv ----------------------------------------------------------------------------- */
+
+static int checkv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, args_t *a, const char *F)
+{
+    int rc = check_common(sendbuf, sendcount, sendtype, recvbuf, root, comm, a, F);
+    if (rc == MPI_SUCCESS && a->recv)
+        rc = cm_check_vside(comm, recvbuf, recvcounts, displs, comm_peer_size(a->c), recvtype,
+                            &a->rt, F, "recvbuf", "recvcounts", "displs", "recvtype");
+    return rc;
+}
+
+static int buildv(icoll_sched_t *s, const args_t *a, const void *sendbuf, int sendcount,
+                  void *recvbuf, const int *recvcounts, const int *displs, int root)
+{
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    return coll_gatherv(s, a->c, a->send || a->recv ? sendbuf : NULL,
+                        a->send ? (size_t)sendcount : 0, a->st, recvbuf, recvcounts, displs,
+                        a->rt, root);
+}
+
+API_EXPORT int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char *const F = "MPI_Gatherv";
+    args_t a;
+    int rc = checkv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                    comm, &a, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    icoll_sched_t *s = coll_begin(a.c);
+    rc = buildv(s, &a, sendbuf, sendcount, recvbuf, recvcounts, displs, root);
+    return coll_finish(comm, s, rc, F);
+}
+API_WEAK_ALIAS(Gatherv)
+
+API_EXPORT int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    static const char *const F = "MPI_Igatherv";
+    args_t a;
+    int rc = checkv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                    comm, &a, F);
+    if (rc == MPI_SUCCESS)
+        rc = coll_check_request(comm, request, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    icoll_sched_t *s = coll_begin(a.c);
+    rc = buildv(s, &a, sendbuf, sendcount, recvbuf, recvcounts, displs, root);
+    return coll_finish_nb(a.c, comm, s, rc, request, F);
+}
+API_WEAK_ALIAS(Igatherv)

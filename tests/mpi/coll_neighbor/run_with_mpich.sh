@@ -1,0 +1,1 @@
+../p2p/run_with_mpich.sh
