@@ -3,15 +3,15 @@
  * (round r: elements [r*E, (r+1)*E), E = C / element size). In round r every member copies its
  * contribution into its slot g0 + r and sets the slot's position to pos(s, 2r+1). Then:
  *
- *   whole (below METAMPI_COLL_SHM_SPLIT): the root (reduce) or every member (allreduce) waits
- *     for all contributions and combines them into its output — one synchronisation per
- *     round, the fastest for small data; the other members of a reduce read nothing (they
- *     ack pos(s, POS_MAX) at the start);
- *   split: the round is cut into n segments (cache-line multiples where the element size
- *     allows); member m combines segment m of every contribution, copies the result into
- *     segment m of its own slot and sets its position to pos(s, 2r+2) (the reduce root keeps its own result
- *     in its output); then the root (reduce) or everyone (allreduce) copies the other
- *     segments' results out. Each member does 1/n of the arithmetic.
+ *   whole (below METAMPI_COLL_SHM_ALLREDUCE_SPLIT / _REDUCE_SPLIT): the root (reduce) or
+ *     every member (allreduce) waits for all contributions and combines them into its output
+ *     — one synchronisation per round, the fastest for small data; the other members of a
+ *     reduce read nothing (they ack pos(s, POS_MAX) at the start);
+ *   split: the round is cut into n segments (shm_segment); member m combines segment m of
+ *     every contribution, copies the result into segment m of its own slot and sets the
+ *     slot's position to pos(s, 2r+2) (the reduce root keeps its own result in its output);
+ *     then the root (reduce) or everyone (allreduce) copies the other segments' results out.
+ *     Each member does 1/n of the arithmetic.
  *
  * Either way an element's result is x_0 op (x_1 op (... op x_{n-1})) over the node team's
  * members in rank order (op_apply's `in` is the left operand), computed once per element in
@@ -35,7 +35,7 @@ static size_t round_count(const shm_op_t *o, uint64_t r)
 void shm_segment(const shm_op_t *o, size_t ne, int m, size_t *lo, size_t *hi)
 {
     size_t unit = 1, es = o->esize;
-    while ((unit * es) % 64) /* segments of whole cache lines (at most 64 elements) */
+    while ((unit * es) % 64) /* whole cache lines: unit <= 64 elements */
         unit++;
     size_t n = (size_t)o->a->n, q = (ne + n - 1) / n;
     q = (q + unit - 1) / unit * unit;

@@ -10,32 +10,36 @@
  * operation built before the outcome is known waits for it in its callback, and if the setup
  * failed it inserts a point-to-point algorithm there instead (fallback.c).
  *
- * Tunables (coll/tune.h; README). Defaults measured on 2 cores (docs/performance.md): with
- * two members point-to-point moves large data with one copy (cross-memory attach) where the
- * area needs two, so teams of two hand large broadcasts and allreduces back; a reduce with
- * two members is never split (one member combining everything copies least).
- *   METAMPI_COLL_SHM=0               every shared-memory algorithm declines
- *   METAMPI_COLL_SHM_BCAST_MAX       largest broadcast through the area (bytes; 1M)
- *   METAMPI_COLL_SHM_BCAST_MAX2      ... in a team of two (2K)
- *   METAMPI_COLL_SHM_REDUCE_MAX      largest reduce/allreduce through the area (bytes; 1M)
- *   METAMPI_COLL_SHM_ALLREDUCE_MAX2  largest allreduce in a team of two (128K)
- *   METAMPI_COLL_SHM_ALLREDUCE_SPLIT allreduces from this size on are split into segments,
- *                                    each combined by one member (bytes; 4K)
- *   METAMPI_COLL_SHM_REDUCE_SPLIT    the same for reduce, teams of three or more (512K)
- *   METAMPI_COLL_SHM_CHUNK           slot size: bytes per member and round (32K)
- *   METAMPI_COLL_SHM_SLOTS           slots per member, 2..8 (4)
- *   METAMPI_COLL_SHM_BARRIER_FLAT    teams up to this size use the flat barrier (everyone
- *                                    reads every flag); larger ones gather to member 0 (16)
- *   METAMPI_COLL_SHM_CMA=0           never read other members' buffers directly (cma.c)
- *   METAMPI_COLL_SHM_CMA_MIN         ... otherwise broadcasts, and reductions in teams of
- *                                    two, from this size on (bytes; 16K)
- *   METAMPI_COLL_SHM_CMA_MIN_REDUCE  ... reductions in larger teams (bytes; 256K: below,
- *                                    members copying their data in parallel is faster
- *                                    than one reading everyone's)
- *   METAMPI_COLL_SHM_AREAS           areas a process creates at most (as a team's first
- *                                    member); further communicators run these
- *                                    operations as messages (fallback.c) (64)
- *   METAMPI_COLL_SHM_FAIL=<member>   testing: that member's setup fails
+ * Tunables (coll/tune.h; README). Defaults measured on 2 cores (OSU method): with two
+ * members point-to-point moves large data with one copy (cross-memory attach) where the area
+ * needs two, so teams of two hand large broadcasts and allreduces back; a reduce is combined
+ * by its root alone unless told otherwise (splitting costs more copies than it saves
+ * arithmetic on 2 cores).
+ *   METAMPI_COLL_SHM=0                   every shared-memory algorithm declines
+ *   METAMPI_COLL_SHM_BCAST_MAX           largest broadcast through the area (bytes; 1M)
+ *   METAMPI_COLL_SHM_BCAST_MAX2          ... in a team of two (2K)
+ *   METAMPI_COLL_SHM_REDUCE_MAX          largest reduce/allreduce through the area (1M)
+ *   METAMPI_COLL_SHM_ALLREDUCE_MAX2      largest allreduce in a team of two (128K)
+ *   METAMPI_COLL_SHM_ALLREDUCE_SPLIT     allreduces from this size on are split into
+ *                                        segments, each combined by one member (4K)
+ *   METAMPI_COLL_SHM_REDUCE_SPLIT        the same for reduce in teams of three or more
+ *                                        (2M: never below the 1M limit)
+ *   METAMPI_COLL_SHM_CHUNK               slot size: bytes per member and round (32K)
+ *   METAMPI_COLL_SHM_SLOTS               slots per member, 2..8 (4)
+ *   METAMPI_COLL_SHM_BARRIER_FLAT        teams up to this size use the flat barrier
+ *                                        (everyone reads every flag); larger ones gather to
+ *                                        member 0 (16)
+ *   METAMPI_COLL_SHM_CMA=0               never read other members' buffers directly (cma.c)
+ *   METAMPI_COLL_SHM_CMA_MIN             ... otherwise broadcasts, and reductions in teams
+ *                                        of two, from this size on (16K)
+ *   METAMPI_COLL_SHM_CMA_MIN_ALLREDUCE   ... allreduces in larger teams (256K)
+ *   METAMPI_COLL_SHM_CMA_MIN_REDUCE      ... reduces in larger teams (2M: never; members
+ *                                        copying into their slots in parallel is faster
+ *                                        than the root reading everyone's)
+ *   METAMPI_COLL_SHM_AREAS               areas a process creates at most (as a team's first
+ *                                        member); further communicators run these
+ *                                        operations as messages (fallback.c) (64)
+ *   METAMPI_COLL_SHM_FAIL=<member>       testing: that member's setup fails
  */
 #include "coll/shm/ops.h"
 
@@ -50,14 +54,16 @@ static coll_knob_t knob_bcast_max2 = { "METAMPI_COLL_SHM_BCAST_MAX2", 2048, 0, 0
 static coll_knob_t knob_reduce_max = { "METAMPI_COLL_SHM_REDUCE_MAX", 1u << 20, 0, 0 };
 static coll_knob_t knob_allreduce_max2 = { "METAMPI_COLL_SHM_ALLREDUCE_MAX2", 128u << 10, 0, 0 };
 static coll_knob_t knob_allreduce_split = { "METAMPI_COLL_SHM_ALLREDUCE_SPLIT", 4096, 0, 0 };
-static coll_knob_t knob_reduce_split = { "METAMPI_COLL_SHM_REDUCE_SPLIT", 512u << 10, 0, 0 };
+static coll_knob_t knob_reduce_split = { "METAMPI_COLL_SHM_REDUCE_SPLIT", 2u << 20, 0, 0 };
 static coll_knob_t knob_chunk = { "METAMPI_COLL_SHM_CHUNK", 32768, 0, 0 };
 static coll_knob_t knob_slots = { "METAMPI_COLL_SHM_SLOTS", 4, 0, 0 };
 static coll_knob_t knob_flat = { "METAMPI_COLL_SHM_BARRIER_FLAT", 16, 0, 0 };
 static coll_knob_t knob_areas = { "METAMPI_COLL_SHM_AREAS", 64, 0, 0 };
 static coll_knob_t knob_cma = { "METAMPI_COLL_SHM_CMA", 1, 0, 0 };
 static coll_knob_t knob_cma_min = { "METAMPI_COLL_SHM_CMA_MIN", 16384, 0, 0 };
-static coll_knob_t knob_cma_min_reduce = { "METAMPI_COLL_SHM_CMA_MIN_REDUCE", 256u << 10, 0, 0 };
+static coll_knob_t knob_cma_min_reduce = { "METAMPI_COLL_SHM_CMA_MIN_REDUCE", 2u << 20, 0, 0 };
+static coll_knob_t knob_cma_min_allreduce = { "METAMPI_COLL_SHM_CMA_MIN_ALLREDUCE", 256u << 10,
+                                              0, 0 };
 
 size_t coll_shm_chunk(void)
 {
@@ -164,7 +170,8 @@ static int run(icoll_sched_t *s, void *arg)
         o->started = 1;
         /* the same choice everywhere: cma is agreed at setup, bytes are alike */
         coll_knob_t *min = o->kind == SHM_BCAST || a->n == 2 ? &knob_cma_min
-                                                            : &knob_cma_min_reduce;
+                           : o->kind == SHM_REDUCE           ? &knob_cma_min_reduce
+                                                             : &knob_cma_min_allreduce;
         o->cma = a->cma && o->kind != SHM_BARRIER && o->bytes >= coll_knob(min);
     }
     int rc;

@@ -328,6 +328,8 @@ static double double_of(int member, size_t i)
 typedef struct types {
     dtype_t *i32, *f64, *affine, *shifted;
     op_t *sum, *compose;
+    MPI_Datatype affine_h, shifted_h;
+    MPI_Op compose_h;
 } types_t;
 
 /* One reduce (root >= 0) or allreduce of count elements of kind v (0 int sum, 1 affine,
@@ -412,8 +414,18 @@ static void make_types(types_t *ty)
     MPI_Op compose;
     MPI_Op_create(affine_compose, 0, &compose);
     ty->compose = op_lookup(compose);
+    ty->affine_h = aff;
+    ty->shifted_h = sh;
+    ty->compose_h = compose;
     ty->sum = op_lookup(MPI_SUM);
     CHECK(ty->i32 && ty->f64 && ty->affine && ty->compose && ty->sum);
+}
+
+static void free_types(types_t *ty)
+{
+    MPI_Type_free(&ty->affine_h);
+    MPI_Type_free(&ty->shifted_h);
+    MPI_Op_free(&ty->compose_h);
 }
 
 static void test_reductions(team_t *t, const types_t *ty)
@@ -727,6 +739,7 @@ int main(int argc, char **argv)
     STEP(first_calls(&t));
     if (argc > 1 && !strcmp(argv[1], "wakeups")) {
         STEP(test_wakeups(&t, &ty));
+        free_types(&ty);
         world_sync();
         MPI_Finalize();
         if (wrank == 0)
@@ -744,6 +757,7 @@ int main(int argc, char **argv)
     world_sync();
     CHECK(coll_names() == 0);
     CHECK(coll_mappings() == (t.n > 1 && !shm_off && !fail_mode ? 1 : 0));
+    free_types(&ty);
     world_sync();
     MPI_Finalize();
     if (wrank == 0)
