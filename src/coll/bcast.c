@@ -207,6 +207,15 @@ static int bcast_inter(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dty
     return coll_bcast(s, local, buf, count, dt, 0);
 }
 
+int mv_bcast_pair_shm(comm_t *c, const p2p_data_t *d)
+{
+    /* not the layout: members may describe the same bytes with different types */
+    if (c->size != 2 || comm_is_inter(c) || mv_bcast_forced() != MV_BCAST_AUTO ||
+        !coll_shm_bcast_pair(d->bytes))
+        return 0;
+    return mv_single_host(c);
+}
+
 int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt, int root)
 {
     icoll_sched_hold_dtype(s, dt);
@@ -221,12 +230,13 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     coll_team_t all = coll_team_all(c);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
-    if (hier < 0)
+    int pair = n == 2 ? mv_bcast_pair_shm(c, &d) : 0;
+    if (hier < 0 || pair < 0)
         return MPI_ERR_NO_MEM;
     /* contiguous bytes for shared memory and the chunked algorithms (a forced binomial tree
      * moves typed data directly) */
     char *bbuf = d.buf;
-    if (d.layout && (hier || (algo != MV_BCAST_BINOMIAL && n > 2))) {
+    if (d.layout && (hier || pair || (algo != MV_BCAST_BINOMIAL && n > 2))) {
         if (!(bbuf = icoll_sched_alloc(s, bytes)))
             return MPI_ERR_NO_MEM;
         if (c->rank == root) {
@@ -239,8 +249,9 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
         rc = bcast_hier(s, c, h, bbuf, bytes, root, algo);
     } else {
         /* shared memory when the node team is the whole communicator; with two members one
-         * message is the broadcast (coll/direct.h relies on it) */
-        int one = algo == MV_BCAST_AUTO && n > 2 ? mv_single_host(c) : 0;
+         * message is the broadcast (coll/direct.h relies on it) unless both copying at once
+         * pays */
+        int one = n == 2 ? pair : algo == MV_BCAST_AUTO ? mv_single_host(c) : 0;
         if (one < 0)
             return MPI_ERR_NO_MEM;
         int shm = one ? coll_shm_bcast(s, c, bbuf, bytes, root) : COLL_SHM_DECLINED;

@@ -85,8 +85,10 @@ int coll_direct_bcast(comm_t *c, void *buf, size_t count, dtype_t *dt, int root)
 {
     if (!two(c))
         return COLL_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
     p2p_data_t d = mv_typed(buf, count, dt);
+    if (mv_bcast_pair_shm(c, &d) != 0)
+        return COLL_DIRECT_DECLINED;
+    int tag = comm_next_op(c).tag;
     if (!d.bytes)
         return MPI_SUCCESS;
     comm_t v;

@@ -56,6 +56,15 @@ int p2p_read(int world_rank, void *local, const void *remote, size_t bytes)
     return r;
 }
 
+int p2p_write(int world_rank, const void *local, void *remote, size_t bytes)
+{
+    char err[256];
+    int r = bytes ? proto_rma_write(world_rank, local, remote, bytes, err, sizeof err) : 0;
+    if (r < 0)
+        err_fatal(MPI_ERR_OTHER, "remote write", "%s", err);
+    return r;
+}
+
 int p2p_connect(char *err, int errlen)
 {
     return proto_connect(err, errlen);

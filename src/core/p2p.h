@@ -33,6 +33,9 @@ void p2p_wake(int world_rank);
  * transport cannot read that rank's memory (nothing copied); a failure of the read itself
  * ends the job with a report. */
 int p2p_read(int world_rank, void *local, const void *remote, size_t bytes);
+/* The other direction: copies local into job rank world_rank's memory at remote (the caller
+ * makes sure that memory is the rank's to be written meanwhile). Same results. */
+int p2p_write(int world_rank, const void *local, void *remote, size_t bytes);
 /* Drains queued frames and passes a barrier over the transports, so no peer still needs us;
  * then closes. */
 void p2p_finalize(void);

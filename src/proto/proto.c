@@ -303,6 +303,17 @@ int proto_rma_read(int peer, void *local, const void *remote, size_t bytes, char
     return r == TR_RMA_OK ? 0 : r == TR_RMA_UNSUPPORTED ? 1 : -1;
 }
 
+int proto_rma_write(int peer, const void *local, void *remote, size_t bytes, char *err,
+                    int errlen)
+{
+    const transport_t *tr = proto_peers[peer].tr;
+    if (!tr || !tr->rma_writev || proto_peers[peer].no_rma)
+        return 1;
+    struct iovec li = { (void *)(uintptr_t)local, bytes }, ri = { remote, bytes };
+    int r = tr->rma_writev(peer, &li, 1, &ri, 1, err, errlen);
+    return r == TR_RMA_OK ? 0 : r == TR_RMA_UNSUPPORTED ? 1 : -1;
+}
+
 size_t proto_eager_limit(int peer)
 {
     return proto_peers[peer].eager_limit;

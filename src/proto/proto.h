@@ -159,6 +159,9 @@ void proto_wake(int peer);
  * -1 with a message in err. */
 int proto_rma_read(int peer, void *local, const void *remote, size_t bytes, char *err,
                    int errlen);
+/* The other direction: copies local into peer's memory at remote (same results). */
+int proto_rma_write(int peer, const void *local, void *remote, size_t bytes, char *err,
+                    int errlen);
 
 /* Largest message sent eagerly to peer (bytes). */
 size_t proto_eager_limit(int peer);

@@ -118,6 +118,13 @@ static int self_rma_readv(int src_rank, const struct iovec *local, int nlocal,
     return TR_RMA_OK;
 }
 
+/* Within one process a write is a read with the roles of the buffers swapped. */
+static int self_rma_writev(int dst_rank, const struct iovec *local, int nlocal,
+                           const struct iovec *remote, int nremote, char *err, int errlen)
+{
+    return self_rma_readv(dst_rank, remote, nremote, local, nlocal, err, errlen);
+}
+
 static void self_sleep_hook(void)
 {
 }
@@ -149,6 +156,7 @@ const transport_t transport_self = {
     .send = self_send,
     .progress = self_progress,
     .rma_readv = self_rma_readv,
+    .rma_writev = self_rma_writev,
     .prepare_sleep = self_sleep_hook,
     .end_sleep = self_sleep_hook,
     .pollfds = self_pollfds,

@@ -95,6 +95,10 @@ typedef struct transport {
     /* TR_RMA_OK, TR_RMA_UNSUPPORTED, or -1 with a message in err. NULL when not offered. */
     int (*rma_readv)(int src_rank, const struct iovec *local, int nlocal,
                      const struct iovec *remote, int nremote, char *err, int errlen);
+    /* The other direction: copies the local iovecs into dst_rank's memory at remote. Offered
+     * together with rma_readv and allowed whenever reading is (the same permission). */
+    int (*rma_writev)(int dst_rank, const struct iovec *local, int nlocal,
+                      const struct iovec *remote, int nremote, char *err, int errlen);
     void (*prepare_sleep)(void);
     void (*end_sleep)(void);
     /* Adds up to max descriptors to sleep on; returns how many were added. */

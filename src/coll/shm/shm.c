@@ -201,10 +201,17 @@ int coll_shm_barrier(icoll_sched_t *s, comm_t *c)
     return MPI_SUCCESS;
 }
 
+int coll_shm_bcast_pair(size_t bytes)
+{
+    return coll_knob(&knob_on) && coll_shm_cma_allowed() && bytes >= coll_knob(&knob_cma_min);
+}
+
 int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
 {
     coll_area_t *a = usable(c);
-    if (!a || bytes > coll_knob(a->n == 2 ? &knob_bcast_max2 : &knob_bcast_max) ||
+    size_t max = a && a->n == 2 ? coll_shm_bcast_pair(bytes) ? SIZE_MAX : coll_knob(&knob_bcast_max2)
+                                : coll_knob(&knob_bcast_max);
+    if (!a || bytes > max ||
         bytes / a->chunk >= POS_MAX / 2)
         return COLL_SHM_DECLINED;
     if (bytes == 0)

@@ -21,6 +21,10 @@
 
 int coll_shm_barrier(icoll_sched_t *s, comm_t *c);
 int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root);
+/* Whether a broadcast of bytes in a team of two is worth the area at any size: both members
+ * copy at once by remote access (cma.c), which beats one message's single copier. Knobs only,
+ * so every member answers alike. */
+int coll_shm_bcast_pair(size_t bytes);
 /* out (at root only; at other members it may be NULL) = in[0] op in[1] op ... in rank order
  * of the node team; in == out is allowed (MPI_IN_PLACE at the root). */
 int coll_shm_reduce(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t count,

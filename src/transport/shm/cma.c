@@ -60,8 +60,8 @@ static void advance(iov_pos_t *p, size_t n)
     skip_empty(p);
 }
 
-int shm_cma_readv(pid_t pid, int peer, const struct iovec *local, int nlocal,
-                  const struct iovec *remote, int nremote, char *err, int errlen)
+static int copyv(pid_t pid, int peer, const struct iovec *local, int nlocal,
+                 const struct iovec *remote, int nremote, int write, char *err, int errlen)
 {
     /* The kernel takes at most IOV_MAX entries per side, may copy less than asked (it stops
      * at a page it cannot fault in, and caps one call at MAX_RW_COUNT): a short count at
@@ -77,7 +77,8 @@ int shm_cma_readv(pid_t pid, int peer, const struct iovec *local, int nlocal,
         int nr = take(&r, rb, IOV_MAX, lbytes, &rbytes);
         if (rbytes < lbytes)
             nl = take(&l, lb, IOV_MAX, rbytes, &lbytes);
-        ssize_t n = process_vm_readv(pid, lb, (unsigned long)nl, rb, (unsigned long)nr, 0);
+        ssize_t n = write ? process_vm_writev(pid, lb, (unsigned long)nl, rb, (unsigned long)nr, 0)
+                          : process_vm_readv(pid, lb, (unsigned long)nl, rb, (unsigned long)nr, 0);
         if (n > 0) {
             advance(&l, (size_t)n);
             advance(&r, (size_t)n);
@@ -89,10 +90,23 @@ int shm_cma_readv(pid_t pid, int peer, const struct iovec *local, int nlocal,
         if (n < 0 && (errno == EPERM || errno == ENOSYS) && done == 0)
             return TR_RMA_UNSUPPORTED;
         snprintf(err, (size_t)errlen,
-                 "shm: cannot read %zu bytes at 0x%llx from rank %d (pid %d) after %zu bytes: %s",
-                 rbytes, (unsigned long long)(uintptr_t)rb[0].iov_base, peer, (int)pid, done,
+                 "shm: cannot %s %zu bytes at 0x%llx %s rank %d (pid %d) after %zu bytes: %s",
+                 write ? "write" : "read", rbytes, (unsigned long long)(uintptr_t)rb[0].iov_base,
+                 write ? "of" : "from", peer, (int)pid, done,
                  n == 0 ? "no progress" : strerror(errno));
         return -1;
     }
     return TR_RMA_OK;
+}
+
+int shm_cma_readv(pid_t pid, int peer, const struct iovec *local, int nlocal,
+                  const struct iovec *remote, int nremote, char *err, int errlen)
+{
+    return copyv(pid, peer, local, nlocal, remote, nremote, 0, err, errlen);
+}
+
+int shm_cma_writev(pid_t pid, int peer, const struct iovec *local, int nlocal,
+                   const struct iovec *remote, int nremote, char *err, int errlen)
+{
+    return copyv(pid, peer, local, nlocal, remote, nremote, 1, err, errlen);
 }

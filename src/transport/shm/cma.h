@@ -1,4 +1,5 @@
-/* Remote read by Linux cross-memory attach (process_vm_readv): one copy, kernel to kernel. */
+/* Remote read and write by Linux cross-memory attach (process_vm_readv / process_vm_writev):
+ * one copy, kernel to kernel. */
 #ifndef METAMPI_SHM_CMA_H
 #define METAMPI_SHM_CMA_H
 
@@ -14,5 +15,8 @@ void shm_cma_allow_readers(void);
  * before anything was copied; -1 with a message otherwise. */
 int shm_cma_readv(pid_t pid, int peer, const struct iovec *local, int nlocal,
                   const struct iovec *remote, int nremote, char *err, int errlen);
+/* The same, copying the local iovecs into process pid's memory at the remote ones. */
+int shm_cma_writev(pid_t pid, int peer, const struct iovec *local, int nlocal,
+                   const struct iovec *remote, int nremote, char *err, int errlen);
 
 #endif

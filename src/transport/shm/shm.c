@@ -321,20 +321,33 @@ static int shm_progress(char *err, int errlen)
     return events;
 }
 
-static int shm_rma_readv(int src, const struct iovec *local, int nlocal,
-                         const struct iovec *remote, int nremote, char *err, int errlen)
+static int rma(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
+               int nremote, int write, char *err, int errlen)
 {
     if (!g.cma)
         return TR_RMA_UNSUPPORTED;
-    shm_peer_t *p = peer_or_error(src, "read from", err, errlen);
+    shm_peer_t *p = peer_or_error(peer, write ? "write to" : "read from", err, errlen);
     if (!p)
         return -1;
     if (p->cma_off)
         return TR_RMA_UNSUPPORTED;
-    int r = shm_cma_readv(p->pid, src, local, nlocal, remote, nremote, err, errlen);
+    int r = (write ? shm_cma_writev : shm_cma_readv)(p->pid, peer, local, nlocal, remote,
+                                                      nremote, err, errlen);
     if (r == TR_RMA_UNSUPPORTED)
         p->cma_off = 1;
     return r;
+}
+
+static int shm_rma_readv(int src, const struct iovec *local, int nlocal,
+                         const struct iovec *remote, int nremote, char *err, int errlen)
+{
+    return rma(src, local, nlocal, remote, nremote, 0, err, errlen);
+}
+
+static int shm_rma_writev(int dst, const struct iovec *local, int nlocal,
+                          const struct iovec *remote, int nremote, char *err, int errlen)
+{
+    return rma(dst, local, nlocal, remote, nremote, 1, err, errlen);
 }
 
 /* See "Wake protocol", handshake 1. */
@@ -406,6 +419,7 @@ const transport_t transport_shm = {
     .send = shm_send,
     .progress = shm_progress,
     .rma_readv = shm_rma_readv,
+    .rma_writev = shm_rma_writev,
     .prepare_sleep = shm_prepare_sleep,
     .end_sleep = shm_end_sleep,
     .pollfds = shm_pollfds,

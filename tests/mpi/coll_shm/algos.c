@@ -162,8 +162,11 @@ static size_t env_size(const char *name, size_t dflt)
 /* Whether a broadcast of bytes / an allreduce (root < 0) or reduce of bytes is taken. */
 static int bcast_taken(const team_t *t, size_t bytes)
 {
-    return on(t) && bytes <= (t->n == 2 ? env_size("METAMPI_COLL_SHM_BCAST_MAX2", 2048)
-                                        : env_size("METAMPI_COLL_SHM_BCAST_MAX", 1 << 20));
+    if (t->n == 2) /* small ones, and large ones that both members copy (any size) */
+        return on(t) && (bytes <= env_size("METAMPI_COLL_SHM_BCAST_MAX2", 2048) ||
+                         (env_size("METAMPI_COLL_SHM_CMA", 1) &&
+                          bytes >= env_size("METAMPI_COLL_SHM_CMA_MIN", 16384)));
+    return on(t) && bytes <= env_size("METAMPI_COLL_SHM_BCAST_MAX", 1 << 20);
 }
 static int reduce_taken(const team_t *t, size_t bytes, int root)
 {
@@ -279,8 +282,8 @@ static void test_bcast(team_t *t)
     for (size_t k = 0; k < nsizes; k++)
         for (int root = 0; root < t->n; root++)
             bcast_once(t, buf, sizes[k], root, (int)k, bcast_taken(t, sizes[k]));
-    /* above the limit: declined */
-    bcast_once(t, buf, (1 << 20) + 1, 0, 0, 0);
+    /* above the limit: declined (except by a pair) */
+    bcast_once(t, buf, (1 << 20) + 1, 0, 0, bcast_taken(t, (1 << 20) + 1));
     size_t limit = t->n == 2 ? env_size("METAMPI_COLL_SHM_BCAST_MAX2", 2048) : 1 << 20;
     if (limit < 1 << 20) {
         bcast_once(t, buf, limit, t->n - 1, 1, on(t));
