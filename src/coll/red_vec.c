@@ -113,23 +113,36 @@ static int fold_in(acc_t *a, const coll_team_t *t, const red_fold_t *f, op_t *op
     return acc_step(a, t, f->me - 1, 0, op, 0, a->count);
 }
 
-void red_allreduce_rd(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
-                      size_t count, dtype_t *dt, op_t *op)
+/* The cases both allreduces share: nothing to do, one member, or a member folded out (it
+ * gives its vector to me+1 and gets the result back). Returns 1 when the member is done;
+ * otherwise *f is its fold. */
+static int allreduce_trivial(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
+                             size_t count, dtype_t *dt, red_fold_t *f)
 {
     int n = t->size, me = t->rank;
     if (count == 0)
-        return;
+        return 1;
     if (n == 1) {
         red_copy(s, in, 0, out, 0, count, dt);
-        return;
+        return 1;
     }
-    red_fold_t f = red_fold(n, me);
-    if (f.nr < 0) {
+    *f = red_fold(n, me);
+    if (f->nr < 0) {
         red_send(s, t, me + 1, in, 0, count, dt);
         icoll_sched_fence(s);
         red_recv(s, t, me + 1, out, 0, count, dt);
-        return;
+        return 1;
     }
+    return 0;
+}
+
+void red_allreduce_rd(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
+                      size_t count, dtype_t *dt, op_t *op)
+{
+    red_fold_t f;
+    if (allreduce_trivial(s, t, in, out, count, dt, &f))
+        return;
+    int me = t->rank;
     char kinds[40];
     acc_t a;
     acc_init(&a, s, in, out, NULL, count, dt, kinds, step_kinds(&f, kinds));
@@ -176,20 +189,10 @@ static int halve(acc_t *a, const coll_team_t *t, const red_fold_t *f, op_t *op, 
 void red_allreduce_rabenseifner(icoll_sched_t *s, const coll_team_t *t, const void *in,
                                 void *out, size_t count, dtype_t *dt, op_t *op)
 {
-    int n = t->size, me = t->rank;
-    if (count == 0)
+    red_fold_t f;
+    if (allreduce_trivial(s, t, in, out, count, dt, &f))
         return;
-    if (n == 1) {
-        red_copy(s, in, 0, out, 0, count, dt);
-        return;
-    }
-    red_fold_t f = red_fold(n, me);
-    if (f.nr < 0) {
-        red_send(s, t, me + 1, in, 0, count, dt);
-        icoll_sched_fence(s);
-        red_recv(s, t, me + 1, out, 0, count, dt);
-        return;
-    }
+    int me = t->rank;
     char kinds[40];
     acc_t a;
     halving_t h;
