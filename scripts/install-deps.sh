@@ -3,11 +3,12 @@
 # packages already present. Benchmark-only packages are installed by bench/setup.sh.
 #   build-essential cmake pkg-config   the build and the install/pkg-config tests
 #   libhwloc-dev                       CPU topology for mpirun's rank binding (runtime: libhwloc15)
+#   libssl-dev                         HMAC job-key authentication of TCP connections (libcrypto)
 #   python3                            the launcher and error-report test drivers
 #   mpich                              mpiexec.hydra, for the PMI-1 compatibility tests
 #   procps iproute2                    process and socket checks of the failure-path tests
 set -euo pipefail
-packages=(build-essential cmake pkg-config libhwloc-dev python3 mpich procps iproute2)
+packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev python3 mpich procps iproute2)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,10 +8,24 @@
 /* Until job_init() runs there is no launcher connection (fd -1). */
 job_t job = { .pmi = { .fd = -1 } };
 
+/* The host's name as the launcher knows it (METAMPI_HOSTNAME, set by a multi-host launch:
+ * the name from the host list, which is what reports and MPI_Get_processor_name show), else
+ * the system's host name. */
+static void set_hostname(void)
+{
+    const char *named = getenv("METAMPI_HOSTNAME");
+    if (named && *named) {
+        snprintf(job.hostname, sizeof job.hostname, "%s", named);
+        return;
+    }
+    if (gethostname(job.hostname, sizeof job.hostname - 1) != 0)
+        strcpy(job.hostname, "localhost");
+}
+
 void job_identify_early(void)
 {
-    if (!job.hostname[0] && gethostname(job.hostname, sizeof job.hostname - 1) != 0)
-        strcpy(job.hostname, "localhost");
+    if (!job.hostname[0])
+        set_hostname();
     const char *r = getenv("PMI_RANK");
     if (r)
         job.rank = atoi(r);
@@ -21,8 +35,7 @@ int job_init(char *err, int errlen)
 {
     memset(&job, 0, sizeof job);
     job.pmi.fd = -1;
-    if (gethostname(job.hostname, sizeof job.hostname - 1) != 0)
-        strcpy(job.hostname, "localhost");
+    set_hostname();
     const char *reports = getenv("METAMPI_MPIRUN");
     job.launcher_reports_abort = reports && strcmp(reports, "1") == 0;
     if (pmi_client_init(&job.pmi, err, errlen) != 0)
