@@ -5,16 +5,9 @@
 #ifndef MPIRUN_OPTIONS_H
 #define MPIRUN_OPTIONS_H
 
-#define MPIRUN_MAX_RANKS 4096
+#include "binding.h"
 
-/* --bind-to: what each rank is bound to. */
-typedef enum mpirun_bind {
-    MPIRUN_BIND_DEFAULT,   /* not given: core if the ranks fit on the cores, else none */
-    MPIRUN_BIND_NONE,
-    MPIRUN_BIND_HWTHREAD,
-    MPIRUN_BIND_CORE,
-    MPIRUN_BIND_PACKAGE,   /* also spelled "socket" */
-} mpirun_bind_t;
+#define MPIRUN_MAX_RANKS 4096
 
 typedef struct mpirun_opts {
     int np;              /* number of ranks, 1..MPIRUN_MAX_RANKS (default 1) */
