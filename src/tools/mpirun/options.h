@@ -6,6 +6,7 @@
 #define MPIRUN_OPTIONS_H
 
 #include "binding.h"
+#include "hostlist.h"
 
 #define MPIRUN_MAX_RANKS 4096
 
@@ -18,6 +19,11 @@ typedef struct mpirun_opts {
     char **xvars;        /* -x arguments in order: "VAR" or "VAR=value" (point into argv) */
     int nx;
     char **prog_argv;    /* program and its arguments, NULL-terminated (points into argv) */
+    /* Jobs on several hosts (--host / --hostfile); nhosts == 0: every rank on this host. */
+    hostlist_t hosts;
+    int nhosts;          /* hosts.n */
+    int map_by_node;     /* --map-by node (else slot) */
+    const char *launch_agent;  /* --launch-agent (default "ssh") */
 } mpirun_opts_t;
 
 enum { OPTIONS_RUN = 0, OPTIONS_EXIT_OK = 1, OPTIONS_ERROR = 2 };
