@@ -98,6 +98,7 @@ void p2p_finalize(void)
         p2p_send_data(&fin, &none, (fin.rank + k) % fin.size, k, MODE_STANDARD, "MPI_Finalize");
         p2p_wait(&r);
     }
+    progress_wait_until(queue_empty, NULL); /* our last barrier frames have left */
     proto_close();
     match_close();
     request_release_spares();
