@@ -60,6 +60,13 @@ out:
 
 int hosts_map(int *host_of, int size, char *err, int errlen)
 {
+    const char *v = getenv("METAMPI_VIRTUAL_HOSTS");
+    long virt = v ? strtol(v, NULL, 10) : 0;
+    if (virt > 0) { /* testing: k hosts of consecutive ranks on one machine (TCP between) */
+        for (int r = 0; r < size; r++)
+            host_of[r] = (int)((long)r * (virt < size ? virt : size) / size);
+        return 0;
+    }
     if (size == 1) {
         host_of[0] = 0;
         return 0;

@@ -10,7 +10,9 @@
 #ifndef METAMPI_HOSTS_H
 #define METAMPI_HOSTS_H
 
-/* Fills host_of[0..size) with a host index per rank. 0, or -1 with a message. */
+/* Fills host_of[0..size) with a host index per rank. 0, or -1 with a message.
+ * METAMPI_VIRTUAL_HOSTS=k (testing) splits the job into k hosts of consecutive ranks instead,
+ * so that the transports between hosts run on one machine. */
 int hosts_map(int *host_of, int size, char *err, int errlen);
 
 /* Parses a PMI_process_mapping value; 0 when it covers all size ranks, -1 otherwise. */
