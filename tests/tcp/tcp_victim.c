@@ -4,7 +4,8 @@
  * attacks their listening sockets, then exchange again and check every byte: a job that an
  * attack disturbed fails here.
  *   mode "attack": as above;
- *   mode "die":    rank 1 kills itself (SIGKILL) while rank 0 waits for its message.
+ *   mode "die":    rank 1 kills itself (SIGKILL) while rank 0 waits for its message;
+ *   mode "plain":  one exchange, then MPI_Finalize.
  */
 #include <mpi.h>
 #include <poll.h>
@@ -50,6 +51,10 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     exchange(rank, 0);
+    if (strcmp(mode, "plain") == 0) {
+        MPI_Finalize();
+        return 0;
+    }
     if (strcmp(mode, "die") == 0) {
         if (rank == 1) {
             printf("DYING\n");

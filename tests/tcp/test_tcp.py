@@ -8,6 +8,8 @@ Both ranks run as two hosts of one machine (METAMPI_VIRTUAL_HOSTS=2), so they ta
             a well-formed HELLO under a wrong job key, and nothing at all (closing at once):
             each connection is dropped (the first two logged), and the job finishes with
             every byte right.
+  Interfaces  --if picks the interfaces the ranks listen and connect on (loopback here, which
+            is otherwise left out); one that matches nothing ends the job with a clear message.
   Death     a rank killed by SIGKILL in the middle of the job: mpirun reports it (rank,
             host, cause) and the job is gone within 2 s, nothing left behind.
 """
@@ -95,9 +97,9 @@ def attack_silent(port):
 
 
 class Tcp(unittest.TestCase):
-    def start(self, mode):
+    def start(self, mode, opts=()):
         env = dict(os.environ, METAMPI_VIRTUAL_HOSTS="2")
-        return subprocess.Popen([MPIRUN, "-n", "2", PROG, mode], stdin=subprocess.PIPE,
+        return subprocess.Popen([MPIRUN, *opts, "-n", "2", PROG, mode], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=env)
 
@@ -124,6 +126,16 @@ class Tcp(unittest.TestCase):
         self.assertEqual(sum("not a metampi hello" in l for l in drops), 2, err)
         self.assertEqual(sum("wrong job key" in l for l in drops), 2, err)
         self.assertEqual(len(drops), 4, err)  # the silent ones are not worth a line
+
+    def test_interfaces(self):
+        p = self.start("plain", ["--if", "lo"])
+        out, err = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 0, err)
+        p = self.start("plain", ["--if", "nosuch0,10.255.255.0/24"])
+        out, err = p.communicate(timeout=30)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("no network interface matches METAMPI_TCP_IF=nosuch0,10.255.255.0/24",
+                      err)
 
     def test_death(self):
         p = self.start("die")

@@ -42,6 +42,8 @@ static void usage(FILE *f)
             "                       ('#' comments); also --machinefile\n"
             "  --map-by slot|node   fill each host's slots in turn (slot, the default) or deal\n"
             "                       the ranks round-robin over the hosts (node)\n"
+            "  --if LIST            network interfaces or subnets for TCP between hosts\n"
+            "                       (eth1,10.1.0.0/16; sets METAMPI_TCP_IF for the ranks)\n"
             "  --launch-agent CMD   command that starts the helper on another host (default\n"
             "                       ssh), split on blanks; {host} is replaced by the host name,\n"
             "                       else the name is appended. localhost and this host's own\n"
@@ -254,6 +256,20 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
                 return OPTIONS_ERROR;
             }
             o->launch_agent = v;
+        } else if ((v = option_value(argc, argv, &i, "if", &missing))) {
+            if (missing || !*v) {
+                util_msg("option --if requires interfaces or subnets (e.g. eth1 or "
+                         "10.1.0.0/16, comma-separated)");
+                return OPTIONS_ERROR;
+            }
+            if (o->tcp_if_env) {
+                util_msg("--if given twice; give one comma-separated list");
+                return OPTIONS_ERROR;
+            }
+            size_t n = strlen("METAMPI_TCP_IF=") + strlen(v) + 1;
+            o->tcp_if_env = util_xmalloc(n);
+            snprintf(o->tcp_if_env, n, "METAMPI_TCP_IF=%s", v);
+            o->xvars[o->nx++] = o->tcp_if_env;
         } else if (strcmp(a, "-x") == 0 || strcmp(a, "--x") == 0) {
             if (i + 1 >= argc) {
                 util_msg("option -x requires VAR or VAR=value");
@@ -302,6 +318,8 @@ void options_free(mpirun_opts_t *o)
 {
     free(o->xvars);
     o->xvars = NULL;
+    free(o->tcp_if_env);
+    o->tcp_if_env = NULL;
     hostlist_free(&o->hosts);
     o->nhosts = 0;
 }

@@ -24,6 +24,7 @@ typedef struct mpirun_opts {
     int nhosts;          /* hosts.n */
     int map_by_node;     /* --map-by node (else slot) */
     const char *launch_agent;  /* --launch-agent (default "ssh") */
+    char *tcp_if_env;    /* --if: "METAMPI_TCP_IF=..." (also in xvars), owned */
 } mpirun_opts_t;
 
 enum { OPTIONS_RUN = 0, OPTIONS_EXIT_OK = 1, OPTIONS_ERROR = 2 };
