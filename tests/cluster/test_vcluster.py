@@ -1,109 +1,27 @@
 #!/usr/bin/env python3
 """Tests of vcluster.sh, the emulated cluster (standard library only).
 
-Run: test_vcluster.py --vcluster PATH [--wanemu PATH] [unittest args, e.g. -v Teardown]
+Run: test_vcluster.py --vcluster PATH [unittest args, e.g. -v Teardown]
 Exits 77 (ctest's SKIP_RETURN_CODE) when `vcluster.sh --check` says no cluster can be made
-here.
-
-Every cluster of a test gets its own prefix, and every test that makes one ends by checking
-that nothing of it is left: no namespace, no /etc/netns/<host>, no state directory under
-/run/vcluster, and no process it recorded as started inside a host.
+here. Every test checks that its clusters left nothing behind (clustertest.py); the ones
+here also check that a process started inside a host is gone.
 """
-import argparse
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
 
-VCLUSTER = None
-WANEMU = None
-HERE = os.path.dirname(os.path.abspath(__file__))
-NETTOOL = os.path.join(HERE, "nettool.py")
-RUN_DIR = os.environ.get("VCLUSTER_RUN_DIR", "/run/vcluster")
-GUARD_TEARDOWN_S = 5.0    # from a SIGKILL of vcluster.sh to the guardian's finished teardown
-_serial = 0
-
-
-def new_prefix():
-    """Unique per test run and per cluster, at most 11 characters."""
-    global _serial
-    _serial += 1
-    return "t%d%s-" % (os.getpid() % 100000, chr(ord("a") + _serial % 26))
-
-
-def leftovers(prefix):
-    found = []
-    netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    found += [l.split()[0] for l in netns.splitlines() if l.startswith(prefix)]
-    if os.path.isdir("/etc/netns"):
-        found += ["/etc/netns/" + d for d in os.listdir("/etc/netns") if d.startswith(prefix)]
-    if os.path.isdir(RUN_DIR):
-        found += [RUN_DIR + "/" + d for d in os.listdir(RUN_DIR)
-                  if d == prefix or d.startswith(".gone." + prefix + ".")]
-    return found
-
-
-def pid_alive(pid):
-    """Running (a zombie has finished: its namespace is gone)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def vcluster(args, script, prefix, timeout=60, **kw):
-    """Runs `vcluster.sh --prefix PREFIX ARGS -- bash -c SCRIPT`; H is the array of hosts."""
-    cmd = [VCLUSTER, "--prefix", prefix] + args + [
-        "--", "bash", "-c", 'set -euo pipefail; H=($VCLUSTER_HOSTS); T=%s; %s' % (NETTOOL, script)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
-
-
-def start_vcluster(test, args, script, prefix):
-    """Starts a cluster in the background; it is stopped at the end of TEST in any case."""
-    cmd = [VCLUSTER, "--prefix", prefix] + args + [
-        "--", "bash", "-c", 'H=($VCLUSTER_HOSTS); T=%s; %s' % (NETTOOL, script)]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    test.addCleanup(stop, p)
-    return p
-
-
-def stop(p):
-    if p.poll() is None:
-        p.terminate()
-    p.communicate(timeout=30)
-
-
-def wait_for(cond, timeout, what):
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out after %.1f s waiting for %s" % (timeout, what))
-        time.sleep(0.02)
-
-
-class ClusterTest(unittest.TestCase):
-    def prefix(self):
-        """A new cluster prefix, checked for leftovers when the test ends (after the clusters
-        started in the background are stopped: cleanups run last-registered first)."""
-        p = new_prefix()
-        self.addCleanup(lambda: self.assertEqual(leftovers(p), [], "cluster %s left things behind" % p))
-        self.last_prefix = p
-        return p
-
-    def run_ok(self, args, script, prefix=None, **kw):
-        r = vcluster(args, script, prefix or self.prefix(), **kw)
-        self.assertEqual(r.returncode, 0, "vcluster failed:\n%s%s" % (r.stdout, r.stderr))
-        return r.stdout
+import clustertest as ct
+from clustertest import (GUARD_TEARDOWN_S, ClusterTest, leftovers, pid_alive, start_vcluster,
+                         stop, vcluster, wait_for)
 
 
 class Basics(ClusterTest):
     def test_check(self):
-        r = subprocess.run([VCLUSTER, "--check"], capture_output=True, text=True, timeout=30)
+        r = subprocess.run([ct.VCLUSTER, "--check"], capture_output=True, text=True, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_environment(self):
@@ -158,11 +76,11 @@ class Basics(ClusterTest):
     def test_usage_errors(self):
         for args in (["--hosts", "0"], ["--hosts", "x"], ["--prefix", "a.b"], ["--rate", "fast"],
                      ["--bogus", "1"], ["--hosts", "2", "--sites", "2"]):
-            r = subprocess.run([VCLUSTER] + args + ["--", "true"], capture_output=True,
+            r = subprocess.run([ct.VCLUSTER] + args + ["--", "true"], capture_output=True,
                                text=True, timeout=30)
             self.assertEqual(r.returncode, 2, "%s: %s" % (args, r.stderr))
             self.assertRegex(r.stderr, "^vcluster: ")
-        r = subprocess.run([VCLUSTER, "--hosts", "2"], capture_output=True, text=True, timeout=30)
+        r = subprocess.run([ct.VCLUSTER, "--hosts", "2"], capture_output=True, text=True, timeout=30)
         self.assertEqual(r.returncode, 2)
         self.assertIn("no command", r.stderr)
 
@@ -281,7 +199,7 @@ class Teardown(ClusterTest):
             with open(os.path.join(d, "CMakeLists.txt"), "w") as f:
                 f.write("cmake_minimum_required(VERSION 3.18)\nproject(t NONE)\nenable_testing()\n"
                         "add_test(NAME t COMMAND %s --prefix %s -- sleep 100)\n"
-                        "set_tests_properties(t PROPERTIES TIMEOUT 1)\n" % (VCLUSTER, p))
+                        "set_tests_properties(t PROPERTIES TIMEOUT 1)\n" % (ct.VCLUSTER, p))
             b = os.path.join(d, "b")
             subprocess.run(["cmake", "-S", d, "-B", b], check=True, capture_output=True, timeout=60)
             r = subprocess.run(["ctest"], cwd=b, capture_output=True, text=True, timeout=60)
@@ -300,7 +218,7 @@ class Teardown(ClusterTest):
         proc.communicate(timeout=10)
         time.sleep(0.2)
         self.assertNotEqual(leftovers(p), [])
-        r = subprocess.run([VCLUSTER, "--sweep"], capture_output=True, text=True, timeout=30)
+        r = subprocess.run([ct.VCLUSTER, "--sweep"], capture_output=True, text=True, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(leftovers(p), [])
         self.assertFalse(pid_alive(stray))
@@ -309,7 +227,7 @@ class Teardown(ClusterTest):
         p = self.prefix()
         proc = start_vcluster(self, ["--hosts", "2"], "echo up; sleep 1000", p)
         proc.stdout.readline()
-        r = subprocess.run([VCLUSTER, "--sweep"], capture_output=True, text=True, timeout=30)
+        r = subprocess.run([ct.VCLUSTER, "--sweep"], capture_output=True, text=True, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(leftovers(p)), 6)      # 3 namespaces, 2 /etc/netns, the state
         stop(proc)
@@ -345,19 +263,5 @@ class Rate(ClusterTest):
             self.assertGreater(rate, 200)
 
 
-def main():
-    global VCLUSTER, WANEMU
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--vcluster", required=True)
-    ap.add_argument("--wanemu")
-    args, rest = ap.parse_known_args()
-    VCLUSTER, WANEMU = os.path.abspath(args.vcluster), args.wanemu
-    check = subprocess.run([VCLUSTER, "--check"], capture_output=True, text=True, timeout=30)
-    if check.returncode != 0:
-        print(check.stderr.strip() or "vcluster.sh --check failed", file=sys.stderr)
-        sys.exit(77 if check.returncode == 77 else 1)
-    unittest.main(argv=[sys.argv[0]] + rest)
-
-
 if __name__ == "__main__":
-    main()
+    ct.main()
