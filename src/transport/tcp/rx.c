@@ -230,6 +230,11 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
     return events;
 }
 
+int tcp_rx_midframe(const tcp_rx_t *rx)
+{
+    return rx->state != RX_HDR || rx->start != rx->end;
+}
+
 int tcp_rx_run(tcp_rx_t *rx, int fd, int src, const tcp_rx_ops_t *ops, int budget, int *eof,
                char *err, int errlen)
 {

@@ -52,6 +52,9 @@ void tcp_rx_free(tcp_rx_t *rx);
 int tcp_rx_run(tcp_rx_t *rx, int fd, int src, const tcp_rx_ops_t *ops, int budget, int *eof,
                char *err, int errlen);
 
+/* Nonzero while a frame has been started but not finished (its body is still arriving). */
+int tcp_rx_midframe(const tcp_rx_t *rx);
+
 /* The same parser over bytes already in memory, for the fuzz target: feeds data (as if read
  * from a socket in pieces of at most `piece` bytes) and handles every frame. -1 with err on
  * a malformed stream, else the frames handled. Placed bodies are copied into the sink. */

@@ -589,6 +589,13 @@ static int peer_readable(int r, char *err, int errlen)
     int more = n == FRAMES_PER_POLL;
     g.nbacklog += more - p->backlog;
     p->backlog = more;
+    if (tcp_rx_midframe(&p->rx)) {
+        /* The peer streams a large frame to us and may be limited by its congestion window:
+         * ACK at once rather than after the delayed-ACK timer (the kernel leaves quick-ACK
+         * mode by itself, so this is renewed while the frame lasts). */
+        int one = 1;
+        setsockopt(p->c->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
+    }
     if (n < 0) {
         size_t l = strlen(err);
         snprintf(err + l, (size_t)errlen - l, " (rank %d on host %s)", r, peer_host(r));
