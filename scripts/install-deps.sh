@@ -9,9 +9,10 @@
 #   procps iproute2                    process and socket checks of the failure-path tests;
 #                                      ip/tc build the emulated clusters (tests/cluster)
 #   iputils-ping                       reachability and round trips in the emulated clusters
+#   clang-14 libclang-rt-14-dev        libFuzzer, for the fuzz tests of the network parsers
 set -euo pipefail
 packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev python3 mpich procps iproute2
-          iputils-ping)
+          iputils-ping clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

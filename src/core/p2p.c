@@ -29,10 +29,14 @@ int p2p_open(char *err, int errlen)
     tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
                        .host_of = host_of };
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int local_ranks = 0;
-    for (int r = 0; r < job.size; r++)
+    int local_ranks = 0, spans = 0;
+    for (int r = 0; r < job.size; r++) {
         local_ranks += host_of[r] == host_of[job.rank];
+        spans |= host_of[r] != host_of[0];
+    }
     progress_configure(local_ranks, cpus > 0 ? (int)cpus : 1);
+    if (spans && hosts_publish_machine(err, errlen) != 0) /* read in p2p_connect */
+        return -1;
     proto_upcalls_t up = { match_incoming, match_withdraw };
     return proto_open(&boot, &up, err, errlen);
 }
@@ -67,6 +71,16 @@ int p2p_write(int world_rank, const void *local, void *remote, size_t bytes)
 
 int p2p_connect(char *err, int errlen)
 {
+    int spans = 0;
+    for (int r = 0; r < job.size; r++)
+        spans |= host_of[r] != host_of[0];
+    if (spans) { /* hosts that share this machine share its CPUs too (emulated clusters) */
+        int n = hosts_machine_ranks(host_of, job.size, err, errlen);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        if (n < 0)
+            return -1;
+        progress_configure(n, cpus > 0 ? (int)cpus : 1);
+    }
     return proto_connect(err, errlen);
 }
 
@@ -98,6 +112,7 @@ void p2p_finalize(void)
         p2p_send_data(&fin, &none, (fin.rank + k) % fin.size, k, MODE_STANDARD, "MPI_Finalize");
         p2p_wait(&r);
     }
+    progress_wait_until(queue_empty, NULL); /* our last barrier frames have left */
     proto_close();
     match_close();
     request_release_spares();

@@ -15,6 +15,7 @@ enum {
     OP_WAIT_ACK,       /* synchronous eager sent: waiting for ACK */
     OP_WAIT_RNDV,      /* RTS sent: waiting for FIN or CTS */
     OP_STREAM,         /* CTS received: DATA frames to send */
+    OP_STREAM_DRAIN,   /* all DATA handed over; the transport still reads some from buf */
     OP_CTRL,           /* a control frame owned by proto, freed once handed over */
     OP_RECV_STREAM,    /* receiver: CTS sent, DATA frames expected */
     OP_DONE,
@@ -58,6 +59,9 @@ void proto_complete(proto_op_t *op);
 void proto_on_match_frame(int src, const void *frame, size_t len);   /* EAGER*, RTS */
 void proto_on_data(int src, const void *frame, size_t len);
 void proto_on_cancel(int src, const void *frame, size_t len);
+/* The transports' placement upcall (transport.h): DATA bodies go straight into the receive
+ * buffer, contiguous or by iovecs of a typed one whose blocks are large enough. */
+int proto_place(int src, const void *head, size_t head_len, size_t body_len, tr_sink_t *sink);
 void proto_on_sender_reply(int src, const void *frame, size_t len);  /* CTS FIN ACK C_REPLY */
 /* Hands over as much of op as the transport takes: 1 all sent, 0 blocked, -1 failed.
  * Never completes op: the caller takes op out of any queue first, then calls

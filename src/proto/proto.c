@@ -15,7 +15,8 @@ size_t proto_iov_min = DEFAULT_DT_IOV_MIN;
 proto_upcalls_t proto_up;
 int proto_my_rank;
 
-static const transport_t *const all_transports[] = { &transport_self, &transport_shm };
+static const transport_t *const all_transports[] = { &transport_self, &transport_shm,
+                                                      &transport_tcp };
 enum { NTRANSPORTS = sizeof all_transports / sizeof all_transports[0] };
 static int opened[NTRANSPORTS];
 
@@ -77,8 +78,10 @@ static void deliver(int src, const void *frame, size_t len)
     }
 }
 
-int proto_open(const tr_boot_t *boot, const proto_upcalls_t *up, char *err, int errlen)
+int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, int errlen)
 {
+    tr_boot_t b = *boot_in, *boot = &b;
+    b.place = proto_place;
     proto_up = *up;
     proto_my_rank = boot->rank;
     proto_peers = calloc((size_t)boot->size, sizeof *proto_peers);
@@ -92,11 +95,10 @@ int proto_open(const tr_boot_t *boot, const proto_upcalls_t *up, char *err, int 
             return -1;
         opened[i] = 1;
     }
-    size_t eager = env_size("METAMPI_EAGER_LIMIT", DEFAULT_EAGER_LIMIT);
-    size_t chunk = env_size("METAMPI_RNDV_CHUNK", DEFAULT_RNDV_CHUNK);
+    /* set by the user: for every transport; else each transport's default, else ours */
+    size_t eager = env_size("METAMPI_EAGER_LIMIT", 0);
+    size_t chunk = env_size("METAMPI_RNDV_CHUNK", 0);
     proto_iov_min = env_size("METAMPI_DT_IOV_MIN", DEFAULT_DT_IOV_MIN);
-    if (chunk < 64)
-        chunk = 64;
     for (int r = 0; r < boot->size; r++) {
         peer_t *p = &proto_peers[r];
         for (int i = 0; i < NTRANSPORTS && !p->tr; i++)
@@ -106,12 +108,16 @@ int proto_open(const tr_boot_t *boot, const proto_upcalls_t *up, char *err, int 
         if (!p->tr)
             continue;
         size_t room = p->tr->max_frame;
+        size_t e = eager ? eager : p->tr->eager_default ? p->tr->eager_default
+                                                        : DEFAULT_EAGER_LIMIT;
+        size_t c = chunk ? chunk : p->tr->chunk_default ? p->tr->chunk_default
+                                                        : DEFAULT_RNDV_CHUNK;
         /* To ourselves every message is eager: a standard send to self completes before its
          * receive is posted, as users of other MPIs expect. */
-        p->eager_limit = r == boot->rank ? room : eager;
+        p->eager_limit = r == boot->rank ? room : e;
         if (p->eager_limit > room - sizeof(f_eager_sync_t))
             p->eager_limit = room - sizeof(f_eager_sync_t);
-        p->chunk = chunk;
+        p->chunk = c < 64 ? 64 : c;
         if (p->chunk > room - sizeof(f_data_t))
             p->chunk = room - sizeof(f_data_t);
     }
@@ -262,7 +268,12 @@ int proto_progress(char *err, int errlen)
 
 int proto_has_queued(void)
 {
-    return nactive > 0;
+    if (nactive > 0)
+        return 1;
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (all_transports[i]->busy && all_transports[i]->busy())
+            return 1;
+    return 0;
 }
 
 void proto_prepare_sleep(void)

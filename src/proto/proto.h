@@ -82,6 +82,8 @@ struct proto_op {
     size_t ctrl_len;
     dt_cursor_t *cur;     /* typed data streamed in DATA frames: where packing or unpacking
                            * continues (allocated by proto for the stream only) */
+    unsigned zc_pending;  /* send: DATA frames the transport still reads from buf (send_zc) */
+    size_t placing;       /* receive: bytes of the DATA body being placed (tr_sink_t) */
 };
 
 /* What the protocol announces to the core for each arriving message. */
@@ -141,7 +143,8 @@ int proto_cancel_send(proto_op_t *op);
 /* One pass: transports' progress, then queued frames. Returns the number of events, or -1
  * with a message in err. */
 int proto_progress(char *err, int errlen);
-/* Nonzero while frames wait in outgoing queues (MPI_Finalize drains them). */
+/* Nonzero while frames wait in outgoing queues, ours or the transports' (MPI_Finalize drains
+ * them). */
 int proto_has_queued(void);
 
 /* Sleeping (see transport.h): announce, then the caller polls once more, then waits on the

@@ -205,6 +205,49 @@ void proto_on_data(int src, const void *frame, size_t len)
         proto_complete(op);
 }
 
+/* The DATA body being placed continues at op->got + op->placing. */
+static int place_next(void *ctx, struct iovec *iov, int max, size_t bytes)
+{
+    proto_op_t *op = ctx;
+    if (!op->layout) {
+        iov[0] = (struct iovec){ (char *)op->buf + op->got + op->placing, bytes };
+        op->placing += bytes;
+        return 1;
+    }
+    size_t covered;
+    int n = dt_iov(op->cur, iov, max, bytes, &covered);
+    op->placing += covered;
+    return n;
+}
+
+static void place_done(void *ctx)
+{
+    proto_op_t *op = ctx;
+    op->got += op->placing;
+    op->placing = 0;
+    if (op->got == op->want)
+        proto_complete(op);
+}
+
+int proto_place(int src, const void *head, size_t head_len, size_t body_len, tr_sink_t *sink)
+{
+    f_data_t d;
+    if (head_len != sizeof d || *(const uint8_t *)head != F_DATA)
+        return 0;
+    memcpy(&d, head, sizeof d);
+    proto_op_t *op = (proto_op_t *)(uintptr_t)d.rreq;
+    if (!op || op->state != OP_RECV_STREAM || op->peer != src || d.offset != op->got ||
+        body_len > op->want - op->got)
+        proto_bad_frame(src, "DATA for no receive");
+    if (op->layout && !proto_iov_worthy(op->layout))
+        return 0; /* small blocks: unpacked from the whole frame */
+    if (op->layout && op->cur->pos != d.offset)
+        dt_cursor_seek(op->cur, (size_t)d.offset);
+    op->placing = 0;
+    *sink = (tr_sink_t){ place_next, place_done, op };
+    return 1;
+}
+
 void proto_on_cancel(int src, const void *frame, size_t len)
 {
     f_ctrl_t c;

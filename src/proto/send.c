@@ -73,6 +73,7 @@ int proto_send_start(proto_op_t *op, char *err, int errlen)
     op->state = OP_SEND_FIRST;
     op->cancelled = op->cancel_pending = op->finished_early = 0;
     op->sent = op->want = 0;
+    op->zc_pending = 0;
     op->cur = NULL;
     proto_emit_or_queue(op);
     return 0;
@@ -112,13 +113,55 @@ static int send_first(proto_op_t *op, const transport_t *tr, char *err, int errl
     return send_payload(op, tr, iov, 0, op->bytes, err, errlen);
 }
 
+static void zc_sent(void *ctx)
+{
+    proto_op_t *op = ctx;
+    if (--op->zc_pending == 0 && op->state == OP_STREAM_DRAIN)
+        proto_complete(op);
+}
+
+/* A DATA frame of at most n bytes from offset op->sent that the transport reads straight
+ * from op's buffer (contiguous, or iovecs of a typed buffer whose blocks pay). 1 taken (*n is
+ * what it holds), 0 full, -1 failed. */
+static int send_data_zc(proto_op_t *op, const peer_t *p, size_t *n, char *err, int errlen)
+{
+    enum { ZC_IOV = 64 };
+    f_data_t h = { .kind = F_DATA, .rreq = op->remote_id, .offset = op->sent };
+    struct iovec iov[1 + ZC_IOV] = { { &h, sizeof h } };
+    int niov = 2;
+    dt_cursor_t probe; /* op's cursor moves only when the frame is taken */
+    if (!op->layout) {
+        iov[1] = (struct iovec){ (char *)op->buf + op->sent, *n };
+    } else {
+        if (op->cur->pos != op->sent)
+            dt_cursor_seek(op->cur, op->sent);
+        probe = *op->cur;
+        niov = 1 + dt_iov(&probe, iov + 1, ZC_IOV, *n, n);
+    }
+    int rc = p->tr->send_zc(op->peer, iov, niov, zc_sent, op, err, errlen);
+    if (rc == 1) {
+        op->zc_pending++;
+        if (op->layout)
+            *op->cur = probe;
+    }
+    return rc;
+}
+
 /* DATA frames of up to one chunk each, until the receiver's `want` bytes are handed over. */
 static int send_stream(proto_op_t *op, const peer_t *p, char *err, int errlen)
 {
+    int zc = p->tr->send_zc && (!op->layout || proto_iov_worthy(op->layout));
     while (op->sent < op->want) {
         size_t n = op->want - op->sent;
         if (n > p->chunk)
             n = p->chunk;
+        if (zc) {
+            int rc = send_data_zc(op, p, &n, err, errlen);
+            if (rc != 1)
+                return rc;
+            op->sent += n;
+            continue;
+        }
         f_data_t h = { .kind = F_DATA, .rreq = op->remote_id, .offset = op->sent };
         struct iovec iov[2] = { { &h, sizeof h } };
         int rc = send_payload(op, p->tr, iov, op->sent, n, err, errlen);
@@ -157,7 +200,10 @@ void proto_after_sent(proto_op_t *op)
         else
             proto_complete(op);
     } else if (op->state == OP_STREAM) {
-        proto_complete(op);
+        if (op->zc_pending)
+            op->state = OP_STREAM_DRAIN; /* zc_sent completes it */
+        else
+            proto_complete(op);
     }
 }
 
@@ -251,6 +297,7 @@ int proto_cancel_send(proto_op_t *op)
         }
         return 1;
     case OP_STREAM: /* matched: it completes normally */
+    case OP_STREAM_DRAIN:
         return 1;
     default:
         return 0;

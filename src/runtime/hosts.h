@@ -10,8 +10,18 @@
 #ifndef METAMPI_HOSTS_H
 #define METAMPI_HOSTS_H
 
-/* Fills host_of[0..size) with a host index per rank. 0, or -1 with a message. */
+/* Fills host_of[0..size) with a host index per rank. 0, or -1 with a message.
+ * METAMPI_VIRTUAL_HOSTS=k (testing) splits the job into k hosts of consecutive ranks instead,
+ * so that the transports between hosts run on one machine. */
 int hosts_map(int *host_of, int size, char *err, int errlen);
+
+/* Ranks that share one machine (kernel) may be on different "hosts" — containers or network
+ * namespaces, each with its own launcher helper — and then compete for the same CPUs. Each
+ * rank publishes the kernel's boot id (hosts_publish_machine, before a job barrier); after
+ * it, hosts_machine_ranks counts the ranks whose id equals ours (at least the ranks of our
+ * host). -1 with a message on failure. */
+int hosts_publish_machine(char *err, int errlen);
+int hosts_machine_ranks(const int *host_of, int size, char *err, int errlen);
 
 /* Parses a PMI_process_mapping value; 0 when it covers all size ranks, -1 otherwise. */
 int hosts_parse_mapping(const char *value, int *host_of, int size);

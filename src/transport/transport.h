@@ -29,6 +29,22 @@
  * (not permitted, disabled by the user) and nothing was copied, so the caller falls back to
  * frames.
  *
+ * Zero-copy sending (optional, NULL when absent): send_zc() is send() without a packer whose
+ * payload stays where it is: the transport copies iov[0] (the frame's head) but may keep
+ * referring to the memory of iov[1..iovcnt) until it calls sent(ctx) — always from a later
+ * progress(), never from inside send_zc() — so a stream transport writes straight from the
+ * caller's buffer. The caller keeps that memory unchanged until then.
+ *
+ * Placement (optional, for transports that read frames from a byte stream): the layer above
+ * may place a large frame's body straight where it belongs instead of receiving the frame in
+ * one piece. For a frame whose body (everything after its head, the sender's iov[0]) has at
+ * least the transport's placement threshold, the transport reads the head and calls
+ * boot->place(src, head, head_len, body_len, sink). A 0 answer means "deliver it whole, as
+ * usual"; a 1 answer fills *sink: the transport then asks sink->next() for iovecs covering
+ * the next bytes of the body (in order, as many times as needed; each call hands out at
+ * least one byte and no more than `bytes`), reads the body into them, and calls
+ * sink->done(ctx) once all of it is in place. deliver() is not called for a placed frame.
+ *
  * Sleeping: a rank with nothing to do calls prepare_sleep(), then progress() once more, and,
  * when that found nothing, sleeps in poll() on the descriptors from pollfds(); then it calls
  * end_sleep(). prepare_sleep() announces the sleep to peers, which then wake this rank (make
@@ -56,6 +72,18 @@
 
 typedef void (*tr_deliver_fn)(int src_rank, const void *frame, size_t len);
 
+typedef struct tr_sink {
+    /* Up to max iovecs for the next bytes of the body, at most `bytes` of them; returns how
+     * many iovecs it filled (at least one, covering at least one byte). */
+    int (*next)(void *ctx, struct iovec *iov, int max, size_t bytes);
+    void (*done)(void *ctx);
+    void *ctx;
+} tr_sink_t;
+
+/* 1 when the body is placed through *sink, 0 to receive the frame whole (see "Placement"). */
+typedef int (*tr_place_fn)(int src_rank, const void *head, size_t head_len, size_t body_len,
+                           tr_sink_t *sink);
+
 typedef struct tr_packer {
     size_t (*pack)(void *ctx, void *dst, size_t n);
     void *ctx;
@@ -67,6 +95,7 @@ typedef struct tr_boot {
     int rank, size;              /* this rank in the job (world) and the job size */
     const char *job_id;          /* names in shared namespaces start "metampi.<job_id>." */
     const int *host_of;          /* host_of[r]: index of rank r's host; equal index = same host */
+    tr_place_fn place;           /* the layer above's placement of large bodies (may be NULL) */
 } tr_boot_t;
 
 enum { TR_RMA_OK = 0, TR_RMA_UNSUPPORTED = 1 };
@@ -85,10 +114,16 @@ typedef struct transport {
     int (*reaches)(int peer);
     /* The largest frame send() accepts, in bytes. */
     size_t max_frame;
+    /* The protocol's defaults for peers on this transport (0: the library-wide default): the
+     * largest eager message and the DATA payload of the streaming rendezvous. */
+    size_t eager_default, chunk_default;
     /* 1 taken, 0 full (retry after progress), -1 failed with a message in err. The frame is
      * the iovecs followed by packer->len packed bytes (packer may be NULL). */
     int (*send)(int dst_rank, const struct iovec *iov, int iovcnt, const tr_packer_t *packer,
                 char *err, int errlen);
+    /* See "Zero-copy sending": 1 taken, 0 full, -1 failed. NULL when not offered. */
+    int (*send_zc)(int dst_rank, const struct iovec *iov, int iovcnt, void (*sent)(void *ctx),
+                   void *ctx, char *err, int errlen);
     /* Delivers arrived frames and advances internal work without blocking. Returns the number
      * of events (frames delivered, credits returned to a full path), or -1 on failure. */
     int (*progress)(char *err, int errlen);
@@ -103,6 +138,10 @@ typedef struct transport {
     void (*end_sleep)(void);
     /* Adds up to max descriptors to sleep on; returns how many were added. */
     int (*pollfds)(struct pollfd *fds, int max);
+    /* Optional: nonzero while frames that send() took have not left this rank yet (queued
+     * behind a connection being opened, or a full socket). MPI_Finalize waits for 0 before it
+     * closes the transports. */
+    int (*busy)(void);
     /* See "Waking"; NULL when the transport has no sleeping peers to wake. */
     void (*wake)(int peer);
     void (*close)(void);
@@ -112,5 +151,7 @@ typedef struct transport {
 extern const transport_t transport_self;
 /* Frames to ranks on this host through shared memory (transport/shm/). */
 extern const transport_t transport_shm;
+/* Frames to ranks on other hosts through TCP connections (transport/tcp/). */
+extern const transport_t transport_tcp;
 
 #endif

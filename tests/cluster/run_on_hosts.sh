@@ -41,7 +41,9 @@ if [[ ${1:-} == --inside ]]; then
     spec+=${spec:+,}${hosts[i]}:${n[i]}
     total=$((total + n[i]))
   done
-  exec "$mpirun" --host "$spec" --launch-agent "$VCLUSTER_AGENT" -n "$total" "$@"
+  # --bind-to none: the emulated hosts share this machine's cores; bound per host, ranks of
+  # different hosts would be pinned to the same cores.
+  exec "$mpirun" --bind-to none --host "$spec" --launch-agent "$VCLUSTER_AGENT" -n "$total" "$@"
 fi
 
 [[ $# -ge 3 ]] || usage "expected LAYOUT MPIRUN PROGRAM [ARGS...]"

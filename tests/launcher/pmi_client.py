@@ -99,6 +99,33 @@ def full(p):
     print("ok %d kvs=%s" % (p.rank, kvs), flush=True)
 
 
+def hosts(p):
+    """A job on several hosts: the key-value space is global (every rank reads every other
+    rank's puts after each barrier), and the layout is published. Prints
+    "layout <rank> <METAMPI_HOSTNAME> <PMI_process_mapping>" and "ok <rank>"."""
+    expect(p, p.cmd("cmd=init pmi_version=1 pmi_subversion=1"), cmd="response_to_init", rc=0)
+    expect(p, p.cmd("cmd=get_universe_size"), cmd="universe_size", size=p.size, rc=0)
+    kvs = p.cmd("cmd=get_my_kvsname")["kvsname"]
+    r = p.cmd("cmd=get kvsname=%s key=PMI_process_mapping" % kvs)
+    expect(p, r, cmd="get_result", rc=0)
+    print("layout %d %s %s" % (p.rank, os.environ.get("METAMPI_HOSTNAME", "-"), r["value"]),
+          flush=True)
+    for round_ in range(3):
+        value = "r%d-%d-" % (round_, p.rank) + "x" * (100 * p.rank)
+        expect(p, p.cmd("cmd=put kvsname=%s key=k%d_%d value=%s" % (kvs, round_, p.rank, value)),
+               cmd="put_result", rc=0)
+        p.send("cmd=barrier_in")
+        expect(p, p.parse(p.recv()), cmd="barrier_out")
+        for other in range(p.size):
+            r = p.cmd("cmd=get kvsname=%s key=k%d_%d" % (kvs, round_, other))
+            expect(p, r, cmd="get_result", rc=0,
+                   value="r%d-%d-" % (round_, other) + "x" * (100 * other))
+    r = p.cmd("cmd=get kvsname=%s key=nosuchkey" % kvs)
+    expect(p, r, cmd="get_result", rc=-1, msg="key_nosuchkey_not_found")
+    expect(p, p.cmd("cmd=finalize"), cmd="finalize_ack")
+    print("ok %d" % p.rank, flush=True)
+
+
 def wait_forever(p):
     p.send("cmd=barrier_in")   # never completes: the target rank does not enter
     try:
@@ -115,6 +142,9 @@ def main():
     print("ready %d" % p.rank, flush=True)
     if scenario == "full":
         full(p)
+        return 0
+    if scenario == "hosts":
+        hosts(p)
         return 0
     if scenario == "finalize_exit":   # finalize and exit at once: must not be reported
         p.cmd("cmd=init pmi_version=1 pmi_subversion=1")

@@ -205,7 +205,7 @@ static void child(const char *job)
     if (sched_setaffinity(0, sizeof cs, &cs) < 0)
         perror("sched_setaffinity");
     int hosts[2] = {0, 0};
-    tr_boot_t boot = {me, 2, job, hosts};
+    tr_boot_t boot = { .rank = me, .size = 2, .job_id = job, .host_of = hosts };
     if (T.open(&boot, deliver, err, sizeof err) < 0)
         die("open");
     bar();

@@ -550,7 +550,7 @@ static int hosts[MAXK];
 static void child_full(void)
 {
     alarm(30);
-    tr_boot_t boot = {me, K, job, hosts};
+    tr_boot_t boot = { .rank = me, .size = K, .job_id = job, .host_of = hosts };
     CHECK(T.open(&boot, deliver, err, sizeof err) == 0, "open: %s", err);
     barrier();
     CHECK(shm_files() == K, "%d segment files after open(), expected %d", shm_files(), K);
@@ -577,7 +577,7 @@ static void child_full(void)
 static void child_no_ready(void)
 {
     alarm(20);
-    tr_boot_t boot = {me, K, job, hosts};
+    tr_boot_t boot = { .rank = me, .size = K, .job_id = job, .host_of = hosts };
     CHECK(T.open(&boot, deliver, err, sizeof err) == 0, "open: %s", err);
     barrier();
     CHECK(shm_files() == K, "%d segment files after open(), expected %d", shm_files(), K);
@@ -638,7 +638,7 @@ static int alone(void)
 {
     int h[3] = {0, 1, 1};
     snprintf(job, sizeof job, "t%dalone", (int)getpid());
-    tr_boot_t boot = {0, 3, job, h};
+    tr_boot_t boot = { .rank = 0, .size = 3, .job_id = job, .host_of = h };
     me = 0;
     K = 3;
     CHECK(T.open(&boot, deliver, err, sizeof err) == 0, "open alone: %s", err);

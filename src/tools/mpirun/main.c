@@ -1,13 +1,14 @@
 /*
  * mpirun / mpiexec: starts the ranks of one MPI job on this host.
  *
- * Module map:
+ * Module map (mpirun's own files):
  *   options.c      command line -> mpirun_opts_t
  *   job.c          job policy: event loop, first-failure report, exit status, binding policy
+ *
+ * Shared with the per-host helper, in ../launch (mechanism, no policy):
  *   binding.c      CPU topology (hwloc) and the CPU set of each rank
  *   teardown.c     escalation schedule, /dev/shm clean-up
- *   node.c         the ranks of this host: spawn + PMI + I/O (no policy; reusable in a
- *                  per-host helper)
+ *   node.c         the ranks of this host: spawn + PMI + I/O
  *   spawn.c        fork/exec of one rank with a controlled fd set and CPU affinity
  *   pmi_server.c   PMI-1 server, kvs.c its key-value space
  *   iofwd.c        line-buffered output forwarding, stdin forwarding

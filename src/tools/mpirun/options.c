@@ -21,10 +21,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: mpirun [options] program [args...]\n"
-            "Starts N copies of program on this host as the ranks of one MPI job.\n"
+            "Starts N copies of program as the ranks of one MPI job, on this host or on the\n"
+            "hosts given by --host or --hostfile.\n"
             "\n"
             "Options:\n"
-            "  -n, -np, -c N        number of ranks (default 1)\n"
+            "  -n, -np, -c N        number of ranks (default 1, or the hosts' slots)\n"
             "  -x VAR               export VAR from mpirun's environment to the ranks\n"
             "  -x VAR=value         set VAR=value in the ranks' environment\n"
             "  --tag-output         prefix each output line with [1,rank]<stdout>: or <stderr>:\n"
@@ -35,12 +36,25 @@ static void usage(FILE *f)
             "  --oversubscribe      with --bind-to core/hwthread/package, allow more ranks\n"
             "                       than cores (hwthreads) and bind them round-robin\n"
             "  --report-bindings    print each rank's binding to stderr before it starts\n"
+            "  --host LIST          run on these hosts: NAME[:SLOTS],... (a name without\n"
+            "                       :SLOTS is one slot; a repeated name adds slots)\n"
+            "  --hostfile FILE      the hosts, one per line: NAME, NAME slots=N or NAME:N\n"
+            "                       ('#' comments); also --machinefile\n"
+            "  --map-by slot|node   fill each host's slots in turn (slot, the default) or deal\n"
+            "                       the ranks round-robin over the hosts (node)\n"
+            "  --if LIST            network interfaces or subnets for TCP between hosts\n"
+            "                       (eth1,10.1.0.0/16; sets METAMPI_TCP_IF for the ranks)\n"
+            "  --launch-agent CMD   command that starts the helper on another host (default\n"
+            "                       ssh), split on blanks; {host} is replaced by the host name,\n"
+            "                       else the name is appended. localhost and this host's own\n"
+            "                       name need no agent\n"
             "  --version            print the version and exit\n"
             "  -h, --help           print this help and exit\n"
             "  --                   end of options\n"
             "\n"
             "Long options may be written with one or two dashes. Rank 0 receives mpirun's\n"
-            "standard input; the other ranks read /dev/null.\n");
+            "standard input; the other ranks read /dev/null. With hosts, more ranks than\n"
+            "slots needs --oversubscribe.\n");
 }
 
 /* Matches arg against a long option name given with one or two dashes. */
@@ -129,10 +143,59 @@ static int valid_env_name(const char *s)
     return 1;
 }
 
+/* The value of option `name` given as "--name value" or "--name=value" at argv[*i]
+ * (advancing *i past a separate value), or NULL if argv[*i] is not that option. *missing is
+ * set when the option has no value. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    const char *v = long_value(argv[*i], name);
+    if (v)
+        return v;
+    if (!is_long(argv[*i], name))
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return "";
+    }
+    return argv[++*i];
+}
+
+/* After the options: the hosts, and -n checked against their slots. */
+static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *hostfile,
+                        int np_given)
+{
+    char err[1024];
+    if (host_arg && hostfile) {
+        util_msg("--host and --hostfile cannot be combined (give the hosts in one of them)");
+        return -1;
+    }
+    if (hostfile && hostlist_read_file(&o->hosts, hostfile, err, sizeof err) != 0) {
+        util_msg("%s", err);
+        return -1;
+    }
+    o->nhosts = o->hosts.n;
+    if (!o->nhosts)
+        return 0;
+    long slots = hostlist_slots(&o->hosts);
+    if (!np_given)
+        o->np = slots > MPIRUN_MAX_RANKS ? MPIRUN_MAX_RANKS : (int)slots;
+    if (o->np > slots && !o->oversubscribe) {
+        util_msg("%d ranks but only %ld slot%s on %d host%s (use --oversubscribe to place more "
+                 "ranks than slots, or give more slots)", o->np, slots, slots == 1 ? "" : "s",
+                 o->nhosts, o->nhosts == 1 ? "" : "s");
+        return -1;
+    }
+    return 0;
+}
+
 int options_parse(int argc, char **argv, mpirun_opts_t *o)
 {
     memset(o, 0, sizeof *o);
     o->np = 1;
+    o->launch_agent = "ssh";
+    const char *host_arg = NULL, *hostfile = NULL, *v;
+    int np_given = 0, missing = 0;
+    char err[1024];
     o->xvars = util_xmalloc((size_t)argc * sizeof *o->xvars);
     int i = 1;
     for (; i < argc; i++) {
@@ -147,11 +210,66 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
         if (attached) {  /* -n4, -np4, --np=4, -n=4 */
             if (parse_np(attached, &o->np) != 0)
                 return OPTIONS_ERROR;
+            np_given = 1;
         } else if (strcmp(a, "-n") == 0 || is_long(a, "np") || strcmp(a, "-c") == 0 ||
                    strcmp(a, "--n") == 0) {
             if (parse_np(i + 1 < argc ? argv[i + 1] : NULL, &o->np) != 0)
                 return OPTIONS_ERROR;
+            np_given = 1;
             i++;
+        } else if ((v = option_value(argc, argv, &i, "host", &missing)) ||
+                   (v = option_value(argc, argv, &i, "H", &missing))) {
+            if (missing) {
+                util_msg("option --host requires a list of hosts (NAME[:SLOTS],...)");
+                return OPTIONS_ERROR;
+            }
+            if (hostlist_add_arg(&o->hosts, v, err, sizeof err) != 0) {
+                util_msg("%s", err);
+                return OPTIONS_ERROR;
+            }
+            host_arg = v;
+        } else if ((v = option_value(argc, argv, &i, "hostfile", &missing)) ||
+                   (v = option_value(argc, argv, &i, "machinefile", &missing))) {
+            if (missing) {
+                util_msg("option --hostfile requires a file name");
+                return OPTIONS_ERROR;
+            }
+            if (hostfile) {
+                util_msg("--hostfile given twice ('%s' and '%s'); give one file", hostfile, v);
+                return OPTIONS_ERROR;
+            }
+            hostfile = v;
+        } else if ((v = option_value(argc, argv, &i, "map-by", &missing))) {
+            if (strcmp(v, "slot") == 0 || strcmp(v, "node") == 0) {
+                o->map_by_node = v[0] == 'n';
+            } else {
+                if (missing)
+                    util_msg("option --map-by requires a value (slot or node)");
+                else
+                    util_msg("invalid --map-by value '%s' (valid values: slot, node)", v);
+                return OPTIONS_ERROR;
+            }
+        } else if ((v = option_value(argc, argv, &i, "launch-agent", &missing))) {
+            if (missing || !v[strspn(v, " \t")]) {
+                util_msg("option --launch-agent requires a command (e.g. \"ssh\" or "
+                         "\"ip netns exec {host}\")");
+                return OPTIONS_ERROR;
+            }
+            o->launch_agent = v;
+        } else if ((v = option_value(argc, argv, &i, "if", &missing))) {
+            if (missing || !*v) {
+                util_msg("option --if requires interfaces or subnets (e.g. eth1 or "
+                         "10.1.0.0/16, comma-separated)");
+                return OPTIONS_ERROR;
+            }
+            if (o->tcp_if_env) {
+                util_msg("--if given twice; give one comma-separated list");
+                return OPTIONS_ERROR;
+            }
+            size_t n = strlen("METAMPI_TCP_IF=") + strlen(v) + 1;
+            o->tcp_if_env = util_xmalloc(n);
+            snprintf(o->tcp_if_env, n, "METAMPI_TCP_IF=%s", v);
+            o->xvars[o->nx++] = o->tcp_if_env;
         } else if (strcmp(a, "-x") == 0 || strcmp(a, "--x") == 0) {
             if (i + 1 >= argc) {
                 util_msg("option -x requires VAR or VAR=value");
@@ -191,6 +309,8 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
         return OPTIONS_ERROR;
     }
     o->prog_argv = &argv[i];
+    if (finish_hosts(o, host_arg, hostfile, np_given) != 0)
+        return OPTIONS_ERROR;
     return OPTIONS_RUN;
 }
 
@@ -198,4 +318,8 @@ void options_free(mpirun_opts_t *o)
 {
     free(o->xvars);
     o->xvars = NULL;
+    free(o->tcp_if_env);
+    o->tcp_if_env = NULL;
+    hostlist_free(&o->hosts);
+    o->nhosts = 0;
 }

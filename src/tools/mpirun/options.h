@@ -5,16 +5,10 @@
 #ifndef MPIRUN_OPTIONS_H
 #define MPIRUN_OPTIONS_H
 
-#define MPIRUN_MAX_RANKS 4096
+#include "binding.h"
+#include "hostlist.h"
 
-/* --bind-to: what each rank is bound to. */
-typedef enum mpirun_bind {
-    MPIRUN_BIND_DEFAULT,   /* not given: core if the ranks fit on the cores, else none */
-    MPIRUN_BIND_NONE,
-    MPIRUN_BIND_HWTHREAD,
-    MPIRUN_BIND_CORE,
-    MPIRUN_BIND_PACKAGE,   /* also spelled "socket" */
-} mpirun_bind_t;
+#define MPIRUN_MAX_RANKS 4096
 
 typedef struct mpirun_opts {
     int np;              /* number of ranks, 1..MPIRUN_MAX_RANKS (default 1) */
@@ -25,6 +19,12 @@ typedef struct mpirun_opts {
     char **xvars;        /* -x arguments in order: "VAR" or "VAR=value" (point into argv) */
     int nx;
     char **prog_argv;    /* program and its arguments, NULL-terminated (points into argv) */
+    /* Jobs on several hosts (--host / --hostfile); nhosts == 0: every rank on this host. */
+    hostlist_t hosts;
+    int nhosts;          /* hosts.n */
+    int map_by_node;     /* --map-by node (else slot) */
+    const char *launch_agent;  /* --launch-agent (default "ssh") */
+    char *tcp_if_env;    /* --if: "METAMPI_TCP_IF=..." (also in xvars), owned */
 } mpirun_opts_t;
 
 enum { OPTIONS_RUN = 0, OPTIONS_EXIT_OK = 1, OPTIONS_ERROR = 2 };

@@ -13,7 +13,9 @@
  *       block (everyone blocks; the test signals mpirun) |
  *       exit_before_init (the target exits 0 before MPI_Init; the others wait in MPI_Init) |
  *       cpus (every rank prints "cpus <rank> <Cpus_allowed_list> <METAMPI_BIND>" and
- *       finishes normally)
+ *       finishes normally) |
+ *       procname (every rank prints "procname <rank> <MPI_Get_processor_name>", then blocks
+ *       like block: ranks on different hosts cannot finalize before the TCP transport)
  */
 #include <mpi.h>
 
@@ -75,6 +77,14 @@ int main(int argc, char **argv)
         printf("cpus %d %s %s\n", rank, list, bind ? bind : "unset");
         MPI_Finalize();
         return 0;
+    }
+    if (strcmp(mode, "procname") == 0) {
+        char name[MPI_MAX_PROCESSOR_NAME];
+        int len;
+        MPI_Get_processor_name(name, &len);
+        printf("procname %d %s\n", rank, name);
+        fflush(stdout);
+        block_forever();
     }
     if (strcmp(mode, "stdin") == 0) {
         /* count the bytes and a simple checksum of stdin */

@@ -48,14 +48,25 @@ const char *util_hostname(void)
     return name;
 }
 
+static void (*msg_hook)(const char *text);
+
+void util_set_msg_hook(void (*hook)(const char *text))
+{
+    msg_hook = hook;
+}
+
 void util_msg(const char *fmt, ...)
 {
     char line[8192];
-    int n = snprintf(line, sizeof line, "mpirun: ");
+    int n = msg_hook ? 0 : snprintf(line, sizeof line, "mpirun: ");
     va_list ap;
     va_start(ap, fmt);
     n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);
+    if (msg_hook) {
+        msg_hook(line);
+        return;
+    }
     if (n > (int)sizeof line - 2)
         n = (int)sizeof line - 2;
     line[n++] = '\n';

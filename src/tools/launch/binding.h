@@ -15,11 +15,19 @@
 #ifndef MPIRUN_BINDING_H
 #define MPIRUN_BINDING_H
 
-#include "options.h"
-
 #include <sched.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/* --bind-to: what each rank is bound to. */
+typedef enum mpirun_bind {
+    MPIRUN_BIND_DEFAULT,   /* not given: core if the ranks fit on the cores, else none */
+    MPIRUN_BIND_NONE,
+    MPIRUN_BIND_HWTHREAD,
+    MPIRUN_BIND_CORE,
+    MPIRUN_BIND_PACKAGE,   /* also spelled "socket" */
+} mpirun_bind_t;
+
 
 typedef struct binding binding_t;
 

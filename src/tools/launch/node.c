@@ -25,6 +25,17 @@ static void pmi_fail(void *ctx, int rank, enum pmi_fail_kind kind, const char *d
     n->ev.pmi_failed(n->ev.ctx, rank, n->rank[rank].pid, kind, detail);
 }
 
+static void pmi_barrier(void *ctx, const char *const *kv, size_t nkv)
+{
+    node_t *n = ctx;
+    n->ev.barrier(n->ev.ctx, kv, nkv);
+}
+
+int node_global(const node_t *n, int i)
+{
+    return n->spec.global ? n->spec.global[i] : i;
+}
+
 void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_events_t *ev)
 {
     memset(n, 0, sizeof *n);
@@ -35,12 +46,22 @@ void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_e
     memset(n->rank, 0, (size_t)spec->nranks * sizeof *n->rank);
     for (int r = 0; r < spec->nranks; r++)
         n->rank[r].out.fd = n->rank[r].err.fd = -1;
+    if (!n->spec.size)
+        n->spec.size = spec->nranks;
+    n->in_local = -1;
+    for (int r = 0; r < spec->nranks; r++)
+        if (node_global(n, r) == 0)
+            n->in_local = r;
     n->out_sink = (iofwd_sink_t){ .fd = spec->stdout_fd, .tag_output = spec->tag_output,
-                                  .name = "stdout" };
+                                  .name = "stdout", .emit = spec->emit,
+                                  .emit_ctx = spec->emit_ctx };
     n->err_sink = (iofwd_sink_t){ .fd = spec->stderr_fd, .tag_output = spec->tag_output,
-                                  .name = "stderr" };
-    pmi_server_ops_t ops = { .abort = pmi_abort, .fail = pmi_fail };
-    pmi_server_init(&n->pmi, loop, spec->kvsname, spec->nranks, &ops, n);
+                                  .name = "stderr", .emit = spec->emit,
+                                  .emit_ctx = spec->emit_ctx };
+    pmi_server_ops_t ops = { .abort = pmi_abort, .fail = pmi_fail,
+                             .barrier = ev->barrier ? pmi_barrier : NULL };
+    pmi_server_init(&n->pmi, loop, spec->kvsname, spec->nranks, n->spec.size, spec->mapping,
+                    &ops, n);
 }
 
 static void close_fds(int *fds, int count)
@@ -56,7 +77,8 @@ static int spawn_one(node_t *n, int r, spawn_err_t *why)
     int fd[8];
     for (int i = 0; i < 8; i++)
         fd[i] = -1;
-    int ok = (r == 0 ? pipe2(&fd[0], O_CLOEXEC) : (fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC))) >= 0 &&
+    int ok = (r == n->in_local ? pipe2(&fd[0], O_CLOEXEC)
+                               : (fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC))) >= 0 &&
              pipe2(&fd[2], O_CLOEXEC) == 0 && pipe2(&fd[4], O_CLOEXEC) == 0 &&
              socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, &fd[6]) == 0;
     if (!ok) {
@@ -69,11 +91,17 @@ static int spawn_one(node_t *n, int r, spawn_err_t *why)
     const cpu_set_t *mask = b ? b->mask[r] : NULL;
     char rankv[32], sizev[32], fdv[32], bindv[64];
     snprintf(fdv, sizeof fdv, "PMI_FD=%d", SPAWN_PMI_FD);
-    snprintf(rankv, sizeof rankv, "PMI_RANK=%d", r);
-    snprintf(sizev, sizeof sizev, "PMI_SIZE=%d", n->spec.nranks);
+    snprintf(rankv, sizeof rankv, "PMI_RANK=%d", node_global(n, r));
+    snprintf(sizev, sizeof sizev, "PMI_SIZE=%d", n->spec.size);
     snprintf(bindv, sizeof bindv, "METAMPI_BIND=%s", mask ? b->policy : "none");
-    const char *extra[] = { fdv, rankv, sizev, "METAMPI_MPIRUN=1", bindv };
-    char **envp = jobenv_build(n->spec.env, extra, 5);
+    enum { NPER = 5 };
+    const char **extra = util_xmalloc((size_t)(n->spec.nenv_extra + NPER) * sizeof *extra);
+    for (int i = 0; i < n->spec.nenv_extra; i++)
+        extra[i] = n->spec.env_extra[i];
+    const char *per_rank[NPER] = { fdv, rankv, sizev, "METAMPI_MPIRUN=1", bindv };
+    memcpy(extra + n->spec.nenv_extra, per_rank, sizeof per_rank);
+    char **envp = jobenv_build(n->spec.env, extra, n->spec.nenv_extra + NPER);
+    free(extra);
 
     spawn_req_t req = { .path = n->spec.path, .argv = n->spec.argv, .envp = envp,
                         .stdin_fd = fd[0], .stdout_fd = fd[3], .stderr_fd = fd[5],
@@ -95,11 +123,15 @@ static int spawn_one(node_t *n, int r, spawn_err_t *why)
     node_rank_t *rk = &n->rank[r];
     rk->pid = pid;
     n->nlive++;
-    ostream_open(&rk->out, n->loop, &n->out_sink, r, fd[2]);
-    ostream_open(&rk->err, n->loop, &n->err_sink, r, fd[4]);
+    ostream_open(&rk->out, n->loop, &n->out_sink, node_global(n, r), fd[2]);
+    ostream_open(&rk->err, n->loop, &n->err_sink, node_global(n, r), fd[4]);
     pmi_server_attach(&n->pmi, r, fd[6]);
-    if (r == 0) {
-        istream_open(&n->in, n->loop, n->spec.stdin_fd, fd[1]);
+    if (r == n->in_local) {
+        int pushed = n->spec.stdin_fd == NODE_STDIN_PUSHED;
+        n->in.consumed = pushed ? n->ev.stdin_consumed : NULL;
+        n->in.closed = pushed ? n->ev.stdin_closed : NULL;
+        n->in.ctx = n->ev.ctx;
+        istream_open(&n->in, n->loop, pushed ? -1 : n->spec.stdin_fd, fd[1]);
         n->in_open = 1;
     }
     if (bind_refused)
@@ -147,7 +179,7 @@ void node_reap(node_t *n)
         rk->reaped = 1;
         n->nlive--;
         kill(-pid, SIGKILL);  /* the rank's own children die with it */
-        if (r == 0)
+        if (r == n->in_local)
             node_close_stdin(n);  /* nobody left to read it */
         pmi_server_drain(&n->pmi, r);
         ostream_drain(&rk->out);
@@ -184,6 +216,27 @@ void node_close_stdin(node_t *n)
         istream_close(&n->in);
         n->in_open = 0;
     }
+}
+
+int node_stdin_push(node_t *n, const void *data, size_t len)
+{
+    return n->in_open ? istream_push(&n->in, data, len) : -1;
+}
+
+void node_stdin_eof(node_t *n)
+{
+    if (n->in_open)
+        istream_push_eof(&n->in);
+}
+
+int node_kvs_put(node_t *n, const char *key, const char *value)
+{
+    return pmi_server_put(&n->pmi, key, value);
+}
+
+void node_barrier_release(node_t *n)
+{
+    pmi_server_release(&n->pmi);
 }
 
 void node_free(node_t *n)

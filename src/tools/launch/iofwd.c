@@ -14,6 +14,16 @@
 static void emit(ostream_t *o, const char *data, size_t len, int add_newline)
 {
     iofwd_sink_t *k = o->sink;
+    if (k->emit) {
+        if (len)
+            k->emit(k->emit_ctx, k, o->rank, data, len, add_newline);
+        return;
+    }
+    iofwd_sink_write(k, o->rank, data, len, add_newline);
+}
+
+void iofwd_sink_write(iofwd_sink_t *k, int rank, const char *data, size_t len, int add_newline)
+{
     if (k->broken || len == 0)
         return;
     if (!k->tag_output) {
@@ -22,7 +32,7 @@ static void emit(ostream_t *o, const char *data, size_t len, int add_newline)
         return;
     }
     char prefix[64];
-    int pl = snprintf(prefix, sizeof prefix, "[1,%d]<%s>:", o->rank, k->name);
+    int pl = snprintf(prefix, sizeof prefix, "[1,%d]<%s>:", rank, k->name);
     size_t total = (size_t)pl + len + (add_newline ? 1 : 0);
     char *line = util_xmalloc(total);
     memcpy(line, prefix, (size_t)pl);
@@ -160,6 +170,8 @@ static void on_pipe(void *arg, int fd, short revents)
         if (n > 0) {
             s->head = (s->head + (size_t)n) % IOFWD_STDIN_BUF;
             s->len -= (size_t)n;
+            if (s->consumed)
+                s->consumed(s->ctx, (size_t)n);
         } else if (n < 0 && errno == EINTR) {
             continue;
         } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -196,12 +208,39 @@ void istream_open(istream_t *s, ev_loop_t *loop, int in_fd, int out_fd)
     s->buf = util_xmalloc(IOFWD_STDIN_BUF);
     s->head = s->len = 0;
     util_set_nonblock(out_fd);
-    ev_watch(loop, in_fd, POLLIN, on_stdin, s);
+    if (in_fd >= 0)
+        ev_watch(loop, in_fd, POLLIN, on_stdin, s);
     ev_watch(loop, out_fd, 0, on_pipe, s);
+}
+
+int istream_push(istream_t *s, const void *data, size_t len)
+{
+    if (s->out_fd < 0 || s->eof || len > IOFWD_STDIN_BUF - s->len)
+        return -1;
+    const char *p = data;
+    while (len > 0) {
+        size_t tail = (s->head + s->len) % IOFWD_STDIN_BUF;
+        size_t chunk = IOFWD_STDIN_BUF - tail < len ? IOFWD_STDIN_BUF - tail : len;
+        memcpy(s->buf + tail, p, chunk);
+        s->len += chunk;
+        p += chunk;
+        len -= chunk;
+    }
+    istream_update(s);
+    return 0;
+}
+
+void istream_push_eof(istream_t *s)
+{
+    if (s->out_fd < 0)
+        return;
+    s->eof = 1;
+    istream_update(s);
 }
 
 void istream_close(istream_t *s)
 {
+    int was_open = s->out_fd >= 0;
     stop_input(s);
     if (s->out_fd >= 0) {
         ev_unwatch(s->loop, s->out_fd);
@@ -210,4 +249,6 @@ void istream_close(istream_t *s)
     }
     free(s->buf);
     s->buf = NULL;
+    if (was_open && s->closed)
+        s->closed(s->ctx);
 }

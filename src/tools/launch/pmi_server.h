@@ -1,11 +1,18 @@
 /*
  * PMI-1 server ("simple PMI" line protocol of MPICH) for the ranks of one host.
  *
- * Each rank has one connection: the parent's end of the socketpair whose other end the
- * rank sees as PMI_FD. Protocol: the rank sends one command per line (pmi_wire.h); every
- * command except barrier_in and abort gets exactly one reply line, in order; barrier_in is
- * answered with barrier_out once all `size` ranks of the job have entered; abort gets no
- * reply. Anything the server does not understand ends the job (ops.fail).
+ * Each rank of this host has one connection (indexed 0..nlocal-1, the node's local index):
+ * the parent's end of the socketpair whose other end the rank sees as PMI_FD. Protocol: the
+ * rank sends one command per line (pmi_wire.h); every command except barrier_in and abort
+ * gets exactly one reply line, in order; barrier_in is answered with barrier_out once all
+ * ranks of the job have entered; abort gets no reply. Anything the server does not
+ * understand ends the job (ops.fail).
+ *
+ * Jobs on several hosts (ops.barrier set): the key-value space is global. Puts are stored
+ * locally and also journalled; when all local ranks have entered a barrier, ops.barrier gets
+ * the journal (the puts since the previous barrier) and the server waits. The owner gathers
+ * every host's journal, stores the union here (pmi_server_put) and releases the barrier
+ * (pmi_server_release). Gets are answered from the local, merged space.
  *
  * Invariants:
  *   - replies are queued per connection; while a connection has unsent replies the server
@@ -33,6 +40,10 @@ enum pmi_fail_kind {
 typedef struct pmi_server_ops {
     void (*abort)(void *ctx, int rank, int exitcode, const char *msg /* NULL: none */);
     void (*fail)(void *ctx, int rank, enum pmi_fail_kind kind, const char *detail);
+    /* Optional (NULL: the barrier is local). All local ranks are in the barrier; kv holds
+     * the keys and values put since the last barrier, 2*nkv strings (key, value, ...),
+     * valid during the call. The barrier completes at pmi_server_release. */
+    void (*barrier)(void *ctx, const char *const *kv, size_t nkv);
 } pmi_server_ops_t;
 
 typedef struct pmi_conn {
@@ -52,16 +63,25 @@ typedef struct pmi_conn {
 typedef struct pmi_server {
     ev_loop_t *loop;
     char kvsname[PMI_WIRE_KVSNAME_MAX + 1];
-    int size;           /* ranks in the job = ranks that must enter a barrier */
-    pmi_conn_t *conn;   /* indexed by rank */
-    int nbarrier;       /* ranks currently in the barrier */
+    int nlocal;         /* connections = local ranks that must enter a barrier */
+    int size;           /* ranks in the job (the universe size) */
+    pmi_conn_t *conn;   /* indexed by local index */
+    int nbarrier;       /* local ranks currently in the barrier */
+    int waiting;        /* ops.barrier was called; waiting for pmi_server_release */
+    char **journal;     /* puts since the last barrier: key, value, ... (with ops.barrier) */
+    size_t njournal, capjournal;   /* in strings */
     kvs_t kvs;
     pmi_server_ops_t ops;
     void *ctx;
 } pmi_server_t;
 
-void pmi_server_init(pmi_server_t *s, ev_loop_t *loop, const char *kvsname, int size,
-                     const pmi_server_ops_t *ops, void *ctx);
+/* mapping: the PMI_process_mapping value; NULL: all `size` ranks on one host; "": none. */
+void pmi_server_init(pmi_server_t *s, ev_loop_t *loop, const char *kvsname, int nlocal,
+                     int size, const char *mapping, const pmi_server_ops_t *ops, void *ctx);
+/* Stores a key of another host (the union gathered for a barrier). 0, or -1: space full. */
+int pmi_server_put(pmi_server_t *s, const char *key, const char *value);
+/* Completes the barrier all local ranks wait in after ops.barrier. */
+void pmi_server_release(pmi_server_t *s);
 /* Serves rank's connection on fd (the server owns fd from now on). */
 void pmi_server_attach(pmi_server_t *s, int rank, int fd);
 /* Reads and processes everything the rank has already sent (used when the rank exited, so

@@ -1,14 +1,16 @@
 /*
  * The job's environment model. Ranks on this host start from mpirun's own environment
- * (forward_all); a remote helper will instead start from its own environment and apply only
- * the explicit settings, which is why -x settings are kept as a list and not applied to
- * mpirun's environ directly.
+ * (forward_all); the helper of a job on several hosts starts from its own environment (what
+ * the launch agent gave it) and applies only the explicit settings, which is why -x settings
+ * are kept as a list and not applied to mpirun's environ directly.
  *
  * Order of precedence when building a rank's environment (later wins):
- *   1. the base environment (mpirun's environ when forward_all), minus the launcher's own
- *      variables (PMI_*, METAMPI_MPIRUN, METAMPI_BIND) inherited from an enclosing job;
+ *   1. the base environment (mpirun's environ when forward_all; the helper's on another
+ *      host), minus the launcher's own variables (PMI_*, METAMPI_MPIRUN, METAMPI_BIND,
+ *      METAMPI_JOB_KEY) inherited from an enclosing job;
  *   2. the -x settings in command-line order ("VAR" copies mpirun's value if it has one);
- *   3. the per-rank variables (PMI_FD, PMI_RANK, PMI_SIZE, METAMPI_MPIRUN, METAMPI_BIND).
+ *   3. the extra variables: for a job on several hosts METAMPI_JOB_KEY and METAMPI_HOSTNAME,
+ *      then per rank PMI_FD, PMI_RANK, PMI_SIZE, METAMPI_MPIRUN, METAMPI_BIND.
  */
 #ifndef MPIRUN_JOBENV_H
 #define MPIRUN_JOBENV_H

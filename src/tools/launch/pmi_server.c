@@ -105,7 +105,7 @@ static void check_barrier_reachable(pmi_server_t *s)
 {
     if (s->nbarrier == 0)
         return;
-    for (int r = 0; r < s->size; r++) {
+    for (int r = 0; r < s->nlocal; r++) {
         if (s->conn[r].departed && !s->conn[r].finalized) {
             s->ops.fail(s->ctx, r, PMI_FAIL_ABSENT, "");
             return;
@@ -119,16 +119,45 @@ void pmi_server_departed(pmi_server_t *s, int rank)
     check_barrier_reachable(s);
 }
 
+static void journal_clear(pmi_server_t *s)
+{
+    for (size_t i = 0; i < s->njournal; i++)
+        free(s->journal[i]);
+    s->njournal = 0;
+}
+
+static void journal_add(pmi_server_t *s, const char *key, const char *value)
+{
+    if (s->njournal + 2 > s->capjournal) {
+        s->capjournal = s->capjournal ? 2 * s->capjournal : 64;
+        s->journal = util_xrealloc(s->journal, s->capjournal * sizeof *s->journal);
+    }
+    s->journal[s->njournal++] = util_xstrdup(key);
+    s->journal[s->njournal++] = util_xstrdup(value);
+}
+
 static void barrier_in(pmi_server_t *s, pmi_conn_t *c)
 {
     c->in_barrier = 1;
-    if (++s->nbarrier < s->size) {
+    if (++s->nbarrier < s->nlocal) {
         check_barrier_reachable(s);
         return;
     }
+    if (s->ops.barrier) {  /* the other hosts' ranks must arrive too */
+        s->waiting = 1;
+        s->ops.barrier(s->ctx, (const char *const *)s->journal, s->njournal / 2);
+        journal_clear(s);
+        return;
+    }
+    pmi_server_release(s);
+}
+
+void pmi_server_release(pmi_server_t *s)
+{
     /* Everyone is in: release all, and the barrier is ready for reuse. */
+    s->waiting = 0;
     s->nbarrier = 0;
-    for (int r = 0; r < s->size; r++) {
+    for (int r = 0; r < s->nlocal; r++) {
         if (s->conn[r].in_barrier) {
             s->conn[r].in_barrier = 0;
             reply(&s->conn[r], "cmd=barrier_out");
@@ -177,8 +206,11 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
             reply(c, "cmd=put_result rc=-1 msg=invalid_value");
         else if (kvs_put(&s->kvs, key, val) != 0)
             reply(c, "cmd=put_result rc=-1 msg=kvs_full");
-        else
+        else {
+            if (s->ops.barrier)
+                journal_add(s, key, val);
             reply(c, "cmd=put_result rc=0 msg=success");
+        }
     } else if (strcmp(cmd, "get") == 0) {
         const char *k = pmi_msg_get(&m, "kvsname"), *key = pmi_msg_get(&m, "key");
         const char *val;
@@ -261,28 +293,36 @@ static void on_event(void *arg, int fd, short revents)
         conn_read(c);
 }
 
-void pmi_server_init(pmi_server_t *s, ev_loop_t *loop, const char *kvsname, int size,
-                     const pmi_server_ops_t *ops, void *ctx)
+void pmi_server_init(pmi_server_t *s, ev_loop_t *loop, const char *kvsname, int nlocal,
+                     int size, const char *mapping, const pmi_server_ops_t *ops, void *ctx)
 {
     memset(s, 0, sizeof *s);
     s->loop = loop;
     snprintf(s->kvsname, sizeof s->kvsname, "%s", kvsname);
+    s->nlocal = nlocal;
     s->size = size;
-    s->conn = util_xmalloc((size_t)size * sizeof *s->conn);
-    memset(s->conn, 0, (size_t)size * sizeof *s->conn);
-    for (int r = 0; r < size; r++) {
+    s->conn = util_xmalloc((size_t)nlocal * sizeof *s->conn);
+    memset(s->conn, 0, (size_t)nlocal * sizeof *s->conn);
+    for (int r = 0; r < nlocal; r++) {
         s->conn[r].srv = s;
         s->conn[r].rank = r;
         s->conn[r].fd = -1;
     }
     kvs_init(&s->kvs);
     /* The placement of ranks on hosts, in the format of MPICH's process managers, so the
-     * library learns which ranks share its host without an exchange: one host, all ranks. */
-    char mapping[64];
-    snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", size);
-    kvs_put(&s->kvs, "PMI_process_mapping", mapping);
+     * library learns which ranks share its host without an exchange; by default one host,
+     * all ranks. Every host's server holds it before any rank starts: never journalled. */
+    char single[64];
+    snprintf(single, sizeof single, "(vector,(0,1,%d))", size);
+    if (!mapping || *mapping)
+        kvs_put(&s->kvs, "PMI_process_mapping", mapping ? mapping : single);
     s->ops = *ops;
     s->ctx = ctx;
+}
+
+int pmi_server_put(pmi_server_t *s, const char *key, const char *value)
+{
+    return kvs_put(&s->kvs, key, value);
 }
 
 void pmi_server_attach(pmi_server_t *s, int rank, int fd)
@@ -322,10 +362,12 @@ int pmi_server_finalized(const pmi_server_t *s, int rank)
 
 void pmi_server_free(pmi_server_t *s)
 {
-    for (int r = 0; r < s->size; r++) {
+    for (int r = 0; r < s->nlocal; r++) {
         conn_close(&s->conn[r]);
         free(s->conn[r].out);
     }
     free(s->conn);
+    journal_clear(s);
+    free(s->journal);
     kvs_free(&s->kvs);
 }

@@ -93,7 +93,8 @@ static void replace_env(char *const *envp, const char *entry)
 static void child(const spawn_req_t *req, pid_t parent, int errpipe)
 {
     setpgid(0, 0);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+    if (!req->keep_on_parent_death &&
+        (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent))
         _exit(127);
 
     sigset_t none;
@@ -112,22 +113,25 @@ static void child(const spawn_req_t *req, pid_t parent, int errpipe)
     }
 
     /* Move the fds we keep above 9 first so that the dup2 calls below cannot clobber them. */
+    int nkeep = req->pmi_fd >= 0 ? 4 : 3;
     int fds[5] = { req->stdin_fd, req->stdout_fd, req->stderr_fd, req->pmi_fd, errpipe };
     for (int i = 0; i < 5; i++) {
+        if (i == 3 && nkeep == 3)
+            continue;
         fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
         if (fds[i] < 0)
             child_fail(errpipe, SPAWN_STAGE_SETUP, errno);
     }
     errpipe = fds[4];
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < nkeep; i++)
         if (dup2(fds[i], i) < 0)  /* dup2 clears FD_CLOEXEC on the new fd */
             child_fail(errpipe, SPAWN_STAGE_SETUP, errno);
     /* Everything else closes on exec; the error pipe therefore reports exec success by EOF. */
-    if (close_range(4, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    if (close_range((unsigned)nkeep, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
         struct rlimit rl;
         long max = (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
                        ? (long)rl.rlim_cur : 65536;
-        for (long fd = 4; fd < max; fd++)
+        for (long fd = nkeep; fd < max; fd++)
             fcntl((int)fd, F_SETFD, FD_CLOEXEC);
     }
     execve(req->path, req->argv, req->envp);

@@ -19,8 +19,10 @@ int util_write_all(int fd, const void *buf, size_t len);
 const char *util_hostname(void);
 
 /* Prints "mpirun: <formatted text>\n" to stderr with a single write(2), so it never
- * interleaves mid-line with forwarded rank output. */
+ * interleaves mid-line with forwarded rank output. With a hook set (the per-host helper,
+ * whose messages travel to mpirun), the text (no prefix, no newline) goes to the hook. */
 void util_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void util_set_msg_hook(void (*hook)(const char *text));
 
 /* Copies src into dst (capacity cap) making it safe to print on one line: control and
  * non-ASCII bytes become '?', and text beyond max_chars is cut and ends in "...". */

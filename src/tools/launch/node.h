@@ -3,7 +3,12 @@
  *
  * This module holds no job policy: it reports what happens to the ranks (exit, abort,
  * protocol failure) through node_events_t and does what it is told (signal the ranks). It
- * is meant to run unchanged inside a per-host helper once jobs span several hosts.
+ * runs in mpirun for a job on one host and in metampi-hostd for each host of a job on
+ * several.
+ *
+ * The ranks of a node are numbered by their local index i = 0..nranks-1 (in the events, in
+ * node_t.rank[], for binding); global[i] is the rank in the job (PMI_RANK, output tags, and
+ * the one whose global rank is 0 gets the stdin).
  *
  * Invariants:
  *   - every rank is the leader of its own process group; signals go to the whole group;
@@ -36,6 +41,13 @@ typedef struct node_events {
     /* The system refused the CPU binding of a rank started anyway (binding not required);
      * err is the errno. May call node_drop_binding. */
     void (*bind_refused)(void *ctx, int rank, pid_t pid, int err);
+    /* Optional: PMI barrier across hosts (pmi_server_ops_t.barrier; complete it with
+     * node_barrier_release). NULL: the barrier is among this node's ranks. */
+    void (*barrier)(void *ctx, const char *const *kv, size_t nkv);
+    /* Optional, with pushed stdin (stdin_fd == NODE_STDIN_PUSHED): n bytes went to the
+     * rank; the stdin pipe is closed (nothing more will be taken). */
+    void (*stdin_consumed)(void *ctx, size_t n);
+    void (*stdin_closed)(void *ctx);
 } node_events_t;
 
 /* Where each rank runs. Absent (NULL in node_spec_t): ranks keep mpirun's affinity. */
@@ -46,15 +58,25 @@ typedef struct node_binding {
     int required;              /* a refused binding fails the spawn (else: bind_refused) */
 } node_binding_t;
 
+/* stdin_fd value: the input of rank 0 is pushed with node_stdin_push. */
+#define NODE_STDIN_PUSHED (-2)
+
 typedef struct node_spec {
-    int nranks;              /* ranks 0..nranks-1 all run on this host */
+    int nranks;              /* ranks of this host */
+    int size;                /* ranks in the job (PMI_SIZE); 0: nranks */
+    const int *global;       /* global rank of each local index; NULL: the identity */
     const char *path;        /* resolved program */
     char *const *argv;
     const jobenv_t *env;
+    const char *const *env_extra;  /* "NAME=value" for every rank, after the -x settings */
+    int nenv_extra;
     const char *kvsname;
+    const char *mapping;     /* PMI_process_mapping; NULL: all ranks on one host, "": none */
     int tag_output;
-    int stdin_fd;            /* forwarded to rank 0 */
+    int stdin_fd;            /* forwarded to global rank 0 (or NODE_STDIN_PUSHED) */
     int stdout_fd, stderr_fd;
+    iofwd_emit_fn emit;      /* non-NULL: output lines go there instead of stdout/stderr_fd */
+    void *emit_ctx;
     const node_binding_t *binding;  /* NULL: no rank is bound */
 } node_spec_t;
 
@@ -74,6 +96,7 @@ typedef struct node {
     iofwd_sink_t out_sink, err_sink;
     istream_t in;
     int in_open;
+    int in_local;            /* local index of global rank 0; -1: not on this node */
 } node_t;
 
 void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_events_t *ev);
@@ -91,6 +114,16 @@ int node_live(const node_t *n);
 int node_io_open(const node_t *n);
 /* Stops stdin forwarding. */
 void node_close_stdin(node_t *n);
+/* Pushed stdin: data for global rank 0 (at most what the events acknowledged as consumed
+ * plus IOFWD_STDIN_BUF in flight), and its end. Returns 0, or -1 if it does not fit or the
+ * pipe is closed (then the data is dropped). */
+int node_stdin_push(node_t *n, const void *data, size_t len);
+void node_stdin_eof(node_t *n);
+/* Global rank of local index i. */
+int node_global(const node_t *n, int i);
+/* Stores a key gathered from other hosts / completes the barrier (events.barrier). */
+int node_kvs_put(node_t *n, const char *key, const char *value);
+void node_barrier_release(node_t *n);
 /* Flushes and closes all output, closes PMI connections. The ranks must be reaped. */
 void node_free(node_t *n);
 

@@ -4,10 +4,11 @@
  * The child, before exec:
  *   - becomes the leader of its own process group (setpgid), so signalling -pid reaches the
  *     rank and everything it started; the parent calls setpgid too, closing the race;
- *   - asks for SIGKILL when mpirun dies (PR_SET_PDEATHSIG) and exits at once if mpirun is
- *     already gone;
+ *   - asks for SIGKILL when its parent (mpirun or the helper) dies (PR_SET_PDEATHSIG) and
+ *     exits at once if the parent is already gone; not a launch agent (keep_on_parent_death:
+ *     it must see its stdin close so the helper behind it can clean up);
  *   - has an empty signal mask and default dispositions (mpirun blocks and ignores some);
- *   - has exactly fds 0, 1, 2 and PMI_FD (= 3) open;
+ *   - has exactly fds 0, 1, 2 and PMI_FD (= 3) open (0, 1, 2 without a PMI fd);
  *   - runs on the CPUs of req->cpus when given (sched_setaffinity on itself, so the program
  *     and every thread it creates start inside that set).
  * Failures in the child are reported through a close-on-exec pipe: spawn_rank() returns only
@@ -37,8 +38,9 @@ typedef struct spawn_err {
 typedef struct spawn_req {
     const char *path;      /* resolved program path (spawn_resolve) */
     char *const *argv;
-    char *const *envp;     /* must already contain PMI_FD=3 */
-    int stdin_fd, stdout_fd, stderr_fd, pmi_fd;
+    char *const *envp;     /* must already contain PMI_FD=3 (if pmi_fd >= 0) */
+    int stdin_fd, stdout_fd, stderr_fd, pmi_fd;   /* pmi_fd -1: none */
+    int keep_on_parent_death;  /* no PR_SET_PDEATHSIG */
     const cpu_set_t *cpus; /* NULL: keep mpirun's affinity */
     size_t cpus_size;      /* bytes of *cpus (CPU_ALLOC_SIZE) */
     int bind_required;     /* a refused binding fails the spawn; otherwise the rank runs with

@@ -1,0 +1,139 @@
+/*
+ * Raw TCP between two hosts, the limit the MPI libraries are compared with: the same
+ * ping-pong and streaming as bench/p2p, over one TCP connection with TCP_NODELAY, blocking
+ * sockets, no framing. The server echoes (ping-pong) or sinks (stream) and answers each
+ * window with one byte, as osu_bw's receiver does.
+ *   raw_tcp server PORT
+ *   raw_tcp client HOST PORT latency|bandwidth
+ * Output: one line per size, "size value" (µs one-way / MB/s, MB = 10^6 B).
+ */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAX = 4 << 20, WINDOW = 64 };
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void full(ssize_t (*io)(int, void *, size_t, int), int fd, void *b, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        ssize_t k = io(fd, (char *)b + done, n - done, 0);
+        if (k <= 0) {
+            perror("raw_tcp: socket");
+            exit(1);
+        }
+        done += (size_t)k;
+    }
+}
+
+static ssize_t rd(int fd, void *b, size_t n, int f)
+{
+    return recv(fd, b, n, f);
+}
+
+static ssize_t wr(int fd, void *b, size_t n, int f)
+{
+    return send(fd, b, n, f | MSG_NOSIGNAL);
+}
+
+static void nodelay(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* Both sides walk the same schedule: for each size, iterations of ping-pong or windows. */
+static int iters(size_t size, int lat)
+{
+    if (lat)
+        return size <= 16384 ? 10000 : (int)(((size_t)256 << 20) / size) + 100;
+    return size <= 16384 ? 1000 : (int)(((size_t)1 << 30) / (size * WINDOW)) + 20;
+}
+
+static void run(int fd, int client, int lat, char *buf)
+{
+    for (size_t size = 1; size <= MAX; size *= 2) {
+        int n = iters(size, lat), warm = n / 10 + 1;
+        double t0 = 0;
+        for (int i = 0; i < warm + n; i++) {
+            if (i == warm)
+                t0 = now();
+            if (lat) {
+                if (client) {
+                    full(wr, fd, buf, size);
+                    full(rd, fd, buf, size);
+                } else {
+                    full(rd, fd, buf, size);
+                    full(wr, fd, buf, size);
+                }
+            } else {
+                for (int w = 0; w < WINDOW; w++)
+                    full(client ? wr : rd, fd, buf, size);
+                char ack = 0;
+                full(client ? rd : wr, fd, &ack, 1);
+            }
+        }
+        double t = now() - t0;
+        if (client && lat)
+            printf("%zu %.2f\n", size, t / n / 2 * 1e6);
+        else if (client)
+            printf("%zu %.1f\n", size, (double)size * WINDOW * n / t / 1e6);
+        fflush(stdout);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    char *buf = malloc(MAX);
+    memset(buf, 'x', MAX);
+    if (argc == 3 && strcmp(argv[1], "server") == 0) {
+        int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+        setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2])) };
+        if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 1) != 0) {
+            perror("raw_tcp: listen");
+            return 1;
+        }
+        int fd = accept(l, NULL, NULL);
+        nodelay(fd);
+        char mode;
+        full(rd, fd, &mode, 1);
+        run(fd, 0, mode == 'l', buf);
+        return 0;
+    }
+    if (argc == 5 && strcmp(argv[1], "client") == 0) {
+        struct addrinfo *ai, hint = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+        if (getaddrinfo(argv[2], argv[3], &hint, &ai) != 0) {
+            fprintf(stderr, "raw_tcp: cannot resolve %s\n", argv[2]);
+            return 1;
+        }
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        for (int tries = 0; connect(fd, ai->ai_addr, ai->ai_addrlen) != 0; tries++) {
+            if (tries == 100) {
+                perror("raw_tcp: connect");
+                return 1;
+            }
+            usleep(20000);
+        }
+        nodelay(fd);
+        char mode = argv[4][0];
+        full(wr, fd, &mode, 1);
+        run(fd, 1, mode == 'l', buf);
+        return 0;
+    }
+    fprintf(stderr, "usage: raw_tcp server PORT | raw_tcp client HOST PORT latency|bandwidth\n");
+    return 2;
+}

@@ -1,0 +1,182 @@
+/*
+ * A job whose ranks all run on this host (no --host / --hostfile): mpirun itself is the
+ * node (spawn, PMI, I/O); no helper, no agent.
+ */
+#include "job.h"
+
+#include "evloop.h"
+#include "hostpolicy.h"
+#include "jobenv.h"
+#include "node.h"
+#include "spawn.h"
+#include "teardown.h"
+#include "util.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+typedef struct local {
+    job_t job;
+    ev_loop_t loop;
+    node_t node;
+    int sigfd;
+    char kvsname[64];
+    hostpolicy_t hp;
+} local_t;
+
+static void terminate(void *ctx, int sig)
+{
+    local_t *l = ctx;
+    node_close_stdin(&l->node);
+    node_signal(&l->node, sig);
+}
+
+static void on_exited(void *ctx, int rank, pid_t pid, int status, int inited, int finalized)
+{
+    local_t *l = ctx;
+    job_rank_exited(&l->job, rank, util_hostname(), pid, status, inited, finalized);
+}
+
+static void on_aborted(void *ctx, int rank, pid_t pid, int exitcode, const char *msg)
+{
+    local_t *l = ctx;
+    job_rank_aborted(&l->job, rank, util_hostname(), pid, exitcode, msg);
+}
+
+static void on_pmi_failed(void *ctx, int rank, pid_t pid, enum pmi_fail_kind kind,
+                          const char *detail)
+{
+    local_t *l = ctx;
+    job_pmi_failed(&l->job, rank, util_hostname(), pid, kind, detail);
+}
+
+static void on_bind_refused(void *ctx, int rank, pid_t pid, int err)
+{
+    local_t *l = ctx;
+    (void)pid;
+    hostpolicy_bind_refused(&l->hp, &l->node, rank, err);
+}
+
+static void on_signal(void *arg, int fd, short revents)
+{
+    local_t *l = arg;
+    (void)revents;
+    struct signalfd_siginfo si;
+    while (read(fd, &si, sizeof si) == (ssize_t)sizeof si) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD)
+            node_reap(&l->node);
+        else
+            job_signal(&l->job, sig);
+    }
+}
+
+int local_run(const mpirun_opts_t *opts)
+{
+    const char *prog = opts->prog_argv[0];
+    char *path = NULL;
+    int e = spawn_resolve(prog, &path);
+    if (e) {
+        util_msg("cannot execute '%s': %s", prog, strerror(e));
+        return 127;
+    }
+
+    local_t l;
+    memset(&l, 0, sizeof l);
+    char err[512];
+    if (hostpolicy_bind(&l.hp, opts->bind, opts->np, opts->oversubscribe, err, sizeof err)) {
+        util_msg("%s", err);
+        hostpolicy_close(&l.hp);
+        free(path);
+        return 1;
+    }
+    if (opts->report_bindings) {
+        char *report = hostpolicy_report(&l.hp, opts->np, NULL, util_hostname(), getpid());
+        util_write_all(STDERR_FILENO, report, strlen(report));
+        free(report);
+    }
+    teardown_become_subreaper();
+    job_make_kvsname(l.kvsname, sizeof l.kvsname);
+    job_init(&l.job, terminate, &l);
+    ev_init(&l.loop);
+    l.sigfd = job_setup_signals();
+    if (l.sigfd < 0) {
+        util_msg("cannot set up signal handling: %s", strerror(errno));
+        hostpolicy_close(&l.hp);
+        free(path);
+        return 1;
+    }
+    ev_watch(&l.loop, l.sigfd, POLLIN, on_signal, &l);
+
+    jobenv_t env;
+    jobenv_init(&env, 1);
+    for (int i = 0; i < opts->nx; i++)
+        jobenv_add(&env, opts->xvars[i]);
+
+    node_spec_t spec = { .nranks = opts->np, .path = path, .argv = opts->prog_argv,
+                         .env = &env, .kvsname = l.kvsname, .tag_output = opts->tag_output,
+                         .stdin_fd = STDIN_FILENO, .stdout_fd = STDOUT_FILENO,
+                         .stderr_fd = STDERR_FILENO,
+                         .binding = hostpolicy_node_binding(&l.hp) };
+    node_events_t ev = { .ctx = &l, .exited = on_exited, .aborted = on_aborted,
+                         .pmi_failed = on_pmi_failed, .bind_refused = on_bind_refused };
+    node_init(&l.node, &l.loop, &spec, &ev);
+
+    int bad_rank;
+    spawn_err_t why;
+    if (node_spawn(&l.node, &bad_rank, &why) != 0) {
+        char text[1024];
+        int status = hostpolicy_spawn_error(&l.hp, prog, bad_rank, bad_rank, &why, text,
+                                            sizeof text);
+        job_fail(&l.job, status, 1, "%s", text);
+    }
+
+    long long t_drain = 0;
+    for (;;) {
+        long long now = util_now_ms();
+        int timeout = -1;
+        if (l.job.condemned && !l.job.kill_sent) {
+            if (now >= l.job.t_condemned + TEARDOWN_KILL_AFTER_MS) {
+                node_signal(&l.node, SIGKILL);
+                l.job.kill_sent = 1;
+            } else {
+                job_fold_deadline(&timeout, l.job.t_condemned + TEARDOWN_KILL_AFTER_MS, now);
+            }
+        }
+        if (node_live(&l.node) == 0) {
+            if (!t_drain) {
+                node_close_stdin(&l.node);
+                teardown_kill_orphans();  /* descendants could hold output pipes open */
+                t_drain = now;
+            }
+            if (node_io_open(&l.node) == 0 || now >= t_drain + TEARDOWN_DRAIN_MS)
+                break;
+            job_fold_deadline(&timeout, t_drain + TEARDOWN_DRAIN_MS, now);
+        } else if (l.job.condemned) {
+            if (now >= l.job.t_condemned + TEARDOWN_GIVE_UP_MS) {
+                util_msg("%d rank(s) did not exit after SIGKILL; giving up on them",
+                         node_live(&l.node));
+                break;
+            }
+            job_fold_deadline(&timeout, l.job.t_condemned + TEARDOWN_GIVE_UP_MS, now);
+        }
+        ev_run_once(&l.loop, timeout);
+    }
+
+    node_free(&l.node);
+    teardown_kill_orphans();
+    teardown_remove_shm(l.kvsname);
+    ev_unwatch(&l.loop, l.sigfd);
+    close(l.sigfd);
+    ev_free(&l.loop);
+    jobenv_free(&env);
+    hostpolicy_close(&l.hp);
+    free(path);
+    return l.job.status;
+}

@@ -1,0 +1,124 @@
+#include "transport/tcp/outq.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+enum { FLUSH_IOV = 64 };
+
+long tcp_sendv(int fd, const struct iovec *iov, int iovcnt)
+{
+    struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)iovcnt };
+    for (;;) {
+        ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n >= 0)
+            return (long)n;
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+    }
+}
+
+int tcp_outq_push(tcp_outq_t *q, const void *p, size_t len, void *owned, tcp_completion_t done)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 16;
+        tcp_seg_t *s = malloc(cap * sizeof *s);
+        if (!s)
+            return -1;
+        for (size_t i = 0; i < q->n; i++)
+            s[i] = q->seg[(q->first + i) % q->cap];
+        free(q->seg);
+        q->seg = s;
+        q->cap = cap;
+        q->first = 0;
+    }
+    q->seg[(q->first + q->n++) % q->cap] =
+        (tcp_seg_t){ .p = p, .len = len, .owned = owned, .done = done };
+    if (owned)
+        q->copied += len;
+    else
+        q->borrowed += len;
+    return 0;
+}
+
+int tcp_outq_push_copy(tcp_outq_t *q, const struct iovec *iov, int iovcnt, size_t skip)
+{
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    len -= skip;
+    unsigned char *b = malloc(len ? len : 1), *w = b;
+    if (!b)
+        return -1;
+    for (int i = 0; i < iovcnt; i++) {
+        size_t l = iov[i].iov_len;
+        const unsigned char *src = iov[i].iov_base;
+        if (skip >= l) {
+            skip -= l;
+            continue;
+        }
+        memcpy(w, src + skip, l - skip);
+        w += l - skip;
+        skip = 0;
+    }
+    if (tcp_outq_push(q, b, len, b, (tcp_completion_t){ 0 }) != 0) {
+        free(b);
+        return -1;
+    }
+    return 0;
+}
+
+int tcp_outq_flush(tcp_outq_t *q, int fd, tcp_completion_t *out, int max, int *nout)
+{
+    *nout = 0;
+    while (q->n) {
+        struct iovec iov[FLUSH_IOV];
+        int k = 0, reports = 0;
+        size_t asked = 0;
+        for (size_t i = 0; i < q->n && k < FLUSH_IOV; i++) {
+            const tcp_seg_t *s = &q->seg[(q->first + i) % q->cap];
+            if (s->done.sent && *nout + reports == max)
+                break;
+            iov[k++] = (struct iovec){ (void *)s->p, s->len };
+            asked += s->len;
+            reports += s->done.sent != NULL;
+        }
+        if (k == 0)
+            return 0; /* the caller's completion array is full: flush again after it runs */
+        long w = tcp_sendv(fd, iov, k);
+        if (w < 0)
+            return -1;
+        size_t left = (size_t)w;
+        while (q->n) {
+            tcp_seg_t *s = &q->seg[q->first];
+            size_t take = left < s->len ? left : s->len;
+            s->p += take;
+            s->len -= take;
+            left -= take;
+            if (s->owned)
+                q->copied -= take;
+            else
+                q->borrowed -= take;
+            if (s->len)
+                break;
+            free(s->owned);
+            if (s->done.sent)
+                out[(*nout)++] = s->done;
+            q->first = (q->first + 1) % q->cap;
+            q->n--;
+        }
+        if ((size_t)w < asked)
+            return 0; /* the socket is full */
+    }
+    return 1;
+}
+
+void tcp_outq_free(tcp_outq_t *q)
+{
+    for (size_t i = 0; i < q->n; i++)
+        free(q->seg[(q->first + i) % q->cap].owned);
+    free(q->seg);
+    memset(q, 0, sizeof *q);
+}

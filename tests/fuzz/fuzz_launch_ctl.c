@@ -1,0 +1,58 @@
+/*
+ * Fuzz target: the launcher's control channel (tools/launch/ctl.c) — every frame mpirun
+ * reads from a per-host helper and the helper from mpirun. Parses frames back to back as a
+ * reader of the stream would, including the string lists it walks.
+ */
+#include "ctl.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t off = 0;
+    while (off < size) {
+        ctl_frame_t f;
+        size_t used = 0;
+        char err[256];
+        int rc = ctl_parse(data + off, size - off, &f, &used, err, sizeof err);
+        if (rc != CTL_OK)
+            break;
+        if (used == 0 || used > size - off)
+            abort(); /* must consume a whole frame inside the input */
+        off += used;
+    }
+    return 0;
+}
+
+void fuzz_make_seeds(void (*add)(const void *data, size_t size))
+{
+    ctl_buf_t b = { 0 };
+    ctl_begin(&b, CTL_HELLO);
+    ctl_put_u32(&b, 1);
+    ctl_put_u32(&b, 1);
+    ctl_put_u32(&b, 42);
+    ctl_end(&b);
+    ctl_begin(&b, CTL_OUTPUT);
+    ctl_put_u8(&b, 1);
+    ctl_put_u8(&b, 0);
+    ctl_put_u32(&b, 3);
+    ctl_put_data(&b, "hello\n", 6);
+    ctl_end(&b);
+    static const char *const kv[] = { "tcp.0", "h1|10.0.0.1:4000", "PMI_process_mapping",
+                                      "(vector,(0,2,2))" };
+    ctl_begin(&b, CTL_KVS);
+    ctl_put_strs(&b, kv, 4);
+    ctl_end(&b);
+    ctl_begin(&b, CTL_ABORTED);
+    ctl_put_u32(&b, 1);
+    ctl_put_u32(&b, 99);
+    ctl_put_u32(&b, 3);
+    ctl_put_u8(&b, 1);
+    ctl_put_str(&b, "MPI_Abort");
+    ctl_end(&b);
+    ctl_begin(&b, CTL_BARRIER_IN);
+    ctl_end(&b);
+    add(b.p, b.len);
+    ctl_buf_free(&b);
+}
