@@ -25,7 +25,6 @@ source "$HERE/lib/net.sh"
 EXIT_SKIP=77
 EXIT_USAGE=2
 STOP_GRACE_S=3
-WAIT_TICK_S=0.5
 
 usage() {
   [[ $# -gt 0 ]] && echo "vcluster: $*" >&2
@@ -101,7 +100,7 @@ check_env() {
     state_create "$PREFIX" || die "cannot create the state directory $VC_RUN/$PREFIX"
     STATE=$VC_RUN/$PREFIX
     state_add_ns "$PREFIX" "$ns"
-    if ! why=$(netns_add "$ns" 2>&1); then
+    if ! why=$(ip netns add "$ns" 2>&1); then
       why="cannot create a network namespace: $why"
     elif ! why=$({ echo "link add vc0 type veth peer name vc1"; echo "link add vcbr type bridge"
                    echo "link set vc0 master vcbr"; } | ip -n "$ns" -batch - 2>&1); then
@@ -156,24 +155,6 @@ finish() {
   # shellcheck disable=SC2086
   teardown "$PREFIX" $MY_ID
   exit "$status"
-}
-
-# wait_cmd: waits for CMD and returns its status. Bash may leave a trapped signal that
-# arrives just before `wait` blocks unhandled until the waited-for process ends (seen: a CMD
-# ignoring SIGTERM kept the script waiting for good), so every wait also ends with a tick of
-# WAIT_TICK_S, after which pending traps run.
-wait_cmd() {
-  local who tick status
-  while :; do
-    sleep "$WAIT_TICK_S" >/dev/null 2>&1 {GUARD_FD}>&- &
-    tick=$!
-    who='' status=0
-    wait -n -p who "$CMD_PID" "$tick" || status=$?
-    if [[ $who == "$CMD_PID" ]]; then
-      kill "$tick" 2>/dev/null || true
-      return "$status"
-    fi
-  done
 }
 
 # A signal that arrives while CMD is being started is only recorded: bash runs traps between
@@ -234,7 +215,7 @@ run_main() {
   LAUNCHING=0
   [[ -z $SIGNALLED ]] || exit $((128 + SIGNALLED))
   local status=0
-  wait_cmd || status=$?
+  wait "$CMD_PID" || status=$?
   CMD_PID=
   exit "$status"
 }
