@@ -157,8 +157,14 @@ finish() {
   exit "$status"
 }
 
+# A signal that arrives while CMD is being started is only recorded: bash runs traps between
+# commands, so it could otherwise run after the fork and before CMD_PID=$!, and CMD would be
+# left running, unknown to stop_cmd.
+LAUNCHING=0 SIGNALLED=''
 on_signal() {
   echo "vcluster: received SIG$1; tearing the cluster down" >&2
+  SIGNALLED=$2
+  [[ $LAUNCHING -eq 1 ]] && return
   exit $((128 + $2))
 }
 
@@ -203,8 +209,11 @@ run_main() {
   [[ -z $IN_HOST ]] || set -- ip netns exec "$IN_HOST" "$@"
   # In the background so that signals reach the traps while CMD runs (bash runs traps only
   # between commands); an explicit <&0 keeps stdin, which & would replace by /dev/null.
+  LAUNCHING=1
   "$@" <&0 {GUARD_FD}>&- &
   CMD_PID=$!
+  LAUNCHING=0
+  [[ -z $SIGNALLED ]] || exit $((128 + SIGNALLED))
   local status=0
   wait "$CMD_PID" || status=$?
   CMD_PID=

@@ -67,14 +67,21 @@ mtu_line() {
 # create_namespaces: fails (with the reason on stderr) if the namespaces cannot be created,
 # which vcluster.sh reports as "cannot emulate a cluster here".
 create_namespaces() {
-  local all=("$LAN_NS" ${WAN_NS:+"$WAN_NS"} "${HOSTS[@]}") lock err status=0
+  local all=("$LAN_NS" ${WAN_NS:+"$WAN_NS"} "${HOSTS[@]}") err
   state_add_ns "$PREFIX" "${all[@]}"
-  # Serialised: concurrent first uses of `ip netns add` race on setting up /run/netns.
+  err=$(netns_add "${all[@]}" 2>&1) && return 0
+  echo "cannot create the network namespaces ${all[*]}: $err" >&2
+  return 1
+}
+
+# netns_add NAME...: creates the namespaces, one cluster at a time: concurrent first uses of
+# `ip netns add` race on setting up /run/netns.
+netns_add() {
+  local lock status=0
   exec {lock}>"$VC_RUN/lock"
   flock "$lock"
-  err=$(printf 'netns add %s\n' "${all[@]}" | ip -batch - 2>&1) || status=$?
+  printf 'netns add %s\n' "$@" | ip -batch - || status=$?
   exec {lock}>&-
-  [[ $status -eq 0 ]] || echo "cannot create the network namespaces ${all[*]}: $err" >&2
   return "$status"
 }
 

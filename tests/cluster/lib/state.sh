@@ -19,7 +19,7 @@ VC_RUN=${VCLUSTER_RUN_DIR:-/run/vcluster}
 # proc_start PID: prints PID's start time in clock ticks since boot; fails if PID is gone.
 proc_start() {
   local stat rest
-  stat=$(<"/proc/$1/stat") 2>/dev/null || return 1
+  { stat=$(<"/proc/$1/stat"); } 2>/dev/null || return 1
   rest=${stat##*) }
   # shellcheck disable=SC2206  # the fields after "(comm) " are space-separated numbers/letters
   local f=($rest)
@@ -117,7 +117,7 @@ teardown() {
   local dir=$VC_RUN/$1 owner claimed
   [[ -d $dir ]] || return 0
   if [[ $# -eq 3 ]]; then
-    owner=$(<"$dir/owner") 2>/dev/null || return 0
+    { owner=$(<"$dir/owner"); } 2>/dev/null || return 0
     [[ $owner == "$2 $3" ]] || return 0
   fi
   claimed=$(claim "$dir" "$1") || return 0
@@ -143,7 +143,7 @@ sweep() {
         d=$(claim "$d" "${fields[2]}") && teardown_claimed "$d"
         ;;
       *)
-        owner=$(<"$d/owner") 2>/dev/null || continue
+        { owner=$(<"$d/owner"); } 2>/dev/null || continue
         # shellcheck disable=SC2086
         alive $owner && continue
         d=$(claim "$d" "$base") && teardown_claimed "$d"

@@ -233,5 +233,11 @@ int main(int argc, char **argv)
         }
     }
     report();
+    for (int i = 0; i < nactive; i++) {
+        pkt_t *k;
+        while ((k = link_due(active[i], UINT64_MAX)))
+            free(k);
+        free(active[i]);
+    }
     return 0;
 }
