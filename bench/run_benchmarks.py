@@ -709,24 +709,24 @@ class LinkCheck:
     def __init__(self):
         self.runs = []    # (link bytes, payload bytes, link packets, messages or 0)
 
-    def add(self, link, payload, packets, messages):
-        self.runs.append((link, payload, packets, messages))
-        return link >= payload and packets >= messages
+    def add(self, link, pay, packets, messages):
+        """Records a run; whether it crossed the link."""
+        self.runs.append((link, pay, packets, messages))
+        return link >= pay and packets >= messages
 
     def describe(self):
         if not self.runs:
-            return "not run"
+            return "no run checked"
         ok = sum(1 for l, p, k, m in self.runs if l >= p and k >= m)
-        byte_share = min(l / p for l, p, _, _ in self.runs if p) if any(p for _, p, _, _ in
-                                                                      self.runs) else None
-        text = f"{ok} of {len(self.runs)} runs"
-        if byte_share is not None:
-            text += f"; link bytes ≥ {byte_share:.2f}× the payload"
-        pk = [k / m for _, _, k, m in self.runs if m]
-        if pk:
-            text += f", packets ≥ {min(pk):.2f}× the messages"
-        biggest = max(self.runs)
-        return text + f" (largest run: {human_bytes_si(biggest[0])} on the link)"
+        parts = [f"{ok} of {len(self.runs)} runs passed"]
+        shares = [l / p for l, p, _, _ in self.runs if p]
+        if shares:
+            parts.append(f"link / payload ≥ {min(shares):.2f}")
+        shares = [k / m for _, _, k, m in self.runs if m]
+        if shares:
+            parts.append(f"packets / messages ≥ {min(shares):.2f}")
+        parts.append(f"up to {human_bytes_si(max(l for l, _, _, _ in self.runs))} per run")
+        return "; ".join(parts)
 
 
 def human_bytes_si(n):
