@@ -143,6 +143,9 @@ def run(cmd, timeout):
     except subprocess.TimeoutExpired:
         out, err = kill_group(p)
         return 124, out, f"timed out after {timeout} s\n{err}", time.perf_counter() - start
+    except BaseException:
+        kill_group(p)   # the runner is interrupted (Ctrl-C, SIGTERM): take the run along
+        raise
 
 
 def kill_group(p):
@@ -1892,7 +1895,14 @@ def parse_args():
     return args
 
 
+def interrupted(signum, _frame):
+    """SIGTERM ends the runner like Ctrl-C: the run in progress is killed (run()) and the
+    emulated cluster torn down (Cluster.__exit__) on the way out."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main():
+    signal.signal(signal.SIGTERM, interrupted)
     args = parse_args()
     began = time.perf_counter()
     build = os.path.realpath(args.build)
@@ -1966,4 +1976,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt as e:
+        print(f"run_benchmarks.py: interrupted ({e or 'Ctrl-C'}); nothing written", file=sys.stderr)
+        sys.exit(130)
