@@ -951,7 +951,8 @@ def tcp_targets(tr, max_bytes):
                 f"{TCP_LAT_LIMIT - 1:.0%} of raw TCP ping-pong (1–{TCP_SMALL} B; 0 B against "
                 "1 B) and below Open MPI's and MPICH's")
     bw_name = (f"{TCP_TARGET_PREFIX}: bandwidth {human_bytes(TCP_LARGE)}–"
-               f"{human_bytes(max_bytes)} at least {TCP_BW_SHARE:.0%} of iperf3 (one TCP stream)")
+               f"{human_bytes(max(max_bytes, TCP_LARGE))} at least {TCP_BW_SHARE:.0%} of iperf3 "
+               "(one TCP stream)")
     if tr.error:
         why = f"not measured: {tr.error}"
         return [(lat_name, ("not evaluated", why)), (bw_name, ("not evaluated", why))]
@@ -1000,6 +1001,8 @@ def tcp_targets(tr, max_bytes):
             shares.append((mine / iperf, b))
     if not iperf:
         missing.append("iperf3")
+    if max_bytes < TCP_LARGE:
+        missing.append(f"no size of {human_bytes(TCP_LARGE)} or more (--max-bytes)")
     parts_b = []
     if shares:
         w = min(shares)
