@@ -6,7 +6,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan install demo bench bench-coll clean
+.PHONY: all build test test-asan install demo bench bench-coll bench-tcp clean
 
 all: build
 
@@ -43,6 +43,9 @@ bench: build
 
 bench-coll: build
 	cmake --build $(BUILD) --target bench-coll
+
+bench-tcp: build
+	cmake --build $(BUILD) --target bench-tcp
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -4,8 +4,10 @@
 Builds bench/startup/init_finalize.c, bench/p2p/latency.c, bench/p2p/bandwidth.c,
 bench/p2p/noncontig.c and bench/coll/coll_latency.c (once per collective) with each MPI's own
 compiler wrapper, runs them with each MPI's own launcher and writes docs/performance.md
-(tables, ratios, the issues' targets met / not met) plus PNG plots in docs/perf/. With
---only coll, runs the collectives alone and replaces only their part of docs/performance.md.
+(tables, ratios, the issues' targets met / not met) plus PNG plots in docs/perf/. Latency and
+bandwidth also run between two emulated hosts (network namespaces, one rank each, TCP) against
+raw TCP (bench/tcp/raw_tcp) and iperf3. With --only coll or --only tcp, runs that part alone
+and replaces only its part of docs/performance.md.
 
 The machine is noisy, so the MPIs take turns within every round (A B C, B C A, ...: a slow
 phase hits all of them alike) and medians over the rounds are reported. Timings never fail
@@ -16,9 +18,11 @@ the exit status 1 once the report is written. Needs matplotlib (bench/setup.sh i
 """
 import argparse
 import datetime
+import json
 import os
 import platform
 import re
+import select
 import signal
 import statistics
 import subprocess
@@ -139,6 +143,9 @@ def run(cmd, timeout):
     except subprocess.TimeoutExpired:
         out, err = kill_group(p)
         return 124, out, f"timed out after {timeout} s\n{err}", time.perf_counter() - start
+    except BaseException:
+        kill_group(p)   # the runner is interrupted (Ctrl-C, SIGTERM): take the run along
+        raise
 
 
 def kill_group(p):
@@ -528,6 +535,663 @@ def coll_targets(coll_results, mpis, max_bytes):
             for np in COLL_NP]
 
 
+# --- between two hosts (TCP) ---------------------------------------------------------------
+#
+# Two emulated hosts (tests/cluster/vcluster.sh --hosts 2: network namespaces h1, h2 joined by
+# a bridge, veth links), one rank per host. metampi starts from the root namespace through its
+# helpers (--launch-agent "ip netns exec {host}"); Open MPI's and MPICH's launchers run inside
+# h1, with bench/tcp/netns_agent.sh as their ssh, and every process of theirs in a UTS
+# namespace of its own named after its host (the emulated hosts share the machine's host name
+# otherwise). The limits: bench/tcp/raw_tcp (ping-pong and stream over one TCP connection) and
+# iperf3 (one TCP stream). Every run is checked to have crossed the link: the bytes (and, for
+# the ping-pong, packets) counted on h1's eth0 during the run must be at least what the program
+# timed. Failures here are reported and never change the exit status.
+
+CLUSTER_SCRIPT = os.path.join(HERE, os.pardir, "tests", "cluster", "vcluster.sh")
+NETNS_AGENT = os.path.join(HERE, "tcp", "netns_agent.sh")
+TCP_BEGIN = "<!-- tcp: begin (bench/run_benchmarks.py --only tcp rewrites this part) -->"
+TCP_END = "<!-- tcp: end -->"
+TCP_TARGET_PREFIX = "Between two hosts (TCP)"
+TCP_LAT_LIMIT = 1.10        # metampi 0-8 B latency / raw TCP ping-pong, at most
+TCP_BW_SHARE = 0.95         # metampi 1-4 MiB bandwidth / iperf3, at least
+TCP_SMALL = 8               # "small" latency sizes: 0 ... this
+TCP_LARGE = 1 << 20         # "large" bandwidth sizes: this ... max_bytes
+RAW_MAX = 4 << 20           # raw_tcp's fixed schedule: 1 B ... 4 MiB
+RAW_WINDOW = 64
+RAW_PORT, IPERF_PORT = 5301, 5201
+IPERF_SECONDS = 5
+# Contenders besides the MPIs (slugs), and how they are drawn.
+RAW, IPERF = "raw", "iperf3"
+TCP_NAMES = {RAW: "raw TCP", IPERF: "iperf3"}
+TCP_STYLES = {RAW: ("black", "x"), IPERF: ("tab:gray", None)}
+# What each MPI is given so that its traffic takes the link, as the report states it.
+TCP_HOW = {
+    "metampi": "nothing: its helper sets `METAMPI_HOSTNAME` on each host, so the two ranks are "
+               "on different hosts and talk over TCP",
+    "openmpi": "its own host name on each host (UTS namespace), `--mca pml ob1 --mca btl "
+               "tcp,self` (no shared-memory BTL), TCP only on the cluster's subnet",
+    "mpich": "its own host name on each host (UTS namespace; hydra then starts a proxy per "
+             "host), and `UCX_TLS=tcp,self`: UCX finds its peers on the same machine by the "
+             "kernel's boot id, whatever the host name, and would take shared memory",
+}
+
+
+class Cluster:
+    """A `vcluster.sh --hosts 2` cluster for the length of a `with` block. vcluster.sh runs a
+    `cat` that holds the cluster up until the runner closes its stdin (also when the runner
+    dies), then tears everything down: namespaces, every process in them, files."""
+
+    def __init__(self, work):
+        self.work = work
+        self.proc = None
+        self.hosts, self.addrs, self.error = [], [], None
+
+    def __enter__(self):
+        os.makedirs(self.work, exist_ok=True)
+        self.log = open(os.path.join(self.work, "vcluster.log"), "w")
+        script = 'echo "$VCLUSTER_HOSTS"; echo "$VCLUSTER_ADDRS"; exec cat >/dev/null'
+        try:
+            self.proc = subprocess.Popen(["bash", CLUSTER_SCRIPT, "--hosts", "2", "--",
+                                          "sh", "-c", script],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self.log, text=True, start_new_session=True)
+        except OSError as e:
+            self.error = f"cannot run {CLUSTER_SCRIPT}: {e}"
+            return self
+        ready, _, _ = select.select([self.proc.stdout], [], [], 60)
+        lines = [self.proc.stdout.readline().split(), self.proc.stdout.readline().split()] \
+            if ready else [[], []]
+        if len(lines[0]) == 2 and len(lines[1]) == 2:
+            self.hosts, self.addrs = lines
+        else:
+            self.__exit__(None, None, None)
+            with open(self.log.name) as f:
+                why = " ".join(f.read().split())
+            self.error = (f"no emulated cluster (vcluster.sh exit status "
+                          f"{self.proc.returncode}): {why or 'no message'}")[:300]
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is None:
+            return False
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+            if sig is not None:
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except ProcessLookupError:
+                    pass
+            try:
+                self.proc.wait(timeout=20)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self.log.close()
+        return False
+
+    def subnet(self):
+        return ".".join(self.addrs[0].split(".")[:3]) + ".0/24"
+
+    def counters(self):
+        """(bytes, packets) through h1's eth0 so far, both directions, or None."""
+        status, out, _, _ = run(["ip", "-n", self.hosts[0], "-s", "-j", "link", "show", "eth0"],
+                                timeout=10)
+        try:
+            s = json.loads(out)[0]["stats64"]
+            return (s["tx"]["bytes"] + s["rx"]["bytes"], s["tx"]["packets"] + s["rx"]["packets"])
+        except (ValueError, KeyError, IndexError, TypeError):
+            return None
+
+    def sweep(self):
+        """Ends whatever a run left on the hosts (a hung daemon or server); returns how many
+        processes there were."""
+        left = 0
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            pids = []
+            for h in self.hosts:
+                _, out, _, _ = run(["ip", "netns", "pids", h], timeout=10)
+                pids += [int(p) for p in out.split() if p.isdigit()]
+            if sig == signal.SIGTERM:
+                left = len(pids)
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+            if not pids:
+                break
+            time.sleep(1)
+        return left
+
+
+def in_host(host, cmd):
+    """cmd on an emulated host, in a UTS namespace named after it (as netns_agent.sh does)."""
+    return (["ip", "netns", "exec", host, "unshare", "--uts", "sh", "-c",
+             'hostname "$0" && exec "$@"', host] + cmd)
+
+
+def tcp_launch(mpi, cluster):
+    """The launch command of an MPI across the two hosts, up to the program."""
+    h1, h2 = cluster.hosts
+    if mpi.slug == "metampi":
+        bind = ["--bind-to", "none"] if mpi.bind_opts else []
+        return mpi.launcher + ["--host", f"{h1}:1,{h2}:1", "--launch-agent",
+                               "ip netns exec {host}"] + bind + ["-n", "2"]
+    if mpi.slug == "openmpi":
+        net = cluster.subnet()
+        return in_host(h1, mpi.launcher + [
+            "--host", f"{h1},{h2}", "--mca", "plm_rsh_agent", NETNS_AGENT,
+            "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
+            "--mca", "btl_tcp_if_include", net, "--mca", "oob_tcp_if_include", net,
+            "--bind-to", "none", "-n", "2"])
+    return in_host(h1, mpi.launcher + [
+        "-hosts", f"{h1},{h2}", "-launcher", "ssh", "-launcher-exec", NETNS_AGENT,
+        "-iface", "eth0", "-bind-to", "none", "-genv", "UCX_TLS", "tcp,self", "-n", "2"])
+
+
+def tcp_launch_text(mpi, cluster):
+    """The launch command for the report, with short names (h1, h2, netns_agent.sh)."""
+    cmd = tcp_launch(mpi, cluster)
+    names = {cluster.hosts[0]: "h1", cluster.hosts[1]: "h2", NETNS_AGENT: "netns_agent.sh",
+             mpi.launcher[0]: os.path.basename(mpi.launcher[0])}
+    words = []
+    for w in cmd:
+        for long_, short in names.items():
+            w = w.replace(long_, short)
+        words.append(f"'{w}'" if re.search(r"[\s$\"{&]", w) else w)
+    return " ".join(words)
+
+
+class LinkCheck:
+    """Per contender and program: what crossed h1's eth0 in each run against what the program
+    timed (a lower bound of what it must have moved)."""
+
+    def __init__(self):
+        self.runs = []    # (link bytes, payload bytes, link packets, messages or 0)
+
+    def add(self, link, pay, packets, messages):
+        """Records a run; whether it crossed the link."""
+        self.runs.append((link, pay, packets, messages))
+        return link >= pay and packets >= messages
+
+    def describe(self):
+        if not self.runs:
+            return "no run checked"
+        ok = sum(1 for l, p, k, m in self.runs if l >= p and k >= m)
+        parts = [f"{ok} of {len(self.runs)} runs passed"]
+        shares = [l / p for l, p, _, _ in self.runs if p]
+        if shares:
+            parts.append(f"link / payload ≥ {min(shares):.2f}")
+        shares = [k / m for _, _, k, m in self.runs if m]
+        if shares:
+            parts.append(f"packets / messages ≥ {min(shares):.2f}")
+        parts.append(f"up to {human_bytes_si(max(l for l, _, _, _ in self.runs))} per run")
+        return "; ".join(parts)
+
+
+def human_bytes_si(n):
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def raw_iterations(size, latency):
+    """raw_tcp.c's schedule (iters()), to know what it moved."""
+    if latency:
+        return 10000 if size <= 16384 else (256 << 20) // size + 100
+    return 1000 if size <= 16384 else (1 << 30) // (size * RAW_WINDOW) + 20
+
+
+def raw_sizes():
+    sizes, b = [], 1
+    while b <= RAW_MAX:
+        sizes.append(b)
+        b *= 2
+    return sizes
+
+
+def parse_tcp_mpi(out, program):
+    """{bytes: (iterations, value)}: latency in µs, bandwidth in MB/s (10^6 B)."""
+    pat = (r"^(\d+) (\d+) ([\d.]+)$" if program == "latency" else
+           r"^(\d+) (\d+) ([\d.]+) [\d.]+$")
+    return {int(m.group(1)): (int(m.group(2)), float(m.group(3)))
+            for m in re.finditer(pat, out, re.M)}
+
+
+def payload(program, counts, window=64):
+    """(bytes, messages) timed by a run: counts {bytes: iterations}. Ping-pong: every round
+    trip is two messages, each at least a packet; stream: windows of `window` messages
+    (which TCP may coalesce, so only the bytes are checked)."""
+    if program == "latency":
+        return (sum(2 * b * n for b, n in counts.items()),
+                sum(2 * n for n in counts.values()))
+    return sum(window * b * n for b, n in counts.items()), 0
+
+
+class TcpRun:
+    """Everything the TCP section measured: results[program][slug] (P2pResult; iperf3 under
+    size 0), checks[program][slug] (LinkCheck), failures {(slug, program): why}."""
+
+    def __init__(self, slugs):
+        self.results = {p: {s: P2pResult() for s in slugs + [RAW]} for p in P2P}
+        self.results["bandwidth"][IPERF] = P2pResult()
+        self.checks = {p: {s: LinkCheck() for s in self.results[p]} for p in P2P}
+        self.failures = {}
+        self.commands = {}          # slug -> launch command text
+        self.error = None           # why nothing was measured
+        self.left_behind = 0        # processes swept from the hosts after runs
+        self.iperf_retransmits = []
+
+
+def tcp_record(tr, cluster, program, slug, status, out, err, values, sizes, counts, seconds,
+               before, extra=None):
+    """Common end of every TCP run: link check, results, failure note, progress line."""
+    after = cluster.counters()
+    left = cluster.sweep()
+    tr.left_behind += left
+    result = tr.results[program][slug]
+    complete = status == 0 and all(b in values for b in sizes)
+    crossed = True
+    if before is not None and after is not None and counts:
+        link, packets = after[0] - before[0], after[1] - before[1]
+        pay, messages = payload(program, counts) if extra is None else extra
+        crossed = tr.checks[program][slug].add(link, pay, packets, messages)
+        if not crossed:
+            tr.failures[(slug, program)] = (
+                f"its traffic did not cross the link: {human_bytes_si(link)} and {packets} "
+                f"packets on h1's eth0 for {human_bytes_si(pay)} of payload in "
+                f"{messages or 'n/a'} messages; results discarded")
+    if crossed:
+        result.add_run(values, complete, sizes)
+    if not complete and (slug, program) not in tr.failures:
+        tr.failures[(slug, program)] = (
+            f"failed from {human_bytes(result.failed_from)} on (exit status {status}): "
+            f"{first_error_line(err + out)}")
+    if not crossed:
+        result.failed_from = sizes[0]
+    name = TCP_NAMES.get(slug, slug)
+    ok = complete and crossed
+    print(f"    {program:9} {name:8} {seconds:6.1f} s "
+          f"{'ok' if ok else 'FAILED: ' + tr.failures[(slug, program)]}"
+          + (f" ({left} processes left on the hosts, ended)" if left else ""), flush=True)
+
+
+def tcp_mpi_once(tr, cluster, mpi, program, args):
+    sizes = expected_sizes(args.max_bytes)
+    cmd = tcp_launch(mpi, cluster) + [mpi.programs[program], str(args.max_bytes),
+                                      str(args.scale)]
+    note_load(args, args.tcp_busy)
+    before = cluster.counters()
+    status, out, err, seconds = run(cmd, args.timeout)
+    parsed = parse_tcp_mpi(out, program)
+    values = {b: v for b, (_, v) in parsed.items()}
+    counts = {b: n for b, (n, _) in parsed.items()}
+    tcp_record(tr, cluster, program, mpi.slug, status, out, err, values, sizes, counts, seconds,
+               before)
+
+
+def server_listening(cluster, port, deadline):
+    while time.perf_counter() < deadline:
+        _, out, _, _ = run(["ip", "netns", "exec", cluster.hosts[1], "ss", "-Hltn", "sport", "=",
+                            f":{port}"], timeout=10)
+        if out.strip():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def client_server(cluster, server, client, port, timeout):
+    """Starts server on h2, waits until it listens, runs client on h1; returns the client's
+    (status, stdout, stderr, seconds) and the server's stderr. The server is ended if it
+    outlives the client by 10 s."""
+    env = dict(os.environ)
+    srv = subprocess.Popen(["ip", "netns", "exec", cluster.hosts[1]] + server, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    if not server_listening(cluster, port, time.perf_counter() + 10):
+        _, serr = kill_group(srv)
+        return 1, "", f"server did not listen on port {port}: {serr}", 0.0
+    result = run(["ip", "netns", "exec", cluster.hosts[0]] + client, timeout)
+    try:
+        _, serr = srv.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        _, serr = kill_group(srv)
+    status, out, err, seconds = result
+    return status, out, err + (serr or ""), seconds
+
+
+def tcp_raw_once(tr, cluster, program, args):
+    raw = os.path.join(args.build_dir, "bench", "raw_tcp")
+    sizes = [b for b in raw_sizes() if b <= args.max_bytes]
+    note_load(args, args.tcp_busy)
+    before = cluster.counters()
+    status, out, err, seconds = client_server(
+        cluster, [raw, "server", str(RAW_PORT)],
+        [raw, "client", cluster.addrs[1], str(RAW_PORT), program], RAW_PORT, args.timeout)
+    values = {int(m.group(1)): float(m.group(2))
+              for m in re.finditer(r"^(\d+) ([\d.]+)$", out, re.M)}
+    lat = program == "latency"
+    counts = {b: raw_iterations(b, lat) for b in values}
+    tcp_record(tr, cluster, program, RAW, status, out, err,
+               {b: v for b, v in values.items() if b <= args.max_bytes}, sizes, counts,
+               seconds, before, extra=payload(program, counts, RAW_WINDOW))
+
+
+def tcp_iperf_once(tr, cluster, args):
+    seconds_ = max(1, round(IPERF_SECONDS * args.scale))
+    note_load(args, args.tcp_busy)
+    before = cluster.counters()
+    status, out, err, seconds = client_server(
+        cluster, ["iperf3", "-s", "-1", "-p", str(IPERF_PORT)],
+        ["iperf3", "-c", cluster.addrs[1], "-p", str(IPERF_PORT), "-t", str(seconds_), "-J"],
+        IPERF_PORT, args.timeout)
+    values, sent = {}, 0
+    try:
+        doc = json.loads(out)
+        end = doc["end"]
+        values = {0: end["sum_received"]["bits_per_second"] / 8e6}
+        sent = int(end["sum_sent"]["bytes"])
+        tr.iperf_retransmits.append(end["sum_sent"].get("retransmits"))
+    except (ValueError, KeyError, TypeError):
+        m = re.search(r'"error":\s*"([^"]*)"', out)
+        err += f" iperf3: {m.group(1) if m else 'no result'}"
+    tcp_record(tr, cluster, "bandwidth", IPERF, status, out, err, values, [0],
+               {0: 1} if sent else {}, seconds, before, extra=(sent, 0))
+
+
+def measure_tcp(mpis, args):
+    """TcpRun: every round runs, per program, each MPI, raw TCP (and iperf3 for bandwidth),
+    taking turns as in the point-to-point section, on one cluster made for the section."""
+    tr = TcpRun([m.slug for m in mpis])
+    args.tcp_busy = []
+    began = time.perf_counter()
+    if not os.path.exists(os.path.join(args.build_dir, "bench", "raw_tcp")):
+        for p in P2P:
+            tr.failures[(RAW, p)] = "not available: <build>/bench/raw_tcp is missing"
+    with Cluster(os.path.join(args.work, "tcp")) as cluster:
+        if cluster.error:
+            tr.error = cluster.error
+            print(f"  between two hosts: NOT MEASURED: {tr.error}", flush=True)
+            args.tcp_elapsed = time.perf_counter() - began
+            return tr
+        print(f"  emulated hosts {' '.join(cluster.hosts)} ({' '.join(cluster.addrs)})",
+              flush=True)
+        tr.commands = {m.slug: tcp_launch_text(m, cluster) for m in mpis}
+        for rnd in range(args.rounds):
+            for program in P2P:
+                order = [m for m in mpis] + [RAW] + ([IPERF] if program == "bandwidth" else [])
+                for who in rotated(order, rnd):
+                    slug = who if isinstance(who, str) else who.slug
+                    if tr.results[program][slug].failed_from is not None or \
+                            (slug, program) in tr.failures:
+                        continue
+                    if who == RAW:
+                        tcp_raw_once(tr, cluster, program, args)
+                    elif who == IPERF:
+                        tcp_iperf_once(tr, cluster, args)
+                    elif program in who.programs:
+                        tcp_mpi_once(tr, cluster, who, program, args)
+            print(f"  between two hosts: round {rnd + 1}/{args.rounds} done", flush=True)
+    args.tcp_elapsed = time.perf_counter() - began
+    return tr
+
+
+def tcp_value(tr, program, slug, b):
+    r = tr.results[program].get(slug)
+    return None if r is None else r.median(b)
+
+
+def tcp_targets(tr, max_bytes):
+    """The two targets of the multi-host issue, as (name, (verdict, details))."""
+    lat_name = (f"{TCP_TARGET_PREFIX}: latency 0–{TCP_SMALL} B within "
+                f"{TCP_LAT_LIMIT - 1:.0%} of raw TCP ping-pong (1–{TCP_SMALL} B; 0 B against "
+                "1 B) and below Open MPI's and MPICH's")
+    bw_name = (f"{TCP_TARGET_PREFIX}: bandwidth {human_bytes(TCP_LARGE)}–"
+               f"{human_bytes(max(max_bytes, TCP_LARGE))} at least {TCP_BW_SHARE:.0%} of iperf3 "
+               "(one TCP stream)")
+    if tr.error:
+        why = f"not measured: {tr.error}"
+        return [(lat_name, ("not evaluated", why)), (bw_name, ("not evaluated", why))]
+
+    # (a) latency
+    raw_r, peer_r, missing = [], [], []
+    for b in [b for b in expected_sizes(max_bytes) if b <= TCP_SMALL]:
+        mine = tcp_value(tr, "latency", "metampi", b)
+        raw = tcp_value(tr, "latency", RAW, max(b, 1))
+        peers = [v for v in (tcp_value(tr, "latency", s, b) for s in ("openmpi", "mpich"))
+                 if v is not None]
+        if mine is None:
+            missing.append(f"metampi at {human_bytes(b)}")
+            continue
+        if raw is None:
+            missing.append(f"raw TCP at {human_bytes(max(b, 1))}")
+        else:
+            raw_r.append((mine / raw, b))
+        if peers:
+            peer_r.append((mine / min(peers), b))
+        else:
+            missing.append(f"peers at {human_bytes(b)}")
+    parts = []
+    if raw_r:
+        w = max(raw_r)
+        parts.append(f"worst {human_bytes(w[1])}: metampi {w[0]:.2f}× raw TCP")
+    if peer_r:
+        w = max(peer_r)
+        parts.append(f"worst {human_bytes(w[1])}: metampi {describe_slowdown(w[0])} the "
+                     "better peer")
+    if missing:
+        parts.append("missing: " + ", ".join(missing))
+    over = any(r > TCP_LAT_LIMIT for r, _ in raw_r) or any(r >= 1 for r, _ in peer_r)
+    metampi_failed = any(s == "metampi" and p == "latency" for s, p in tr.failures)
+    lat = ("not met" if over or metampi_failed else
+           "not evaluated" if missing or not raw_r else "met")
+
+    # (b) bandwidth
+    iperf = tcp_value(tr, "bandwidth", IPERF, 0)
+    shares, missing = [], []
+    for b in [b for b in expected_sizes(max_bytes) if b >= TCP_LARGE]:
+        mine = tcp_value(tr, "bandwidth", "metampi", b)
+        if mine is None:
+            missing.append(f"metampi at {human_bytes(b)}")
+        elif iperf:
+            shares.append((mine / iperf, b))
+    if not iperf:
+        missing.append("iperf3")
+    if max_bytes < TCP_LARGE:
+        missing.append(f"no size of {human_bytes(TCP_LARGE)} or more (--max-bytes)")
+    parts_b = []
+    if shares:
+        w = min(shares)
+        parts_b.append(f"worst {human_bytes(w[1])}: metampi {w[0]:.0%} of iperf3 "
+                       f"({fmt(tcp_value(tr, 'bandwidth', 'metampi', w[1]), 0)} vs "
+                       f"{fmt(iperf, 0)} MB/s)")
+    if missing:
+        parts_b.append("missing: " + ", ".join(missing))
+    metampi_failed = any(s == "metampi" and p == "bandwidth" for s, p in tr.failures)
+    bw = ("not met" if any(s < TCP_BW_SHARE for s, _ in shares) or metampi_failed else
+          "not evaluated" if missing or not shares else "met")
+    return [(lat_name, (lat, "; ".join(parts) or "no results")),
+            (bw_name, (bw, "; ".join(parts_b) or "no results"))]
+
+
+def plot_tcp(tr, mpis, perfdir, max_bytes):
+    plt = pyplot()
+    os.makedirs(perfdir, exist_ok=True)
+    for program, ylabel, title, name in (
+            ("latency", "one-way latency, median (µs)",
+             "Ping-pong latency between two hosts over TCP, 1 rank per host (lower is better)",
+             "tcp_latency.png"),
+            ("bandwidth", "bandwidth, median (MB/s)",
+             "Streaming bandwidth between two hosts over TCP, window of 64 (higher is better)",
+             "tcp_bandwidth.png")):
+        fig, ax = plt.subplots(figsize=(9, 5))
+        sizes = []
+        lines = [(m.slug, m.name, STYLES[m.slug], "-") for m in mpis] + \
+                [(RAW, TCP_NAMES[RAW], TCP_STYLES[RAW], "--")]
+        for slug, label, (color, marker), style in lines:
+            r = tr.results[program][slug]
+            pts = [(b, r.median(b)) for b in sorted(r.samples) if 0 < b <= max_bytes]
+            pts = [(b, v) for b, v in pts if v is not None]
+            if pts:
+                ax.plot(*zip(*pts), marker=marker, color=color, linestyle=style, label=label)
+                sizes = sorted(set(sizes) | {b for b, _ in pts})
+        iperf = tcp_value(tr, "bandwidth", IPERF, 0)
+        if program == "bandwidth" and iperf:
+            ax.axhline(iperf, color=TCP_STYLES[IPERF][0], linestyle=":",
+                       label=f"iperf3, one stream ({iperf:.0f} MB/s)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        if sizes:
+            ax.set_xticks(sizes[::2])
+            ax.set_xticklabels([human_bytes(b).replace(" ", "\n") for b in sizes[::2]])
+        ax.set(xlabel="message size", ylabel=ylabel, title=title)
+        if tr.error:
+            ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center")
+        finish(plt, fig, ax, os.path.join(perfdir, name))
+    return [os.path.join(perfdir, n) for n in ("tcp_latency.png", "tcp_bandwidth.png")]
+
+
+def tcp_section(tr, mpis, args):
+    """The TCP part of the document, between TCP_BEGIN and TCP_END; it says when and how it was
+    measured itself, since --only tcp replaces it alone."""
+    busy = args.tcp_busy
+    load = ("not measured" if not busy else
+            f"median {statistics.median(busy):.0%}, worst {max(busy):.0%} of the CPUs" +
+            (" — **the machine was busy: these numbers are not reliable** (the MPIs poll "
+             "while they wait, raw TCP and iperf3 sleep in the kernel, so sharing the cores "
+             "with other work costs the MPIs far more)" if max(busy) > 0.10 else ""))
+    quick = (" **Development run** (reduced settings): not for publication."
+             if args.scale < 1 or args.rounds < 3 else "")
+    lines = [TCP_BEGIN, "## Between two hosts (TCP)", "",
+             "One rank on each of two *emulated hosts*: network namespaces `h1` and `h2` made by "
+             "`tests/cluster/vcluster.sh --hosts 2` for this section (and torn down after it), "
+             "each with one interface `eth0` (10.0.0.1, 10.0.0.2) on a veth pair to a bridge, "
+             "not rate-limited, MTU 1500. Both hosts are on this machine, so the \"link\" is "
+             "the kernel's TCP/IP stack over veth: its cost is CPU time on the same 2 cores the "
+             "ranks run on, not a wire. Nothing is pinned (`--bind-to none`: the hosts share "
+             "the cores).", "",
+             "- The same `bench/p2p/latency.c` and `bandwidth.c` as above (OSU method, each MPI's "
+             "own wrapper and launcher), against the limits: `bench/tcp/raw_tcp` (the same "
+             "ping-pong and window-of-64 stream over one TCP connection, `TCP_NODELAY`, "
+             "blocking sockets, no framing; sizes from 1 B) and iperf3 (one TCP stream, "
+             f"`iperf3 -s -1` on h2, `iperf3 -c 10.0.0.2 -t {max(1, round(IPERF_SECONDS * args.scale))} -J` "
+             "on h1; its receiver's rate). raw TCP and iperf3 are server on h2, client on h1.",
+             f"- Measured {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}"
+             f", commit {source_commit()}: **{args.rounds} rounds**, metampi, Open MPI, MPICH, "
+             "raw TCP (and iperf3) taking turns within each, in rotating order; **median over "
+             f"the rounds**; {args.tcp_elapsed / 60:.1f} minutes; {args.timeout} s timeout per "
+             f"run; other load just before each run: {load}. {first_line(['iperf3', '--version'])}."
+             + quick,
+             "- A failure here (a program that crashes, hangs, or whose traffic did not cross "
+             "the link) is reported in the tables and never changes the runner's exit status.",
+             ""]
+    if tr.error:
+        lines += [f"**Not measured:** {tr.error}", ""]
+    else:
+        lines += ["| MPI | launch command | what makes it use the link |", "|---|---|---|"]
+        lines += [f"| {m.name} | `{tr.commands.get(m.slug, '')}` | {TCP_HOW[m.slug]} |"
+                  for m in mpis]
+        lines += ["", "`netns_agent.sh` (bench/tcp/) is the peers' ssh: it runs the launcher's "
+                  "command on the host (`ip netns exec HOST`) in a UTS namespace of its own named "
+                  "after the host; their mpirun runs on h1 the same way, so that its daemons "
+                  "reach it over the cluster's network.", "",
+                  "**Checked on every run:** the bytes through h1's `eth0` during the run "
+                  "(`ip -s link`, both directions) must be at least the payload the program "
+                  "timed (latency: 2 × size × round trips, bandwidth: 64 × size × windows, "
+                  "summed over the sizes; iperf3: the bytes it sent), and for the ping-pong the "
+                  "packets at least the timed messages (2 per round trip: the messages cannot "
+                  "share packets). A run that fails the check is discarded and the contender "
+                  "*failed*.", "",
+                  "| | latency | bandwidth |", "|---|---|---|"]
+        for slug, name in [(m.slug, m.name) for m in mpis] + [(RAW, "raw TCP"),
+                                                               (IPERF, "iperf3")]:
+            cells = [tr.checks[p][slug].describe() if slug in tr.checks[p] else "—"
+                     for p in P2P]
+            lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
+        if tr.left_behind:
+            lines += ["", f"{tr.left_behind} processes were left on the hosts after runs "
+                          "(and ended before the next)."]
+        lines.append("")
+    verdicts = tcp_targets(tr, args.max_bytes)
+    lines += ["| Target | Status | Details |", "|---|---|---|"]
+    lines += [f"| {name} | **{verdict}** | {worst} |" for name, (verdict, worst) in verdicts]
+    if not tr.error:
+        lines += [""] + tcp_tables(tr, mpis, args)
+        lines += ["![latency between two hosts](perf/tcp_latency.png)",
+                  "![bandwidth between two hosts](perf/tcp_bandwidth.png)"]
+    return lines + ["", TCP_END, ""]
+
+
+def tcp_notes(tr, mpis, program):
+    notes, texts = {}, []
+    for slug, name in [(m.slug, m.name) for m in mpis] + [(RAW, "raw TCP"), (IPERF, "iperf3")]:
+        m = next((m for m in mpis if m.slug == slug), None)
+        why = (f"not available: {m.unavailable[program]}" if m and program in m.unavailable
+               else tr.failures.get((slug, program)))
+        if why:
+            texts.append(f"{name}: {why}".replace("|", "/").replace("\n", " "))
+            notes[slug] = len(texts)
+    return notes, texts
+
+
+def tcp_tables(tr, mpis, args):
+    lines = []
+    for program in P2P:
+        lat = program == "latency"
+        notes, texts = tcp_notes(tr, mpis, program)
+        iperf = tcp_value(tr, "bandwidth", IPERF, 0)
+
+        def cell(slug, b):
+            v = tcp_value(tr, program, slug, b)
+            if v is not None:
+                return f"{v:.2f}" if lat else f"{v:.1f}"
+            if slug == RAW and b == 0:
+                return "n/a"
+            return f"— [{notes[slug]}]" if slug in notes else "—"
+
+        if lat:
+            lines += ["### Ping-pong latency between two hosts", "",
+                      "One-way latency in µs (half the mean round trip), **lower is better**. "
+                      "metampi / raw TCP: within the target at ≤ "
+                      f"{TCP_LAT_LIMIT:.2f} (0 B is compared with raw TCP's 1 B); metampi / "
+                      "better peer: below 1 means metampi is faster than both Open MPI and "
+                      "MPICH.", "",
+                      "| size | metampi | Open MPI | MPICH | raw TCP | metampi / raw TCP | "
+                      "metampi / better peer |", "|---:|---:|---:|---:|---:|---:|---:|"]
+            sizes = expected_sizes(args.max_bytes)
+        else:
+            lines += ["### Streaming bandwidth between two hosts", "",
+                      "MB/s (10^6 B), **higher is better**. iperf3, one TCP stream: "
+                      + (f"**{iperf:.0f} MB/s** ({iperf * 8 / 1e3:.2f} Gbit/s)" if iperf else
+                         f"— [{notes[IPERF]}]" if IPERF in notes else "—")
+                      + ". metampi / iperf3: the target is ≥ "
+                      f"{TCP_BW_SHARE:.2f} from {human_bytes(TCP_LARGE)}; metampi / better peer: "
+                      "above 1 means metampi is faster than both.", "",
+                      "| size | metampi | Open MPI | MPICH | raw TCP | metampi / raw TCP | "
+                      "metampi / better peer | metampi / iperf3 |",
+                      "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            sizes = [b for b in expected_sizes(args.max_bytes) if b > 0]
+        for b in sizes:
+            mine = tcp_value(tr, program, "metampi", b)
+            raw = tcp_value(tr, program, RAW, max(b, 1))
+            peers = [v for v in (tcp_value(tr, program, s, b) for s in ("openmpi", "mpich"))
+                     if v is not None]
+            best = (min(peers) if lat else max(peers)) if peers else None
+            row = (f"| {human_bytes(b)} | " +
+                   " | ".join(cell(s, b) for s in [m.slug for m in mpis] + [RAW]) +
+                   f" | {'n/a' if mine is None or not raw else f'{mine / raw:.2f}'}"
+                   f" | {'n/a' if mine is None or not best else f'{mine / best:.2f}'} |")
+            if not lat:
+                row += f" {'n/a' if mine is None or not iperf else f'{mine / iperf:.2f}'} |"
+            lines.append(row)
+        lines += [""] + [f"[{i}] {t}  " for i, t in enumerate(texts, 1)] + ([""] if texts else [])
+    return lines
+
+
 # --- ratios and targets -------------------------------------------------------------------
 
 def best_peer(values, higher_is_better):
@@ -844,13 +1508,16 @@ def display_value(program, b, value):
 
 # --- the document -------------------------------------------------------------------------
 
-def markdown(startup, results, mpis, machine, args, verdicts, elapsed, nc=None, coll=None):
+def markdown(startup, results, mpis, machine, args, verdicts, elapsed, nc=None, coll=None,
+             tcp=None):
     lines = header(machine, mpis, args, elapsed)
     lines += targets_section(verdicts)
     lines += p2p_section(results, mpis, "latency", args)
     lines += p2p_section(results, mpis, "bandwidth", args)
     if nc is not None:
         lines += noncontig_section(nc, mpis)
+    if tcp is not None:
+        lines += tcp_section(tcp, mpis, args)
     if coll is not None:
         lines += coll_section(coll, mpis, args)
     lines += startup_section(startup, mpis, args)
@@ -948,34 +1615,43 @@ def coll_table(coll, mpis, c, max_bytes):
     return lines + ([""] if texts else [])
 
 
-def update_report(path, section, rows):
-    """--only coll: replaces the collective part of an existing report (between COLL_BEGIN
-    and COLL_END, else inserted before the startup section) and its rows in the targets
-    table, leaving the rest as it was; or writes a report of the collectives alone."""
+def update_report(path, section, rows, part):
+    """--only coll / --only tcp: replaces that part of an existing report (between its
+    markers; else inserted before the collectives, or the startup section) and its rows in
+    the targets table, leaving the rest as it was; or writes a report of that part alone.
+    part: (begin marker, end marker, prefix of its target rows)."""
+    begin, end, prefix = part
     try:
         with open(path) as f:
             lines = f.read().split("\n")
     except FileNotFoundError:
-        lines = ["# Performance", "", "Generated by bench/run_benchmarks.py --only coll (see "
+        lines = ["# Performance", "", "Generated by bench/run_benchmarks.py --only (see "
                  "bench/README.md); `make bench` writes the full report.", "",
                  "## Targets (from the issue)", "", "| Target | Status | Worst size |",
                  "|---|---|---|", "", ""]
-    if COLL_BEGIN in lines and COLL_END in lines:
-        i, j = lines.index(COLL_BEGIN), lines.index(COLL_END)
+    if begin in lines and end in lines:
+        i, j = lines.index(begin), lines.index(end)
         lines[i:j + 1] = section[:-1] if section[-1] == "" else section
     else:
-        at = lines.index("## Startup") if "## Startup" in lines else len(lines)
+        at = next((lines.index(h) for h in (COLL_BEGIN, "## Startup") if h in lines and
+                   h != begin), len(lines))
         lines[at:at] = section
     if "## Targets (from the issue)" in lines:
         start = lines.index("## Targets (from the issue)")
         while start < len(lines) and not lines[start].startswith("|"):
             start += 1
-        end = start
-        while end < len(lines) and lines[end].startswith("|"):
-            end += 1
-        table = [l for l in lines[start:end] if not l.startswith(f"| {COLL_TARGET_PREFIX}")]
-        lines[start:end] = table + [f"| {name} | **{verdict}** | {worst} |"
-                                    for name, (verdict, worst) in rows]
+        end_ = start
+        while end_ < len(lines) and lines[end_].startswith("|"):
+            end_ += 1
+        table = [l for l in lines[start:end_] if not l.startswith(f"| {prefix}")]
+        # the part's rows go where they were, else at the end (the collectives last)
+        at = len(table)
+        if prefix != COLL_TARGET_PREFIX:
+            at = next((k for k, l in enumerate(table) if l.startswith(f"| {COLL_TARGET_PREFIX}")),
+                      len(table))
+        table[at:at] = [f"| {name} | **{verdict}** | {worst} |"
+                        for name, (verdict, worst) in rows]
+        lines[start:end_] = table
     with open(path, "w") as f:
         f.write("\n".join(lines))
 
@@ -1049,6 +1725,8 @@ def header(machine, mpis, args, elapsed):
                      + (" — this mpirun has no `--bind-to` yet; it binds by its default"
                         if m.slug == "metampi" and not m.bind_opts else ""))
     lines += [
+        "- Between two emulated hosts (one rank each, TCP), against raw TCP and iperf3: "
+        "see [Between two hosts (TCP)](#between-two-hosts-tcp).",
         "- Collectives: 2 ranks (one per core) and 4 ranks (oversubscribed), with their own "
         "rounds and launch commands: see [Collective latency](#collective-latency).",
         "- A program that does not build is *not available*; one that crashes, hangs or "
@@ -1203,9 +1881,10 @@ def parse_args():
                     help="largest collective size (1 MiB)")
     ap.add_argument("--coll-timeout", type=int, default=60,
                     help="seconds per collective run (default 60)")
-    ap.add_argument("--only", choices=["coll"],
-                    help="coll: only the collectives; replaces their part of performance.md "
-                         "(and their rows in its targets table), keeps the rest")
+    ap.add_argument("--only", choices=["coll", "tcp"],
+                    help="coll: only the collectives; tcp: only the benchmarks between two "
+                         "emulated hosts (needs root); replaces that part of performance.md "
+                         "(and its rows in the targets table), keeps the rest")
     ap.add_argument("--quick", action="store_true",
                     help="development: 2 rounds, 2 startup runs, iterations x 0.05")
     args = ap.parse_args()
@@ -1219,44 +1898,67 @@ def parse_args():
     return args
 
 
+def interrupted(signum, _frame):
+    """SIGTERM ends the runner like Ctrl-C: the run in progress is killed (run()) and the
+    emulated cluster torn down (Cluster.__exit__) on the way out."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main():
+    signal.signal(signal.SIGTERM, interrupted)
     args = parse_args()
     began = time.perf_counter()
     build = os.path.realpath(args.build)
+    args.build_dir = build
     mpis = mpis_under_test(build)
-    only_coll = args.only == "coll"
+    only_coll, only_tcp = args.only == "coll", args.only == "tcp"
     print("building benchmark programs", flush=True)
-    build_programs(mpis, args.work,
-                   [n for n in SOURCES if n.startswith("coll_") or not only_coll])
+    wanted = (list(P2P) if only_tcp else
+              [n for n in SOURCES if n.startswith("coll_")] if only_coll else list(SOURCES))
+    build_programs(mpis, args.work, wanted)
     args.busy, args.coll_busy = [], []  # other load seen just before each run
     args.idle_budget = args.wait_idle   # seconds left to wait for it, over the whole run
-    if not only_coll:
+    if not args.only:
         print("measuring startup", flush=True)
         startup = measure_startup(mpis, args.startup_reps, args.timeout)
         print("measuring latency and bandwidth", flush=True)
         results = measure_p2p(mpis, args)
         print("measuring non-contiguous transfers", flush=True)
         nc = measure_noncontig(mpis, args)
-    print("measuring collectives", flush=True)
-    coll_began = time.perf_counter()
-    coll = measure_coll(mpis, args)
-    args.coll_elapsed = time.perf_counter() - coll_began
+    if not only_coll:
+        print("measuring between two emulated hosts (TCP)", flush=True)
+        tcp = measure_tcp(mpis, args)
+    if not only_tcp:
+        print("measuring collectives", flush=True)
+        coll_began = time.perf_counter()
+        coll = measure_coll(mpis, args)
+        args.coll_elapsed = time.perf_counter() - coll_began
 
-    verdicts = coll_targets(coll, mpis, args.coll_max_bytes)
     perfdir = os.path.join(args.docs, "perf")
     report = os.path.join(args.docs, "performance.md")
     if only_coll:
+        verdicts = coll_targets(coll, mpis, args.coll_max_bytes)
         os.makedirs(perfdir, exist_ok=True)
         plot_colls(pyplot(), coll, mpis, perfdir)
-        update_report(report, coll_section(coll, mpis, args), verdicts)
+        update_report(report, coll_section(coll, mpis, args), verdicts,
+                      (COLL_BEGIN, COLL_END, COLL_TARGET_PREFIX))
         print(f"updated the collective part of {report}; wrote "
               f"{', '.join(os.path.join(perfdir, coll_plot_name(np)) for np in COLL_NP)}")
+    elif only_tcp:
+        verdicts = tcp_targets(tcp, args.max_bytes)
+        pngs = plot_tcp(tcp, mpis, perfdir, args.max_bytes)
+        update_report(report, tcp_section(tcp, mpis, args), verdicts,
+                      (TCP_BEGIN, TCP_END, TCP_TARGET_PREFIX))
+        print(f"updated the part between two hosts of {report}; wrote {', '.join(pngs)}")
     else:
-        verdicts = targets(results, args.max_bytes) + nc_targets(nc) + verdicts
+        verdicts = (targets(results, args.max_bytes) + nc_targets(nc) +
+                    tcp_targets(tcp, args.max_bytes) +
+                    coll_targets(coll, mpis, args.coll_max_bytes))
         plot(startup, results, mpis, perfdir, nc, coll)
+        plot_tcp(tcp, mpis, perfdir, args.max_bytes)
         with open(report, "w") as f:
             f.write(markdown(startup, results, mpis, machine_description(build), args, verdicts,
-                             time.perf_counter() - began, nc, coll))
+                             time.perf_counter() - began, nc, coll, tcp))
         print(f"wrote {report} and {perfdir}/*.png")
 
     for name, (verdict, worst) in verdicts:
@@ -1266,8 +1968,19 @@ def main():
             print(f"NOT AVAILABLE ({m.name} {p}): {why}", file=sys.stderr)
         for p, why in m.failed.items():
             print(f"FAILED ({m.name} {p}): {why}", file=sys.stderr)
+    if not only_coll:
+        # reported, but never the exit status: see the TCP section's comment
+        names = dict(TCP_NAMES, **{m.slug: m.name for m in mpis})
+        if tcp.error:
+            print(f"NOT MEASURED (between two hosts): {tcp.error}", file=sys.stderr)
+        for (slug, p), why in tcp.failures.items():
+            print(f"FAILED (between two hosts: {names[slug]} {p}): {why}", file=sys.stderr)
     sys.exit(1 if any(m.failed for m in mpis) else 0)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt as e:
+        print(f"run_benchmarks.py: interrupted ({e or 'Ctrl-C'}); nothing written", file=sys.stderr)
+        sys.exit(130)
