@@ -401,20 +401,6 @@ static void on_signal(void *arg, int fd, short revents)
     }
 }
 
-static int setup_signals(void)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
-        return -1;
-    signal(SIGPIPE, SIG_IGN);
-    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-}
-
 /* All ranks gone and their output sent (or none could start). */
 static int ranks_over(hostd_t *h, long long now)
 {
@@ -438,7 +424,7 @@ int hostd_run(int ctl_in, int ctl_out, const char *host_arg)
     the_hostd = &h;
     teardown_become_subreaper();
     ev_init(&h.loop);
-    h.sigfd = setup_signals();
+    h.sigfd = util_signalfd();
     if (h.sigfd < 0) {
         fprintf(stderr, "metampi-hostd %s: cannot set up signal handling: %s\n", host_arg,
                 strerror(errno));

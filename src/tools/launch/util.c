@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -126,4 +128,18 @@ int util_set_cloexec(int fd)
 {
     int fl = fcntl(fd, F_GETFD);
     return fl < 0 ? -1 : fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+}
+
+int util_signalfd(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+        return -1;
+    signal(SIGPIPE, SIG_IGN); /* write errors are handled where they happen */
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }

@@ -34,6 +34,9 @@ char *util_xstrdup(const char *s);
 
 /* Sets or clears O_NONBLOCK / FD_CLOEXEC. */
 int util_set_nonblock(int fd);
+/* Blocks SIGCHLD, SIGINT, SIGTERM, SIGHUP and returns a signalfd for them (-1: errno);
+ * ignores SIGPIPE. The launcher's programs take signals only through their event loop. */
+int util_signalfd(void);
 int util_set_cloexec(int fd);
 
 #endif

@@ -107,18 +107,9 @@ void job_fail(job_t *j, int status, int kill_at_once, const char *fmt, ...)
 
 int job_setup_signals(void)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
-        return -1;
-    signal(SIGPIPE, SIG_IGN);   /* write errors are handled where they happen */
-    signal(SIGTTIN, SIG_IGN);   /* reading a terminal in the background fails with EIO */
+    signal(SIGTTIN, SIG_IGN); /* reading a terminal in the background fails with EIO */
     signal(SIGTTOU, SIG_IGN);
-    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    return util_signalfd();
 }
 
 void job_make_kvsname(char *buf, size_t cap)
