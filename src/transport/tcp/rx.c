@@ -28,15 +28,23 @@ typedef struct source {
     int fd;                     /* -1: memory */
     const unsigned char *mem;
     size_t len, piece;
+    int drained;                /* a read returned less than asked: the source is empty for
+                                 * now (a stream socket), so the next read is not tried */
 } source_t;
 
 /* readv from the source: bytes read, 0 at its end (eof), -1 when nothing is there now
  * (EAGAIN), -2 on an error (errno). */
 static long src_readv(source_t *s, const struct iovec *iov, int n)
 {
+    if (s->drained)
+        return -1;
+    size_t asked = 0;
+    for (int i = 0; i < n; i++)
+        asked += iov[i].iov_len;
     if (s->fd >= 0) {
         for (;;) {
             ssize_t r = readv(s->fd, iov, n);
+            s->drained = r > 0 && (size_t)r < asked;
             if (r >= 0)
                 return (long)r;
             if (errno == EINTR)
@@ -54,6 +62,7 @@ static long src_readv(source_t *s, const struct iovec *iov, int n)
     }
     s->mem += got;
     s->len -= got;
+    s->drained = got < asked;
     return (long)got;
 }
 
@@ -134,6 +143,7 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
 {
     int events = 0;
     *eof = 0;
+    s->drained = 0;
     while (events < budget) {
         long r = 1;
         if (rx->state == RX_PLACED) {
