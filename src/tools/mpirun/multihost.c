@@ -531,6 +531,7 @@ static void send_job(mh_t *m, mhost_t *h, const char *prog_cwd, const char *mapp
         ctl_put_u32(b, (uint32_t)h->ranks[i]);
     ctl_put_str(b, m->kvsname);
     ctl_put_str(b, mapping);
+    ctl_put_strs(b, NULL, 0);  /* no initial key-value pairs */
     ctl_put_u8(b, (uint8_t)o->bind);
     ctl_put_u8(b, (uint8_t)!!o->oversubscribe);
     ctl_put_u8(b, (uint8_t)!!o->report_bindings);
