@@ -1309,8 +1309,15 @@ def package_version(pkg):
     return first_line(["dpkg-query", "-W", "-f=${Version}", pkg])
 
 
+_COMMIT = []
+
+
 def source_commit():
-    return first_line(["git", "-C", HERE, "describe", "--always", "--dirty"])
+    """The commit measured, as it was when the runner started (main() asks first): later the
+    runner's own plots make the work tree look modified."""
+    if not _COMMIT:
+        _COMMIT.append(first_line(["git", "-C", HERE, "describe", "--always", "--dirty"]))
+    return _COMMIT[0]
 
 
 def machine_description(build):
@@ -1907,6 +1914,7 @@ def interrupted(signum, _frame):
 def main():
     signal.signal(signal.SIGTERM, interrupted)
     args = parse_args()
+    source_commit()   # before anything is written
     began = time.perf_counter()
     build = os.path.realpath(args.build)
     args.build_dir = build
