@@ -951,7 +951,8 @@ def tcp_targets(tr, max_bytes):
                 f"{TCP_LAT_LIMIT - 1:.0%} of raw TCP ping-pong (1–{TCP_SMALL} B; 0 B against "
                 "1 B) and below Open MPI's and MPICH's")
     bw_name = (f"{TCP_TARGET_PREFIX}: bandwidth {human_bytes(TCP_LARGE)}–"
-               f"{human_bytes(max(max_bytes, TCP_LARGE))} at least {TCP_BW_SHARE:.0%} of iperf3 "
+               f"{human_bytes(max_bytes if max_bytes >= TCP_LARGE else MAX_BYTES)} at least "
+               f"{TCP_BW_SHARE:.0%} of iperf3 "
                "(one TCP stream)")
     if tr.error:
         why = f"not measured: {tr.error}"
