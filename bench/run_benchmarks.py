@@ -951,7 +951,8 @@ def tcp_targets(tr, max_bytes):
                 f"{TCP_LAT_LIMIT - 1:.0%} of raw TCP ping-pong (1–{TCP_SMALL} B; 0 B against "
                 "1 B) and below Open MPI's and MPICH's")
     bw_name = (f"{TCP_TARGET_PREFIX}: bandwidth {human_bytes(TCP_LARGE)}–"
-               f"{human_bytes(max(max_bytes, TCP_LARGE))} at least {TCP_BW_SHARE:.0%} of iperf3 "
+               f"{human_bytes(max_bytes if max_bytes >= TCP_LARGE else MAX_BYTES)} at least "
+               f"{TCP_BW_SHARE:.0%} of iperf3 "
                "(one TCP stream)")
     if tr.error:
         why = f"not measured: {tr.error}"
@@ -1309,8 +1310,15 @@ def package_version(pkg):
     return first_line(["dpkg-query", "-W", "-f=${Version}", pkg])
 
 
+_COMMIT = []
+
+
 def source_commit():
-    return first_line(["git", "-C", HERE, "describe", "--always", "--dirty"])
+    """The commit measured, as it was when the runner started (main() asks first): later the
+    runner's own plots make the work tree look modified."""
+    if not _COMMIT:
+        _COMMIT.append(first_line(["git", "-C", HERE, "describe", "--always", "--dirty"]))
+    return _COMMIT[0]
 
 
 def machine_description(build):
@@ -1907,6 +1915,7 @@ def interrupted(signum, _frame):
 def main():
     signal.signal(signal.SIGTERM, interrupted)
     args = parse_args()
+    source_commit()   # before anything is written
     began = time.perf_counter()
     build = os.path.realpath(args.build)
     args.build_dir = build

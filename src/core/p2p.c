@@ -30,13 +30,12 @@ int p2p_open(char *err, int errlen)
         return -1;
     tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
                        .host_of = host_of };
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int local_ranks = 0, spans = 0;
     for (int r = 0; r < job.size; r++) {
         local_ranks += host_of[r] == host_of[job.rank];
         spans |= host_of[r] != host_of[0];
     }
-    progress_configure(local_ranks, cpus > 0 ? (int)cpus : 1);
+    progress_configure(local_ranks, progress_usable_cpus());
     if (spans && hosts_publish_machine(err, errlen) != 0) /* read in p2p_connect */
         return -1;
     proto_upcalls_t up = { match_incoming, match_withdraw };
@@ -88,10 +87,9 @@ int p2p_connect(char *err, int errlen)
         spans |= host_of[r] != host_of[0];
     if (spans) { /* hosts that share this machine share its CPUs too (emulated clusters) */
         int n = hosts_machine_ranks(host_of, job.size, err, errlen);
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         if (n < 0)
             return -1;
-        progress_configure(n, cpus > 0 ? (int)cpus : 1);
+        progress_configure(n, progress_usable_cpus());
     }
     return proto_connect(err, errlen);
 }

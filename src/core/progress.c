@@ -10,7 +10,9 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { SPIN_US_ALONE = 2000, SPIN_US_OVERSUBSCRIBED = 50, SLEEP_SAFETY_MS = 250 };
 
@@ -25,6 +27,18 @@ void progress_configure(int local_ranks, int ncpus)
     if (v && *v)
         us = strtoull(v, NULL, 10);
     spin_ns = us * 1000;
+}
+
+int progress_usable_cpus(void)
+{
+    const char *bind = getenv("METAMPI_BIND");
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!(bind && *bind && strcmp(bind, "none") != 0)) {
+        cpu_set_t set;
+        if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+            return CPU_COUNT(&set);
+    }
+    return online > 0 ? (int)online : 1;
 }
 
 static uint64_t now_ns(void)

@@ -13,6 +13,11 @@
 
 /* Chooses the spin policy: local_ranks ranks share a host with ncpus CPUs. */
 void progress_configure(int local_ranks, int ncpus);
+/* The CPUs this host's ranks share: the machine's when the launcher bound each rank to CPUs
+ * of its own (METAMPI_BIND other than "none": it placed them, and said so), else the CPUs
+ * this process may run on (its affinity: taskset, cgroup cpusets), which unbound ranks
+ * started alike share. */
+int progress_usable_cpus(void);
 
 /* One pass over all transports and queued frames. Returns the number of events. A transport
  * failure or a lost launcher ends the job with a report. */
