@@ -9,6 +9,10 @@
       across the WAN when asked), and its --times file has one well-formed row per step.
   check_demo.py error --mpirun M --demo D --np N --status X --message REGEX -- DEMO-ARGS...
       passes when the run ends with exit status X and REGEX in its stderr.
+  check_demo.py runner --runner R --build B -- RUNNER-ARGS...
+      runs run_demo.sh small into a fresh directory; passes when it says the checksums of
+      one and two sites are identical, the table has both rows and the PNG was written;
+      skipped when the runner could only run the one-site part (it says why).
 Exit status 0 pass, 1 fail, 77 skipped (no emulated hosts here).
 """
 import argparse
@@ -120,12 +124,39 @@ def error(o):
     print("PASS: status %d and the message" % o.status)
 
 
+def runner(o):
+    with tempfile.TemporaryDirectory() as tmp:
+        p = run([o.runner, "--build", o.build, "--out", tmp] + o.args, timeout=110)
+        if p.returncode != 0:
+            fail("run_demo.sh exited with status %d" % p.returncode)
+        if "(one site only: " in p.stdout:
+            print("SKIP: only the one-site part could run here")
+            sys.exit(77)
+        if not re.search(r"^== checksums identical: 0x[0-9a-f]{16} on one site and on two sites$",
+                         p.stdout, re.M):
+            fail("no line saying the checksums are identical")
+        for row in ("one site", "two sites"):
+            if not re.search(r"^%s +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$" % row, p.stdout, re.M):
+                fail("the table has no row '%s'" % row)
+        two = open(os.path.join(tmp, "two-sites.log")).read()
+        if not re.search(r"^faces sent per step: \d+, of which [1-9]\d* cross the WAN$", two,
+                         re.M):
+            fail("no face crosses the WAN in the two-site run")
+        png = os.path.join(tmp, "demo.png")
+        with open(png, "rb") as f:
+            if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                fail("%s is not a PNG file" % png)
+    print("PASS: one site and two sites agree, table and plot written")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["checksum", "error"])
-    ap.add_argument("--mpirun", required=True)
-    ap.add_argument("--demo", required=True)
-    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("mode", choices=["checksum", "error", "runner"])
+    ap.add_argument("--mpirun")
+    ap.add_argument("--demo")
+    ap.add_argument("--np", type=int)
+    ap.add_argument("--runner")
+    ap.add_argument("--build")
     ap.add_argument("--hosts")
     ap.add_argument("--expect-sites", type=int)
     ap.add_argument("--expect-wan-faces", type=int)
@@ -135,7 +166,7 @@ def main():
     cut = argv.index("--") if "--" in argv else len(argv)
     o = ap.parse_args(argv[:cut])
     o.args = argv[cut + 1:]
-    checksum(o) if o.mode == "checksum" else error(o)
+    {"checksum": checksum, "error": error, "runner": runner}[o.mode](o)
 
 
 if __name__ == "__main__":
