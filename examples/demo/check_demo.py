@@ -62,12 +62,13 @@ def check_times(path, steps, ranks):
     if len(rows) != steps:
         fail("%s: %d rows, expected one per step (%d)" % (path, len(rows), steps))
     for i, r in enumerate(rows):
-        if len(r) != 5 or int(r[0]) != i + 1:
+        if len(r) != 6 or int(r[0]) != i + 1:
             fail("%s: row %d malformed: %s" % (path, i + 1, " ".join(r)))
         parts = [float(x) for x in r[1:4]]
-        if min(parts) < 0 or float(r[4]) < max(parts):
-            fail("%s: row %d: negative part or the slowest step shorter than a mean part"
-                 % (path, i + 1))
+        reduce = float(r[5])
+        if min(parts) < 0 or float(r[4]) < max(parts) or not 0 <= reduce <= sum(parts[1:]):
+            fail("%s: row %d: negative part, the slowest step shorter than a mean part, or "
+                 "the reduction outside the communication" % (path, i + 1))
 
 
 def checksum(o):
@@ -136,7 +137,8 @@ def runner(o):
                          p.stdout, re.M):
             fail("no line saying the checksums are identical")
         for row in ("one site", "two sites"):
-            if not re.search(r"^%s +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$" % row, p.stdout, re.M):
+            numbers = r" +[0-9.]+" * 4 + r" +\([0-9.]+\)$"
+            if not re.search("^" + row + numbers, p.stdout, re.M):
                 fail("the table has no row '%s'" % row)
         two = open(os.path.join(tmp, "two-sites.log")).read()
         if not re.search(r"^faces sent per step: \d+, of which [1-9]\d* cross the WAN$", two,

@@ -30,7 +30,7 @@ def read_times(path):
                     meta.setdefault(key, val)
                 continue
             cols = line.split()
-            if len(cols) != 5:
+            if len(cols) < 5:
                 sys.exit("plot_demo.py: %s: malformed line: %s" % (path, line.strip()))
             rows.append([int(cols[0])] + [float(x) * 1e3 for x in cols[1:]])
     warmup = int(meta.get("warmup", 0))

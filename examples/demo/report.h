@@ -11,11 +11,13 @@
 #include "options.h"
 #include "placement.h"
 
-enum { T_COMPUTE = 0, T_LOCAL = 1, T_WAN = 2, T_PARTS = 3 };
+/* A step's time is T_COMPUTE + T_LOCAL + T_WAN; T_REDUCE is the part of these spent in the
+ * global reduction (in T_WAN when the job spans several sites, else in T_LOCAL). */
+enum { T_COMPUTE = 0, T_LOCAL = 1, T_WAN = 2, T_REDUCE = 3, T_SLOTS = 4 };
 
 typedef struct timings {
     int steps;
-    double *t;   /* t[T_PARTS * step + part], seconds, step 0-based */
+    double *t;   /* t[T_SLOTS * step + slot], seconds, step 0-based */
 } timings_t;
 
 int timings_init(timings_t *tm, int steps);

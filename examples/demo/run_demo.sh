@@ -150,10 +150,14 @@ run_part() {
 }
 
 checksum_of() { sed -n 's/^result: checksum \(0x[0-9a-f]*\) .*/\1/p' "$out/$1.log"; }
-# the line after "time per step": compute, local, WAN, total
+# the two lines after "time per step": compute, local, WAN, total, and the allreduce's share
 split_of() {
-  sed -n '/^time per step/{n;s/^ *compute \([0-9.]*\) *local comm \([0-9.]*\) *WAN comm \([0-9.]*\) *total \([0-9.]*\).*/\1 \2 \3 \4/p}' \
-    "$out/$1.log"
+  awk '/^time per step/ {
+         getline a; getline b
+         gsub(/[^0-9. ]/, " ", a); split(a, x, " ")
+         sub(/.*MPI_Allreduce /, "", b); sub(/,.*/, "", b)
+         print x[1], x[2], x[3], x[4], b
+       }' "$out/$1.log"
 }
 
 have_sites=0
@@ -169,7 +173,8 @@ else
   check=0
   reason=$("$VCLUSTER" --check --sites 2 --wanemu "$wanemu" 2>&1) || check=$?
   reason=${reason#vcluster: }
-  [[ $check -eq 0 ]] || why=${reason:-"no emulated cluster here (vcluster.sh --check: exit status $check)"}
+  [[ $check -eq 0 ]] ||
+    why=${reason:-"no emulated cluster here (vcluster.sh --check: exit status $check)"}
 fi
 
 echo "== metampi demo: a 3-D Jacobi stencil, $ranks ranks, grid $grid, $steps steps"
@@ -196,13 +201,16 @@ if [[ $status -ne 0 ]]; then
   exit 1
 fi
 
-echo "== time per step, ms (mean over the $ranks ranks; the first 2 steps, which open the connections, left out)"
-printf '%-10s %9s %11s %9s %9s\n' '' compute 'local comm' 'WAN comm' total
+echo "== time per step, ms (mean over the $ranks ranks; the first 2 steps, which open the" \
+     "connections, left out)"
+printf '%-10s %9s %11s %9s %9s   %s\n' '' compute 'local comm' 'WAN comm' total \
+  '(of which MPI_Allreduce)'
 parts=(one-site)
 [[ -z $why ]] && parts+=(two-sites)
 for p in "${parts[@]}"; do
-  read -r c l w t < <(split_of "$p") || true
-  printf '%-10s %9s %11s %9s %9s\n' "${p/-/ }" "${c:-?}" "${l:-?}" "${w:-?}" "${t:-?}"
+  read -r c l w t r < <(split_of "$p") || true
+  printf '%-10s %9s %11s %9s %9s   %s\n' "${p/-/ }" "${c:-?}" "${l:-?}" "${w:-?}" "${t:-?}" \
+    "(${r:-?})"
 done
 
 one=$(checksum_of one-site)
