@@ -26,9 +26,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 VCLUSTER=$ROOT/tests/cluster/vcluster.sh
 
+help() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 usage() {
-  echo "run_demo.sh: $*" >&2
-  sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  echo "run_demo.sh: $* (run_demo.sh --help lists the options)" >&2
   exit 2
 }
 
@@ -87,7 +87,7 @@ build=$ROOT/build out='' grid=96 steps=200 rph=2 delay=5ms rate=1gbit wan=auto l
 while [[ $# -gt 0 ]]; do
   case $1 in
     --local) local=1; shift; continue ;;
-    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) help; exit 0 ;;
     --build|--out|--grid|--steps|--ranks-per-host|--wan-delay|--wan-rate|--wan)
       [[ $# -ge 2 ]] || usage "$1: missing value" ;;
     *) usage "unknown option '$1'" ;;
