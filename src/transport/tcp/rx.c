@@ -147,7 +147,7 @@ static size_t hdr_len(const tcp_rx_ops_t *ops)
 static const char *parse_hdr(const tcp_rx_ops_t *ops, const unsigned char *in,
                              tcp_frame_hdr_t *h)
 {
-    return ops->parse_hdr ? ops->parse_hdr(in, ops->max_frame, h)
+    return ops->parse_hdr ? ops->parse_hdr(in, ops->max_frame, h, ops->hdr_ctx)
                           : tcp_frame_hdr_parse(in, ops->max_frame, h);
 }
 

@@ -37,9 +37,10 @@ typedef struct tcp_rx {
 } tcp_rx_t;
 
 /* Parses a frame header of hdr_len bytes: NULL when valid for frames of at most max_len
- * bytes (fills *h; h->src >= 0 names the frame's source), else what is wrong with it. */
+ * bytes (fills *h; h->src >= 0 names the frame's source), else what is wrong with it. ctx is
+ * the ops' hdr_ctx (what the parser checks against, e.g. the job size). */
 typedef const char *(*tcp_hdr_parse_fn)(const unsigned char *in, size_t max_len,
-                                        tcp_frame_hdr_t *h);
+                                        tcp_frame_hdr_t *h, const void *ctx);
 
 typedef struct tcp_rx_ops {
     tr_deliver_fn deliver;
@@ -51,6 +52,7 @@ typedef struct tcp_rx_ops {
      * connection's. Kind TCP_KIND_BYE (no body) is the sender's BYE in every format. */
     size_t hdr_len;             /* at most TCP_RX_HDR_MAX */
     tcp_hdr_parse_fn parse_hdr;
+    const void *hdr_ctx;        /* parse_hdr's ctx */
     int with_header;            /* deliver each frame with its header in front (a relay,
                                  * which forwards the bytes as they came; len includes it) */
 } tcp_rx_ops_t;
