@@ -2,6 +2,7 @@
 
 #include "evloop.h"
 #include "link.h"
+#include "rate.h"
 #include "transport/gw/wire.h"
 #include "transport/tcp/outq.h"
 #include "transport/tcp/rx.h"
@@ -31,6 +32,7 @@ enum {
     CONNECT_TIMEOUT_MS = 60000,        /* the other gateway must listen by then */
     RETRY_MS = 100,
     END_TIMEOUT_MS = 2000,             /* SIGTERM: BYE, then wait this long for the peers */
+    RATE_MS = 250,                     /* how often a link's rate is read (compression) */
 };
 
 enum hs_state { HS_NONE, HS_CONNECTING, HS_CHALLENGE, HS_WELCOME };
@@ -77,6 +79,7 @@ static struct {
     char cur_err[256];
     int cur_bad;
     int ending;
+    long long rate_at;
 } g;
 
 static long long now_ms(void)
@@ -366,8 +369,9 @@ static void rank_deliver(int src, const void *frame, size_t len)
         return;
     }
     gw_link_t *l = &g.links[g.c->rank_site[h.dst]];
-    if (l->st[0].bye_in && l->st[0].fd < 0)
-        return; /* that site's gateway has ended: the job is ending */
+    for (int i = 0; i < l->nst; i++)
+        if (l->st[i].bye_in)
+            return; /* that site's gateway is ending, and so is the job: nobody reads it */
     if (gw_link_send(l, f, len) != 0)
         fail("out of memory for %s", link_text(l->site));
 }
@@ -691,14 +695,35 @@ static void on_listen(void *arg, int fd, short revents)
 /* ---- the loop -------------------------------------------------------------------------------- */
 
 /* Work that no descriptor announces: frames left in buffers, waits that ended. */
+/* The link's rate for the compression decision: the streams' delivery rates added up; a
+ * sample limited by the sender (nothing to send) cannot lower the estimate. */
+static void update_rate(gw_link_t *l)
+{
+    double sum = 0;
+    int limited = 0;
+    for (int i = 0; i < l->nst; i++) {
+        int al = 0;
+        if (l->st[i].up && l->st[i].fd >= 0)
+            sum += gw_stream_rate(l->st[i].fd, &al);
+        limited |= al;
+    }
+    if (!limited || sum > l->rate)
+        l->rate = sum;
+}
+
 static int after_pass(void)
 {
     int again = 0;
     long long t = now_ms();
+    int rates = g.c->compression == GW_Z_AUTO && t >= g.rate_at;
+    if (rates)
+        g.rate_at = t + RATE_MS;
     for (int s = 0; s < g.c->nsites; s++) {
         if (s == my_site())
             continue;
         gw_link_t *l = &g.links[s];
+        if (rates)
+            update_rate(l);
         for (int i = 0; i < l->nst; i++) {
             gw_stream_t *st = &l->st[i];
             if (st->paused) { /* the window may have room now */
