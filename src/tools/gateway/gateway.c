@@ -162,8 +162,9 @@ static void socket_options(int fd, int wan)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (!wan)
         return;
-    unsigned timeout = (unsigned)g.c->timeout_ms;
-    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout, sizeof timeout);
+    /* No TCP_USER_TIMEOUT: it also aborts a connection whose peer advertises a zero window
+     * that long, which is flow control doing its job (a receiving gateway that does not read
+     * while its ranks do not), not a cut. Heartbeats find cuts (after_pass). */
     /* Explicit sizes (for measurements) switch the kernel's autotuning off. */
     const char *names[2] = { "METAMPI_GW_SNDBUF", "METAMPI_GW_RCVBUF" };
     const int opts[2] = { SO_SNDBUFFORCE, SO_RCVBUFFORCE };
@@ -744,8 +745,9 @@ static int after_pass(void)
                     fail("out of memory for %s", link_text(s));
             }
             stream_flush(s, i);
-            if (st->up && st->fd >= 0 && !st->bye_in && !st->paused &&
-                t - st->last_rx > g.c->timeout_ms)
+            if (st->paused) /* we do not read it: its silence is ours, not the link's */
+                st->last_rx = t;
+            if (st->up && st->fd >= 0 && !st->bye_in && t - st->last_rx > g.c->timeout_ms)
                 fail("%s failed: nothing arrived for %d ms (no heartbeat: a cut link?)",
                      link_text(s), g.c->timeout_ms);
         }
