@@ -142,7 +142,7 @@ void mv_allgather_set(icoll_sched_t *s, const coll_team_t *t, const mv_set_t *se
 static int allgather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
                           const p2p_data_t *mine, const mv_blocks_t *rb, size_t bb, int algo)
 {
-    int n = c->size, me = c->rank, host = h->host_of[me];
+    int n = h->all.size, me = h->all.rank, host = h->host_of[me];
     size_t total = (size_t)n * bb;
     p2p_data_t whole = mv_run(rb, 0, (size_t)n);
     int direct = !whole.layout && mv_hier_ordered(h, n);

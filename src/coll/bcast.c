@@ -141,14 +141,14 @@ void mv_bcast_bytes(icoll_sched_t *s, const coll_team_t *t, int root, void *buf,
     }
 }
 
-/* Root in the leaders' phase: root's host leader. On the root's host the data reaches the
- * leader by shared memory (the whole host at once) or by one message from the root; the
- * other hosts get it from their leader after the leaders' phase. */
-static int bcast_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, void *buf,
-                      size_t bytes, int root, int algo)
+/* Root (a member index of h) in the leaders' phase: root's host leader. On the root's host
+ * the data reaches the leader by shared memory (the whole host at once) or by one message
+ * from the root; the other hosts get it from their leader after the leaders' phase. */
+int mv_bcast_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, void *buf, size_t bytes,
+                  int root, int algo)
 {
-    int me = c->rank, h0 = h->host_of[root], mine = h->host_of[me];
-    int lead0 = h->leaders.ranks[h0];
+    int me = h->all.rank, h0 = h->host_of[root], mine = h->host_of[me];
+    int lead0 = h->host_first[h0];
     int shm = 0;
     if (mine == h0) {
         if (algo == MV_BCAST_AUTO) {
@@ -162,9 +162,9 @@ static int bcast_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, void *b
         if (!shm && root != lead0) {
             p2p_data_t d = mv_data(buf, bytes);
             if (me == root) {
-                icoll_sched_send_data(s, c, lead0, &d);
+                icoll_sched_send_data(s, c, h->leaders.ranks[h0], &d);
             } else if (me == lead0) {
-                icoll_sched_recv_data(s, c, root, &d);
+                icoll_sched_recv_data(s, c, coll_team_peer(&h->all, root), &d);
                 icoll_sched_fence(s);
             }
         }
@@ -246,7 +246,7 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     }
     int rc = MPI_SUCCESS;
     if (hier) {
-        rc = bcast_hier(s, c, h, bbuf, bytes, root, algo);
+        rc = mv_bcast_hier(s, c, h, bbuf, bytes, root, algo);
     } else {
         /* shared memory when the node team is the whole communicator; with two members one
          * message is the broadcast (coll/direct.h relies on it) unless both copying at once
