@@ -16,6 +16,7 @@
 #include "coll/move.h"
 
 #include "coll/shm/shm.h"
+#include "coll/sites.h"
 
 static const char *const bcast_names[] = { "binomial", "scatter_allgather", "chain" };
 static coll_choice_t bcast_choice = { "METAMPI_COLL_BCAST", bcast_names, 3, 0, 0 };
@@ -228,15 +229,16 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     int algo = mv_bcast_forced();
     p2p_data_t d = mv_typed(buf, count, dt);
     coll_team_t all = coll_team_all(c);
-    const coll_hier_t *h;
-    int hier = mv_use_hier(c, &h);
+    const coll_hier_t *h = NULL;
+    const coll_sites_t *S = coll_use_sites(c);
+    int hier = S ? 0 : mv_use_hier(c, &h);
     int pair = n == 2 ? mv_bcast_pair_shm(c, &d) : 0;
     if (hier < 0 || pair < 0)
         return MPI_ERR_NO_MEM;
     /* contiguous bytes for shared memory and the chunked algorithms (a forced binomial tree
      * moves typed data directly) */
     char *bbuf = d.buf;
-    if (d.layout && (hier || pair || (algo != MV_BCAST_BINOMIAL && n > 2))) {
+    if (d.layout && (S || hier || pair || (algo != MV_BCAST_BINOMIAL && n > 2))) {
         if (!(bbuf = icoll_sched_alloc(s, bytes)))
             return MPI_ERR_NO_MEM;
         if (c->rank == root) {
@@ -245,7 +247,9 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
         }
     }
     int rc = MPI_SUCCESS;
-    if (hier) {
+    if (S) {
+        rc = site_bcast(s, c, S, bbuf, bytes, root);
+    } else if (hier) {
         rc = mv_bcast_hier(s, c, h, bbuf, bytes, root, algo);
     } else {
         /* shared memory when the node team is the whole communicator; with two members one

@@ -16,6 +16,7 @@
  * to the root), large ones go to the root directly.
  */
 #include "coll/move.h"
+#include "coll/sites.h"
 
 static const char *const gather_names[] = { "binomial", "linear" };
 static coll_choice_t gather_choice = { "METAMPI_COLL_GATHER", gather_names, 2, 0, 0 };
@@ -234,6 +235,9 @@ int coll_gather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dt
         return gather_inter(s, c, &mine, &rb, bb, root);
     if (bb == 0)
         return MPI_SUCCESS;
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        return site_gather(s, c, S, inplace ? NULL : &mine, rbuf, rcount, rtype, bb, root);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
     if (hier < 0)
@@ -257,6 +261,13 @@ int coll_gatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
     int inter = comm_is_inter(c);
     if (inter ? root == MPI_PROC_NULL : 0)
         return MPI_SUCCESS;
+    const coll_sites_t *S = inter ? NULL : coll_use_sites(c);
+    if (S) {
+        p2p_data_t mine = sbuf == COLL_IN_PLACE ? (p2p_data_t){ 0 }
+                                                : mv_typed(sbuf, scount, stype);
+        return site_gatherv(s, c, S, sbuf == COLL_IN_PLACE ? NULL : &mine, rbuf, rcounts,
+                            displs, rtype, root);
+    }
     if (inter ? root != MPI_ROOT : c->rank != root) {
         p2p_data_t d = mv_typed(sbuf, scount, stype);
         if (d.bytes)

@@ -13,6 +13,7 @@
  */
 #include "coll/red.h"
 #include "coll/shm/shm.h"
+#include "coll/sites.h"
 
 static const char *const names[] = { "shm", "binomial", "rabenseifner" };
 static coll_choice_t choice = { "METAMPI_COLL_REDUCE", names, 3, 0, 0 };
@@ -101,6 +102,9 @@ int coll_reduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_
     if (count == 0)
         return MPI_SUCCESS;
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
+    const coll_sites_t *S = red_sites(c, op);
+    if (S)
+        return site_reduce(s, c, S, in, rbuf, count, dt, op, root);
     const coll_hier_t *h = red_hier(c, op);
     if (h)
         return red_reduce_hier(s, c, h, in, rbuf, count, dt, op, root);

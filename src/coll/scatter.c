@@ -13,6 +13,7 @@
  * in one message and are scattered from there, large ones go to their owners directly.
  */
 #include "coll/move.h"
+#include "coll/sites.h"
 
 static const char *const scatter_names[] = { "binomial", "linear" };
 static coll_choice_t scatter_choice = { "METAMPI_COLL_SCATTER", scatter_names, 2, 0, 0 };
@@ -227,6 +228,9 @@ int coll_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
         return scatter_inter(s, c, &sb, &mine, bb, root);
     if (bb == 0)
         return MPI_SUCCESS;
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        return site_scatter(s, c, S, sbuf, scount, stype, inplace ? NULL : &mine, bb, root);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
     if (hier < 0)
@@ -251,6 +255,13 @@ int coll_scatterv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scou
     int inter = comm_is_inter(c);
     if (inter && root == MPI_PROC_NULL)
         return MPI_SUCCESS;
+    const coll_sites_t *S = inter ? NULL : coll_use_sites(c);
+    if (S) {
+        p2p_data_t mine = rbuf == COLL_IN_PLACE ? (p2p_data_t){ 0 }
+                                                : mv_typed(rbuf, rcount, rtype);
+        return site_scatterv(s, c, S, sbuf, scounts, displs, stype,
+                             rbuf == COLL_IN_PLACE ? NULL : &mine, root);
+    }
     if (inter ? root != MPI_ROOT : c->rank != root) {
         p2p_data_t d = mv_typed(rbuf, rcount, rtype);
         if (d.bytes)
