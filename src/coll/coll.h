@@ -124,7 +124,8 @@ typedef struct coll_sites {
                              * order keeps rank order within each site) */
 } coll_sites_t;
 
-/* The site level of intra-communicator c (cached with coll_hier); NULL when out of memory. */
+/* The site level of intra-communicator c (cached with coll_hier); NULL when out of memory.
+ * When all members are at one site only nsites (1) is set: no memory is spent on the rest. */
 const coll_sites_t *coll_sites(comm_t *c);
 
 /* ---- the collectives ----------------------------------------------------------------------- */

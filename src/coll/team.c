@@ -55,16 +55,27 @@ typedef struct hier_all {
     coll_sites_t sites;
 } hier_all_t;
 
-enum { INTS_PER_RANK = 18 };
+/* int arrays of n (+1) entries: the host hierarchy's, and the site level's (only when the
+ * members span more than one site: a one-site communicator pays nothing for it) */
+enum { HOST_INTS = 6, SITE_INTS = 12 };
 
-/* One allocation: the structs, then int arrays of at most n (+1) entries each. */
+/* One allocation: the structs, then the int arrays. */
 static hier_all_t *build(comm_t *c)
 {
     int n = c->size, me = c->rank;
-    hier_all_t *a = calloc(1, sizeof *a + (INTS_PER_RANK * (size_t)n + 1) * sizeof(int));
     int *tmp = malloc(3 * (size_t)n * sizeof *tmp);
-    if (!a || !tmp) {
-        free(a);
+    if (!tmp)
+        return NULL;
+    int *whost = tmp, *wsite = tmp + n, *local_host = tmp + 2 * n, multi = 0;
+    for (int r = 0; r < n; r++) {
+        int w = comm_peer_world_rank(c, r);
+        whost[r] = host_of_world(w);
+        wsite[r] = p2p_site_of(w);
+        multi |= wsite[r] != wsite[0];
+    }
+    size_t ints = (HOST_INTS + (multi ? SITE_INTS : 0)) * (size_t)n + 1;
+    hier_all_t *a = calloc(1, sizeof *a + ints * sizeof(int));
+    if (!a) {
         free(tmp);
         return NULL;
     }
@@ -72,20 +83,9 @@ static hier_all_t *build(comm_t *c)
 #define TAKE(k) (p += (k), p - (k))
     int *node = TAKE(n), *leaders = TAKE(n), *host_of = TAKE(n), *node_rank = TAKE(n),
         *node_size = TAKE(n), *host_first = TAKE(n);
-    int *sleaders = TAKE(n), *site_of = TAKE(n), *site_index = TAKE(n), *site_size = TAKE(n),
-        *site_start = TAKE(n + 1), *site_ranks = TAKE(n), *contiguous = TAKE(n);
-    int *l_host_of = TAKE(n), *l_node_rank = TAKE(n), *l_node_size = TAKE(n),
-        *l_host_first = TAKE(n), *l_leaders = TAKE(n);
-#undef TAKE
-    int *whost = tmp, *wsite = tmp + n, *local_host = tmp + 2 * n;
-    for (int r = 0; r < n; r++) {
-        int w = comm_peer_world_rank(c, r);
-        whost[r] = host_of_world(w);
-        wsite[r] = p2p_site_of(w);
-    }
-    /* hosts (a host at a site) and sites, each in order of its lowest rank: rank r's host or
-     * site is new when no lower rank shares it */
-    int nhosts = 0, nsites = 0;
+    /* hosts (a host at a site), in order of their lowest rank: rank r's host is new when no
+     * lower rank shares it */
+    int nhosts = 0;
     for (int r = 0; r < n; r++) {
         int found = -1;
         for (int k = 0; k < nhosts && found < 0; k++)
@@ -98,17 +98,6 @@ static hier_all_t *build(comm_t *c)
         }
         host_of[r] = found;
         node_rank[r] = node_size[found]++;
-        found = -1;
-        for (int k = 0; k < nsites && found < 0; k++)
-            if (wsite[sleaders[k]] == wsite[r])
-                found = k;
-        if (found < 0) {
-            found = nsites++;
-            sleaders[found] = r;
-            site_size[found] = 0;
-        }
-        site_of[r] = found;
-        site_index[r] = site_size[found]++;
     }
     int mine = host_of[me], nn = 0;
     for (int r = 0; r < n; r++)
@@ -127,9 +116,33 @@ static hier_all_t *build(comm_t *c)
     h->node_rank = node_rank;
     h->node_size = node_size;
     h->host_first = host_first;
-
-    /* the site level */
     coll_sites_t *S = &a->sites;
+    S->nsites = 1;
+    if (!multi) {
+        free(tmp);
+        return a;
+    }
+
+    /* the site level: sites in order of their lowest rank */
+    int *sleaders = TAKE(n), *site_of = TAKE(n), *site_index = TAKE(n), *site_size = TAKE(n),
+        *site_start = TAKE(n + 1), *site_ranks = TAKE(n), *contiguous = TAKE(n);
+    int *l_host_of = TAKE(n), *l_node_rank = TAKE(n), *l_node_size = TAKE(n),
+        *l_host_first = TAKE(n), *l_leaders = TAKE(n);
+#undef TAKE
+    int nsites = 0;
+    for (int r = 0; r < n; r++) {
+        int found = -1;
+        for (int k = 0; k < nsites && found < 0; k++)
+            if (wsite[sleaders[k]] == wsite[r])
+                found = k;
+        if (found < 0) {
+            found = nsites++;
+            sleaders[found] = r;
+            site_size[found] = 0;
+        }
+        site_of[r] = found;
+        site_index[r] = site_size[found]++;
+    }
     site_start[0] = 0;
     for (int t = 0; t < nsites; t++)
         site_start[t + 1] = site_start[t] + site_size[t];
