@@ -1,7 +1,9 @@
 /*
  * Not a test: the time of collectives over several sites, and their WAN messages per call.
- * Run it twice on the same emulated sites (run_on_sites.sh), with the site level and without
- * it (METAMPI_COLL_SITES=0), to see what the site level saves.
+ * Run it twice on the same emulated sites, with the site level and without it
+ * (METAMPI_COLL_SITES=0), to see what the site level saves:
+ *   tests/cluster/run_on_sites.sh --wanemu build/tests/bin/wanemu 2x2x2 build/bin/mpirun \
+ *       build/tests/bin/bench_coll_sites
  *
  *   bench_coll_sites [--quick]
  *
