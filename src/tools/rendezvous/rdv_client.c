@@ -67,7 +67,8 @@ static int wait_for(cl_t *c, int fd, short events, long long deadline)
     }
 }
 
-int rdv_split_hostport(const char *s, char *host, size_t hostcap, char *port, size_t portcap)
+int rdv_split_hostport(const char *s, char *host, size_t hostcap, char *port, size_t portcap,
+                       int min_port)
 {
     const char *colon, *h = s;
     size_t hl;
@@ -94,7 +95,7 @@ int rdv_split_hostport(const char *s, char *host, size_t hostcap, char *port, si
             return -1;
         v = 10 * v + (p[i] - '0');
     }
-    if (v < 1 || v > 65535)
+    if (v < min_port || v > 65535)
         return -1;
     memcpy(host, h, hl);
     host[hl] = '\0';
@@ -106,7 +107,7 @@ int rdv_split_hostport(const char *s, char *host, size_t hostcap, char *port, si
 static int connect_server(cl_t *c, int wait_ms)
 {
     char host[256], port[8];
-    if (rdv_split_hostport(c->server, host, sizeof host, port, sizeof port) != 0) {
+    if (rdv_split_hostport(c->server, host, sizeof host, port, sizeof port, 1) != 0) {
         fail(c, "the rendezvous address '%s' is not HOST:PORT", c->server);
         return RDV_CLIENT_FAIL;
     }

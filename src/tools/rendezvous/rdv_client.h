@@ -44,7 +44,9 @@ int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request
                     size_t errlen);
 void rdv_result_free(rdv_result_t *res);
 
-/* Splits "HOST:PORT" / "[HOST]:PORT"; 0, or -1 when it is not of that form (port 1..65535). */
-int rdv_split_hostport(const char *s, char *host, size_t hostcap, char *port, size_t portcap);
+/* Splits "HOST:PORT" / "[HOST]:PORT"; 0, or -1 when it is not of that form (port
+ * min_port..65535). */
+int rdv_split_hostport(const char *s, char *host, size_t hostcap, char *port, size_t portcap,
+                       int min_port);
 
 #endif
