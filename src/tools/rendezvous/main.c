@@ -230,6 +230,11 @@ int main(int argc, char **argv)
             RDV_NAME_MAX);
         return 2;
     }
+    char lhost[256], lport[8];
+    if (rdv_split_hostport(listen_spec, lhost, sizeof lhost, lport, sizeof lport, 0) != 0) {
+        msg("invalid --listen '%s' (expected ADDR:PORT, PORT 0-65535)", listen_spec);
+        return 2;
+    }
     long timeout = TIMEOUT_DEFAULT_S;
     if (timeout_s) {
         char *end;
