@@ -20,6 +20,7 @@
 #ifndef MPIRUN_JOB_H
 #define MPIRUN_JOB_H
 
+#include "gateways.h"
 #include "options.h"
 #include "pmi_server.h"
 #include "runtime/auth.h"
@@ -75,6 +76,7 @@ typedef struct mh_plan {
     char **kv;             /* initial PMI pairs (the site layout): key, value, ... */
     int nkv;               /* pairs */
     char key[AUTH_KEY_HEX + 1];  /* the job key */
+    gw_plan_t gw;          /* the gateways this mpirun starts (gateway mode), or none */
 } mh_plan_t;
 
 int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan);

@@ -46,8 +46,8 @@ static void usage(FILE *f)
             "  --metacomputer FILE  run on the sites described in FILE (INI: [site NAME] with\n"
             "                       hosts = NAME[:SLOTS],...; see docs/metacomputer.md). Ranks\n"
             "                       fill the sites in order (--map-by applies within a site)\n"
-            "  --direct-wan         ranks at different sites connect directly over TCP (needed\n"
-            "                       for more than one site until the site gateways exist)\n"
+            "  --direct-wan         ranks at different sites connect directly over TCP, not\n"
+            "                       through the site gateways (each site's 'wan' address)\n"
             "  --rendezvous HOST:PORT  start one site of a federated job: join the\n"
             "                       metampi-rendezvous server there, wait until every site of\n"
             "                       --metacomputer has joined, then run this site's ranks\n"
@@ -188,11 +188,20 @@ static int finish_sites(mpirun_opts_t *o, const char *host_arg, const char *host
         util_msg("%s", err);
         return -1;
     }
-    if (o->mc.nsites > 1 && !o->direct_wan && !o->rendezvous) {
-        util_msg("metacomputer '%s' describes %d sites: the site gateways that carry traffic "
-                 "between sites are not available yet; use --direct-wan (ranks at different "
-                 "sites connect directly over TCP)", o->metacomputer, o->mc.nsites);
-        return -1;
+    if (o->mc.nsites > 1 && !o->direct_wan) {
+        /* gateway mode: each site's gateway listens on its WAN address; a part of a
+         * federated job runs only its own site's gateway and learns the others' addresses
+         * at the rendezvous */
+        for (int s = 0; s < o->mc.nsites; s++)
+            if (!o->mc.site[s].has_wan &&
+                (!o->rendezvous || strcmp(o->mc.site[s].name, o->site_name ? o->site_name
+                                                                            : "") == 0)) {
+                util_msg("metacomputer '%s', line %d: site '%s' needs 'wan = IPv4:PORT', the "
+                         "address its gateway listens on%s", o->metacomputer,
+                         o->mc.site[s].line, o->mc.site[s].name, o->rendezvous ? "" :
+                         " (or use --direct-wan: ranks at different sites connect directly)");
+                return -1;
+            }
     }
     o->hosts = o->mc.hosts;
     o->mc.hosts = (hostlist_t){ 0 };
