@@ -27,16 +27,29 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROBE = os.path.join(HERE, "probe.py")
 AGENT = os.path.join(HERE, "same_machine_agent.sh") + " {host}"
 
+# Every site's gateway listens on a port of its own on 127.0.0.1 (free ports, per test).
 DESCRIPTION = """\
 [site alpha]
 hosts = a1:2, a2:1
-wan = 127.0.0.1:7101
+wan = 127.0.0.1:{0}
 [site beta]
 hosts = b1:2
+wan = 127.0.0.1:{1}
 [site gamma]
 hosts = g1:1
-wan = 127.0.0.1:7103
+wan = 127.0.0.1:{2}
 """
+
+
+def free_ports(n):
+    import socket
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
 
 
 def procs_with_marker(marker):
@@ -81,7 +94,9 @@ class FederatedTest(unittest.TestCase):
         self.env = dict(os.environ, RDV_MARKER=self.marker)
         self.env.pop("METAMPI_JOB_KEY", None)
         self.procs = []
-        self.mc = self.write("sites.ini", DESCRIPTION)
+        self.ports = free_ports(4)
+        self.description = DESCRIPTION.format(*self.ports)
+        self.mc = self.write("sites.ini", self.description)
         self.key = os.path.join(self.dir, "job.key")
         r = subprocess.run([os.path.join(BIN, "metampi-rendezvous"), "--make-key", self.key],
                            capture_output=True, text=True, timeout=10)
@@ -334,6 +349,16 @@ class Refused(FederatedTest):
             self.assertEqual(p.wait(), 0, p.text)
         self.assertEqual(s.wait(), 0, s.text)
 
+    def test_other_wan_settings(self):
+        """The gateways of all sites must agree on the [wan] settings."""
+        s = self.server()
+        mc2 = self.write("streams.ini", "[wan]\nstreams = 2\n" + self.description)
+        p = self.part("alpha", mc=mc2)
+        self.check_refused(p, "refused this part: the part's description has the [wan] "
+                              "settings 'streams=2 compression=auto', the server's "
+                              "'streams=default compression=auto'")
+        self.run_rest(s)
+
     def test_other_job(self):
         s = self.server()
         p = self.part("alpha", job="job2")
@@ -345,7 +370,8 @@ class Refused(FederatedTest):
         """A part whose description lists other sites (here one more, delta) is refused,
         and so is a site the server does not know."""
         s = self.server()
-        mc2 = self.write("four.ini", DESCRIPTION + "[site delta]\nhosts = d1\n")
+        mc2 = self.write("four.ini", self.description + "[site delta]\nhosts = d1\n"
+                         "wan = 127.0.0.1:%d\n" % self.ports[3])
         p = self.part("alpha", mc=mc2)
         self.check_refused(p, "refused this part: the part's description has the sites "
                               "alpha,beta,gamma,delta, the server's has alpha,beta,gamma")

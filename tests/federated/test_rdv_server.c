@@ -55,7 +55,8 @@ typedef struct server {
 } server_t;
 
 /* Starts the server for sites[0..n) in a child process. */
-static server_t start_server(const char *job, const char *const *sites, int n, int timeout_ms)
+static server_t start_server_wan(const char *job, const char *const *sites, int n,
+                                 int timeout_ms, const char *wan)
 {
     server_t s;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -73,7 +74,8 @@ static server_t start_server(const char *job, const char *const *sites, int n, i
         sigemptyset(&set);
         sigaddset(&set, SIGTERM);
         sigprocmask(SIG_BLOCK, &set, NULL);
-        rdv_server_config_t cfg = { .job = job, .sites = sites, .nsites = n, .key = KEY,
+        rdv_server_config_t cfg = { .job = job, .sites = sites, .nsites = n, .wan = wan,
+                                    .key = KEY,
                                     .timeout_ms = timeout_ms, .listen_fd = fd,
                                     .signal_fd = signalfd(-1, &set, SFD_CLOEXEC),
                                     .log = log_line };
@@ -81,6 +83,11 @@ static server_t start_server(const char *job, const char *const *sites, int n, i
     }
     close(fd);
     return s;
+}
+
+static server_t start_server(const char *job, const char *const *sites, int n, int timeout_ms)
+{
+    return start_server_wan(job, sites, n, timeout_ms, "streams=2 compression=auto");
 }
 
 static int wait_status(pid_t pid)
@@ -105,6 +112,7 @@ typedef struct join_args {
     const auth_key_t *key;
     int delay_ms;
     const char *gateway;
+    const char *wan;
 } join_args_t;
 
 /* Prints what the part got: "OK size S sites N <site:first:nranks:hosts:gw>... body <hash>" or
@@ -118,7 +126,7 @@ static void run_part(const char *server, const join_args_t *a, int out)
     for (uint32_t r = 0; r < a->nranks; r++)
         rank_host[r] = r % a->nhosts;
     rdv_request_t q = { .job = a->job, .site = a->site, .sites = a->sites,
-                        .nsites = a->nsites, .nranks = a->nranks, .hosts = hosts,
+                        .nsites = a->nsites, .wan = a->wan, .nranks = a->nranks, .hosts = hosts,
                         .nhosts = a->nhosts, .rank_host = rank_host,
                         .gateway = a->gateway ? a->gateway : "" };
     sigset_t set;
@@ -180,7 +188,8 @@ static const char *finish_part(part_t *p)
 static join_args_t part_args(const char *site, uint32_t nranks)
 {
     return (join_args_t){ .job = "job7", .site = site, .sites = SITES3, .nsites = 3,
-                          .nranks = nranks, .nhosts = nranks < 2 ? 1 : 2, .key = &KEY };
+                          .nranks = nranks, .nhosts = nranks < 2 ? 1 : 2, .key = &KEY,
+                          .wan = "streams=2 compression=auto" };
 }
 
 static void scenario_all(void)
@@ -239,7 +248,8 @@ static void scenario_refused(void)
     garbage(s.addr);
     join_args_t wrong_key = part_args("beta", 1), unknown = part_args("delta", 1),
                 twice = part_args("alpha", 1), other_job = part_args("beta", 1),
-                other_sites = part_args("beta", 1);
+                other_sites = part_args("beta", 1), other_wan = part_args("beta", 1);
+    other_wan.wan = "streams=4 compression=auto";
     wrong_key.key = &WRONG;
     other_job.job = "job8";
     static const char *const two[] = { "alpha", "beta" };
@@ -254,6 +264,8 @@ static void scenario_refused(void)
                      "'job8'" },
         { other_sites, "the part's description has the sites alpha,beta, the server's has "
                        "alpha,beta,gamma" },
+        { other_wan, "the part's description has the [wan] settings 'streams=4 "
+                     "compression=auto', the server's 'streams=2 compression=auto'" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         part_t p = start_part(s.addr, bad[i].a);

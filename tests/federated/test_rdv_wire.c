@@ -187,6 +187,7 @@ static void put_join(rdv_buf_t *b, const char *job, const char *site, uint32_t n
     rdv_put_str(b, job);
     rdv_put_str(b, site);
     rdv_put_strs(b, SITES, 2);
+    rdv_put_str(b, "streams=4 compression=auto");
     rdv_put_u32(b, nranks);
     rdv_put_strs(b, HOSTS, 2);
     rdv_put_u32s(b, RANK_HOST, nranks);
@@ -208,6 +209,15 @@ static void test_bodies(void)
     CHECK(strcmp(j.job, "job1") == 0 && strcmp(j.site, "berlin") == 0 && j.nranks == 3);
     CHECK(j.sites.n == 2 && j.hosts.n == 2 && rdv_u32s_at(&j.rank_host, 2) == 1);
     CHECK(strcmp(j.gateway, "10.0.2.1:7000") == 0);
+    CHECK(strcmp(j.wan, "streams=4 compression=auto") == 0);
+    /* [wan] settings that are not a short line of text */
+    b.len = 0;
+    rdv_put_u32(&b, RDV_VERSION);
+    rdv_put_str(&b, "j");
+    rdv_put_str(&b, "berlin");
+    rdv_put_strs(&b, SITES, 2);
+    rdv_put_str(&b, "streams=4\n");
+    CHECK(rdv_join_parse(b.p, b.len, &j, err, sizeof err) != 0 && strstr(err, "wan"));
 
     /* each rule of JOIN */
     struct { const char *job, *site, *gw; uint32_t nranks; const char *why; } bad[] = {
@@ -228,6 +238,7 @@ static void test_bodies(void)
     rdv_put_str(&b, "j");
     rdv_put_str(&b, "berlin");
     rdv_put_strs(&b, SITES, 2);
+    rdv_put_str(&b, "");
     rdv_put_u32(&b, 1);
     rdv_put_strs(&b, HOSTS, 2);
     uint32_t two = 2;

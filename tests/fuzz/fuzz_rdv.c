@@ -137,6 +137,7 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     rdv_put_str(&b, "job1");
     rdv_put_str(&b, "berlin");
     rdv_put_strs(&b, sites, 2);
+    rdv_put_str(&b, "streams=4 compression=auto");
     rdv_put_u32(&b, 3);
     rdv_put_strs(&b, hosts, 2);
     rdv_put_u32s(&b, rank_host, 3);

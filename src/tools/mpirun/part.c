@@ -104,6 +104,24 @@ static int make_plan(const mpirun_opts_t *o, const rdv_layout_t *l, const int *l
         p->nkv = 0;
         rc = -1;
     }
+    if (rc == 0 && gateways_wanted(o)) {
+        /* this site's gateway, told every site's address as the site itself reported it */
+        char **addr = util_xmalloc(l->nsites * sizeof *addr);
+        for (uint32_t s = 0; s < l->nsites; s++) {
+            addr[s] = (char *)l->site[s].gateway;
+            if (!*addr[s] && rc == 0) {
+                snprintf(err, errlen, "site '%s' reported no gateway address", l->site[s].name);
+                rc = -1;
+            }
+        }
+        /* cannot fail: part_run checked that the gateway host runs ranks */
+        if (rc == 0 && gateways_plan_part(o, p->size, site_of, addr, p->where, p->np, &p->gw,
+                                          &p->kv, &p->nkv) != 0) {
+            snprintf(err, errlen, "the site's gateway cannot be planned");
+            rc = -1;
+        }
+        free(addr);
+    }
     free(host_of);
     free(site_of);
     free(names);
@@ -135,8 +153,26 @@ int part_run(const mpirun_opts_t *opts)
     char gateway[32] = "";
     if (site->has_wan)
         snprintf(gateway, sizeof gateway, "%s:%d", site->wan_addr, site->wan_port);
+    if (gateways_wanted(opts)) {  /* before joining: the other sites would wait for it */
+        int runs = 0;
+        for (int r = 0; r < opts->np; r++)
+            runs |= local_where[r] + site->first_host == site->gateway;
+        if (!runs) {
+            util_msg("site '%s': its gateway host '%s' runs none of the %d ranks of this part; "
+                     "give the site's gateway a host that runs ranks (gateway = HOST), or more "
+                     "ranks", site->name, opts->hosts.h[site->gateway].name, opts->np);
+            free(local_where);
+            free(rank_host);
+            free(hosts);
+            free(sites);
+            return 1;
+        }
+    }
+    char wan[RDV_WAN_MAX + 1];
+    rdv_wan_text(opts->mc.streams, mc_compression_name(opts->mc.compression), wan, sizeof wan);
     rdv_request_t req = { .job = opts->job_id, .site = opts->site_name, .sites = sites,
-                          .nsites = (uint32_t)opts->mc.nsites, .nranks = (uint32_t)opts->np,
+                          .nsites = (uint32_t)opts->mc.nsites, .wan = wan,
+                          .nranks = (uint32_t)opts->np,
                           .hosts = hosts, .nhosts = (uint32_t)site->nhosts,
                           .rank_host = rank_host, .gateway = gateway };
 
@@ -174,6 +210,7 @@ int part_run(const mpirun_opts_t *opts)
         status = multihost_exec(opts, &plan);
     }
     rdv_result_free(&res);
+    gateways_free(opts, &plan.gw);
     sitemap_free_kv(plan.kv, plan.nkv);
     free(plan.where);
     free(plan.mapping);

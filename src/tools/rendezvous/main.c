@@ -269,6 +269,9 @@ int main(int argc, char **argv)
     }
     cfg.sites = sites;
     cfg.nsites = mc.nsites;
+    char wan[RDV_WAN_MAX + 1];
+    rdv_wan_text(mc.streams, mc_compression_name(mc.compression), wan, sizeof wan);
+    cfg.wan = wan;
 
     signal(SIGPIPE, SIG_IGN);
     sigset_t set;

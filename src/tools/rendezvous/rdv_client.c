@@ -287,6 +287,7 @@ static int join_and_wait(cl_t *c, const rdv_request_t *q, rdv_mac_ctx_t *tx, rdv
     rdv_put_str(&b, q->job);
     rdv_put_str(&b, q->site);
     rdv_put_strs(&b, q->sites, q->nsites);
+    rdv_put_str(&b, q->wan ? q->wan : "");
     rdv_put_u32(&b, q->nranks);
     rdv_put_strs(&b, q->hosts, q->nhosts);
     rdv_put_u32s(&b, q->rank_host, q->nranks);

@@ -21,6 +21,7 @@ typedef struct rdv_request {
     const char *job, *site;
     const char *const *sites;   /* the description's site names, in order */
     uint32_t nsites;
+    const char *wan;           /* the description's [wan] settings (rdv_wire.h, JOIN) */
     uint32_t nranks;
     const char *const *hosts;
     uint32_t nhosts;

@@ -319,6 +319,12 @@ static int on_join(srv_t *s, conn_t *c, const unsigned char *body, size_t len, l
                    ours);
         return 0;
     }
+    if (strcmp(j->wan, cfg->wan ? cfg->wan : "") != 0) {
+        refuse(s, c, j->site, "the part's description has the [wan] settings '%s', the "
+               "server's '%s' (the gateways of all sites must agree; give every part and the "
+               "server the same description)", j->wan, cfg->wan ? cfg->wan : "");
+        return 0;
+    }
     if (s->site_conn[site]) {
         refuse(s, c, j->site, "site '%s' has already joined (from %s)", j->site,
                s->site_conn[site]->peer);

@@ -9,7 +9,7 @@
  *     or takes longer than RDV_JOIN_WAIT_MS for them, is dropped (logged); the other parts
  *     notice nothing;
  *   - a JOIN for another job, an unknown site, a site that has already joined, another list
- *     of sites, or too many ranks is REFUSED with the reason (logged); the rest go on;
+ *     of sites or [wan] settings, or too many ranks is REFUSED with the reason (logged); the rest go on;
  *   - a joined part whose connection ends before the layout has left: its site is missing
  *     again and may join anew;
  *   - the clock starts with the first JOIN accepted (the server may be started long before
@@ -33,6 +33,7 @@ typedef struct rdv_server_config {
     const char *job;                 /* the job ID */
     const char *const *sites;        /* the description's site names, in order */
     int nsites;
+    const char *wan;                 /* its [wan] settings, as the parts send them */
     auth_key_t key;
     long long timeout_ms;            /* from the first JOIN accepted */
     int listen_fd;                   /* listening, non-blocking */

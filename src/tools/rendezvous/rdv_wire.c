@@ -24,6 +24,14 @@ static uint32_t get32(const unsigned char *p)
 
 /* ---- names ----------------------------------------------------------------------------- */
 
+void rdv_wan_text(int streams, const char *compression, char *buf, size_t cap)
+{
+    if (streams > 0)
+        snprintf(buf, cap, "streams=%d compression=%s", streams, compression);
+    else
+        snprintf(buf, cap, "streams=default compression=%s", compression);
+}
+
 int rdv_valid_name(const char *s)
 {
     size_t n = strlen(s);
@@ -423,6 +431,16 @@ static int distinct(rdv_strs_t l)
     return 1;
 }
 
+static int printable(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if ((unsigned char)*s < ' ' || (unsigned char)*s == 127)
+            return 0;
+    return 1;
+}
+
 int rdv_join_parse(const unsigned char *body, size_t len, rdv_join_t *j, char *err,
                    size_t errlen)
 {
@@ -442,6 +460,9 @@ int rdv_join_parse(const unsigned char *body, size_t len, rdv_join_t *j, char *e
     j->sites = rd_strs(&r, "sites", 1, RDV_SITES_MAX, rdv_valid_name);
     if (!r.bad && !distinct(j->sites))
         rd_fail(&r, "sites has a name twice");
+    j->wan = rd_str(&r, "wan");
+    if (!r.bad && (strlen(j->wan) > RDV_WAN_MAX || (*j->wan && !printable(j->wan))))
+        rd_fail(&r, "wan is not a short printable text");
     j->nranks = rd_u32(&r, "nranks", 1, RDV_RANKS_MAX);
     j->hosts = rd_strs(&r, "hosts", 1, RDV_HOSTS_MAX, rdv_valid_host);
     j->rank_host = rd_u32s(&r, "rank_host", j->nranks, j->hosts.n);
@@ -449,16 +470,6 @@ int rdv_join_parse(const unsigned char *body, size_t len, rdv_join_t *j, char *e
     if (!r.bad && !addr_or_empty(j->gateway))
         rd_fail(&r, "gateway is not IPv4:PORT");
     return rd_done(&r);
-}
-
-static int printable(const char *s)
-{
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if ((unsigned char)*s < ' ' || (unsigned char)*s == 127)
-            return 0;
-    return 1;
 }
 
 int rdv_text_parse(const unsigned char *body, size_t len, const char **text, char *err,

@@ -25,11 +25,13 @@
  * Conversation:
  *   P: JOIN once. S: REFUSED (and closes) or WAITING, then LAYOUT or ABORT (and closes).
  *   JOIN     u32 version (RDV_VERSION), str job, str site, strs sites (the description's
- *            site names in order), u32 nranks, strs hosts (this part's hosts), u32s
+ *            site names in order), str wan (the description's [wan] settings, such as
+ *            "streams=4 compression=auto": the gateways of all sites must agree), u32
+ *            nranks, strs hosts (this part's hosts), u32s
  *            rank_host (nranks entries: the host of each of its ranks, in rank order), str
  *            gateway ("IPv4:port" where the site's gateway listens for other sites; "" none)
- *   REFUSED  str why: this part cannot join (unknown site, site already there, other job or
- *            description, too many ranks); the other parts are not disturbed
+ *   REFUSED  str why: this part cannot join (unknown site, site already there, other job,
+ *            other sites or [wan] settings, too many ranks); the others are not disturbed
  *   WAITING  u32 ms_left (until the server gives up on the missing sites), strs missing
  *   LAYOUT   u32 size (world ranks), u32 nsites, then per site in description order:
  *            str name, u32 first (world rank of its first rank), u32 nranks, strs hosts,
@@ -54,6 +56,7 @@
 #define RDV_SITES_MAX 256
 #define RDV_RANKS_MAX 4096      /* world ranks (= CTL_MAX_RANKS) */
 #define RDV_HOSTS_MAX 4096      /* hosts of one site */
+#define RDV_WAN_MAX 128         /* the [wan] settings text */
 
 enum {
     RDV_CHALLENGE_LEN = 8 + AUTH_NONCE,
@@ -89,6 +92,7 @@ typedef struct rdv_join {
     uint32_t version;
     const char *job, *site;
     rdv_strs_t sites;       /* valid, distinct names, 1..RDV_SITES_MAX */
+    const char *wan;        /* the [wan] settings: "" or printable, at most RDV_WAN_MAX */
     uint32_t nranks;        /* 1..RDV_RANKS_MAX */
     rdv_strs_t hosts;       /* valid host names, 1..RDV_HOSTS_MAX */
     rdv_u32s_t rank_host;   /* nranks entries, each < hosts.n */
@@ -109,6 +113,10 @@ typedef struct rdv_layout {
 } rdv_layout_t;
 
 /* ---- validation of names -------------------------------------------------------------- */
+
+/* The [wan] settings as JOIN carries them: "streams=N compression=C" (N "default" when the
+ * description leaves it to the gateways: streams 0). */
+void rdv_wan_text(int streams, const char *compression, char *buf, size_t cap);
 
 /* Nonzero when s is a valid site name / job ID, host name, gateway address. */
 int rdv_valid_name(const char *s);
