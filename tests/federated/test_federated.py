@@ -3,10 +3,11 @@
 metampi-rendezvous and one real `mpirun --rendezvous` per site, each started on its own (the
 way each site's batch system would), with probe.py as the ranks (PMI only, no MPI: what each
 rank gets from its part). The sites' "hosts" are names run on this machine by
-same_machine_agent.sh, so no root is needed. The end-to-end MPI runs on emulated sites with
-gateways are in run_federated.sh.
+same_machine_agent.sh, so no root is needed; each site's gateway listens on a free port of
+127.0.0.1 (Start.test_mpi_program runs an MPI program through them). The end-to-end runs on
+emulated sites are run_federated.sh and test_federated_sites.py.
 
-Run: test_federated.py --bin BUILD/bin [unittest args, e.g. -v Start]
+Run: test_federated.py --bin BUILD/bin --tests-bin BUILD/tests/bin [unittest args, e.g. -v Start]
 
 Every process of a scenario carries a marker in its environment; after each test no process
 with it may be left (server, parts, helpers, ranks).
@@ -23,6 +24,7 @@ import unittest
 import uuid
 
 BIN = None
+TESTS_BIN = None
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBE = os.path.join(HERE, "probe.py")
 AGENT = os.path.join(HERE, "same_machine_agent.sh") + " {host}"
@@ -218,6 +220,19 @@ class Start(FederatedTest):
         self.assertEqual(sorted(self.probes(gamma.text)), [3, 4, 5])
         self.assertEqual(a[0]["rank_sites"], "0*2,1,2*3")
         self.assertEqual(a[0]["mapping"], "(vector,(0,3,1),(3,1,3))")
+
+    def test_mpi_program(self):
+        """An MPI program across the three sites (gateways on this machine's loopback): every
+        rank sees its site, messages flow within and between sites, and it finalizes."""
+        s = self.server()
+        self.env.update(EXPECT_SIZE="6", EXPECT_SITE_SIZES="3,2,1")
+        prog = (os.path.join(TESTS_BIN, "test_sites"),)
+        parts = [self.part("gamma", prog=prog), self.part("alpha", prog=prog),
+                 self.part("beta", prog=prog)]
+        for p in parts:
+            self.assertEqual(p.wait(timeout=90), 0, p.text)
+        self.assertEqual(s.wait(), 0, s.text)
+        self.assertIn("sites: 3 site(s) of 6 ranks: ok", parts[1].text)
 
     def test_key_from_environment(self):
         """METAMPI_JOB_KEY instead of --key-file, for the server and a part."""
@@ -485,9 +500,11 @@ class Options(FederatedTest):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
+    ap.add_argument("--tests-bin", required=True)
     args, rest = ap.parse_known_args()
-    global BIN
+    global BIN, TESTS_BIN
     BIN = os.path.abspath(args.bin)
+    TESTS_BIN = os.path.abspath(args.tests_bin)
     unittest.main(argv=[sys.argv[0]] + rest)
 
 
