@@ -42,19 +42,6 @@ static int split(const char *s, char **copy, char ***items)
     return n;
 }
 
-static int parse_addr(const char *s, struct sockaddr_in *a)
-{
-    const char *colon = strrchr(s, ':');
-    char ip[INET_ADDRSTRLEN];
-    if (!colon || (size_t)(colon - s) >= sizeof ip)
-        return -1;
-    memcpy(ip, s, (size_t)(colon - s));
-    ip[colon - s] = '\0';
-    long port = number(colon + 1, 1, 65535);
-    *a = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    return port < 0 || inet_pton(AF_INET, ip, &a->sin_addr) != 1 ? -1 : 0;
-}
-
 /* "0*4,1*4": the site of every rank. */
 static int parse_rank_sites(const char *s, gw_config_t *c, char *err, size_t errlen)
 {
@@ -164,7 +151,7 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
     }
     c->nsites = n;
     for (int i = 0; i < n; i++)
-        if (parse_addr(items[i], &c->addr[i]) != 0) {
+        if (gw_addr_parse(items[i], &c->addr[i]) != 0) {
             snprintf(err, errlen, "--gateways: '%s' is not IPv4:PORT", items[i]);
             free(copy);
             free(items);

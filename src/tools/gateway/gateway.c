@@ -93,20 +93,28 @@ static const char *site_name(int s)
     return g.c->names[s];
 }
 
+/* One line "<prefix><message>\n" on fd, written at once. */
+static void vline(int fd, const char *prefix, const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s", prefix);
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    size_t l = strlen(line);
+    line[l++] = '\n';
+    ssize_t w = write(fd, line, l);
+    (void)w;
+}
+
 /* The one-line report, then exit 1. */
 static _Noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static _Noreturn void fail(const char *fmt, ...)
 {
-    char line[1024];
-    int n = snprintf(line, sizeof line, "gateway of site %s: ", site_name(g.c->site));
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "gateway of site %s: ", site_name(g.c->site));
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    vline(g.c->report_fd, prefix, fmt, ap);
     va_end(ap);
-    size_t l = strlen(line);
-    line[l++] = '\n';
-    ssize_t w = write(g.c->report_fd, line, l);
-    (void)w;
     _exit(1);
 }
 
@@ -114,16 +122,12 @@ static _Noreturn void fail(const char *fmt, ...)
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
 {
-    char line[1024];
-    int n = snprintf(line, sizeof line, "metampi-gateway (site %s): ", site_name(g.c->site));
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "metampi-gateway (site %s): ", site_name(g.c->site));
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    vline(2, prefix, fmt, ap);
     va_end(ap);
-    size_t l = strlen(line);
-    line[l++] = '\n';
-    ssize_t w = write(2, line, l);
-    (void)w;
 }
 
 static void addr_text(const struct sockaddr_in *a, char *out, size_t cap)

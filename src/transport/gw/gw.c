@@ -84,21 +84,6 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int parse_addr(const char *s, struct sockaddr_in *a)
-{
-    const char *colon = strrchr(s, ':');
-    char ip[INET_ADDRSTRLEN];
-    if (!colon || (size_t)(colon - s) >= sizeof ip)
-        return -1;
-    memcpy(ip, s, (size_t)(colon - s));
-    ip[colon - s] = '\0';
-    char *end;
-    long port = strtol(colon + 1, &end, 10);
-    *a = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    return *end || port < 1 || port > 65535 || inet_pton(AF_INET, ip, &a->sin_addr) != 1 ? -1
-                                                                                         : 0;
-}
-
 static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
 {
     g.rank = boot->rank;
@@ -118,7 +103,7 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
         return -1;
     if (rc > 0)
         return 0; /* no gateways: --direct-wan, or another launcher */
-    if (parse_addr(val, &g.gw) != 0) {
+    if (gw_addr_parse(val, &g.gw) != 0) {
         snprintf(err, (size_t)errlen, "the launcher published a bad gateway address %s=\"%s\"",
                  key, val);
         return -1;

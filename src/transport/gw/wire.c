@@ -1,5 +1,7 @@
 #include "transport/gw/wire.h"
 
+#include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char MAGIC_HELLO[8] = "MMPIgwhl", MAGIC_WELCOME[8] = "MMPIgwwl";
@@ -201,4 +203,20 @@ const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_h
     if (!bad && w.len > max_len)
         bad = "WAN frame header: longer than the reader takes";
     return bad;
+}
+
+int gw_addr_parse(const char *s, struct sockaddr_in *a)
+{
+    const char *colon = strrchr(s, ':');
+    char ip[INET_ADDRSTRLEN];
+    if (!colon || (size_t)(colon - s) >= sizeof ip || !colon[1] || colon[1] == '-' ||
+        colon[1] == '+')
+        return -1;
+    memcpy(ip, s, (size_t)(colon - s));
+    ip[colon - s] = '\0';
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    *a = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    return *end || port < 1 || port > 65535 || inet_pton(AF_INET, ip, &a->sin_addr) != 1 ? -1
+                                                                                         : 0;
 }

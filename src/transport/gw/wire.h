@@ -44,6 +44,7 @@
 #include "runtime/auth.h"
 #include "transport/tcp/wire.h"
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -86,6 +87,10 @@ typedef struct gw_wan {
     uint32_t raw_len, src;
     uint64_t seq;
 } gw_wan_t;
+
+/* A gateway's WAN address "IPv4:PORT" (the launcher's metampi.gw.<site> value, the
+ * gateway's --gateways entries): 0, or -1 when s is not one. */
+int gw_addr_parse(const char *s, struct sockaddr_in *a);
 
 void gw_hello_encode(unsigned char out[GW_HELLO_LEN], const auth_key_t *k, uint32_t role,
                      uint32_t a, uint32_t b, const unsigned char na[AUTH_NONCE],
