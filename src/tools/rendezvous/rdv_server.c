@@ -56,6 +56,7 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static void logf_(srv_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(srv_t *s, const char *fmt, ...)
 {
     if (!s->cfg->log)
@@ -100,8 +101,6 @@ static void conn_free(conn_t *c)
     rdv_buf_free(&c->out);
     free(c);
 }
-
-static void logf_(srv_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Forgets c; a joined part's site is missing again. */
 static void conn_drop(srv_t *s, conn_t *c)
