@@ -68,6 +68,12 @@ typedef struct MPI_Status {
 #define MPI_UNEQUAL   3
 
 #define MPI_COMM_TYPE_SHARED 1
+/* metampi's own split type (MPI_Comm_split_type): the ranks of one site, i.e. one cluster of
+ * the metacomputer described to mpirun --metacomputer (a job without a description is one
+ * site). The same rules as MPI_COMM_TYPE_SHARED: key orders the ranks, the info is ignored,
+ * a process may pass MPI_UNDEFINED instead to get MPI_COMM_NULL. Kept clear of MPI's own
+ * split types (small numbers). */
+#define METAMPI_COMM_TYPE_SITE 0x5173
 
 /* ---- groups ------------------------------------------------------------------------- */
 #define MPI_GROUP_NULL  ((MPI_Group)0x08000000)
@@ -275,6 +281,11 @@ typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Dataty
 #define MPI_UNIVERSE_SIZE   0x2c000005
 #define MPI_LASTUSEDCODE    0x2c000006
 #define MPI_APPNUM          0x2c000007
+/* metampi's predefined attribute, answered on every communicator like the others: a pointer
+ * to this process's site index (an int, 0-based in the order of the metacomputer
+ * description's [site NAME] sections; 0 for a job without a description). Sites are the
+ * groups METAMPI_COMM_TYPE_SITE splits into. */
+#define METAMPI_SITE        0x2c000008
 
 /* ---- limits ------------------------------------------------------------------------- */
 #define MPI_MAX_PROCESSOR_NAME         256

@@ -4,6 +4,7 @@
 #include "api/api.h"
 #include "api/type_common.h"
 
+#include "core/p2p.h"
 #include "runtime/job.h"
 
 #include <limits.h>
@@ -124,7 +125,7 @@ static int tag_ub = INT_MAX;
 static int host = MPI_PROC_NULL;     /* no process is distinguished as the host */
 static int io = MPI_ANY_SOURCE;      /* every process can do I/O */
 static int wtime_is_global = 0;      /* clocks of different ranks are not synchronised */
-static int universe_size, appnum;
+static int universe_size, appnum, site;
 
 static int *predefined_value(int keyval)
 {
@@ -139,6 +140,7 @@ static int *predefined_value(int keyval)
         return universe_size > 0 ? &universe_size : NULL;
     case MPI_LASTUSEDCODE: return err_last_used_code();
     case MPI_APPNUM: appnum = job.appnum; return &appnum;
+    case METAMPI_SITE: site = p2p_site_of(job.rank); return &site;
     default: return NULL;
     }
 }

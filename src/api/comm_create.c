@@ -223,12 +223,14 @@ API_EXPORT int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
     comm_t *n;
     if (split_type == MPI_COMM_TYPE_SHARED)
         rc = comm_split_shared(c, key, &n);
+    else if (split_type == METAMPI_COMM_TYPE_SITE)
+        rc = comm_split_site(c, key, &n);
     else if (split_type == MPI_UNDEFINED)
         rc = comm_split(c, MPI_UNDEFINED, key, &n);
     else
         return err_raise(comm, MPI_ERR_ARG, F,
-                         "invalid split_type %d (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)",
-                         split_type);
+                         "invalid split_type %d (MPI_COMM_TYPE_SHARED, METAMPI_COMM_TYPE_SITE "
+                         "or MPI_UNDEFINED)", split_type);
     return hand_out(comm, rc, n, newcomm, F);
 }
 API_WEAK_ALIAS(Comm_split_type)

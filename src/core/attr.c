@@ -51,7 +51,7 @@ int keyval_create(attr_kind_t kind, attr_copy_fn *copy, attr_delete_fn *del, voi
 
 int keyval_is_predefined(int keyval)
 {
-    return keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM;
+    return keyval >= MPI_TAG_UB && keyval <= METAMPI_SITE;
 }
 
 static keyval_t *keyval_get(int keyval)

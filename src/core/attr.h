@@ -45,7 +45,8 @@ typedef int attr_copy_fn(int oldobj, int keyval, void *extra_state, void *value_
 typedef int attr_delete_fn(int obj, int keyval, void *value, void *extra_state);
 
 /* Index of the first user keyval; below it: MPI_KEYVAL_INVALID (0), the predefined attribute
- * keys of mpi.h (MPI_TAG_UB ... MPI_APPNUM) and room for more (window attributes). */
+ * keys of mpi.h (MPI_TAG_UB ... MPI_APPNUM, METAMPI_SITE) and room for more (window
+ * attributes). */
 #define KEYVAL_FIRST_USER 32
 
 /* Creates a keyval of kind; NULL callbacks stand for the null copy / null delete functions.
@@ -60,7 +61,7 @@ int keyval_check(attr_kind_t kind, int keyval, int freed_ok, const char **why);
 /* Releases the user's handle (keyval_check passed); the keyval lives on while attributes
  * use it. */
 void keyval_free(int keyval);
-/* Nonzero for the predefined attribute keys (MPI_TAG_UB ... MPI_APPNUM). */
+/* Nonzero for the predefined attribute keys (MPI_TAG_UB ... MPI_APPNUM, METAMPI_SITE). */
 int keyval_is_predefined(int keyval);
 
 /* Sets (or replaces, running the old value's delete callback first) the attribute of a

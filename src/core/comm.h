@@ -106,6 +106,8 @@ int comm_create(comm_t *parent, group_t *group, comm_t **out);
 int comm_create_group(comm_t *parent, group_t *group, int tag, comm_t **out);
 /* Splits by host: ranks on one host get one communicator (MPI_COMM_TYPE_SHARED). */
 int comm_split_shared(comm_t *parent, int key, comm_t **out);
+/* Splits by site: ranks at one site get one communicator (METAMPI_COMM_TYPE_SITE). */
+int comm_split_site(comm_t *parent, int key, comm_t **out);
 /* MPI_Intercomm_create: collective over local (intra); leaders talk over peer with tag. */
 int comm_intercomm_create(comm_t *local, int local_leader, comm_t *peer, int remote_leader,
                           int tag, comm_t **out);

@@ -433,6 +433,12 @@ int comm_split_shared(comm_t *parent, int key, comm_t **out)
                       out);
 }
 
+int comm_split_site(comm_t *parent, int key, comm_t **out)
+{
+    return comm_split(parent, p2p_site_of(group_world_rank(parent->group, parent->rank)), key,
+                      out);
+}
+
 /* ---- inter-communicators (MPI-3.1 §6.6.2) --------------------------------------------- */
 
 int comm_intercomm_create(comm_t *local, int local_leader, comm_t *peer, int remote_leader,

@@ -6,6 +6,7 @@
 #include "core/progress.h"
 #include "runtime/hosts.h"
 #include "runtime/job.h"
+#include "runtime/sites.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@ int p2p_open(char *err, int errlen)
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
-    if (hosts_map(host_of, job.size, err, errlen) != 0)
+    if (hosts_map(host_of, job.size, err, errlen) != 0 ||
+        sites_init(host_of, err, errlen) != 0)
         return -1;
     tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
                        .host_of = host_of };
@@ -43,6 +45,16 @@ int p2p_open(char *err, int errlen)
 int p2p_host_of(int world_rank)
 {
     return host_of[world_rank];
+}
+
+int p2p_site_of(int world_rank)
+{
+    return sites_of(world_rank);
+}
+
+int p2p_num_sites(void)
+{
+    return sites_count();
 }
 
 void p2p_wake(int world_rank)
@@ -117,6 +129,7 @@ void p2p_finalize(void)
     icoll_release_spares();
     free(host_of);
     host_of = NULL;
+    sites_finalize();
 }
 
 void p2p_wait(request_t *r)

@@ -21,6 +21,12 @@ int p2p_open(char *err, int errlen);
 int p2p_connect(char *err, int errlen);
 /* The host index of a job rank (ranks with equal indices share a host; valid after open). */
 int p2p_host_of(int world_rank);
+/* The site index of a job rank (runtime/sites.h: 0-based in the metacomputer description's
+ * order; ranks of one host share a site; valid after open) and the number of sites (1 for a
+ * job without a description). The collectives' site level builds on these as the host level
+ * does on p2p_host_of. */
+int p2p_site_of(int world_rank);
+int p2p_num_sites(void);
 int p2p_ready(char *err, int errlen);
 /* Wakes job rank world_rank if it sleeps in the progress engine, so that it polls again: for
  * code that shares memory with it outside messages (shared-memory collectives). Call it after

@@ -54,5 +54,31 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     ctl_begin(&b, CTL_BARRIER_IN);
     ctl_end(&b);
     add(b.p, b.len);
+    /* mpirun -> helper: the job description, with the site layout's key-value pairs */
+    ctl_buf_t j = { 0 };
+    static const char *const argv[] = { "prog", "x" }, *const env[] = { "A=1" },
+                             *const hosts[] = { "s1h1", "s2h1" },
+                             *const sites[] = { "metampi.sites", "2,1,1", "metampi.site_names",
+                                                "a,b", "metampi.rank_sites", "0*2,1*2" };
+    ctl_begin(&j, CTL_JOB);
+    ctl_put_str(&j, "/tmp");
+    ctl_put_str(&j, "prog");
+    ctl_put_strs(&j, argv, 2);
+    ctl_put_strs(&j, env, 1);
+    ctl_put_u32(&j, 4);
+    ctl_put_u32(&j, 1);
+    ctl_put_strs(&j, hosts, 2);
+    ctl_put_u32(&j, 2);
+    ctl_put_u32(&j, 2);
+    ctl_put_u32(&j, 3);
+    ctl_put_str(&j, "kvs_1_2");
+    ctl_put_str(&j, "(vector,(0,2,2))");
+    ctl_put_strs(&j, sites, 6);
+    ctl_put_u8(&j, 0);
+    ctl_put_u8(&j, 0);
+    ctl_put_u8(&j, 0);
+    ctl_end(&j);
+    add(j.p, j.len);
+    ctl_buf_free(&j);
     ctl_buf_free(&b);
 }

@@ -126,6 +126,24 @@ def hosts(p):
     print("ok %d" % p.rank, flush=True)
 
 
+def sites(p):
+    """The site layout mpirun publishes for --metacomputer, there before any barrier. Prints
+    "sites <rank> <METAMPI_HOSTNAME> <metampi.sites> <metampi.site_names>
+    <metampi.rank_sites>" ("-" for a missing key) and "ok <rank>"."""
+    expect(p, p.cmd("cmd=init pmi_version=1 pmi_subversion=1"), cmd="response_to_init", rc=0)
+    kvs = p.cmd("cmd=get_my_kvsname")["kvsname"]
+    values = []
+    for key in ("metampi.sites", "metampi.site_names", "metampi.rank_sites"):
+        r = p.cmd("cmd=get kvsname=%s key=%s" % (kvs, key))
+        values.append(r["value"] if r.get("rc") == "0" else "-")
+    print("sites %d %s %s" % (p.rank, os.environ.get("METAMPI_HOSTNAME", "-"), " ".join(values)),
+          flush=True)
+    p.send("cmd=barrier_in")
+    expect(p, p.parse(p.recv()), cmd="barrier_out")
+    expect(p, p.cmd("cmd=finalize"), cmd="finalize_ack")
+    print("ok %d" % p.rank, flush=True)
+
+
 def wait_forever(p):
     p.send("cmd=barrier_in")   # never completes: the target rank does not enter
     try:
@@ -145,6 +163,9 @@ def main():
         return 0
     if scenario == "hosts":
         hosts(p)
+        return 0
+    if scenario == "sites":
+        sites(p)
         return 0
     if scenario == "finalize_exit":   # finalize and exit at once: must not be reported
         p.cmd("cmd=init pmi_version=1 pmi_subversion=1")

@@ -36,6 +36,7 @@ PREFIX = "mh%d" % os.getpid()
 HOSTS = ["%s-h%d" % (PREFIX, i) for i in (1, 2, 3)]
 H1, H2, H3 = HOSTS
 AGENT = ["--launch-agent", "ip netns exec {host}"]
+SITES_PROG = None  # tests/mpi/sites/sites.c (--sites-prog)
 
 
 def ip(*args):
@@ -444,6 +445,110 @@ class Failures(MultiHostTest):
         self.assert_clean(job)
 
 
+class Metacomputer(MultiHostTest):
+    """--metacomputer FILE: ranks placed site by site, the site layout published to every
+    rank before it starts, and one clear line for every bad description or combination."""
+
+    def write(self, text):
+        f = tempfile.NamedTemporaryFile("w", prefix="mh-mc-", suffix=".ini", delete=False)
+        f.write(text)
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def two_sites(self):
+        return self.write("[site north]\nhosts = %s:2, %s:2\n[site south]\nhosts = %s\n"
+                          % (H1, H2, H3))
+
+    def sites(self, args, np):
+        """pmi_client sites: returns ([host of rank r], (sites, names, rank_sites))."""
+        job = self.mh_job(args + [sys.executable, PMI_CLIENT, "sites"])
+        self.assertEqual(job.p.returncode, 0, job.stdout + job.stderr)
+        lines = re.findall(r"^sites (\d+) (\S+) (\S+) (\S+) (\S+)$", job.stdout, re.M)
+        self.assertEqual(sorted(int(r) for r, *_ in lines), list(range(np)), job.stdout)
+        values = {tuple(v[2:]) for v in lines}
+        self.assertEqual(len(values), 1, "ranks saw different layouts: %r" % values)
+        self.assertEqual(job.mpirun_lines(), [])
+        self.assert_clean(job)
+        where = {int(r): h for r, h, *_ in lines}
+        return [where[r] for r in range(np)], values.pop()
+
+    def test_placement_and_layout(self):
+        mc = ["--metacomputer", self.two_sites(), "--direct-wan"]
+        self.assertEqual(self.sites(mc, 5),
+                         ([H1, H1, H2, H2, H3], ("2,1,1", "north,south", "0*4,1")))
+        # --map-by applies within each site
+        self.assertEqual(self.sites(mc + ["--map-by", "node"], 5),
+                         ([H1, H2, H1, H2, H3], ("2,1,1", "north,south", "0*4,1")))
+        # fewer ranks fill the first site; the second keeps its number and name
+        self.assertEqual(self.sites(mc + ["-n", "3"], 3),
+                         ([H1, H1, H2], ("2,1,1", "north,south", "0*3")))
+        # oversubscribed: each site's share repeats its layout, sites stay consecutive
+        self.assertEqual(self.sites(mc + ["-n", "7", "--oversubscribe"], 7),
+                         ([H1, H1, H2, H2, H1, H1, H3], ("2,1,1", "north,south", "0*6,1")))
+        # a single site needs no gateway, so no --direct-wan
+        one = self.write("[site only]\nhosts = %s:1, %s:1\n" % (H2, H1))
+        self.assertEqual(self.sites(["--metacomputer", one], 2),
+                         ([H2, H1], ("1,1,1", "only", "0*2")))
+        # without a description, no layout: the job is one site
+        self.assertEqual(self.sites(["--host", "%s,%s" % (H1, H2)], 2),
+                         ([H1, H2], ("-", "-", "-")))
+
+    def test_mpi_program_reads_the_layout(self):
+        # the ranks of one host (shared memory only, no network between the namespaces):
+        # MPI_Init reads the published layout; METAMPI_COMM_TYPE_SITE and METAMPI_SITE agree
+        if not SITES_PROG:
+            self.skipTest("--sites-prog not given")
+        for text, np in (("[site a]\nhosts = %s:3\n" % H1, 3),
+                         ("[site a]\nhosts = %s:3\n[site b]\nhosts = %s\n" % (H1, H2), 3)):
+            job = self.mh_job(["--metacomputer", self.write(text), "--direct-wan", "-n", str(np),
+                               "-x", "EXPECT_SITE_SIZES=%d" % np, "-x", "EXPECT_SIZE=%d" % np,
+                               SITES_PROG])
+            self.assertEqual(job.p.returncode, 0, job.stdout + job.stderr)
+            self.assertIn("sites: 1 site(s) of %d ranks: ok" % np, job.stdout)
+            self.assert_clean(job)
+
+    def test_errors(self):
+        path = self.two_sites()
+        self.check_error(["--metacomputer", path, "true"],
+                         r"^mpirun: metacomputer '%s' describes 2 sites: the site gateways that "
+                         r"carry traffic between sites are not available yet; use --direct-wan "
+                         r"\(ranks at different sites connect directly over TCP\)$"
+                         % re.escape(path))
+        self.check_error(["--metacomputer", path, "--direct-wan", "--host", H1, "true"],
+                         r"^mpirun: --metacomputer cannot be combined with --host or --hostfile "
+                         r"\(the description names the hosts of every site\)$")
+        self.check_error(["--hostfile", path, "--metacomputer", path, "true"],
+                         r"^mpirun: --metacomputer cannot be combined with --host or --hostfile")
+        self.check_error(["--direct-wan", "--host", H1, "true"],
+                         r"^mpirun: --direct-wan applies to jobs on several sites: give them "
+                         r"with --metacomputer FILE$")
+        self.check_error(["--metacomputer", path, "--metacomputer", path, "true"],
+                         r"^mpirun: --metacomputer given twice")
+        self.check_error(["--metacomputer"],
+                         r"^mpirun: option --metacomputer requires a file name$")
+        self.check_error(["--metacomputer", "/nonexistent/mc.ini", "true"],
+                         r"^mpirun: cannot open metacomputer description '/nonexistent/mc.ini': "
+                         r"No such file or directory$")
+        self.check_error(["--metacomputer", path, "--direct-wan", "-n", "6", "true"],
+                         r"^mpirun: 6 ranks but only 5 slots on 3 hosts of 2 sites in "
+                         r"metacomputer '%s' \(use --oversubscribe" % re.escape(path))
+        # the parser's errors (tests/unit/test_metacomputer.c has them all): file and line
+        for text, line, msg in (
+                ("[site a]\nhosts = %s\n[site b]\nhosts = %s\n" % (H1, H1), 4,
+                 "host '%s' is in two sites, 'a' \\(line 2\\) and 'b'" % H1),
+                ("[site a]\nhosts = %s\n[site a]\nhosts = %s\n" % (H1, H2), 3,
+                 "site 'a' is described twice \\(first on line 1\\)"),
+                ("[site a]\nhosts = %s\nslots = 2\n" % H1, 3,
+                 "unknown key 'slots' in \\[site a\\] \\(expected hosts, gateway or wan\\)"),
+                ("[wan]\nstreams = 0\n[site a]\nhosts = %s\n" % H1, 2,
+                 "invalid streams '0'")):
+            bad = self.write(text)
+            self.check_error(["--metacomputer", bad, "--direct-wan", "true"],
+                             r"^mpirun: metacomputer '%s', line %d: %s" % (re.escape(bad), line,
+                                                                           msg))
+
+
 class Signals(MultiHostTest):
     def test_ctrl_c_forwarded(self):
         for sig, name in ((signal.SIGINT, "Interrupt"), (signal.SIGTERM, "Terminated"),
@@ -499,9 +604,12 @@ def main():
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog", required=True)
+    ap.add_argument("--sites-prog")
     args, rest = ap.parse_known_args()
     tl.MPIRUN = os.path.abspath(args.mpirun)
     tl.PROG = os.path.abspath(args.prog)
+    global SITES_PROG
+    SITES_PROG = os.path.abspath(args.sites_prog) if args.sites_prog else None
     tl.become_subreaper()
     why = make_hosts()
     if why:

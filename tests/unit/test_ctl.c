@@ -29,6 +29,9 @@ static int parse_exact(const unsigned char *p, size_t len, ctl_frame_t *f, char 
             s = f->u.job.hosts;
             for (uint32_t i = 0; i < f->u.job.hosts.n; i++)
                 CHECK(strlen(ctl_strs_next(&s)) < len);
+            s = f->u.job.kvs;
+            for (uint32_t i = 0; i < f->u.job.kvs.n; i++)
+                CHECK(strlen(ctl_strs_next(&s)) < len);
             for (uint32_t i = 0; i < f->u.job.ranks.n; i++)
                 (void)ctl_u32s_at(&f->u.job.ranks, i);
         } else if (f->type == CTL_KVS) {
@@ -49,6 +52,8 @@ static void build_all(ctl_buf_t *b, size_t *starts, int *n)
     const char *env[] = { "A=1", "B=x=y" };
     const char *hosts[] = { "h1", "h2", "h3" };
     const char *kv[] = { "k1", "v1", "k2", "" };
+    const char *sites[] = { "metampi.sites", "2,1,1", "metampi.site_names", "a,b",
+                            "metampi.rank_sites", "0*4,1*2" };
     *n = 0;
 #define START(t) do { starts[(*n)++] = b->len; ctl_begin(b, t); } while (0)
     START(CTL_KEY);
@@ -67,6 +72,7 @@ static void build_all(ctl_buf_t *b, size_t *starts, int *n)
     ctl_put_u32(b, 4);
     ctl_put_str(b, "kvs_1_2");
     ctl_put_str(b, "(vector,(0,3,1),(1,1,1),(2,1,2))");
+    ctl_put_strs(b, sites, 6);
     ctl_put_u8(b, 3);
     ctl_put_u8(b, 0);
     ctl_put_u8(b, 1);
@@ -162,6 +168,11 @@ int main(void)
             ctl_strs_next(&h);
             CHECK(strcmp(ctl_strs_next(&h), "h2") == 0);
             CHECK(f.u.job.bind == 3 && f.u.job.report_bindings == 1);
+            ctl_strs_t k = f.u.job.kvs;
+            CHECK(k.n == 6);
+            for (int i = 0; i < 5; i++)
+                ctl_strs_next(&k);
+            CHECK(strcmp(ctl_strs_next(&k), "0*4,1*2") == 0);
         }
         if (f.type == CTL_OUTPUT)
             CHECK(f.u.output.len == 5 && f.u.output.rank == 5 && f.u.output.stream == 2);
@@ -206,6 +217,42 @@ int main(void)
     CHECK(parse_exact(zero, 5, &f, err) == CTL_BAD);
     unsigned char unknown[5] = { 1, 0, 0, 0, 99 };
     CHECK(parse_exact(unknown, 5, &f, err) == CTL_BAD && strstr(err, "unknown frame type 99"));
+    /* the JOB frame's key-value pairs: an even count of valid PMI keys and values */
+    static const char *const odd[] = { "k" }, *const badkey[] = { "a=b", "v" },
+                             *const badval[] = { "k", "two words" }, *const okkv[] = { "k", "v" };
+    static const struct { const char *const *kv; uint32_t n; const char *err; } kvs[] = {
+        { odd, 1, "1 key-value strings (an odd count)" },
+        { badkey, 2, "key-value string 0 is not a valid PMI key" },
+        { badval, 2, "key-value string 1 is not a valid PMI value" },
+        { okkv, 2, NULL },
+    };
+    for (size_t t = 0; t < sizeof kvs / sizeof kvs[0]; t++) {
+        ctl_buf_t j = { 0 };
+        const char *argv[] = { "p" }, *hosts[] = { "h" };
+        ctl_begin(&j, CTL_JOB);
+        ctl_put_str(&j, "/");
+        ctl_put_str(&j, "p");
+        ctl_put_strs(&j, argv, 1);
+        ctl_put_strs(&j, NULL, 0);
+        ctl_put_u32(&j, 1);
+        ctl_put_u32(&j, 0);
+        ctl_put_strs(&j, hosts, 1);
+        ctl_put_u32(&j, 1);
+        ctl_put_u32(&j, 0);
+        ctl_put_str(&j, "kvs");
+        ctl_put_str(&j, "");
+        ctl_put_strs(&j, kvs[t].kv, kvs[t].n);
+        ctl_put_u8(&j, 0);
+        ctl_put_u8(&j, 0);
+        ctl_put_u8(&j, 0);
+        ctl_end(&j);
+        int rc = parse_exact(j.p, j.len, &f, err);
+        if (kvs[t].err)
+            CHECK(rc == CTL_BAD && strstr(err, kvs[t].err));
+        else
+            CHECK(rc == CTL_OK && f.u.job.kvs.n == 2);
+        ctl_buf_free(&j);
+    }
     ctl_buf_free(&b);
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);

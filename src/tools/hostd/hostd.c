@@ -294,6 +294,13 @@ static void start_job(hostd_t *h, const ctl_job_t *j)
                          .stdin_closed = on_stdin_closed };
     node_init(&h->node, &h->loop, &spec, &ev);
     h->started = 1;
+    /* mpirun's own pairs (the site layout): there before any rank can ask. The puts cannot
+     * fail: the space is empty and a frame (CTL_MAX_FRAME) is far below KVS_MAX_BYTES. */
+    ctl_strs_t kv = j->kvs;
+    for (uint32_t i = 0; i < j->kvs.n; i += 2) {
+        const char *k = ctl_strs_next(&kv);
+        node_kvs_put(&h->node, k, ctl_strs_next(&kv));
+    }
     int bad;
     spawn_err_t why;
     if (node_spawn(&h->node, &bad, &why) != 0) {

@@ -2,6 +2,8 @@
 
 #include "util.h"
 
+#include "runtime/pmi_wire.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -136,6 +138,7 @@ static void parse_job(rd_t *r, ctl_job_t *j)
     j->ranks = rd_u32s(r, "ranks", 1, CTL_MAX_RANKS);
     j->kvsname = rd_str(r, "kvsname");
     j->mapping = rd_str(r, "mapping");
+    j->kvs = rd_strs(r, "key-value pairs", 0);
     j->bind = rd_u8(r, "bind policy", 4);
     j->oversubscribe = rd_u8(r, "oversubscribe", 1);
     j->report_bindings = rd_u8(r, "report_bindings", 1);
@@ -148,6 +151,14 @@ static void parse_job(rd_t *r, ctl_job_t *j)
         const char *e = ctl_strs_next(&env);
         if (!strchr(e, '=') || e[0] == '=')
             rd_fail(r, "environment entry %u is not NAME=value", i);
+    }
+    if (j->kvs.n % 2)
+        rd_fail(r, "%u key-value strings (an odd count)", j->kvs.n);
+    ctl_strs_t kv = j->kvs;
+    for (uint32_t i = 0; i < kv.n && !r->bad; i++) {
+        const char *e = ctl_strs_next(&kv);
+        if (i % 2 == 0 ? !pmi_wire_valid_key(e) : !pmi_wire_valid_value(e))
+            rd_fail(r, "key-value string %u is not a valid PMI %s", i, i % 2 ? "value" : "key");
     }
     for (uint32_t i = 0; i < j->ranks.n && !r->bad; i++) {
         uint32_t v = ctl_u32s_at(&j->ranks, i);

@@ -32,7 +32,7 @@
 
 #define CTL_MAX_FRAME (4u << 20)
 #define CTL_HELLO_MAGIC 0x3144484du   /* "MHD1" */
-#define CTL_VERSION 1
+#define CTL_VERSION 2   /* 2: JOB carries the initial key-value pairs (kvs) */
 #define CTL_KVS_CHUNK (256u << 10)    /* a KVS frame carries at most about this many bytes */
 #define CTL_STDIN_WINDOW (64u << 10)  /* = IOFWD_STDIN_BUF, the helper's stdin buffer */
 #define CTL_KEY_HEX 64
@@ -84,6 +84,8 @@ typedef struct ctl_job {
     ctl_u32s_t ranks;       /* this host's global ranks, ascending, each < size, >= 1 */
     const char *kvsname;
     const char *mapping;    /* PMI_process_mapping ("" = none) */
+    ctl_strs_t kvs;         /* key, value, ...: in the PMI space before any rank starts
+                               (the site layout); even count, valid PMI keys and values */
     uint8_t bind;           /* mpirun_bind_t */
     uint8_t oversubscribe;  /* 0/1 */
     uint8_t report_bindings;/* 0/1 */

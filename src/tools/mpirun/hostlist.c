@@ -38,15 +38,23 @@ static int parse_slots(const char *s, size_t len, int *slots)
     return 0;
 }
 
-static int add(hostlist_t *l, const char *name, size_t len, int slots, char *err, size_t errlen)
+int hostlist_find(const hostlist_t *l, const char *name, size_t len)
 {
-    for (int i = 0; i < l->n; i++) {
-        if (strlen(l->h[i].name) == len && memcmp(l->h[i].name, name, len) == 0) {
-            l->h[i].slots += slots;
-            if (l->h[i].slots > MPIRUN_MAX_RANKS)
-                l->h[i].slots = MPIRUN_MAX_RANKS;
-            return 0;
-        }
+    for (int i = 0; i < l->n; i++)
+        if (strlen(l->h[i].name) == len && memcmp(l->h[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+int hostlist_add(hostlist_t *l, const char *name, size_t len, int slots, char *err,
+                 size_t errlen)
+{
+    int i = hostlist_find(l, name, len);
+    if (i >= 0) {
+        l->h[i].slots += slots;
+        if (l->h[i].slots > MPIRUN_MAX_RANKS)
+            l->h[i].slots = MPIRUN_MAX_RANKS;
+        return 0;
     }
     if (l->n == HOSTLIST_MAX_HOSTS) {
         snprintf(err, errlen, "more than %d hosts", HOSTLIST_MAX_HOSTS);
@@ -60,8 +68,8 @@ static int add(hostlist_t *l, const char *name, size_t len, int slots, char *err
     return 0;
 }
 
-/* "name" or "name:N" (no surrounding blanks). */
-static int parse_entry(const char *s, size_t len, const char **name, size_t *nlen, int *slots)
+int hostlist_parse_entry(const char *s, size_t len, const char **name, size_t *nlen,
+                         int *slots)
 {
     const char *colon = memchr(s, ':', len);
     *name = s;
@@ -82,7 +90,7 @@ int hostlist_add_arg(hostlist_t *l, const char *arg, char *err, size_t errlen)
         const char *name;
         size_t nlen;
         int slots;
-        if (parse_entry(p, len, &name, &nlen, &slots) != 0) {
+        if (hostlist_parse_entry(p, len, &name, &nlen, &slots) != 0) {
             char shown[320];
             util_sanitize(shown, sizeof shown, p, len, 260);
             snprintf(err, errlen, "invalid host '%s' in --host '%s' (expected NAME or NAME:SLOTS, "
@@ -90,7 +98,7 @@ int hostlist_add_arg(hostlist_t *l, const char *arg, char *err, size_t errlen)
                      MPIRUN_MAX_RANKS);
             return -1;
         }
-        if (add(l, name, nlen, slots, err, errlen) != 0)
+        if (hostlist_add(l, name, nlen, slots, err, errlen) != 0)
             return -1;
         if (!p[len])
             return 0;
@@ -129,7 +137,7 @@ static int file_line(hostlist_t *l, char *line, char *why, size_t whylen)
     const char *name;
     size_t nlen;
     int slots;
-    if (parse_entry(tok[0], strlen(tok[0]), &name, &nlen, &slots) != 0) {
+    if (hostlist_parse_entry(tok[0], strlen(tok[0]), &name, &nlen, &slots) != 0) {
         char shown[320];
         util_sanitize(shown, sizeof shown, tok[0], strlen(tok[0]), 260);
         snprintf(why, whylen, "invalid host '%s'", shown);
@@ -148,7 +156,7 @@ static int file_line(hostlist_t *l, char *line, char *why, size_t whylen)
         return -1;
     }
     char err[128];
-    if (add(l, name, nlen, slots, err, sizeof err) != 0) {
+    if (hostlist_add(l, name, nlen, slots, err, sizeof err) != 0) {
         snprintf(why, whylen, "%s", err);
         return -1;
     }

@@ -30,6 +30,15 @@ typedef struct hostlist {
 /* Each returns 0, or -1 with a message naming the bad part in err. */
 int hostlist_add_arg(hostlist_t *l, const char *arg, char *err, size_t errlen);
 int hostlist_read_file(hostlist_t *l, const char *path, char *err, size_t errlen);
+/* One "NAME" or "NAME:SLOTS" of s[0..len) (no surrounding blanks): 0 with the name's span
+ * and the slots (1 without ":SLOTS"), or -1 when it is not valid. */
+int hostlist_parse_entry(const char *s, size_t len, const char **name, size_t *nlen,
+                         int *slots);
+/* The index of the host named name[0..len), or -1. */
+int hostlist_find(const hostlist_t *l, const char *name, size_t len);
+/* Adds a host (or slots to a known one); 0, or -1 with a message when the list is full. */
+int hostlist_add(hostlist_t *l, const char *name, size_t len, int slots, char *err,
+                 size_t errlen);
 /* Total slots (saturates at a large value, no overflow). */
 long hostlist_slots(const hostlist_t *l);
 void hostlist_free(hostlist_t *l);

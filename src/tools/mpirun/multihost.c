@@ -25,6 +25,7 @@
 #include "placement.h"
 #include "runtime/auth.h"
 #include "runtime/pmi_wire.h"
+#include "runtime/sitemap.h"
 #include "teardown.h"
 #include "util.h"
 
@@ -506,7 +507,7 @@ static void on_signal(void *arg, int fd, short revents)
 
 /* The JOB frame of host h. */
 static void send_job(mh_t *m, mhost_t *h, const char *prog_cwd, const char *mapping,
-                     char **env, int nenv)
+                     char **env, int nenv, char **kv, int nkv)
 {
     const mpirun_opts_t *o = m->opts;
     ctl_buf_t *b = chan_out(&h->ch);
@@ -531,6 +532,7 @@ static void send_job(mh_t *m, mhost_t *h, const char *prog_cwd, const char *mapp
         ctl_put_u32(b, (uint32_t)h->ranks[i]);
     ctl_put_str(b, m->kvsname);
     ctl_put_str(b, mapping);
+    ctl_put_strs(b, (const char *const *)kv, (uint32_t)(2 * nkv));
     ctl_put_u8(b, (uint8_t)o->bind);
     ctl_put_u8(b, (uint8_t)!!o->oversubscribe);
     ctl_put_u8(b, (uint8_t)!!o->report_bindings);
@@ -544,7 +546,7 @@ static void send_job(mh_t *m, mhost_t *h, const char *prog_cwd, const char *mapp
 
 /* Starts host h's helper; a failure condemns the job. */
 static void start_host(mh_t *m, mhost_t *h, const char *hostd_path, const char *cwd,
-                       const char *mapping, char **env, int nenv)
+                       const char *mapping, char **env, int nenv, char **kv, int nkv)
 {
     h->local = agent_is_local(h->name);
     h->argv = agent_argv(m->opts->launch_agent, h->name, hostd_path, h->local);
@@ -566,7 +568,7 @@ static void start_host(mh_t *m, mhost_t *h, const char *hostd_path, const char *
     h->errsink = (iofwd_sink_t){ .fd = -1, .name = "agent", .emit = on_agent_err,
                                  .emit_ctx = h };
     ostream_open(&h->errs, &m->loop, &h->errsink, h->index, h->agent.err_fd);
-    send_job(m, h, cwd, mapping, env, nenv);
+    send_job(m, h, cwd, mapping, env, nenv, kv, nkv);
 }
 
 /* -x settings as the helpers apply them: "NAME=value", mpirun's value for a bare "NAME"
@@ -586,6 +588,26 @@ static char **env_settings(const mpirun_opts_t *o, int *n)
         }
     }
     return v;
+}
+
+/* The key-value pairs of the site layout (runtime/sitemap.h) for a job described with
+ * --metacomputer: the site of every rank and the site names. Returns the number of pairs (0
+ * without a description: the job is one site), or -1. */
+static int site_layout(const mpirun_opts_t *o, const int *where, char ***kv)
+{
+    *kv = NULL;
+    if (!o->mc.nsites)
+        return 0;
+    int *site_of = util_xmalloc((size_t)o->np * sizeof *site_of);
+    const char **names = util_xmalloc((size_t)o->mc.nsites * sizeof *names);
+    for (int r = 0; r < o->np; r++)
+        site_of[r] = o->mc.host_site[where[r]];
+    for (int s = 0; s < o->mc.nsites; s++)
+        names[s] = o->mc.site[s].name;
+    int n = sitemap_encode(o->mc.nsites, names, site_of, o->np, PMI_WIRE_VALLEN_MAX - 1, kv);
+    free(site_of);
+    free(names);
+    return n;
 }
 
 /* Checks what the helpers need before anything starts. 0, or -1 after the report. */
@@ -657,8 +679,20 @@ int multihost_run(const mpirun_opts_t *opts)
     /* Placement: which host runs which ranks. */
     int np = opts->np;
     int *where = util_xmalloc((size_t)np * sizeof *where);
-    placement_place(&opts->hosts, np, opts->map_by_node, where);
+    if (opts->mc.nsites)
+        placement_place_sites(&opts->hosts, opts->mc.host_site, np, opts->map_by_node, where);
+    else
+        placement_place(&opts->hosts, np, opts->map_by_node, where);
     char *mapping = placement_mapping(where, np, PMI_WIRE_VALLEN_MAX - 1);
+    char **site_kv = NULL;
+    int nsite_kv = site_layout(opts, where, &site_kv);
+    if (nsite_kv < 0) {
+        util_msg("cannot encode the site layout of the job");  /* not reached: checked input */
+        free(where);
+        free(mapping);
+        free(hostd_path);
+        return 1;
+    }
     int *slot = util_xmalloc((size_t)opts->hosts.n * sizeof *slot);
     m.host = util_xmalloc((size_t)opts->hosts.n * sizeof *m.host);
     memset(m.host, 0, (size_t)opts->hosts.n * sizeof *m.host);
@@ -708,7 +742,8 @@ int multihost_run(const mpirun_opts_t *opts)
     int nenv;
     char **env = env_settings(opts, &nenv);
     for (int k = 0; k < m.nhost && !m.job.condemned; k++)
-        start_host(&m, &m.host[k], hostd_path, cwd, mapping, env, nenv);
+        start_host(&m, &m.host[k], hostd_path, cwd, mapping, env, nenv, site_kv, nsite_kv);
+    sitemap_free_kv(site_kv, nsite_kv);
     for (int i = 0; i < nenv; i++)
         free(env[i]);
     free(env);

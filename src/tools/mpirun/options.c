@@ -21,8 +21,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: mpirun [options] program [args...]\n"
-            "Starts N copies of program as the ranks of one MPI job, on this host or on the\n"
-            "hosts given by --host or --hostfile.\n"
+            "Starts N copies of program as the ranks of one MPI job, on this host, on the\n"
+            "hosts given by --host or --hostfile, or on the sites of --metacomputer.\n"
             "\n"
             "Options:\n"
             "  -n, -np, -c N        number of ranks (default 1, or the hosts' slots)\n"
@@ -42,6 +42,11 @@ static void usage(FILE *f)
             "                       ('#' comments); also --machinefile\n"
             "  --map-by slot|node   fill each host's slots in turn (slot, the default) or deal\n"
             "                       the ranks round-robin over the hosts (node)\n"
+            "  --metacomputer FILE  run on the sites described in FILE (INI: [site NAME] with\n"
+            "                       hosts = NAME[:SLOTS],...; see docs/metacomputer.md). Ranks\n"
+            "                       fill the sites in order (--map-by applies within a site)\n"
+            "  --direct-wan         ranks at different sites connect directly over TCP (needed\n"
+            "                       for more than one site until the site gateways exist)\n"
             "  --if LIST            network interfaces or subnets for TCP between hosts\n"
             "                       (eth1,10.1.0.0/16; sets METAMPI_TCP_IF for the ranks)\n"
             "  --launch-agent CMD   command that starts the helper on another host (default\n"
@@ -160,12 +165,44 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
     return argv[++*i];
 }
 
+/* --metacomputer FILE: the sites, their hosts as the job's host list. */
+static int finish_sites(mpirun_opts_t *o, const char *host_arg, const char *hostfile)
+{
+    char err[1024];
+    if (host_arg || hostfile) {
+        util_msg("--metacomputer cannot be combined with --host or --hostfile (the description "
+                 "names the hosts of every site)");
+        return -1;
+    }
+    if (mc_read_file(o->metacomputer, &o->mc, err, sizeof err) != 0) {
+        util_msg("%s", err);
+        return -1;
+    }
+    if (o->mc.nsites > 1 && !o->direct_wan) {
+        util_msg("metacomputer '%s' describes %d sites: the site gateways that carry traffic "
+                 "between sites are not available yet; use --direct-wan (ranks at different "
+                 "sites connect directly over TCP)", o->metacomputer, o->mc.nsites);
+        return -1;
+    }
+    o->hosts = o->mc.hosts;
+    o->mc.hosts = (hostlist_t){ 0 };
+    return 0;
+}
+
 /* After the options: the hosts, and -n checked against their slots. */
 static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *hostfile,
                         int np_given)
 {
     char err[1024];
-    if (host_arg && hostfile) {
+    if (o->direct_wan && !o->metacomputer) {
+        util_msg("--direct-wan applies to jobs on several sites: give them with --metacomputer "
+                 "FILE");
+        return -1;
+    }
+    if (o->metacomputer) {
+        if (finish_sites(o, host_arg, hostfile) != 0)
+            return -1;
+    } else if (host_arg && hostfile) {
         util_msg("--host and --hostfile cannot be combined (give the hosts in one of them)");
         return -1;
     }
@@ -180,9 +217,13 @@ static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *host
     if (!np_given)
         o->np = slots > MPIRUN_MAX_RANKS ? MPIRUN_MAX_RANKS : (int)slots;
     if (o->np > slots && !o->oversubscribe) {
-        util_msg("%d ranks but only %ld slot%s on %d host%s (use --oversubscribe to place more "
-                 "ranks than slots, or give more slots)", o->np, slots, slots == 1 ? "" : "s",
-                 o->nhosts, o->nhosts == 1 ? "" : "s");
+        char where[1200] = "";
+        if (o->metacomputer)
+            snprintf(where, sizeof where, " of %d site%s in metacomputer '%s'", o->mc.nsites,
+                     o->mc.nsites == 1 ? "" : "s", o->metacomputer);
+        util_msg("%d ranks but only %ld slot%s on %d host%s%s (use --oversubscribe to place "
+                 "more ranks than slots, or give more slots)", o->np, slots,
+                 slots == 1 ? "" : "s", o->nhosts, o->nhosts == 1 ? "" : "s", where);
         return -1;
     }
     return 0;
@@ -239,6 +280,19 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
                 return OPTIONS_ERROR;
             }
             hostfile = v;
+        } else if ((v = option_value(argc, argv, &i, "metacomputer", &missing))) {
+            if (missing || !*v) {
+                util_msg("option --metacomputer requires a file name");
+                return OPTIONS_ERROR;
+            }
+            if (o->metacomputer) {
+                util_msg("--metacomputer given twice ('%s' and '%s'); give one description",
+                         o->metacomputer, v);
+                return OPTIONS_ERROR;
+            }
+            o->metacomputer = v;
+        } else if (is_long(a, "direct-wan")) {
+            o->direct_wan = 1;
         } else if ((v = option_value(argc, argv, &i, "map-by", &missing))) {
             if (strcmp(v, "slot") == 0 || strcmp(v, "node") == 0) {
                 o->map_by_node = v[0] == 'n';
@@ -322,4 +376,5 @@ void options_free(mpirun_opts_t *o)
     o->tcp_if_env = NULL;
     hostlist_free(&o->hosts);
     o->nhosts = 0;
+    mc_free(&o->mc);
 }

@@ -7,6 +7,7 @@
 
 #include "binding.h"
 #include "hostlist.h"
+#include "metacomputer.h"
 
 #define MPIRUN_MAX_RANKS 4096
 
@@ -19,12 +20,18 @@ typedef struct mpirun_opts {
     char **xvars;        /* -x arguments in order: "VAR" or "VAR=value" (point into argv) */
     int nx;
     char **prog_argv;    /* program and its arguments, NULL-terminated (points into argv) */
-    /* Jobs on several hosts (--host / --hostfile); nhosts == 0: every rank on this host. */
+    /* Jobs on several hosts (--host / --hostfile / --metacomputer); nhosts == 0: every rank
+     * on this host. */
     hostlist_t hosts;
     int nhosts;          /* hosts.n */
     int map_by_node;     /* --map-by node (else slot) */
     const char *launch_agent;  /* --launch-agent (default "ssh") */
     char *tcp_if_env;    /* --if: "METAMPI_TCP_IF=..." (also in xvars), owned */
+    /* --metacomputer FILE: the sites; their hosts are moved into `hosts` (mc.site[s]
+     * .first_host indexes it, mc.host_site has an entry per host). nsites == 0: none. */
+    const char *metacomputer;
+    metacomputer_t mc;
+    int direct_wan;      /* --direct-wan: ranks at different sites connect directly */
 } mpirun_opts_t;
 
 enum { OPTIONS_RUN = 0, OPTIONS_EXIT_OK = 1, OPTIONS_ERROR = 2 };

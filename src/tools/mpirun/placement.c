@@ -32,6 +32,29 @@ void placement_place(const hostlist_t *l, int np, int by_node, int *host_of)
         host_of[r] = host_of[r % round];
 }
 
+void placement_place_sites(const hostlist_t *l, const int *host_site, int np, int by_node,
+                           int *host_of)
+{
+    long total = hostlist_slots(l), lo = 0;
+    int r0 = 0;
+    for (int first = 0; first < l->n;) {
+        int end = first + 1;
+        while (end < l->n && host_site[end] == host_site[first])
+            end++;
+        hostlist_t site = { .h = l->h + first, .n = end - first };
+        long slots = hostlist_slots(&site);
+        /* ranks r < np with r mod total in [lo, lo + slots): the site's share */
+        long rest = np % total - lo;
+        long n = (np / total) * slots + (rest < 0 ? 0 : rest > slots ? slots : rest);
+        placement_place(&site, (int)n, by_node, host_of + r0);
+        for (long r = 0; r < n; r++)
+            host_of[r0 + r] += first;
+        r0 += (int)n;
+        lo += slots;
+        first = end;
+    }
+}
+
 char *placement_mapping(const int *host_of, int np, size_t max)
 {
     size_t cap = 64, len = 0;

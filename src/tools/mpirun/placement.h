@@ -23,6 +23,16 @@
 /* host_of[0..np) = host index of each rank. */
 void placement_place(const hostlist_t *l, int np, int by_node, int *host_of);
 
+/* The same for hosts grouped in sites (--metacomputer): host_site[h] is the site of host h,
+ * non-decreasing (a site's hosts are consecutive). Ranks are placed site by site: the first
+ * site gets ranks 0, 1, ..., placed on its hosts by placement_place (by slot or by node
+ * within the site), then the next site. Each site gets as many ranks as the repeating layout
+ * gives it (with np up to the total slots: its slots, filled in site order; beyond them,
+ * --oversubscribe, one more per pass over its slots), so every site's ranks stay
+ * consecutive. */
+void placement_place_sites(const hostlist_t *l, const int *host_site, int np, int by_node,
+                           int *host_of);
+
 /* The PMI_process_mapping value of host_of (malloc'ed); "" when longer than max chars. */
 char *placement_mapping(const int *host_of, int np, size_t max);
 

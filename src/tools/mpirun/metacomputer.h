@@ -1,0 +1,66 @@
+/*
+ * The metacomputer description (mpirun --metacomputer FILE): the sites of one job, in order,
+ * each with its hosts, and the settings the site gateways will use. INI format, read with
+ * inih; the format and every rule are in docs/metacomputer.md.
+ *
+ *   [wan]                        optional, at most once: streams = 1..64, compression =
+ *                                auto | on | off
+ *   [site NAME]                  one per site, in order; NAME of [A-Za-z0-9_.-], <= 64 chars
+ *   hosts = h1:2, h2:2           required: NAME[:SLOTS] as in --host; a long list continues
+ *           h3:2                 on indented lines
+ *   gateway = h1                 optional (default: the site's first host), one of its hosts
+ *   wan = 10.0.1.1:7000          optional: IPv4:port of the site's gateway for other sites
+ *
+ * The parser is a pure function over a string (mc_parse); mc_read_file reads a file and
+ * calls it. Errors: one line, "metacomputer 'FILE', line N: what is wrong".
+ */
+#ifndef MPIRUN_METACOMPUTER_H
+#define MPIRUN_METACOMPUTER_H
+
+#include "hostlist.h"
+
+#include <stddef.h>
+
+#define MC_SITES_MAX 256
+#define MC_SITE_NAME_MAX 64
+#define MC_STREAMS_MAX 64
+
+typedef enum mc_compression {
+    MC_COMPRESSION_AUTO = 0,
+    MC_COMPRESSION_ON,
+    MC_COMPRESSION_OFF,
+} mc_compression_t;
+
+typedef struct mc_site {
+    char *name;
+    int line;              /* of its [site NAME] header */
+    int first_host;        /* its hosts are hosts.h[first_host .. first_host + nhosts) */
+    int nhosts;
+    int gateway;           /* index into hosts (one of the site's) */
+    int has_wan;           /* wan given: */
+    char wan_addr[16];     /*   dotted IPv4 address */
+    int wan_port;          /*   1..65535 */
+} mc_site_t;
+
+typedef struct metacomputer {
+    mc_site_t *site;
+    int nsites;
+    hostlist_t hosts;      /* every site's hosts, site after site: the job's host list */
+    int *host_site;        /* hosts.n entries: the site of each host */
+    int streams;           /* [wan] streams; 0 = not given (the gateways' own default) */
+    mc_compression_t compression;  /* [wan] compression (default auto) */
+} metacomputer_t;
+
+/* Parses the description in text; name is the file name for messages. 0, or -1 with one line
+ * in err ("metacomputer 'NAME', line N: ...") and *mc empty. */
+int mc_parse(const char *text, const char *name, metacomputer_t *mc, char *err, size_t errlen);
+
+/* Reads path and parses it; 0, or -1 with one line in err. */
+int mc_read_file(const char *path, metacomputer_t *mc, char *err, size_t errlen);
+
+void mc_free(metacomputer_t *mc);
+
+/* The name of a compression setting ("auto", "on", "off"). */
+const char *mc_compression_name(mc_compression_t c);
+
+#endif
