@@ -35,8 +35,10 @@ test-asan: $(ASAN_BUILD)/CMakeCache.txt
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# The stencil demo on one site and on two emulated sites (one site only without namespaces);
+# logs, per-step times and the plot in $(BUILD)/demo/. DEMO_ARGS: see examples/demo/run_demo.sh.
 demo: build
-	$(BUILD)/bin/mpirun -n 4 $(BUILD)/bin/metampi-demo
+	examples/demo/run_demo.sh --build $(BUILD) $(DEMO_ARGS)
 
 bench: build
 	cmake --build $(BUILD) --target bench
