@@ -894,7 +894,7 @@ def tcp_iperf_once(tr, cluster, args):
         doc = json.loads(out)
         end = doc["end"]
         values = {0: end["sum_received"]["bits_per_second"] / 8e6}
-        sent = int(end["sum_sent"]["bytes"])
+        sent = int(end["sum_received"]["bytes"])   # what surely crossed
         tr.iperf_retransmits.append(end["sum_sent"].get("retransmits"))
     except (ValueError, KeyError, TypeError):
         m = re.search(r'"error":\s*"([^"]*)"', out)
@@ -1103,7 +1103,7 @@ def tcp_section(tr, mpis, args):
                   "**Checked on every run:** the bytes through h1's `eth0` during the run "
                   "(`ip -s link`, both directions) must be at least the payload the program "
                   "timed (latency: 2 × size × round trips, bandwidth: 64 × size × windows, "
-                  "summed over the sizes; iperf3: the bytes it sent), and for the ping-pong the "
+                  "summed over the sizes; iperf3: the bytes its receiver got), and for the ping-pong the "
                   "packets at least the timed messages (2 per round trip: the messages cannot "
                   "share packets). A run that fails the check is discarded and the contender "
                   "*failed*.", "",
