@@ -52,10 +52,10 @@ static int run(const demo_options_t *o)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     progress_t pr;
-    if (d.rank == 0)
+    if (d.rank == 0) {
         progress_start(&pr, o->progress, o->steps);
-    if (d.rank == 0 && pr.mode == PROGRESS_LINES)
-        fflush(stdout);
+        fflush(stdout);   /* the placement, before the run */
+    }
     double residual = -1;
 
     MPI_Barrier(d.cart);

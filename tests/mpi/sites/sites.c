@@ -9,7 +9,8 @@
  * ranks and from a communicator that is not MPI_COMM_WORLD; messages flow in every site
  * communicator and among the sites' leaders; and, unless virtual sites are laid over one
  * real host (METAMPI_VIRTUAL_SITES without METAMPI_VIRTUAL_HOSTS), the ranks of a host
- * (MPI_COMM_TYPE_SHARED) all share one site. */
+ * (MPI_COMM_TYPE_SHARED) all share one site. With EXPECT_MIN_WAN_RTT_US, messages between
+ * sites take at least that long there and back (they cross the emulated WAN). */
 #include "../check.h"
 
 #include <stdlib.h>
@@ -185,6 +186,47 @@ static void split(void)
     free(ref);
 }
 
+/* EXPECT_MIN_WAN_RTT_US (emulated sites): the first rank of every other site answers a
+ * ping of the first rank of site 0 no faster than the WAN's round trip, so their messages
+ * did cross the emulated WAN (a lower bound only: a busy machine makes it slower, never
+ * faster). */
+static void wan_round_trips(void)
+{
+    const char *e = getenv("EXPECT_MIN_WAN_RTT_US");
+    if (!e)
+        return;
+    double min_rtt = atof(e) * 1e-6;
+    int first = rank == 0 || site_of[rank] != site_of[rank - 1];
+    for (int peer = 1; peer < size; peer++) {
+        if (site_of[peer] == site_of[peer - 1] || site_of[peer] == site_of[0])
+            continue;  /* not the first rank of another site */
+        char b = 0;
+        if (rank == 0) {
+            double best = 1e9;
+            for (int i = 0; i < 5; i++) {
+                double t = MPI_Wtime();
+                CHECK_RC(MPI_Send(&b, 1, MPI_CHAR, peer, 9, MPI_COMM_WORLD), MPI_SUCCESS);
+                CHECK_RC(MPI_Recv(&b, 1, MPI_CHAR, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                         MPI_SUCCESS);
+                t = MPI_Wtime() - t;
+                best = t < best ? t : best;
+            }
+            if (best < min_rtt) {
+                fprintf(stderr, "FAIL rank 0: round trip to rank %d (site %d) %.0f us, below "
+                        "the WAN's %.0f us\n", peer, site_of[peer], best * 1e6, min_rtt * 1e6);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+        } else if (rank == peer && first) {
+            for (int i = 0; i < 5; i++) {
+                CHECK_RC(MPI_Recv(&b, 1, MPI_CHAR, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                         MPI_SUCCESS);
+                CHECK_RC(MPI_Send(&b, 1, MPI_CHAR, 0, 9, MPI_COMM_WORLD), MPI_SUCCESS);
+            }
+        }
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+}
+
 /* Every rank of this rank's host is at this rank's site. */
 static void hosts_within_sites(void)
 {
@@ -214,6 +256,7 @@ int main(int argc, char **argv)
     split();
     if (!getenv("METAMPI_VIRTUAL_SITES") || getenv("METAMPI_VIRTUAL_HOSTS"))
         hosts_within_sites();
+    wan_round_trips();
     /* an unknown split type is still refused, naming the new one among the valid */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm c = MPI_COMM_NULL;
