@@ -30,6 +30,7 @@ BW_SCALE = 0.01             # bandwidth.c/raw_tcp: 10 windows per size up to 16 
 COLLS = ("barrier", "bcast", "allreduce", "alltoall")
 COLL_MAX = 1 << 20
 COLL_SCALE = 0.3            # coll_latency: 0.03 s of calls per size, at least 3
+COLL_STEP = 8               # ... and sizes 4 B, 32 B, ... 1 MiB (7: every call costs a WAN RTT)
 DEMO_STEPS = 60
 DEMO_ARGS = ["--grid", "96", "--steps", str(DEMO_STEPS), "--progress", "none"]
 DEMO_CONFIGS = ("one", "gateway", "direct")   # one site; two sites with gateways; --direct-wan
@@ -43,6 +44,17 @@ P2P = rb.P2P
 
 def coll_program(coll):
     return "coll_" + coll
+
+
+def coll_sizes(coll):
+    """The sizes coll_latency reports with COLL_STEP: 0 for the barrier."""
+    if coll == "barrier":
+        return [0]
+    sizes, b = [], 4
+    while b <= COLL_MAX:
+        sizes.append(b)
+        b *= COLL_STEP
+    return sizes
 
 
 class WanRun:
@@ -291,9 +303,10 @@ def coll_bound(coll, counts):
 
 def coll_once(wr, cluster, c, coll, desc, args):
     program = coll_program(coll)
-    sizes = rb.coll_sizes(coll, COLL_MAX)
+    sizes = coll_sizes(coll)
     cmd = wc.launch(c, cluster.coll_layout(), cluster, desc) + [
-        c.mpi.programs[program], str(COLL_MAX), f"{COLL_SCALE * args.scale:.6g}"]
+        c.mpi.programs[program], str(COLL_MAX), f"{COLL_SCALE * args.scale:.6g}", coll,
+        str(COLL_STEP)]
     before = before_run(wr, cluster, args)
     run = run_job(cmd, args.wan_timeout, last_line_done(rf"^{coll} {sizes[-1]} \d+ "))
     parsed = parse_coll(run[1], coll)

@@ -102,7 +102,7 @@ def coll_rows(large):
     """(collective, size) pairs of the small or large collective target."""
     rows = []
     for coll in wm.COLLS:
-        for b in rb.coll_sizes(coll, wm.COLL_MAX):
+        for b in wm.coll_sizes(coll):
             if coll == "barrier":
                 if not large:
                     rows.append((coll, b))
@@ -258,7 +258,9 @@ def coll_tables(wr):
              "metampi is faster than both Open MPI and MPICH. Targets (metampi with gateways): "
              f"speedup ≥ {COLL_SMALL_SPEEDUP:g} for the barrier and 4 B–"
              f"{rb.human_bytes(COLL_SMALL)}, ≥ {COLL_LARGE_SPEEDUP:g} from "
-             f"{rb.human_bytes(COLL_LARGE)}; sizes between have no target. MPI_Bcast, "
+             f"{rb.human_bytes(COLL_LARGE)}; sizes between have no target. Sizes 4 B, "
+             f"{wm.COLL_STEP * 4} B, ... {rb.human_bytes(wm.COLL_MAX)} (a factor of "
+             f"{wm.COLL_STEP}: every call costs a WAN round trip). MPI_Bcast, "
              "MPI_Allreduce: N bytes (N/4 floats, `MPI_SUM`); MPI_Alltoall: N bytes per pair "
              "of ranks.", ""]
     for coll in wm.COLLS:
@@ -268,7 +270,7 @@ def coll_tables(wr):
                   "| size | " + " | ".join(wm.name_of(s) for s in MPI_SLUGS) +
                   " | speedup, gateways | target | speedup, --direct-wan |",
                   "|---:|" + "---:|" * len(MPI_SLUGS) + "---:|:---:|---:|"]
-        for b in rb.coll_sizes(coll, wm.COLL_MAX):
+        for b in wm.coll_sizes(coll):
             cells = [cell(wr, notes, program, s, b, 0 if (value(wr, program, s, b) or 0) >= 1e3
                           else 1) for s in MPI_SLUGS]
             s_gw, _, _ = speedup(wr, coll, b, "metampi")
@@ -405,7 +407,8 @@ def section(wr, mpis, args):
              f"{wm.BW_SCALE * args.scale:g}` (10 windows up to 16 KiB, 1 window of 64 MiB at "
              f"1 MiB), raw TCP the same, iperf3 `-t "
              f"{max(1, round(wm.IPERF_SECONDS * args.scale))}`, `coll_latency {wm.COLL_MAX} "
-             f"{wm.COLL_SCALE * args.scale:g}` (0.03 s of calls per size, at least 3).",
+             f"{wm.COLL_SCALE * args.scale:g} <name> {wm.COLL_STEP}` (sizes 4 B × "
+             f"{wm.COLL_STEP}^k; 0.03 s of calls per size, at least 3).",
              "- A failure here (a program that crashes, hangs, or whose traffic did not cross "
              "the WAN) is reported in the tables and never changes the runner's exit status.",
              ""]
@@ -523,7 +526,7 @@ def plot_coll(plt, wr, path):
             continue
         shown = []
         for slug in MPI_SLUGS:
-            shown += line(ax, wr, program, slug, rb.coll_sizes(coll, wm.COLL_MAX))
+            shown += line(ax, wr, program, slug, wm.coll_sizes(coll))
         size_axis(ax, shown)
         ax.set(xlabel="bytes per rank pair" if coll == "alltoall" else "message size",
                ylabel="latency, median (µs)", title=rb.COLL_TITLES[coll])
