@@ -17,6 +17,7 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import time
@@ -75,12 +76,14 @@ class WanRun:
         self.demo = {c: [] for c in DEMO_CONFIGS}
         self.demo_wan_bytes = {c: [] for c in DEMO_CONFIGS}
         self.failures, self.hung, self.unavailable = {}, {}, {}
+        self.retried = {}           # (slug, program) -> runs that timed out without a result
         self.commands = {}          # (slug, kind) -> launch text; kind p2p, coll, demo-one
         self.error = None
         self.left_behind = 0
         self.busy, self.loadavg = [], []
         self.elapsed = 0.0
         self.iperf_retransmits = []
+        self.logdir, self.runs = "", 0     # every run's output: <logdir>/<n>-<program>-<slug>.log
 
 
 # --- running a job ---------------------------------------------------------------------
@@ -133,16 +136,21 @@ def run_job(cmd, timeout, done):
         raise
     status = p.poll()
     hung = False
+    note = ""
     if status is None:
+        ending = time.perf_counter()
         end_group(p)
         status, hung = 124, finished is not None
+        note = (f"\n[runner: ended the job {ending - start:.1f} s after its start"
+                f"{'' if finished is None else f', {ending - finished:.1f} s after its results'}"
+                f"; the end took {time.perf_counter() - ending:.1f} s]")
     drain_until = time.perf_counter() + 2
     while open_fds and time.perf_counter() < drain_until:
         read_ready(0.2)
     p.stdout.close()
     p.stderr.close()
     out = b"".join(chunks[out_fd]).decode(errors="replace")
-    err = b"".join(chunks[err_fd]).decode(errors="replace")
+    err = b"".join(chunks[err_fd]).decode(errors="replace") + note
     if status == 124 and not hung:
         err = f"timed out after {timeout} s\n{err}"
     return status, out, err, time.perf_counter() - start, hung
@@ -164,14 +172,23 @@ def end_group(p):
 
 # --- one run of each kind ------------------------------------------------------------------
 
-def record(wr, cluster, program, slug, run, values, sizes, bound, before):
+def record(wr, cluster, program, slug, run, values, sizes, bound, before, may_retry=False):
     """The common end of a run: WAN check, results, failure note, progress line.
     run: (status, stdout, stderr, seconds, hung); values {size: value}; bound: (payload bytes,
-    messages) the run must have put on the WAN at least, or None (nothing to check)."""
+    messages) the run must have put on the WAN at least, or None (nothing to check).
+    Returns False for a run to be tried once more: may_retry, and it timed out without a
+    single result (a peer's launch across the WAN stalled now and then: Open MPI once in
+    about 60 runs); it is then neither a result nor a failure, only counted."""
     status, out, err, seconds, hung = run
+    log = save_log(wr, program, slug, run)
     after = cluster.wan_counters()
     left = cluster.sweep()
     wr.left_behind += left
+    if may_retry and status == 124 and not hung and not values:
+        wr.retried[(slug, program)] = wr.retried.get((slug, program), 0) + 1
+        print(f"    {program:14} {name_of(slug):22} {seconds:6.1f} s timed out without a "
+              f"result; once more [output: {log}]", flush=True)
+        return False
     result = wr.results[program][slug]
     complete = (status == 0 or hung) and all(b in values for b in sizes)
     crossed = True
@@ -198,7 +215,24 @@ def record(wr, cluster, program, slug, run, values, sizes, bound, before):
     note = f" (did not exit after its results: ended after {GRACE} s)" if hung and ok else ""
     print(f"    {program:14} {name_of(slug):22} {seconds:6.1f} s "
           f"{'ok' + note if ok else 'FAILED: ' + wr.failures[(slug, program)]}"
-          + (f" ({left} processes left on the hosts, ended)" if left else ""), flush=True)
+          + (f" ({left} processes left on the hosts, ended)" if left else "")
+          + ("" if ok and not hung else f" [output: {log}]"), flush=True)
+    return True
+
+
+def save_log(wr, program, slug, run):
+    """Writes a run's exit status, time and output to <work>/wan/logs/; returns the path."""
+    status, out, err, seconds, hung = run
+    wr.runs += 1
+    path = os.path.join(wr.logdir, f"{wr.runs:03d}-{program}-{slug}.log")
+    try:
+        os.makedirs(wr.logdir, exist_ok=True)
+        with open(path, "w") as f:
+            f.write(f"exit status {status}, {seconds:.1f} s, hung after results: {hung}\n"
+                    f"--- stdout\n{out}\n--- stderr\n{err}\n")
+    except OSError:
+        pass
+    return path
 
 
 NAMES = {RAW: "raw TCP", IPERF: "iperf3", "metampi": "metampi (gateways)",
@@ -219,7 +253,7 @@ def last_line_done(pattern):
     return lambda out: re.search(pattern, out, re.M) is not None
 
 
-def p2p_once(wr, cluster, c, program, desc, args):
+def p2p_once(wr, cluster, c, program, desc, args, may_retry=False):
     sizes = rb.expected_sizes(P2P_MAX)
     scale = (LAT_SCALE if program == "latency" else BW_SCALE) * args.scale
     cmd = wc.launch(c, cluster.p2p_layout(), cluster, desc) + [
@@ -230,7 +264,7 @@ def p2p_once(wr, cluster, c, program, desc, args):
     values = {b: v for b, (_, v) in parsed.items()}
     counts = {b: n for b, (n, _) in parsed.items()}
     bound = rb.payload(program, counts) if counts else None
-    record(wr, cluster, program, c.slug, run, values, sizes, bound, before)
+    return record(wr, cluster, program, c.slug, run, values, sizes, bound, before, may_retry)
 
 
 def raw_iterations(size, latency, scale):
@@ -301,7 +335,7 @@ def coll_bound(coll, counts):
             sum(per_call * n for n in counts.values()))
 
 
-def coll_once(wr, cluster, c, coll, desc, args):
+def coll_once(wr, cluster, c, coll, desc, args, may_retry=False):
     program = coll_program(coll)
     sizes = coll_sizes(coll)
     cmd = wc.launch(c, cluster.coll_layout(), cluster, desc) + [
@@ -312,8 +346,8 @@ def coll_once(wr, cluster, c, coll, desc, args):
     parsed = parse_coll(run[1], coll)
     values = {b: v for b, (_, v) in parsed.items()}
     counts = {b: n for b, (n, _) in parsed.items()}
-    record(wr, cluster, program, c.slug, run, values, sizes,
-           coll_bound(coll, counts) if counts else None, before)
+    return record(wr, cluster, program, c.slug, run, values, sizes,
+                  coll_bound(coll, counts) if counts else None, before, may_retry)
 
 
 DEMO_TIMES = re.compile(r"compute ([\d.]+)\s+local comm ([\d.]+)\s+WAN comm ([\d.]+)\s+"
@@ -329,6 +363,7 @@ def demo_once(wr, cluster, config, c, desc, args):
     before = before_run(wr, cluster, args)
     status, out, err, seconds, hung = run_job(cmd, args.wan_timeout,
                                               last_line_done(DEMO_TIMES.pattern))
+    log = save_log(wr, "demo-" + config, c.slug, (status, out, err, seconds, hung))
     after = cluster.wan_counters()
     wr.left_behind += cluster.sweep()
     m, cs = DEMO_TIMES.search(out), re.search(r"checksum (0x[0-9a-f]+)", out)
@@ -352,7 +387,7 @@ def demo_once(wr, cluster, config, c, desc, args):
         wr.demo[config].append(dict(zip(("compute", "local", "wan", "total"),
                                         map(float, m.groups())), checksum=cs.group(1)))
     print(f"    demo {config:9} {seconds:6.1f} s "
-          f"{'FAILED: ' + problem if problem else 'ok'}", flush=True)
+          f"{'FAILED: ' + problem + f' [output: {log}]' if problem else 'ok'}", flush=True)
 
 
 def gateway_probe(cluster, c, desc, args):
@@ -398,6 +433,8 @@ def run_rounds(wr, cluster, cs, args):
     print(f"  emulated sites: {' '.join(cluster.site(0))} | {' '.join(cluster.site(1))}, "
           f"WAN {wc.WAN_DELAY} one way, {wc.WAN_RATE}", flush=True)
     work = os.path.join(args.work, "wan")
+    wr.logdir = os.path.join(work, "logs")
+    shutil.rmtree(wr.logdir, ignore_errors=True)
     desc = {"p2p": wc.write_description(os.path.join(work, "p2p.ini"),
                                         cluster.p2p_layout(), cluster),
             "coll": wc.write_description(os.path.join(work, "two-sites.ini"),
@@ -439,11 +476,13 @@ def run_rounds(wr, cluster, cs, args):
                 elif who == IPERF:
                     iperf_once(wr, cluster, args)
                 elif program in who.mpi.programs:
-                    p2p_once(wr, cluster, who, program, desc["p2p"], args)
+                    if not p2p_once(wr, cluster, who, program, desc["p2p"], args, True):
+                        p2p_once(wr, cluster, who, program, desc["p2p"], args)
         for coll in COLLS:
             for c in rb.rotated(live, rnd):
                 if coll_program(coll) in c.mpi.programs and runnable(c.slug, coll_program(coll)):
-                    coll_once(wr, cluster, c, coll, desc["coll"], args)
+                    if not coll_once(wr, cluster, c, coll, desc["coll"], args, True):
+                        coll_once(wr, cluster, c, coll, desc["coll"], args)
         by = {c.slug: c for c in cs}
         configs = [("one", by["metampi"], desc["one"])]
         if "metampi" in [c.slug for c in live]:
