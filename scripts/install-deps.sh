@@ -4,6 +4,7 @@
 #   build-essential cmake pkg-config   the build and the install/pkg-config tests
 #   libhwloc-dev                       CPU topology for mpirun's rank binding (runtime: libhwloc15)
 #   libssl-dev                         HMAC job-key authentication of TCP connections (libcrypto)
+#   libzstd-dev                        compression of WAN frames by the site gateways
 #   libinih-dev                        mpirun's metacomputer description (INI, --metacomputer)
 #   python3                            the launcher and error-report test drivers
 #   python3-matplotlib                 the demo's plot (make demo; for /usr/bin/python3)
@@ -13,7 +14,7 @@
 #   iputils-ping                       reachability and round trips in the emulated clusters
 #   clang-14 libclang-rt-14-dev        libFuzzer, for the fuzz tests of the network parsers
 set -euo pipefail
-packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev libinih-dev python3
+packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev libinih-dev libzstd-dev python3
           python3-matplotlib mpich procps iproute2 iputils-ping clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do

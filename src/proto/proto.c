@@ -15,8 +15,10 @@ size_t proto_iov_min = DEFAULT_DT_IOV_MIN;
 proto_upcalls_t proto_up;
 int proto_my_rank;
 
+/* The first that reaches a peer carries its frames: gw only in gateway mode, and only to
+ * ranks at other sites, where tcp would go directly. */
 static const transport_t *const all_transports[] = { &transport_self, &transport_shm,
-                                                      &transport_tcp };
+                                                      &transport_gw, &transport_tcp };
 enum { NTRANSPORTS = sizeof all_transports / sizeof all_transports[0] };
 static int opened[NTRANSPORTS];
 

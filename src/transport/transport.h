@@ -151,6 +151,8 @@ typedef struct transport {
 extern const transport_t transport_self;
 /* Frames to ranks on this host through shared memory (transport/shm/). */
 extern const transport_t transport_shm;
+/* Frames to ranks at other sites through this site's gateway (transport/gw/). */
+extern const transport_t transport_gw;
 /* Frames to ranks on other hosts through TCP connections (transport/tcp/). */
 extern const transport_t transport_tcp;
 

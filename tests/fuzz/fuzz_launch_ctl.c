@@ -74,6 +74,7 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     ctl_put_str(&j, "kvs_1_2");
     ctl_put_str(&j, "(vector,(0,2,2))");
     ctl_put_strs(&j, sites, 6);
+    ctl_put_strs(&j, argv, 2); /* gateway arguments */
     ctl_put_u8(&j, 0);
     ctl_put_u8(&j, 0);
     ctl_put_u8(&j, 0);

@@ -511,10 +511,9 @@ class Metacomputer(MultiHostTest):
     def test_errors(self):
         path = self.two_sites()
         self.check_error(["--metacomputer", path, "true"],
-                         r"^mpirun: metacomputer '%s' describes 2 sites: the site gateways that "
-                         r"carry traffic between sites are not available yet; use --direct-wan "
-                         r"\(ranks at different sites connect directly over TCP\)$"
-                         % re.escape(path))
+                         r"^mpirun: metacomputer '%s', line 1: site 'north' needs 'wan = "
+                         r"IPv4:PORT', the address its gateway listens on \(or use --direct-wan: "
+                         r"ranks at different sites connect directly\)$" % re.escape(path))
         self.check_error(["--metacomputer", path, "--direct-wan", "--host", H1, "true"],
                          r"^mpirun: --metacomputer cannot be combined with --host or --hostfile "
                          r"\(the description names the hosts of every site\)$")

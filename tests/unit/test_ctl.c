@@ -32,6 +32,9 @@ static int parse_exact(const unsigned char *p, size_t len, ctl_frame_t *f, char 
             s = f->u.job.kvs;
             for (uint32_t i = 0; i < f->u.job.kvs.n; i++)
                 CHECK(strlen(ctl_strs_next(&s)) < len);
+            s = f->u.job.gateway;
+            for (uint32_t i = 0; i < f->u.job.gateway.n; i++)
+                CHECK(strlen(ctl_strs_next(&s)) < len);
             for (uint32_t i = 0; i < f->u.job.ranks.n; i++)
                 (void)ctl_u32s_at(&f->u.job.ranks, i);
         } else if (f->type == CTL_KVS) {
@@ -54,6 +57,7 @@ static void build_all(ctl_buf_t *b, size_t *starts, int *n)
     const char *kv[] = { "k1", "v1", "k2", "" };
     const char *sites[] = { "metampi.sites", "2,1,1", "metampi.site_names", "a,b",
                             "metampi.rank_sites", "0*4,1*2" };
+    const char *gw[] = { "--site", "1", "--gateways", "10.0.1.1:7000,10.0.2.1:7000" };
     *n = 0;
 #define START(t) do { starts[(*n)++] = b->len; ctl_begin(b, t); } while (0)
     START(CTL_KEY);
@@ -73,6 +77,7 @@ static void build_all(ctl_buf_t *b, size_t *starts, int *n)
     ctl_put_str(b, "kvs_1_2");
     ctl_put_str(b, "(vector,(0,3,1),(1,1,1),(2,1,2))");
     ctl_put_strs(b, sites, 6);
+    ctl_put_strs(b, gw, 4);
     ctl_put_u8(b, 3);
     ctl_put_u8(b, 0);
     ctl_put_u8(b, 1);
@@ -87,6 +92,8 @@ static void build_all(ctl_buf_t *b, size_t *starts, int *n)
     ctl_put_strs(b, kv, 4);
     ctl_end(b);
     START(CTL_BARRIER_OUT);
+    ctl_end(b);
+    START(CTL_END);
     ctl_end(b);
     START(CTL_HELLO);
     ctl_put_u32(b, CTL_HELLO_MAGIC);
@@ -173,6 +180,10 @@ int main(void)
             for (int i = 0; i < 5; i++)
                 ctl_strs_next(&k);
             CHECK(strcmp(ctl_strs_next(&k), "0*4,1*2") == 0);
+            ctl_strs_t gw = f.u.job.gateway;
+            CHECK(gw.n == 4);
+            ctl_strs_next(&gw);
+            CHECK(strcmp(ctl_strs_next(&gw), "1") == 0);
         }
         if (f.type == CTL_OUTPUT)
             CHECK(f.u.output.len == 5 && f.u.output.rank == 5 && f.u.output.stream == 2);
@@ -242,6 +253,7 @@ int main(void)
         ctl_put_str(&j, "kvs");
         ctl_put_str(&j, "");
         ctl_put_strs(&j, kvs[t].kv, kvs[t].n);
+        ctl_put_strs(&j, NULL, 0);
         ctl_put_u8(&j, 0);
         ctl_put_u8(&j, 0);
         ctl_put_u8(&j, 0);

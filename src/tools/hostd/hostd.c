@@ -3,6 +3,7 @@
 #include "channel.h"
 #include "ctl.h"
 #include "evloop.h"
+#include "gwproc.h"
 #include "hostpolicy.h"
 #include "jobenv.h"
 #include "node.h"
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct hostd {
@@ -42,6 +44,7 @@ typedef struct hostd {
     hostpolicy_t hp;
     node_t node;
     int barrier_wait;            /* our ranks are in a barrier, waiting for BARRIER_OUT */
+    gwproc_t gw;                 /* the site gateway, when this host runs it */
     /* teardown */
     int condemned, kill_sent;
     long long t_condemned, t_drain;
@@ -99,6 +102,7 @@ static void condemn(hostd_t *h, int sig)
         h->kill_sent = 1;
     if (h->started)
         node_signal(&h->node, sig);
+    gwproc_signal(&h->gw, sig == SIGKILL ? SIGKILL : SIGTERM);
 }
 
 /* mpirun broke the protocol: nothing it says can be trusted any more. */
@@ -186,6 +190,17 @@ static void on_barrier(void *ctx, const char *const *kv, size_t nkv)
     ctl_end(chan_out(&h->ch));
     chan_send(&h->ch);
     h->barrier_wait = 1;
+}
+
+/* The site gateway ended: a failure before END or the teardown is reported like a rank's. */
+static void on_other_exited(void *ctx, pid_t pid, int status)
+{
+    hostd_t *h = ctx;
+    if (pid != h->gw.pid || h->gw.reaped)
+        return;
+    char text[1100];
+    if (gwproc_exited(&h->gw, status, h->host, text, sizeof text) && !h->condemned)
+        send_fail(h, 1, text);
 }
 
 static void on_stdin_consumed(void *ctx, size_t n)
@@ -291,9 +306,14 @@ static void start_job(hostd_t *h, const ctl_job_t *j)
     node_events_t ev = { .ctx = h, .exited = on_exited, .aborted = on_aborted,
                          .pmi_failed = on_pmi_failed, .bind_refused = on_bind_refused,
                          .barrier = on_barrier, .stdin_consumed = on_stdin_consumed,
-                         .stdin_closed = on_stdin_closed };
+                         .stdin_closed = on_stdin_closed, .other_exited = on_other_exited };
     node_init(&h->node, &h->loop, &spec, &ev);
     h->started = 1;
+    if (j->gateway.n && gwproc_start(&h->gw, j->gateway, h->key, text, sizeof text) != 0) {
+        send_fail(h, 1, text);
+        condemn(h, SIGKILL);
+        return;
+    }
     /* mpirun's own pairs (the site layout): there before any rank can ask. The puts cannot
      * fail: the space is empty and a frame (CTL_MAX_FRAME) is far below KVS_MAX_BYTES. */
     ctl_strs_t kv = j->kvs;
@@ -354,6 +374,9 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
     case CTL_KILL:
         condemn(h, (int)f->u.sig);
         return;
+    case CTL_END:
+        gwproc_signal(&h->gw, SIGTERM);
+        return;
     case CTL_KVS: {
         if (!h->barrier_wait) {
             protocol_error(h, "key-value pairs outside a barrier");
@@ -413,7 +436,7 @@ static int ranks_over(hostd_t *h, long long now)
 {
     if (!h->have_job || h->failed)
         return h->have_job || h->mpirun_gone;
-    if (node_live(&h->node) > 0)
+    if (node_live(&h->node) > 0 || (h->gw.pid && !h->gw.reaped))
         return 0;
     if (!h->t_drain) {
         node_close_stdin(&h->node);
@@ -485,6 +508,11 @@ int hostd_run(int ctl_in, int ctl_out, const char *host_arg)
     }
 
     util_set_msg_hook(NULL);
+    if (h.gw.pid && !h.gw.reaped) { /* mpirun is gone: so is the job */
+        gwproc_signal(&h.gw, SIGKILL);
+        waitpid(h.gw.pid, NULL, 0);
+    }
+    gwproc_close(&h.gw);
     if (h.started)
         node_free(&h.node);
     teardown_kill_orphans();

@@ -139,6 +139,7 @@ static void parse_job(rd_t *r, ctl_job_t *j)
     j->kvsname = rd_str(r, "kvsname");
     j->mapping = rd_str(r, "mapping");
     j->kvs = rd_strs(r, "key-value pairs", 0);
+    j->gateway = rd_strs(r, "gateway arguments", 0);
     j->bind = rd_u8(r, "bind policy", 4);
     j->oversubscribe = rd_u8(r, "oversubscribe", 1);
     j->report_bindings = rd_u8(r, "report_bindings", 1);
@@ -206,6 +207,7 @@ int ctl_parse(const void *buf, size_t len, ctl_frame_t *f, size_t *used, char *e
         f->u.sig = rd_u32(&r, "signal", 1, 64);
         break;
     case CTL_BARRIER_OUT:
+    case CTL_END:
     case CTL_BARRIER_IN:
     case CTL_STDIN_CLOSED:
     case CTL_DONE:
@@ -292,7 +294,8 @@ const char *ctl_type_name(uint8_t type, char *tmp, size_t cap)
 {
     static const char *const names[] = {
         [CTL_KEY] = "KEY", [CTL_JOB] = "JOB", [CTL_STDIN] = "STDIN", [CTL_KILL] = "KILL",
-        [CTL_BARRIER_OUT] = "BARRIER_OUT", [CTL_KVS] = "KVS", [CTL_HELLO] = "HELLO",
+        [CTL_BARRIER_OUT] = "BARRIER_OUT", [CTL_KVS] = "KVS", [CTL_END] = "END",
+        [CTL_HELLO] = "HELLO",
         [CTL_OUTPUT] = "OUTPUT", [CTL_EXITED] = "EXITED", [CTL_ABORTED] = "ABORTED",
         [CTL_PMI_FAILED] = "PMI_FAILED", [CTL_FAIL] = "FAIL", [CTL_NOTE] = "NOTE",
         [CTL_REPORT] = "REPORT", [CTL_BARRIER_IN] = "BARRIER_IN",

@@ -15,11 +15,13 @@
  * Conversation (mpirun: M, hostd: H):
  *   H: HELLO (first bytes on its stdout, so garbage from a login script is recognised)
  *   M: KEY (the job key, 64 hex digits: only ever sent here, never on a command line), JOB
+ *      (with the arguments of the site gateway this host runs, if any)
  *   H: REPORT / NOTE, then OUTPUT, EXITED, ABORTED, PMI_FAILED, FAIL, STDIN_ACK,
  *      STDIN_CLOSED as things happen; for each PMI barrier: KVS* BARRIER_IN
  *   M: STDIN (flow control: at most CTL_STDIN_WINDOW bytes not yet acknowledged by
  *      STDIN_ACK; empty data = EOF), KVS* BARRIER_OUT once every host is in the barrier
- *      (the union of all hosts' puts), KILL
+ *      (the union of all hosts' puts), KILL, END once every rank has exited (the helper
+ *      ends its gateway, SIGTERM; the gateway's failure before that is a FAIL)
  *   H: DONE once all its ranks are reaped and their output sent (nothing follows)
  *   M: closes the channel when every host is DONE (or lost): the helper sweeps and exits.
  *   EOF on either side ends the conversation; a helper seeing EOF kills its ranks.
@@ -32,7 +34,8 @@
 
 #define CTL_MAX_FRAME (4u << 20)
 #define CTL_HELLO_MAGIC 0x3144484du   /* "MHD1" */
-#define CTL_VERSION 2   /* 2: JOB carries the initial key-value pairs (kvs) */
+#define CTL_VERSION 3   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
+                                 gateway (JOB gateway, END) */
 #define CTL_KVS_CHUNK (256u << 10)    /* a KVS frame carries at most about this many bytes */
 #define CTL_STDIN_WINDOW (64u << 10)  /* = IOFWD_STDIN_BUF, the helper's stdin buffer */
 #define CTL_KEY_HEX 64
@@ -45,6 +48,7 @@ enum ctl_type {
     CTL_KILL = 4,         /* u32 sig (1..64): start the teardown with sig (SIGKILL: at once) */
     CTL_BARRIER_OUT = 5,  /* (empty) */
     CTL_KVS = 6,          /* strs kv: key, value, ... (even count); both directions */
+    CTL_END = 7,          /* (empty) every rank of the job has exited: end the gateway */
     /* hostd -> mpirun */
     CTL_HELLO = 16,       /* u32 magic, u32 version, u32 pid */
     CTL_OUTPUT = 17,      /* u8 stream (1 stdout, 2 stderr), u8 add_newline, u32 rank, data
@@ -86,6 +90,8 @@ typedef struct ctl_job {
     const char *mapping;    /* PMI_process_mapping ("" = none) */
     ctl_strs_t kvs;         /* key, value, ...: in the PMI space before any rank starts
                                (the site layout); even count, valid PMI keys and values */
+    ctl_strs_t gateway;     /* the arguments of metampi-gateway (without the program name)
+                               when this host runs its site's gateway; none: no gateway */
     uint8_t bind;           /* mpirun_bind_t */
     uint8_t oversubscribe;  /* 0/1 */
     uint8_t report_bindings;/* 0/1 */

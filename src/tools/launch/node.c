@@ -173,8 +173,11 @@ void node_reap(node_t *n)
         if (pid <= 0)
             return;
         int r = find_rank(n, pid);
-        if (r < 0)
-            continue;  /* not a rank (cannot happen: ranks are our only children) */
+        if (r < 0) {   /* not a rank: the helper's gateway, or an orphan it inherited */
+            if (n->ev.other_exited)
+                n->ev.other_exited(n->ev.ctx, pid, status);
+            continue;
+        }
         node_rank_t *rk = &n->rank[r];
         rk->reaped = 1;
         n->nlive--;

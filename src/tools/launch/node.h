@@ -48,6 +48,8 @@ typedef struct node_events {
      * rank; the stdin pipe is closed (nothing more will be taken). */
     void (*stdin_consumed)(void *ctx, size_t n);
     void (*stdin_closed)(void *ctx);
+    /* Optional: a child that is not a rank was reaped (the site gateway the helper runs). */
+    void (*other_exited)(void *ctx, pid_t pid, int status);
 } node_events_t;
 
 /* Where each rank runs. Absent (NULL in node_spec_t): ranks keep mpirun's affinity. */

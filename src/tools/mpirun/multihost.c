@@ -20,6 +20,7 @@
 #include "agent.h"
 #include "channel.h"
 #include "ctl.h"
+#include "gateways.h"
 #include "evloop.h"
 #include "iofwd.h"
 #include "placement.h"
@@ -63,6 +64,8 @@ typedef struct mhost {
     int hello, done, lost, in_barrier;
     int chan_ended;
     long long t_ended;        /* the channel ended before DONE */
+    char **gw_args;           /* it runs its site's gateway with these arguments */
+    int ngw_args;
 } mhost_t;
 
 struct mh {
@@ -76,6 +79,7 @@ struct mh {
     pid_t *pid;               /* per rank, once it exited */
     unsigned char *departed, *finalized;
     int nbarrier;             /* hosts in the current barrier */
+    int ndeparted;
     char **kv;                /* the barrier's union: key, value, ... */
     size_t nkv, capkv;        /* strings */
     iofwd_sink_t out_sink, err_sink;
@@ -229,6 +233,19 @@ static void barrier_release(mh_t *m)
     kv_clear(m);
 }
 
+/* Every rank has exited: the gateways have nothing left to carry. */
+static void end_gateways(mh_t *m)
+{
+    for (int k = 0; k < m->nhost; k++) {
+        mhost_t *h = &m->host[k];
+        if (h->ngw_args && live(h)) {
+            ctl_begin(chan_out(&h->ch), CTL_END);
+            ctl_end(chan_out(&h->ch));
+            chan_send(&h->ch);
+        }
+    }
+}
+
 /* ---- a helper that broke the protocol or is gone ------------------------------------- */
 
 static void host_gone(mhost_t *h)
@@ -337,6 +354,8 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
         job_rank_exited(&m->job, (int)rank, h->name, (pid_t)f->u.exited.pid,
                         f->u.exited.status, f->u.exited.inited, f->u.exited.finalized);
         check_barrier_reachable(m);
+        if (++m->ndeparted == m->opts->np)
+            end_gateways(m);
         return;
     case CTL_ABORTED:
         job_rank_aborted(&m->job, (int)rank, h->name, (pid_t)f->u.aborted.pid,
@@ -533,6 +552,7 @@ static void send_job(mh_t *m, mhost_t *h, const char *prog_cwd, const char *mapp
     ctl_put_str(b, m->kvsname);
     ctl_put_str(b, mapping);
     ctl_put_strs(b, (const char *const *)kv, (uint32_t)(2 * nkv));
+    ctl_put_strs(b, (const char *const *)h->gw_args, (uint32_t)h->ngw_args);
     ctl_put_u8(b, (uint8_t)o->bind);
     ctl_put_u8(b, (uint8_t)!!o->oversubscribe);
     ctl_put_u8(b, (uint8_t)!!o->report_bindings);
@@ -693,6 +713,15 @@ int multihost_run(const mpirun_opts_t *opts)
         free(hostd_path);
         return 1;
     }
+    gw_plan_t plan = { 0 };
+    if (gateways_wanted(opts) && gateways_plan(opts, where, &plan, &site_kv, &nsite_kv) != 0) {
+        gateways_free(opts, &plan);
+        sitemap_free_kv(site_kv, nsite_kv);
+        free(where);
+        free(mapping);
+        free(hostd_path);
+        return 1;
+    }
     int *slot = util_xmalloc((size_t)opts->hosts.n * sizeof *slot);
     m.host = util_xmalloc((size_t)opts->hosts.n * sizeof *m.host);
     memset(m.host, 0, (size_t)opts->hosts.n * sizeof *m.host);
@@ -706,6 +735,10 @@ int multihost_run(const mpirun_opts_t *opts)
                 h->index = i;
                 h->name = opts->hosts.h[i].name;
                 h->ranks = util_xmalloc((size_t)np * sizeof *h->ranks);
+                if (plan.args) {
+                    h->gw_args = plan.args[i];
+                    h->ngw_args = plan.nargs[i];
+                }
             }
     }
     m.host_of = util_xmalloc((size_t)np * sizeof *m.host_of);
@@ -830,6 +863,7 @@ int multihost_run(const mpirun_opts_t *opts)
     free(m.pid);
     free(m.departed);
     free(m.finalized);
+    gateways_free(opts, &plan);
     free(mapping);
     free(hostd_path);
     return m.job.status;

@@ -45,8 +45,8 @@ static void usage(FILE *f)
             "  --metacomputer FILE  run on the sites described in FILE (INI: [site NAME] with\n"
             "                       hosts = NAME[:SLOTS],...; see docs/metacomputer.md). Ranks\n"
             "                       fill the sites in order (--map-by applies within a site)\n"
-            "  --direct-wan         ranks at different sites connect directly over TCP (needed\n"
-            "                       for more than one site until the site gateways exist)\n"
+            "  --direct-wan         ranks at different sites connect directly over TCP, not\n"
+            "                       through the site gateways (each site's 'wan' address)\n"
             "  --if LIST            network interfaces or subnets for TCP between hosts\n"
             "                       (eth1,10.1.0.0/16; sets METAMPI_TCP_IF for the ranks)\n"
             "  --launch-agent CMD   command that starts the helper on another host (default\n"
@@ -179,10 +179,15 @@ static int finish_sites(mpirun_opts_t *o, const char *host_arg, const char *host
         return -1;
     }
     if (o->mc.nsites > 1 && !o->direct_wan) {
-        util_msg("metacomputer '%s' describes %d sites: the site gateways that carry traffic "
-                 "between sites are not available yet; use --direct-wan (ranks at different "
-                 "sites connect directly over TCP)", o->metacomputer, o->mc.nsites);
-        return -1;
+        /* gateway mode: each site's gateway listens on its WAN address */
+        for (int s = 0; s < o->mc.nsites; s++)
+            if (!o->mc.site[s].has_wan) {
+                util_msg("metacomputer '%s', line %d: site '%s' needs 'wan = IPv4:PORT', the "
+                         "address its gateway listens on (or use --direct-wan: ranks at "
+                         "different sites connect directly)", o->metacomputer,
+                         o->mc.site[s].line, o->mc.site[s].name);
+                return -1;
+            }
     }
     o->hosts = o->mc.hosts;
     o->mc.hosts = (hostlist_t){ 0 };

@@ -115,6 +115,72 @@ int tcp_outq_flush(tcp_outq_t *q, int fd, tcp_completion_t *out, int max, int *n
     return 1;
 }
 
+int tcp_outq_frame(tcp_outq_t *q, int fd, const void *hdr, size_t hlen,
+                   const struct iovec *iov, int iovcnt, const tr_packer_t *pk)
+{
+    size_t len = pk ? pk->len : 0;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    if (pk) { /* the packer writes into our own copy of the frame */
+        unsigned char *b = malloc(hlen + len), *w = b + hlen;
+        if (!b)
+            return -1;
+        memcpy(b, hdr, hlen);
+        for (int i = 0; i < iovcnt; i++) {
+            memcpy(w, iov[i].iov_base, iov[i].iov_len);
+            w += iov[i].iov_len;
+        }
+        for (size_t done = 0; done < pk->len;)
+            done += pk->pack(pk->ctx, w + done, pk->len - done);
+        if (tcp_outq_push(q, b, hlen + len, b, (tcp_completion_t){ 0 }) != 0) {
+            free(b);
+            return -1;
+        }
+        return 0;
+    }
+    struct iovec v[17];
+    int nv = 0;
+    v[nv++] = (struct iovec){ (void *)hdr, hlen };
+    for (int i = 0; i < iovcnt && nv < 17; i++)
+        if (iov[i].iov_len)
+            v[nv++] = iov[i];
+    size_t written = 0;
+    if (fd >= 0 && !q->n) {
+        long w = tcp_sendv(fd, v, nv);
+        if (w < 0)
+            return -2;
+        written = (size_t)w;
+        if (written == hlen + len)
+            return 0;
+    }
+    return tcp_outq_push_copy(q, v, nv, written);
+}
+
+int tcp_outq_frame_zc(tcp_outq_t *q, const void *hdr, size_t hlen, const struct iovec *iov,
+                      int iovcnt, tcp_completion_t done)
+{
+    size_t head = iovcnt > 0 ? iov[0].iov_len : 0;
+    unsigned char *h = malloc(hlen + head);
+    if (!h)
+        return -1;
+    memcpy(h, hdr, hlen);
+    if (head)
+        memcpy(h + hlen, iov[0].iov_base, head);
+    int last = iovcnt - 1;
+    while (last > 0 && !iov[last].iov_len)
+        last--;
+    tcp_completion_t none = { 0 };
+    if (tcp_outq_push(q, h, hlen + head, h, last <= 0 ? done : none) != 0) {
+        free(h);
+        return -1;
+    }
+    for (int i = 1; i <= last; i++)
+        if (iov[i].iov_len &&
+            tcp_outq_push(q, iov[i].iov_base, iov[i].iov_len, NULL, i == last ? done : none))
+            return -1;
+    return 0;
+}
+
 void tcp_outq_free(tcp_outq_t *q)
 {
     for (size_t i = 0; i < q->n; i++)

@@ -8,6 +8,8 @@
 #ifndef METAMPI_TCP_OUTQ_H
 #define METAMPI_TCP_OUTQ_H
 
+#include "transport/transport.h"
+
 #include <stddef.h>
 #include <sys/uio.h>
 
@@ -39,6 +41,17 @@ int tcp_outq_push_copy(tcp_outq_t *q, const struct iovec *iov, int iovcnt, size_
  * not fit). Returns 1 when the queue is empty, 0 when the socket is full, -1 on a socket
  * error (errno set). */
 int tcp_outq_flush(tcp_outq_t *q, int fd, tcp_completion_t *out, int max, int *nout);
+/* One frame of the layer above: hdr[0..hlen) (the connection's frame header), then the
+ * iovecs, then pk->len bytes from the packer (pk may be NULL). When fd >= 0 and nothing is
+ * queued, what the socket takes is written straight from the caller's memory and only the
+ * rest is copied into the queue; otherwise the whole frame is copied in (the packer writes
+ * into that copy). 0; -1 out of memory; -2 a socket error (errno set). */
+int tcp_outq_frame(tcp_outq_t *q, int fd, const void *hdr, size_t hlen,
+                   const struct iovec *iov, int iovcnt, const tr_packer_t *pk);
+/* The zero-copy form (transport.h, send_zc): hdr and iov[0] are copied, iov[1..) stay the
+ * caller's until done is reported by a flush that wrote them. 0, or -1 out of memory. */
+int tcp_outq_frame_zc(tcp_outq_t *q, const void *hdr, size_t hlen, const struct iovec *iov,
+                      int iovcnt, tcp_completion_t done);
 /* Frees owned segments and forgets the rest (their completions are never reported). */
 void tcp_outq_free(tcp_outq_t *q);
 

@@ -11,6 +11,7 @@ enum { RX_HDR, RX_PLACED, RX_BIG };
 int tcp_rx_init(tcp_rx_t *rx, size_t cap)
 {
     memset(rx, 0, sizeof *rx);
+    rx->h.src = -1;
     rx->buf = malloc(cap);
     rx->cap = cap;
     return rx->buf ? 0 : -1;
@@ -138,14 +139,30 @@ static int run_placed(tcp_rx_t *rx, source_t *s)
     return 1;
 }
 
+static size_t hdr_len(const tcp_rx_ops_t *ops)
+{
+    return ops->parse_hdr ? ops->hdr_len : TCP_FRAME_HDR;
+}
+
+static const char *parse_hdr(const tcp_rx_ops_t *ops, const unsigned char *in,
+                             tcp_frame_hdr_t *h)
+{
+    return ops->parse_hdr ? ops->parse_hdr(in, ops->max_frame, h, ops->hdr_ctx)
+                          : tcp_frame_hdr_parse(in, ops->max_frame, h);
+}
+
 static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int budget,
                int *eof, char *err, int errlen)
 {
+    const size_t hl = hdr_len(ops);
+    /* a relay gets the header in front of the frame: `lead` bytes of it */
+    const size_t lead = ops->with_header ? hl : 0;
     int events = 0;
     *eof = 0;
     s->drained = 0;
     while (events < budget) {
         long r = 1;
+        int from = rx->h.src >= 0 ? rx->h.src : src;
         if (rx->state == RX_PLACED) {
             int p = run_placed(rx, s);
             if (p == 1) {
@@ -154,12 +171,12 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
             }
             r = p == 0 ? -1 : p == -3 ? 0 : -2;
         } else if (rx->state == RX_BIG) {
-            struct iovec iov = { rx->big + rx->big_got, rx->h.len - rx->big_got };
+            struct iovec iov = { rx->big + lead + rx->big_got, rx->h.len - rx->big_got };
             r = src_readv(s, &iov, 1);
             if (r > 0) {
                 rx->big_got += (size_t)r;
                 if (rx->big_got == rx->h.len) {
-                    ops->deliver(src, rx->big, rx->h.len);
+                    ops->deliver(from, rx->big, lead + rx->h.len);
                     free(rx->big);
                     rx->big = NULL;
                     rx->state = RX_HDR;
@@ -169,24 +186,25 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
             }
         } else {
             size_t avail = rx->end - rx->start;
-            if (avail >= TCP_FRAME_HDR) {
+            if (avail >= hl) {
                 const unsigned char *f = rx->buf + rx->start;
-                const char *bad = tcp_frame_hdr_parse(f, ops->max_frame, &rx->h);
+                const char *bad = parse_hdr(ops, f, &rx->h);
+                from = rx->h.src >= 0 ? rx->h.src : src;
                 if (bad) {
                     snprintf(err, (size_t)errlen, "malformed stream from rank %d: %s", src, bad);
                     return -1;
                 }
                 if (rx->h.kind == TCP_KIND_BYE) {
                     rx->bye = 1;
-                    rx->start += TCP_FRAME_HDR;
+                    rx->start += hl;
                     continue;
                 }
-                size_t whole = TCP_FRAME_HDR + rx->h.len, body = rx->h.len - rx->h.head_len;
+                size_t whole = hl + rx->h.len, body = rx->h.len - rx->h.head_len;
                 size_t need = whole;
                 if (ops->place && rx->h.head_len && body >= ops->place_min) {
-                    need = TCP_FRAME_HDR + rx->h.head_len;
+                    need = hl + rx->h.head_len;
                     if (avail >= need &&
-                        ops->place(src, f + TCP_FRAME_HDR, rx->h.head_len, body, &rx->sink)) {
+                        ops->place(from, f + hl, rx->h.head_len, body, &rx->sink)) {
                         rx->start += need;
                         rx->body_left = body;
                         rx->niov = rx->iovi = 0;
@@ -197,19 +215,20 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
                         need = whole; /* not placed: it comes whole */
                 }
                 if (whole <= avail) {
-                    ops->deliver(src, f + TCP_FRAME_HDR, rx->h.len);
+                    ops->deliver(from, f + hl - lead, lead + rx->h.len);
                     rx->start += whole;
                     events++;
                     continue;
                 }
                 if (need == whole && whole > rx->cap) {
-                    if (!(rx->big = malloc(rx->h.len))) {
+                    if (!(rx->big = malloc(lead + rx->h.len))) {
                         snprintf(err, (size_t)errlen, "out of memory for a %u-byte frame",
                                  (unsigned)rx->h.len);
                         return -1;
                     }
-                    rx->big_got = avail - TCP_FRAME_HDR;
-                    memcpy(rx->big, f + TCP_FRAME_HDR, rx->big_got);
+                    memcpy(rx->big, f + hl - lead, lead);
+                    rx->big_got = avail - hl;
+                    memcpy(rx->big + lead, f + hl, rx->big_got);
                     rx->start = rx->end = 0;
                     rx->state = RX_BIG;
                     continue;
@@ -218,7 +237,7 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
                 if (r > 0)
                     continue;
             } else {
-                r = fill(rx, s, TCP_FRAME_HDR);
+                r = fill(rx, s, hl);
                 if (r > 0)
                     continue;
             }
@@ -243,6 +262,12 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
 int tcp_rx_midframe(const tcp_rx_t *rx)
 {
     return rx->state != RX_HDR || rx->start != rx->end;
+}
+
+int tcp_rx_peek(const tcp_rx_t *rx, const tcp_rx_ops_t *ops, tcp_frame_hdr_t *h)
+{
+    return rx->state == RX_HDR && rx->end - rx->start >= hdr_len(ops) &&
+           parse_hdr(ops, rx->buf + rx->start, h) == NULL;
 }
 
 int tcp_rx_run(tcp_rx_t *rx, int fd, int src, const tcp_rx_ops_t *ops, int budget, int *eof,

@@ -1,6 +1,7 @@
 /*
  * The incoming side of one connection: reads the byte stream and cuts it into frames
- * (wire.h). A frame that fits the buffer is delivered in place (zero-copy: the pointer is
+ * (wire.h, or another header format the ops name: the gateway transport's frames, which
+ * carry their source and destination ranks, and the gateways' WAN frames). A frame that fits the buffer is delivered in place (zero-copy: the pointer is
  * into the buffer, valid during the call); a frame whose body the layer above places
  * (transport.h, "Placement") is read straight into the iovecs it names, with no copy
  * between; a larger frame is read into a buffer of its own.
@@ -35,12 +36,28 @@ typedef struct tcp_rx {
     int bye;                    /* the peer said BYE */
 } tcp_rx_t;
 
+/* Parses a frame header of hdr_len bytes: NULL when valid for frames of at most max_len
+ * bytes (fills *h; h->src >= 0 names the frame's source), else what is wrong with it. ctx is
+ * the ops' hdr_ctx (what the parser checks against, e.g. the job size). */
+typedef const char *(*tcp_hdr_parse_fn)(const unsigned char *in, size_t max_len,
+                                        tcp_frame_hdr_t *h, const void *ctx);
+
 typedef struct tcp_rx_ops {
     tr_deliver_fn deliver;
     tr_place_fn place;          /* NULL: nothing is placed */
     size_t place_min;           /* smallest body offered to place */
     size_t max_frame;
+    /* The header format; both 0/NULL: TCP's (tcp_frame_hdr_parse). A frame whose header
+     * names its source (h.src >= 0) is delivered and placed from that rank, not from the
+     * connection's. Kind TCP_KIND_BYE (no body) is the sender's BYE in every format. */
+    size_t hdr_len;             /* at most TCP_RX_HDR_MAX */
+    tcp_hdr_parse_fn parse_hdr;
+    const void *hdr_ctx;        /* parse_hdr's ctx */
+    int with_header;            /* deliver each frame with its header in front (a relay,
+                                 * which forwards the bytes as they came; len includes it) */
 } tcp_rx_ops_t;
+
+enum { TCP_RX_HDR_MAX = 64 };
 
 /* 0, or -1 when out of memory. */
 int tcp_rx_init(tcp_rx_t *rx, size_t cap);
@@ -54,6 +71,10 @@ int tcp_rx_run(tcp_rx_t *rx, int fd, int src, const tcp_rx_ops_t *ops, int budge
 
 /* Nonzero while a frame has been started but not finished (its body is still arriving). */
 int tcp_rx_midframe(const tcp_rx_t *rx);
+
+/* 1 when the header of the next frame is in the buffer and valid (fills *h), else 0: lets a
+ * relay decide whether it has room for that frame before it takes it. */
+int tcp_rx_peek(const tcp_rx_t *rx, const tcp_rx_ops_t *ops, tcp_frame_hdr_t *h);
 
 /* The same parser over bytes already in memory, for the fuzz target: feeds data (as if read
  * from a socket in pieces of at most `piece` bytes) and handles every frame. -1 with err on

@@ -748,45 +748,14 @@ static int tcp_send(int dst, const struct iovec *iov, int iovcnt, const tr_packe
                           .head_len = iovcnt > 0 && iov[0].iov_len <= TCP_HEAD_MAX
                                           ? (uint8_t)iov[0].iov_len : 0 };
     tcp_frame_hdr_encode(hdr, &h);
-    if (pk) { /* the packer writes into our own copy of the frame */
-        unsigned char *b = malloc(TCP_FRAME_HDR + len), *w = b + TCP_FRAME_HDR;
-        if (!b) {
-            snprintf(err, (size_t)errlen, "out of memory for a %zu-byte frame", len);
-            return -1;
-        }
-        memcpy(b, hdr, TCP_FRAME_HDR);
-        for (int i = 0; i < iovcnt; i++) {
-            memcpy(w, iov[i].iov_base, iov[i].iov_len);
-            w += iov[i].iov_len;
-        }
-        for (size_t done = 0; done < pk->len;)
-            done += pk->pack(pk->ctx, w + done, pk->len - done);
-        if (tcp_outq_push(&p->out, b, TCP_FRAME_HDR + len, b, (tcp_completion_t){ 0 }) != 0) {
-            free(b);
-            snprintf(err, (size_t)errlen, "out of memory queuing a frame");
-            return -1;
-        }
-        return peer_flush(p, err, errlen) == 0 ? 1 : -1;
+    int up = p->c && p->c->state == UP && p->c->hs_off == p->c->hs_len;
+    int rc = tcp_outq_frame(&p->out, up ? p->c->fd : -1, hdr, sizeof hdr, iov, iovcnt, pk);
+    if (rc == -2) {
+        snprintf(err, (size_t)errlen, "lost the connection to rank %d (host %s): %s", dst,
+                 peer_host(dst), strerror(errno));
+        return -1;
     }
-    struct iovec v[17];
-    int nv = 0;
-    v[nv++] = (struct iovec){ hdr, TCP_FRAME_HDR };
-    for (int i = 0; i < iovcnt && nv < 17; i++)
-        if (iov[i].iov_len)
-            v[nv++] = iov[i];
-    size_t written = 0;
-    if (p->c && p->c->state == UP && !p->out.n && p->c->hs_off == p->c->hs_len) {
-        long w = tcp_sendv(p->c->fd, v, nv);
-        if (w < 0) {
-            snprintf(err, (size_t)errlen, "lost the connection to rank %d (host %s): %s", dst,
-                     peer_host(dst), strerror(errno));
-            return -1;
-        }
-        written = (size_t)w;
-        if (written == TCP_FRAME_HDR + len)
-            return 1;
-    }
-    if (tcp_outq_push_copy(&p->out, v, nv, written) != 0) {
+    if (rc != 0) {
         snprintf(err, (size_t)errlen, "out of memory queuing a frame");
         return -1;
     }
@@ -807,26 +776,12 @@ static int tcp_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent
     if (frame_check(dst, len, err, errlen) != 0)
         return -1;
     size_t head = iovcnt > 0 ? iov[0].iov_len : 0;
-    unsigned char *h = malloc(TCP_FRAME_HDR + head);
-    if (!h) {
-        snprintf(err, (size_t)errlen, "out of memory queuing a frame");
-        return -1;
-    }
+    unsigned char hdr[TCP_FRAME_HDR];
     tcp_frame_hdr_t fh = { .len = (uint32_t)len, .kind = TCP_KIND_FRAME,
                            .head_len = head <= TCP_HEAD_MAX ? (uint8_t)head : 0 };
-    tcp_frame_hdr_encode(h, &fh);
-    if (head)
-        memcpy(h + TCP_FRAME_HDR, iov[0].iov_base, head);
-    int last = iovcnt - 1;
-    while (last > 0 && !iov[last].iov_len)
-        last--;
-    tcp_completion_t done = { sent, ctx }, none = { 0 };
-    int rc = tcp_outq_push(&p->out, h, TCP_FRAME_HDR + head, h, last == 0 ? done : none);
-    for (int i = 1; rc == 0 && i <= last; i++)
-        if (iov[i].iov_len)
-            rc = tcp_outq_push(&p->out, iov[i].iov_base, iov[i].iov_len, NULL,
-                               i == last ? done : none);
-    if (rc != 0) {
+    tcp_frame_hdr_encode(hdr, &fh);
+    if (tcp_outq_frame_zc(&p->out, hdr, sizeof hdr, iov, iovcnt,
+                          (tcp_completion_t){ sent, ctx }) != 0) {
         snprintf(err, (size_t)errlen, "out of memory queuing a frame");
         return -1;
     }

@@ -116,6 +116,7 @@ const char *tcp_frame_hdr_parse(const unsigned char in[TCP_FRAME_HDR], size_t ma
     h->len = get32(in);
     h->head_len = in[4];
     h->kind = in[5];
+    h->src = -1;
     if (in[6] || in[7])
         return "frame header: reserved bytes set";
     if (h->kind == TCP_KIND_BYE)

@@ -55,6 +55,8 @@ typedef struct tcp_frame_hdr {
     uint32_t len;       /* bytes after the header */
     uint8_t head_len;   /* the first head_len of them are the frame's head */
     uint8_t kind;       /* TCP_KIND_* */
+    int32_t src;        /* set by parsers: the frame's source rank when its header names
+                         * one (a connection that carries many ranks' frames), else -1 */
 } tcp_frame_hdr_t;
 
 void tcp_challenge_encode(unsigned char out[TCP_CHALLENGE_LEN],

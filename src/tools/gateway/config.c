@@ -1,0 +1,220 @@
+#include "config.h"
+
+#include "transport/gw/wire.h"
+#include "zc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A whole decimal number in min..max; -1 when s is not one. */
+static long number(const char *s, long min, long max)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno || v < min || v > max)
+        return -1;
+    return v;
+}
+
+/* Splits a copy of s at commas; returns the count (items point into *copy). */
+static int split(const char *s, char **copy, char ***items)
+{
+    *copy = strdup(s);
+    int n = 1;
+    for (const char *p = s; *p; p++)
+        n += *p == ',';
+    *items = malloc((size_t)n * sizeof **items);
+    if (!*copy || !*items)
+        return -1;
+    char *p = *copy;
+    for (int i = 0; i < n; i++) {
+        (*items)[i] = p;
+        p = strchr(p, ',');
+        if (p)
+            *p++ = '\0';
+    }
+    return n;
+}
+
+/* "0*4,1*4": the site of every rank. */
+static int parse_rank_sites(const char *s, gw_config_t *c, char *err, size_t errlen)
+{
+    char *copy, **items;
+    int n = split(s, &copy, &items);
+    int rc = -1;
+    c->size = 0;
+    for (int i = 0; n > 0 && i < n; i++) {
+        char *star = strchr(items[i], '*');
+        if (star)
+            *star = '\0';
+        long site = number(items[i], 0, GW_SITES_MAX - 1);
+        long count = star ? number(star + 1, 1, GW_RANKS_MAX) : 1;
+        if (site < 0 || count < 0 || c->size + count > GW_RANKS_MAX) {
+            snprintf(err, errlen, "--rank-sites: entry %d is not SITE or SITE*COUNT", i + 1);
+            goto out;
+        }
+        int *r = realloc(c->rank_site, (size_t)(c->size + count) * sizeof *r);
+        if (!r)
+            goto out;
+        c->rank_site = r;
+        for (long k = 0; k < count; k++)
+            c->rank_site[c->size++] = (int)site;
+    }
+    rc = n > 0 ? 0 : -1;
+out:
+    free(copy);
+    free(items);
+    return rc;
+}
+
+int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->site = -1;
+    c->streams = GW_STREAMS_DEFAULT;
+    c->compression = GW_Z_AUTO;
+    c->timeout_ms = GW_TIMEOUT_DEFAULT_MS;
+    c->report_fd = 2;
+    const char *gateways = NULL, *ranks = NULL, *names = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            snprintf(err, errlen, "option %s needs a value", o);
+            goto bad;
+        }
+        i++;
+        long n;
+        if (strcmp(o, "--site") == 0) {
+            if ((c->site = (int)number(v, 0, GW_SITES_MAX - 1)) < 0) {
+                snprintf(err, errlen, "--site: '%s' is not a site index", v);
+                goto bad;
+            }
+        } else if (strcmp(o, "--gateways") == 0) {
+            gateways = v;
+        } else if (strcmp(o, "--rank-sites") == 0) {
+            ranks = v;
+        } else if (strcmp(o, "--names") == 0) {
+            names = v;
+        } else if (strcmp(o, "--streams") == 0) {
+            if ((n = number(v, 1, GW_STREAMS_MAX)) < 0) {
+                snprintf(err, errlen, "--streams: '%s' is not a number of streams (1..%d)", v,
+                         GW_STREAMS_MAX);
+                goto bad;
+            }
+            c->streams = (int)n;
+        } else if (strcmp(o, "--compression") == 0) {
+            if (strcmp(v, "auto") == 0)
+                c->compression = GW_Z_AUTO;
+            else if (strcmp(v, "on") == 0)
+                c->compression = GW_Z_ON;
+            else if (strcmp(v, "off") == 0)
+                c->compression = GW_Z_OFF;
+            else {
+                snprintf(err, errlen, "--compression: '%s' is not auto, on or off", v);
+                goto bad;
+            }
+        } else if (strcmp(o, "--timeout") == 0) {
+            if ((n = number(v, 100, 3600000)) < 0) {
+                snprintf(err, errlen, "--timeout: '%s' is not a time in ms (100..3600000)", v);
+                goto bad;
+            }
+            c->timeout_ms = (int)n;
+        } else if (strcmp(o, "--report-fd") == 0) {
+            if ((n = number(v, 0, 1 << 20)) < 0) {
+                snprintf(err, errlen, "--report-fd: '%s' is not a file descriptor", v);
+                goto bad;
+            }
+            c->report_fd = (int)n;
+        } else {
+            snprintf(err, errlen, "unknown option %s", o);
+            goto bad;
+        }
+    }
+    if (c->site < 0 || !gateways || !ranks) {
+        snprintf(err, errlen, "--site, --gateways and --rank-sites are required");
+        goto bad;
+    }
+    char *copy, **items;
+    int n = split(gateways, &copy, &items);
+    if (n < 2 || n > GW_SITES_MAX || !(c->addr = calloc((size_t)n, sizeof *c->addr))) {
+        if (n > 0)
+            snprintf(err, errlen, "--gateways: %d addresses (2..%d sites)", n, GW_SITES_MAX);
+        free(copy);
+        free(items);
+        goto bad;
+    }
+    c->nsites = n;
+    for (int i = 0; i < n; i++)
+        if (gw_addr_parse(items[i], &c->addr[i]) != 0) {
+            snprintf(err, errlen, "--gateways: '%s' is not IPv4:PORT", items[i]);
+            free(copy);
+            free(items);
+            goto bad;
+        }
+    free(copy);
+    free(items);
+    if (c->site >= c->nsites) {
+        snprintf(err, errlen, "--site %d: there are %d sites", c->site, c->nsites);
+        goto bad;
+    }
+    if (parse_rank_sites(ranks, c, err, errlen) != 0)
+        goto bad;
+    for (int r = 0; r < c->size; r++)
+        if (c->rank_site[r] >= c->nsites) {
+            snprintf(err, errlen, "--rank-sites: rank %d at site %d of %d", r, c->rank_site[r],
+                     c->nsites);
+            goto bad;
+        }
+    c->names = calloc((size_t)c->nsites, sizeof *c->names);
+    if (!c->names)
+        goto bad;
+    if (names) {
+        n = split(names, &copy, &items);
+        if (n != c->nsites) {
+            snprintf(err, errlen, "--names: %d names for %d sites", n, c->nsites);
+            free(copy);
+            free(items);
+            goto bad;
+        }
+        for (int i = 0; i < n; i++)
+            c->names[i] = strdup(items[i]);
+        free(copy);
+        free(items);
+    }
+    for (int i = 0; i < c->nsites; i++) {
+        if (!c->names[i]) {
+            char b[32];
+            snprintf(b, sizeof b, "site%d", i);
+            c->names[i] = strdup(b);
+        }
+        if (!c->names[i])
+            goto bad;
+    }
+    return 0;
+bad:
+    gw_config_free(c);
+    return -1;
+}
+
+void gw_config_free(gw_config_t *c)
+{
+    for (int i = 0; c->names && i < c->nsites; i++)
+        free(c->names[i]);
+    free(c->names);
+    free(c->addr);
+    free(c->rank_site);
+    memset(c, 0, sizeof *c);
+}
+
+void gw_config_addr_text(const gw_config_t *c, int s, char *out, size_t cap)
+{
+    char ip[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &c->addr[s].sin_addr, ip, sizeof ip);
+    snprintf(out, cap, "%s:%u", ip, (unsigned)ntohs(c->addr[s].sin_port));
+}

@@ -1,0 +1,48 @@
+/*
+ * The gateway's configuration, from its command line (the launcher composes it from the
+ * metacomputer description; nothing in it is secret — the job key comes in the environment,
+ * METAMPI_JOB_KEY, as for the ranks):
+ *
+ *   metampi-gateway --site S --gateways IP:PORT,IP:PORT,... --rank-sites LIST
+ *                   [--names NAME,NAME,...] [--streams N] [--compression auto|on|off]
+ *                   [--timeout MS] [--report-fd FD]
+ *
+ *   --site S          this gateway's site, 0-based in description order
+ *   --gateways        every site's gateway WAN address, in site order; this gateway listens
+ *                     on its own, for its site's ranks and the other gateways
+ *   --rank-sites      the site of every rank, in rank order, run-length coded as in the
+ *                     site layout (runtime/sitemap.h): "0*4,1*4" (a bare SITE is one rank)
+ *   --names           the sites' names, for messages (default: site0, site1, ...)
+ *   --streams N       TCP streams per WAN link, 1..GW_STREAMS_MAX (default GW_STREAMS_DEFAULT)
+ *   --compression     zstd per WAN frame: auto (when it pays, measured), on, off (default auto)
+ *   --timeout MS      a WAN link that brings nothing (not even a heartbeat) for MS ms while it
+ *                     is read is lost (default 5000)
+ *   --report-fd FD    where the one-line failure report goes (default 2)
+ */
+#ifndef GATEWAY_CONFIG_H
+#define GATEWAY_CONFIG_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+
+enum { GW_STREAMS_DEFAULT = 1, GW_TIMEOUT_DEFAULT_MS = 5000 };
+
+typedef struct gw_config {
+    int site, nsites;
+    struct sockaddr_in *addr;      /* nsites */
+    char **names;                  /* nsites */
+    int *rank_site;                /* size */
+    int size;
+    int streams;
+    int compression;               /* zc.h GW_Z_* */
+    int timeout_ms;
+    int report_fd;
+} gw_config_t;
+
+/* Parses argv[1..argc). 0, or -1 with one line in err naming the option. */
+int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t errlen);
+void gw_config_free(gw_config_t *c);
+/* "IP:PORT" of site s. */
+void gw_config_addr_text(const gw_config_t *c, int s, char *out, size_t cap);
+
+#endif

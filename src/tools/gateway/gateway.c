@@ -1,0 +1,932 @@
+#include "gateway.h"
+
+#include "evloop.h"
+#include "link.h"
+#include "rate.h"
+#include "transport/gw/wire.h"
+#include "transport/tcp/outq.h"
+#include "transport/tcp/rx.h"
+#include "transport/tcp/wire.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+    RANK_MAX_FRAME = (4 << 20) + 256,  /* = the gw transport's max_frame */
+    RANK_RX = 256 << 10,
+    DST_MAX = 8 << 20,                 /* queued for one rank: forwarding waits beyond */
+    FRAMES_PER_EVENT = 64,
+    HELLO_TIMEOUT_MS = 10000,
+    CONNECT_TIMEOUT_MS = 60000,        /* the other gateway must listen by then */
+    RETRY_MS = 100,
+    END_TIMEOUT_MS = 2000,             /* SIGTERM: BYE, then wait this long for the peers */
+    RATE_MS = 250,                     /* how often a link's rate is read (compression) */
+};
+
+enum hs_state { HS_NONE, HS_CONNECTING, HS_CHALLENGE, HS_WELCOME };
+
+/* A connection whose HELLO has not been read yet (we accepted it), or a stream we open. */
+typedef struct hs {
+    int fd, state;
+    int site, stream;               /* our stream being opened; -1 for an accepted one */
+    unsigned char na[AUTH_NONCE], nc[AUTH_NONCE];
+    unsigned char in[GW_HELLO_LEN];
+    size_t got;
+    long long deadline, retry_at;
+    struct sockaddr_in from;
+    struct hs *next;
+    int last_errno;
+} hs_t;
+
+typedef struct rconn {
+    int rank, fd;
+    int bye, gone;                  /* said BYE / its connection ended */
+    int blocked;                    /* not read: its next frame's link is full */
+    int backlog;                    /* frames may wait in rx */
+    tcp_rx_t rx;
+    tcp_outq_t out;
+} rconn_t;
+
+typedef struct sref {
+    int site, stream;
+} sref_t;
+
+static struct {
+    const gw_config_t *c;
+    auth_key_t key;
+    ev_loop_t loop;
+    int lfd, sigfd;
+    uint32_t size;
+    gw_link_t *links;               /* nsites; links[own site] unused */
+    sref_t *srefs;                  /* nsites * streams */
+    hs_t *hs;                       /* handshakes in progress */
+    rconn_t *ranks;                 /* per rank of the job; used for this site's */
+    tcp_rx_ops_t rank_ops, wan_ops;
+    rconn_t *cur;                   /* the rank being read (deliver callback) */
+    gw_link_t *cur_link;            /* the link being read */
+    char cur_err[256];
+    int cur_bad;
+    int ending;
+    long long rate_at;
+} g;
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *site_name(int s)
+{
+    return g.c->names[s];
+}
+
+/* One line "<prefix><message>\n" on fd, written at once. */
+static void vline(int fd, const char *prefix, const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s", prefix);
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    size_t l = strlen(line);
+    line[l++] = '\n';
+    ssize_t w = write(fd, line, l);
+    (void)w;
+}
+
+/* The one-line report, then exit 1. */
+static _Noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void fail(const char *fmt, ...)
+{
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "gateway of site %s: ", site_name(g.c->site));
+    va_list ap;
+    va_start(ap, fmt);
+    vline(g.c->report_fd, prefix, fmt, ap);
+    va_end(ap);
+    _exit(1);
+}
+
+/* A diagnostic that does not end the job (a stranger's connection). */
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "metampi-gateway (site %s): ", site_name(g.c->site));
+    va_list ap;
+    va_start(ap, fmt);
+    vline(2, prefix, fmt, ap);
+    va_end(ap);
+}
+
+static void addr_text(const struct sockaddr_in *a, char *out, size_t cap)
+{
+    char ip[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+    snprintf(out, cap, "%s:%u", ip, (unsigned)ntohs(a->sin_port));
+}
+
+/* "the WAN link to site B (10.0.2.1:7000)" */
+static const char *link_text(int s)
+{
+    static char b[256];
+    char a[64];
+    gw_config_addr_text(g.c, s, a, sizeof a);
+    snprintf(b, sizeof b, "the WAN link to site %s (%s)", site_name(s), a);
+    return b;
+}
+
+static int my_site(void)
+{
+    return g.c->site;
+}
+
+/* ---- socket set-up ----------------------------------------------------------------------- */
+
+static void socket_options(int fd, int wan)
+{
+    int one = 1;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (!wan)
+        return;
+    /* No TCP_USER_TIMEOUT: it also aborts a connection whose peer advertises a zero window
+     * that long, which is flow control doing its job (a receiving gateway that does not read
+     * while its ranks do not), not a cut. Heartbeats find cuts (after_pass). */
+    /* Explicit sizes (for measurements) switch the kernel's autotuning off. */
+    const char *names[2] = { "METAMPI_GW_SNDBUF", "METAMPI_GW_RCVBUF" };
+    const int opts[2] = { SO_SNDBUFFORCE, SO_RCVBUFFORCE };
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(names[i]);
+        int n = v ? atoi(v) : 0;
+        if (n > 0)
+            setsockopt(fd, SOL_SOCKET, opts[i], &n, sizeof n);
+    }
+}
+
+static void on_stream(void *arg, int fd, short revents);
+static void on_rank(void *arg, int fd, short revents);
+static void on_hs(void *arg, int fd, short revents);
+
+/* ---- streams ------------------------------------------------------------------------------ */
+
+static gw_stream_t *stream_of(const sref_t *r)
+{
+    return &g.links[r->site].st[r->stream];
+}
+
+static short stream_events(const gw_stream_t *s)
+{
+    return (short)((s->paused ? 0 : POLLIN) | (s->out.n ? POLLOUT : 0));
+}
+
+static void stream_update(int site, int i)
+{
+    gw_stream_t *s = &g.links[site].st[i];
+    if (s->fd >= 0 && s->up)
+        ev_set_events(&g.loop, s->fd, stream_events(s));
+}
+
+static void stream_flush(int site, int i)
+{
+    gw_stream_t *s = &g.links[site].st[i];
+    if (s->fd < 0 || !s->up || !s->out.n)
+        return;
+    size_t before = s->out.copied;
+    int nout;
+    int rc = tcp_outq_flush(&s->out, s->fd, NULL, 0, &nout);
+    if (rc < 0) {
+        if (g.ending)
+            return;
+        fail("%s failed: %s", link_text(site), strerror(errno));
+    }
+    if (s->out.copied != before)
+        s->last_tx = now_ms();
+    stream_update(site, i);
+}
+
+static void stream_up(int site, int i, int fd)
+{
+    gw_stream_t *s = &g.links[site].st[i];
+    s->fd = fd;
+    s->up = 1;
+    s->last_rx = s->last_tx = now_ms();
+    ev_watch(&g.loop, fd, stream_events(s), on_stream, &g.srefs[site * g.c->streams + i]);
+    stream_flush(site, i);
+}
+
+/* ---- forwarding to this site's ranks ----------------------------------------------------- */
+
+static void rank_flush(rconn_t *r)
+{
+    if (r->fd < 0 || !r->out.n)
+        return;
+    int nout;
+    if (tcp_outq_flush(&r->out, r->fd, NULL, 0, &nout) < 0) {
+        /* the rank is gone; the launcher reports it */
+        r->gone = 1;
+        tcp_outq_free(&r->out);
+    }
+    if (r->fd >= 0 && !r->gone)
+        ev_set_events(&g.loop, r->fd,
+                      (short)((r->blocked || r->bye ? 0 : POLLIN) | (r->out.n ? POLLOUT : 0)));
+}
+
+static int forward(void *ctx, const gw_frame_t *h, unsigned char *f, size_t n, int owned,
+                   char *err, int errlen)
+{
+    gw_link_t *l = ctx;
+    if (g.c->rank_site[h->dst] != my_site() || g.c->rank_site[h->src] != l->site) {
+        snprintf(err, (size_t)errlen, "a frame from rank %u to rank %u does not belong on it",
+                 h->src, h->dst);
+        return -1;
+    }
+    rconn_t *r = &g.ranks[h->dst];
+    if (r->gone || r->bye) { /* its process is gone or finished: nobody will read it */
+        if (owned)
+            free(f);
+        return 1;
+    }
+    if (r->out.copied + r->out.borrowed >= DST_MAX)
+        return 0;
+    int rc;
+    if (owned) {
+        rc = tcp_outq_push(&r->out, f, n, f, (tcp_completion_t){ 0 });
+    } else {
+        struct iovec v = { f, n };
+        rc = tcp_outq_push_copy(&r->out, &v, 1, 0);
+    }
+    if (rc != 0) {
+        snprintf(err, (size_t)errlen, "out of memory forwarding a %zu-byte frame", n);
+        return -1;
+    }
+    return 1;
+}
+
+static int forward_link(int s)
+{
+    char err[256];
+    int n = gw_link_forward(&g.links[s], forward, &g.links[s], err, sizeof err);
+    if (n < 0)
+        fail("%s: malformed data: %s", link_text(s), err);
+    return n;
+}
+
+/* ---- reading a WAN stream ----------------------------------------------------------------- */
+
+static void wan_deliver(int stream, const void *frame, size_t len)
+{
+    (void)stream;
+    if (g.cur_bad)
+        return;
+    if (gw_link_take(g.cur_link, frame, len, g.cur_err, sizeof g.cur_err) != 0)
+        g.cur_bad = 1;
+}
+
+static void stream_read(int site, int i)
+{
+    gw_link_t *l = &g.links[site];
+    gw_stream_t *s = &l->st[i];
+    if (s->fd < 0 || !s->up || s->bye_in)
+        return;
+    g.cur_link = l;
+    for (int k = 0; k < FRAMES_PER_EVENT; k++) {
+        tcp_frame_hdr_t h;
+        if (tcp_rx_peek(&s->rx, &g.wan_ops, &h)) {
+            gw_wan_t w;
+            gw_wan_parse(s->rx.buf + s->rx.start, g.size, &w);
+            if (!gw_link_may_read(l, &w)) {
+                s->paused = 1;
+                stream_update(site, i);
+                return;
+            }
+        }
+        s->paused = 0;
+        int eof = 0;
+        char err[256];
+        g.cur_bad = 0;
+        int n = tcp_rx_run(&s->rx, s->fd, i, &g.wan_ops, 1, &eof, err, sizeof err);
+        if (g.cur_bad)
+            fail("%s: malformed data: %s", link_text(site), g.cur_err);
+        if (n < 0) {
+            if (g.ending)
+                return;
+            fail("%s failed: %s", link_text(site),
+                 strstr(err, "malformed") ? err : strerror(errno));
+        }
+        if (eof) {
+            if (!s->rx.bye && !g.ending)
+                fail("%s failed: the other gateway closed it without BYE", link_text(site));
+            s->bye_in = 1;
+            ev_unwatch(&g.loop, s->fd);
+            shutdown(s->fd, SHUT_RDWR);
+            return;
+        }
+        if (n == 0)
+            break;
+        s->last_rx = now_ms();
+    }
+    stream_update(site, i);
+}
+
+static void on_stream(void *arg, int fd, short revents)
+{
+    (void)fd;
+    const sref_t *r = arg;
+    gw_stream_t *s = stream_of(r);
+    if (revents & (POLLIN | POLLERR | POLLHUP)) {
+        s->last_rx = now_ms();
+        stream_read(r->site, r->stream);
+        forward_link(r->site);
+    }
+    if (revents & POLLOUT)
+        stream_flush(r->site, r->stream);
+}
+
+/* ---- reading this site's ranks ------------------------------------------------------------ */
+
+static void rank_deliver(int src, const void *frame, size_t len)
+{
+    if (g.cur_bad)
+        return;
+    const unsigned char *f = frame;
+    gw_frame_t h;
+    gw_frame_parse(f, RANK_MAX_FRAME, g.size, &h);
+    if ((int)src != g.cur->rank || g.c->rank_site[h.dst] == my_site()) {
+        snprintf(g.cur_err, sizeof g.cur_err, "a frame from rank %u to rank %u", h.src, h.dst);
+        g.cur_bad = 1;
+        return;
+    }
+    gw_link_t *l = &g.links[g.c->rank_site[h.dst]];
+    for (int i = 0; i < l->nst; i++)
+        if (l->st[i].bye_in)
+            return; /* that site's gateway is ending, and so is the job: nobody reads it */
+    if (gw_link_send(l, f, len) != 0)
+        fail("out of memory for %s", link_text(l->site));
+}
+
+static void rank_close(rconn_t *r)
+{
+    if (r->fd >= 0) {
+        ev_unwatch(&g.loop, r->fd);
+        close(r->fd);
+        r->fd = -1;
+    }
+    tcp_rx_free(&r->rx);
+}
+
+static void rank_read(rconn_t *r)
+{
+    if (r->fd < 0 || r->gone || r->bye)
+        return;
+    r->backlog = 0;
+    g.cur = r;
+    int k;
+    for (k = 0; k < FRAMES_PER_EVENT; k++) {
+        tcp_frame_hdr_t h;
+        if (tcp_rx_peek(&r->rx, &g.rank_ops, &h) && h.kind == GW_KIND_FRAME) {
+            gw_frame_t f;
+            gw_frame_parse(r->rx.buf + r->rx.start, RANK_MAX_FRAME, g.size, &f);
+            int site = g.c->rank_site[f.dst];
+            if (site != my_site() && gw_link_full(&g.links[site])) {
+                r->blocked = 1;
+                break;
+            }
+        }
+        int eof = 0;
+        char err[256];
+        g.cur_bad = 0;
+        int n = tcp_rx_run(&r->rx, r->fd, r->rank, &g.rank_ops, 1, &eof, err, sizeof err);
+        if (g.cur_bad || (n < 0 && strstr(err, "malformed"))) {
+            note("rank %d sent %s; its connection is closed",
+                 r->rank, g.cur_bad ? g.cur_err : err);
+            r->gone = 1;
+            rank_close(r);
+            return;
+        }
+        if (n < 0 || (eof && !r->rx.bye)) { /* the rank died: the launcher says so */
+            r->gone = 1;
+            rank_close(r);
+            return;
+        }
+        if (eof || r->rx.bye) {
+            r->bye = 1;
+            /* what is queued for it goes out, then the connection ends */
+            rank_flush(r);
+            shutdown(r->fd, SHUT_WR);
+            if (eof)
+                rank_close(r);
+            return;
+        }
+        if (n == 0)
+            break;
+    }
+    r->backlog = k == FRAMES_PER_EVENT;
+    ev_set_events(&g.loop, r->fd,
+                  (short)((r->blocked ? 0 : POLLIN) | (r->out.n ? POLLOUT : 0)));
+}
+
+static void on_rank(void *arg, int fd, short revents)
+{
+    (void)fd;
+    rconn_t *r = arg;
+    if (r->bye && (revents & (POLLIN | POLLHUP | POLLERR))) {
+        rank_close(r); /* after its BYE, only its end of stream can come */
+        return;
+    }
+    if (revents & POLLOUT)
+        rank_flush(r);
+    if (r->fd >= 0 && (revents & (POLLIN | POLLERR | POLLHUP)))
+        rank_read(r);
+}
+
+/* ---- handshakes ----------------------------------------------------------------------------- */
+
+static void hs_free(hs_t *h, int close_fd)
+{
+    for (hs_t **p = &g.hs; *p; p = &(*p)->next)
+        if (*p == h) {
+            *p = h->next;
+            break;
+        }
+    if (h->fd >= 0) {
+        ev_unwatch(&g.loop, h->fd);
+        if (close_fd)
+            close(h->fd);
+    }
+    free(h);
+}
+
+static void hs_drop(hs_t *h, const char *why)
+{
+    char a[64];
+    addr_text(&h->from, a, sizeof a);
+    note("dropped a connection from %s: %s", a, why);
+    hs_free(h, 1);
+}
+
+/* Reads until h->in holds want bytes: 1 complete, 0 not yet, -1 end of stream or error. */
+static int read_exact(hs_t *h, size_t want)
+{
+    while (h->got < want) {
+        ssize_t n = read(h->fd, h->in + h->got, want - h->got);
+        if (n > 0) {
+            h->got += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n < 0)
+            h->last_errno = errno;
+        return -1;
+    }
+    return 1;
+}
+
+/* The handshake's small messages go into a fresh socket's empty buffer whole. */
+static int write_all(int fd, const void *p, size_t n)
+{
+    struct iovec v = { (void *)p, n };
+    return tcp_sendv(fd, &v, 1) == (long)n ? 0 : -1;
+}
+
+static void accepted_hello(hs_t *h)
+{
+    gw_hello_t m;
+    const char *bad = gw_hello_parse(h->in, &g.key, h->na, &m);
+    if (bad) {
+        hs_drop(h, bad);
+        return;
+    }
+    int fd = h->fd;
+    if (m.role == GW_ROLE_RANK) {
+        if (m.b != g.size || m.a >= g.size || g.c->rank_site[m.a] != my_site()) {
+            hs_drop(h, "a hello from a rank that is not at this site");
+            return;
+        }
+        rconn_t *r = &g.ranks[m.a];
+        if (r->fd >= 0 || r->bye || r->gone) {
+            hs_drop(h, "a second connection of the same rank");
+            return;
+        }
+        unsigned char w[GW_WELCOME_LEN];
+        gw_welcome_encode(w, &g.key, (uint32_t)my_site(), m.nonce, h->na);
+        if (write_all(fd, w, sizeof w) != 0 || tcp_rx_init(&r->rx, RANK_RX) != 0) {
+            hs_free(h, 1);
+            return;
+        }
+        hs_free(h, 0);
+        r->fd = fd;
+        ev_watch(&g.loop, fd, (short)(POLLIN | (r->out.n ? POLLOUT : 0)), on_rank, r);
+        rank_flush(r);
+        return;
+    }
+    int from = (int)(m.a & 0xffff), nsites = (int)(m.a >> 16);
+    int stream = (int)(m.b & 0xffff), nst = (int)(m.b >> 16);
+    if (nsites != g.c->nsites || from >= my_site() || nst != g.c->streams ||
+        stream >= nst) {
+        hs_drop(h, "a hello from a gateway of another layout");
+        return;
+    }
+    gw_stream_t *s = &g.links[from].st[stream];
+    if (s->fd >= 0 || s->bye_in) {
+        hs_drop(h, "a second connection of the same WAN stream");
+        return;
+    }
+    unsigned char w[GW_WELCOME_LEN];
+    gw_welcome_encode(w, &g.key, (uint32_t)my_site(), m.nonce, h->na);
+    if (write_all(fd, w, sizeof w) != 0) {
+        hs_free(h, 1);
+        return;
+    }
+    hs_free(h, 0);
+    socket_options(fd, 1);
+    stream_up(from, stream, fd);
+}
+
+static void try_connect(hs_t *h);
+
+static void connect_failed(hs_t *h, const char *why)
+{
+    long long t = now_ms();
+    if (t >= h->deadline) {
+        char a[64];
+        gw_config_addr_text(g.c, h->site, a, sizeof a);
+        fail("cannot open %s: %s", link_text(h->site), why);
+    }
+    if (h->fd >= 0) {
+        ev_unwatch(&g.loop, h->fd);
+        close(h->fd);
+        h->fd = -1;
+    }
+    h->state = HS_NONE;
+    h->got = 0;
+    h->retry_at = t + RETRY_MS;
+}
+
+static void on_hs(void *arg, int fd, short revents)
+{
+    (void)fd;
+    (void)revents;
+    hs_t *h = arg;
+    if (h->stream < 0) { /* accepted: its HELLO */
+        int rc = read_exact(h, GW_HELLO_LEN);
+        if (rc < 0)
+            hs_drop(h, "it closed before its hello");
+        else if (rc > 0)
+            accepted_hello(h);
+        return;
+    }
+    if (h->state == HS_CONNECTING) {
+        int soerr = 0;
+        socklen_t l = sizeof soerr;
+        getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &soerr, &l);
+        if (soerr) {
+            connect_failed(h, strerror(soerr));
+            return;
+        }
+        h->state = HS_CHALLENGE;
+        ev_set_events(&g.loop, h->fd, POLLIN);
+    }
+    if (h->state == HS_CHALLENGE) {
+        int rc = read_exact(h, TCP_CHALLENGE_LEN);
+        if (rc == 0)
+            return;
+        if (rc < 0) {
+            connect_failed(h, h->last_errno ? strerror(h->last_errno)
+                                             : "the other side closed it at once");
+            return;
+        }
+        const char *bad = tcp_challenge_parse(h->in, h->na);
+        if (bad)
+            fail("cannot open %s: %s", link_text(h->site), bad);
+        if (auth_nonce(h->nc) != 0)
+            fail("no randomness for a nonce");
+        unsigned char hello[GW_HELLO_LEN];
+        gw_hello_encode(hello, &g.key, GW_ROLE_LINK,
+                        (uint32_t)my_site() | (uint32_t)g.c->nsites << 16,
+                        (uint32_t)h->stream | (uint32_t)g.c->streams << 16, h->na, h->nc);
+        if (write_all(h->fd, hello, sizeof hello) != 0) {
+            connect_failed(h, "cannot send the hello");
+            return;
+        }
+        h->got = 0;
+        h->state = HS_WELCOME;
+    }
+    if (h->state == HS_WELCOME) {
+        int rc = read_exact(h, GW_WELCOME_LEN);
+        if (rc == 0)
+            return;
+        if (rc < 0)
+            fail("cannot open %s: the other gateway closed it during the handshake (%s)",
+                 link_text(h->site), "does it have the same job key?");
+        const char *bad = gw_welcome_parse(h->in, &g.key, h->nc, h->na, (uint32_t)h->site);
+        if (bad)
+            fail("cannot open %s: %s", link_text(h->site), bad);
+        int site = h->site, stream = h->stream, sfd = h->fd;
+        hs_free(h, 0);
+        stream_up(site, stream, sfd);
+    }
+}
+
+static void try_connect(hs_t *h)
+{
+    h->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (h->fd < 0)
+        fail("cannot open %s: %s", link_text(h->site), strerror(errno));
+    socket_options(h->fd, 1);
+    int rc = connect(h->fd, (struct sockaddr *)&g.c->addr[h->site], sizeof g.c->addr[0]);
+    if (rc != 0 && errno != EINPROGRESS) {
+        connect_failed(h, strerror(errno));
+        return;
+    }
+    h->state = rc == 0 ? HS_CHALLENGE : HS_CONNECTING;
+    ev_watch(&g.loop, h->fd, rc == 0 ? POLLIN : POLLOUT, on_hs, h);
+}
+
+static void on_listen(void *arg, int fd, short revents)
+{
+    (void)arg;
+    (void)revents;
+    for (;;) {
+        struct sockaddr_in from;
+        socklen_t fl = sizeof from;
+        int c = accept4(fd, (struct sockaddr *)&from, &fl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (c < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                fail("cannot accept a connection: %s", strerror(errno));
+            return;
+        }
+        hs_t *h = calloc(1, sizeof *h);
+        if (!h || auth_nonce(h->na) != 0)
+            fail("cannot set up an accepted connection");
+        h->fd = c;
+        h->stream = -1;
+        h->from = from;
+        h->deadline = now_ms() + HELLO_TIMEOUT_MS;
+        h->next = g.hs;
+        g.hs = h;
+        socket_options(c, 0);
+        unsigned char ch[TCP_CHALLENGE_LEN];
+        tcp_challenge_encode(ch, h->na);
+        if (write_all(c, ch, sizeof ch) != 0) {
+            hs_free(h, 1);
+            continue;
+        }
+        ev_watch(&g.loop, c, POLLIN, on_hs, h);
+    }
+}
+
+/* ---- the loop -------------------------------------------------------------------------------- */
+
+/* Work that no descriptor announces: frames left in buffers, waits that ended. */
+/* The link's rate for the compression decision: the streams' delivery rates added up; a
+ * sample limited by the sender (nothing to send) cannot lower the estimate. */
+static void update_rate(gw_link_t *l)
+{
+    double sum = 0;
+    int limited = 0;
+    for (int i = 0; i < l->nst; i++) {
+        int al = 0;
+        if (l->st[i].up && l->st[i].fd >= 0)
+            sum += gw_stream_rate(l->st[i].fd, &al);
+        limited |= al;
+    }
+    if (!limited || sum > l->rate)
+        l->rate = sum;
+}
+
+static int after_pass(void)
+{
+    int again = 0;
+    long long t = now_ms();
+    int rates = g.c->compression == GW_Z_AUTO && t >= g.rate_at;
+    if (rates)
+        g.rate_at = t + RATE_MS;
+    for (int s = 0; s < g.c->nsites; s++) {
+        if (s == my_site())
+            continue;
+        gw_link_t *l = &g.links[s];
+        if (rates)
+            update_rate(l);
+        for (int i = 0; i < l->nst; i++) {
+            gw_stream_t *st = &l->st[i];
+            if (st->paused) { /* the window may have room now */
+                stream_read(s, i);
+                again |= !st->paused && tcp_rx_midframe(&st->rx);
+            }
+        }
+        if (gw_link_backlog(l) || l->part_ready)
+            forward_link(s);
+        if (l->batch_len && (gw_link_idle_stream(l) || l->batch_len >= GW_BATCH_MAX / 2))
+            if (gw_link_flush_batch(l) != 0)
+                fail("out of memory for %s", link_text(s));
+        for (int i = 0; i < l->nst; i++) {
+            gw_stream_t *st = &l->st[i];
+            if (st->up && st->fd >= 0 && !st->bye_in && !st->out.n &&
+                t - st->last_tx >= g.c->timeout_ms / 4) {
+                if (gw_link_signal(l, i, GW_WAN_BEAT) != 0)
+                    fail("out of memory for %s", link_text(s));
+            }
+            stream_flush(s, i);
+            if (st->paused) /* we do not read it: its silence is ours, not the link's */
+                st->last_rx = t;
+            if (st->up && st->fd >= 0 && !st->bye_in && t - st->last_rx > g.c->timeout_ms)
+                fail("%s failed: nothing arrived for %d ms (no heartbeat: a cut link?)",
+                     link_text(s), g.c->timeout_ms);
+        }
+    }
+    for (int r = 0; r < (int)g.size; r++) {
+        rconn_t *rc = &g.ranks[r];
+        if (g.c->rank_site[r] != my_site())
+            continue;
+        if (rc->out.n)
+            rank_flush(rc);
+        if (rc->blocked) {
+            gw_frame_t f;
+            tcp_frame_hdr_t h;
+            int site = -1;
+            if (tcp_rx_peek(&rc->rx, &g.rank_ops, &h) && h.kind == GW_KIND_FRAME) {
+                gw_frame_parse(rc->rx.buf + rc->rx.start, RANK_MAX_FRAME, g.size, &f);
+                site = g.c->rank_site[f.dst];
+            }
+            if (site < 0 || !gw_link_full(&g.links[site])) {
+                rc->blocked = 0;
+                rank_read(rc);
+                again |= rc->backlog;
+            }
+        } else if (rc->backlog) {
+            rank_read(rc);
+            again |= rc->backlog;
+        }
+    }
+    for (hs_t *h = g.hs, *next; h; h = next) {
+        next = h->next;
+        if (h->stream < 0 && t > h->deadline)
+            hs_drop(h, "it did not prove the job key in time");
+        else if (h->stream >= 0 && h->state == HS_NONE && t >= h->retry_at)
+            try_connect(h);
+    }
+    return again;
+}
+
+static void end_links(void)
+{
+    g.ending = 1;
+    long long until = now_ms() + END_TIMEOUT_MS;
+    for (int s = 0; s < g.c->nsites; s++) {
+        if (s == my_site())
+            continue;
+        gw_link_t *l = &g.links[s];
+        gw_link_flush_batch(l);
+        for (int i = 0; i < l->nst; i++)
+            if (l->st[i].up && l->st[i].fd >= 0)
+                gw_link_signal(l, i, GW_WAN_BYE);
+    }
+    for (int s = 0; s < g.c->nsites; s++) {
+        if (s == my_site())
+            continue;
+        gw_link_t *l = &g.links[s];
+        for (int i = 0; i < l->nst; i++) {
+            gw_stream_t *st = &l->st[i];
+            if (!st->up || st->fd < 0)
+                continue;
+            while (st->out.n && now_ms() < until) {
+                int nout;
+                if (tcp_outq_flush(&st->out, st->fd, NULL, 0, &nout) < 0)
+                    break;
+                if (st->out.n) {
+                    struct pollfd p = { .fd = st->fd, .events = POLLOUT };
+                    poll(&p, 1, 10);
+                }
+            }
+            shutdown(st->fd, SHUT_WR);
+        }
+    }
+    /* the peers' own end of stream, so no socket is reset with data in flight */
+    for (int s = 0; s < g.c->nsites; s++) {
+        if (s == my_site())
+            continue;
+        gw_link_t *l = &g.links[s];
+        for (int i = 0; i < l->nst; i++) {
+            gw_stream_t *st = &l->st[i];
+            while (st->up && st->fd >= 0 && !st->bye_in && now_ms() < until) {
+                unsigned char sink[65536];
+                ssize_t n = read(st->fd, sink, sizeof sink);
+                if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+                    break;
+                if (n < 0) {
+                    struct pollfd p = { .fd = st->fd, .events = POLLIN };
+                    poll(&p, 1, 10);
+                }
+            }
+        }
+    }
+}
+
+static void on_signal(void *arg, int fd, short revents)
+{
+    (void)arg;
+    (void)revents;
+    struct signalfd_siginfo si;
+    while (read(fd, &si, sizeof si) == (ssize_t)sizeof si)
+        g.ending = 1;
+}
+
+static void listen_on_own_address(void)
+{
+    char a[64];
+    gw_config_addr_text(g.c, my_site(), a, sizeof a);
+    g.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int one = 1;
+    if (g.lfd >= 0)
+        setsockopt(g.lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (g.lfd < 0 ||
+        bind(g.lfd, (struct sockaddr *)&g.c->addr[my_site()], sizeof g.c->addr[0]) != 0 ||
+        listen(g.lfd, 1024) != 0)
+        fail("cannot listen on its WAN address %s: %s", a, strerror(errno));
+    ev_watch(&g.loop, g.lfd, POLLIN, on_listen, NULL);
+}
+
+int gateway_run(const gw_config_t *c, const auth_key_t *key)
+{
+    memset(&g, 0, sizeof g);
+    g.c = c;
+    g.key = *key;
+    g.size = (uint32_t)c->size;
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    g.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    ev_init(&g.loop);
+    if (g.sigfd < 0)
+        fail("cannot set up its signals: %s", strerror(errno));
+    ev_watch(&g.loop, g.sigfd, POLLIN, on_signal, NULL);
+    g.rank_ops = (tcp_rx_ops_t){ .deliver = rank_deliver, .max_frame = RANK_MAX_FRAME,
+                                 .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_frame_parse_rx,
+                                 .hdr_ctx = &g.size, .with_header = 1 };
+    g.wan_ops = (tcp_rx_ops_t){ .deliver = wan_deliver, .max_frame = GW_WAN_MAX,
+                                .hdr_len = GW_WAN_HDR, .parse_hdr = gw_wan_parse_rx,
+                                .hdr_ctx = &g.size, .with_header = 1 };
+    g.links = calloc((size_t)c->nsites, sizeof *g.links);
+    g.srefs = calloc((size_t)(c->nsites * c->streams), sizeof *g.srefs);
+    g.ranks = calloc((size_t)c->size, sizeof *g.ranks);
+    if (!g.links || !g.srefs || !g.ranks)
+        fail("out of memory");
+    for (int r = 0; r < c->size; r++) {
+        g.ranks[r].rank = r;
+        g.ranks[r].fd = -1;
+    }
+    for (int s = 0; s < c->nsites; s++) {
+        for (int i = 0; i < c->streams; i++)
+            g.srefs[s * c->streams + i] = (sref_t){ s, i };
+        if (s == my_site())
+            continue;
+        if (gw_link_init(&g.links[s], s, c->streams, g.size, RANK_MAX_FRAME,
+                         c->compression) != 0)
+            fail("out of memory for %s", link_text(s));
+    }
+    listen_on_own_address();
+    /* the lower site opens each link's streams */
+    for (int s = my_site() + 1; s < c->nsites; s++)
+        for (int i = 0; i < c->streams; i++) {
+            hs_t *h = calloc(1, sizeof *h);
+            if (!h)
+                fail("out of memory");
+            h->fd = -1;
+            h->site = s;
+            h->stream = i;
+            h->deadline = now_ms() + CONNECT_TIMEOUT_MS;
+            h->next = g.hs;
+            g.hs = h;
+            try_connect(h);
+        }
+    int again = 0;
+    while (!g.ending) {
+        ev_run_once(&g.loop, again ? 0 : 100);
+        if (!g.ending)
+            again = after_pass();
+    }
+    end_links();
+    return 0;
+}

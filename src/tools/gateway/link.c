@@ -1,0 +1,316 @@
+#include "link.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gw_link_init(gw_link_t *l, int site, int nstreams, uint32_t size, size_t max_frame,
+                 int compression)
+{
+    memset(l, 0, sizeof *l);
+    l->site = site;
+    l->nst = nstreams;
+    l->size = size;
+    l->max_frame = max_frame;
+    l->st = calloc((size_t)nstreams, sizeof *l->st);
+    if (!l->st || gw_z_init(&l->z, compression) != 0)
+        return -1;
+    for (int i = 0; i < nstreams; i++) {
+        l->st[i].fd = -1;
+        if (tcp_rx_init(&l->st[i].rx, GW_STREAM_RX) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void gw_link_free(gw_link_t *l)
+{
+    for (int i = 0; l->st && i < l->nst; i++) {
+        tcp_outq_free(&l->st[i].out);
+        tcp_rx_free(&l->st[i].rx);
+    }
+    free(l->st);
+    for (int i = 0; i < GW_RWIN; i++)
+        if (l->win[i]) {
+            free(l->win[i]->data);
+            free(l->win[i]);
+        }
+    free(l->batch);
+    free(l->part);
+    gw_z_free(&l->z);
+    memset(l, 0, sizeof *l);
+}
+
+size_t gw_link_queued(const gw_link_t *l)
+{
+    size_t q = l->batch_len;
+    for (int i = 0; i < l->nst; i++)
+        q += l->st[i].out.copied + l->st[i].out.borrowed;
+    return q;
+}
+
+int gw_link_full(const gw_link_t *l)
+{
+    return gw_link_queued(l) >= GW_LINK_MAX;
+}
+
+int gw_link_idle_stream(const gw_link_t *l)
+{
+    for (int i = 0; i < l->nst; i++)
+        if (l->st[i].up && !l->st[i].out.n)
+            return 1;
+    return 0;
+}
+
+/* The stream with the fewest queued bytes, up ones first; ties in turn. */
+static int pick_stream(gw_link_t *l)
+{
+    int best = -1;
+    size_t best_q = 0;
+    for (int k = 0; k < l->nst; k++) {
+        int i = (int)((l->next_stream + (unsigned)k) % (unsigned)l->nst);
+        const gw_stream_t *s = &l->st[i];
+        size_t q = s->out.copied + s->out.borrowed + (s->up ? 0 : (size_t)1 << 40);
+        if (best < 0 || q < best_q) {
+            best = i;
+            best_q = q;
+        }
+    }
+    l->next_stream = (unsigned)(best + 1);
+    return best;
+}
+
+/* buf holds GW_WAN_HDR bytes of room, then body bytes of kind/src: numbers it, compresses it
+ * when that pays, and queues it on a stream. Takes buf. */
+static int emit(gw_link_t *l, unsigned char *buf, size_t body, uint8_t kind, uint32_t src)
+{
+    gw_wan_t w = { .len = (uint32_t)body, .raw_len = (uint32_t)body, .kind = kind,
+                   .src = src, .seq = l->seq_out };
+    size_t zcap = gw_z_bound(body);
+    if (l->z.mode != GW_Z_OFF && body >= GW_Z_MIN) {
+        unsigned char *z = malloc(GW_WAN_HDR + zcap);
+        size_t c = z ? gw_z_maybe(&l->z, buf + GW_WAN_HDR, body, z + GW_WAN_HDR, zcap, l->rate)
+                     : 0;
+        if (c) {
+            free(buf);
+            buf = z;
+            w.len = (uint32_t)c;
+            w.flags = GW_WAN_Z;
+        } else {
+            free(z);
+        }
+    }
+    gw_wan_encode(buf, &w);
+    gw_stream_t *s = &l->st[pick_stream(l)];
+    if (tcp_outq_push(&s->out, buf, GW_WAN_HDR + w.len, buf, (tcp_completion_t){ 0 }) != 0) {
+        free(buf);
+        return -1;
+    }
+    l->seq_out++;
+    l->wan_out++;
+    l->bytes_out += GW_WAN_HDR + w.len;
+    return 0;
+}
+
+int gw_link_flush_batch(gw_link_t *l)
+{
+    if (!l->batch_len)
+        return 0;
+    unsigned char *b = l->batch;
+    size_t n = l->batch_len;
+    l->batch = NULL;
+    l->batch_len = 0;
+    return emit(l, b, n, GW_WAN_BATCH, 0);
+}
+
+int gw_link_send(gw_link_t *l, const unsigned char *f, size_t n)
+{
+    l->frames_out++;
+    if (n <= GW_BATCH_FRAME_MAX) {
+        if (l->batch_len + n > GW_BATCH_MAX && gw_link_flush_batch(l) != 0)
+            return -1;
+        if (!l->batch && !(l->batch = malloc(GW_WAN_HDR + GW_BATCH_MAX)))
+            return -1;
+        memcpy(l->batch + GW_WAN_HDR + l->batch_len, f, n);
+        l->batch_len += n;
+        return 0;
+    }
+    /* ordering: the rank's earlier small frames are in the open batch */
+    if (gw_link_flush_batch(l) != 0)
+        return -1;
+    gw_frame_t h;
+    gw_frame_parse(f, l->max_frame, l->size, &h);
+    for (size_t off = 0; off < n; off += GW_PIECE) {
+        size_t k = n - off < GW_PIECE ? n - off : GW_PIECE;
+        unsigned char *p = malloc(GW_WAN_HDR + k);
+        if (!p)
+            return -1;
+        memcpy(p + GW_WAN_HDR, f + off, k);
+        if (emit(l, p, k, GW_WAN_PIECE, h.src) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int gw_link_signal(gw_link_t *l, int i, int kind)
+{
+    unsigned char *b = malloc(GW_WAN_HDR);
+    if (!b)
+        return -1;
+    gw_wan_encode(b, &(gw_wan_t){ .kind = (uint8_t)kind });
+    if (tcp_outq_push(&l->st[i].out, b, GW_WAN_HDR, b, (tcp_completion_t){ 0 }) != 0) {
+        free(b);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- receiving ------------------------------------------------------------------------- */
+
+int gw_link_may_read(const gw_link_t *l, const gw_wan_t *w)
+{
+    if (w->kind != GW_WAN_BATCH && w->kind != GW_WAN_PIECE)
+        return 1;
+    if (w->seq == l->seq_in)
+        return 1;
+    return w->seq > l->seq_in && w->seq - l->seq_in < GW_RWIN &&
+           l->held + w->raw_len <= GW_REORDER_MAX;
+}
+
+int gw_link_backlog(const gw_link_t *l)
+{
+    return l->win[l->seq_in % GW_RWIN] != NULL;
+}
+
+int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, int errlen)
+{
+    gw_wan_t w;
+    const char *bad = n < GW_WAN_HDR ? "a WAN frame cut short" : gw_wan_parse(wan, l->size, &w);
+    if (!bad && n != GW_WAN_HDR + w.len)
+        bad = "a WAN frame of the wrong length";
+    if (bad) {
+        snprintf(err, (size_t)errlen, "%s", bad);
+        return -1;
+    }
+    if (w.kind != GW_WAN_BATCH && w.kind != GW_WAN_PIECE)
+        return 0; /* heartbeats: their arrival is all they say */
+    if (w.seq < l->seq_in || w.seq - l->seq_in >= GW_RWIN || l->win[w.seq % GW_RWIN]) {
+        snprintf(err, (size_t)errlen, "WAN frame %llu out of order (expected %llu..%llu, once)",
+                 (unsigned long long)w.seq, (unsigned long long)l->seq_in,
+                 (unsigned long long)(l->seq_in + GW_RWIN - 1));
+        return -1;
+    }
+    gw_rframe_t *r = malloc(sizeof *r);
+    unsigned char *d = malloc(w.raw_len);
+    if (!r || !d) {
+        free(r);
+        free(d);
+        snprintf(err, (size_t)errlen, "out of memory for a %u-byte WAN frame", w.raw_len);
+        return -1;
+    }
+    if (w.flags & GW_WAN_Z) {
+        if (gw_z_decompress(&l->z, wan + GW_WAN_HDR, w.len, d, w.raw_len) != 0) {
+            free(r);
+            free(d);
+            snprintf(err, (size_t)errlen, "WAN frame %llu: a bad compressed body",
+                     (unsigned long long)w.seq);
+            return -1;
+        }
+    } else {
+        memcpy(d, wan + GW_WAN_HDR, w.len);
+    }
+    *r = (gw_rframe_t){ .kind = w.kind, .src = w.src, .len = w.raw_len, .data = d };
+    l->win[w.seq % GW_RWIN] = r;
+    l->held += w.raw_len;
+    l->wan_in++;
+    return 0;
+}
+
+/* Appends piece r to the frame being put together. 0, or -1 with err. */
+static int add_piece(gw_link_t *l, gw_rframe_t *r, char *err, int errlen)
+{
+    if (!l->part) {
+        gw_frame_t h;
+        const char *bad = r->len < GW_FRAME_HDR ? "a first piece shorter than a frame header"
+                                                : gw_frame_parse(r->data, l->max_frame,
+                                                                 l->size, &h);
+        if (!bad && (h.kind != GW_KIND_FRAME || h.src != r->src))
+            bad = "a first piece that does not start its rank's frame";
+        if (!bad && GW_FRAME_HDR + h.len <= GW_BATCH_FRAME_MAX)
+            bad = "a small frame sent in pieces";
+        if (bad) {
+            snprintf(err, (size_t)errlen, "%s", bad);
+            return -1;
+        }
+        l->part_len = GW_FRAME_HDR + h.len;
+        l->part_got = 0;
+        l->part_src = r->src;
+        if (!(l->part = malloc(l->part_len))) {
+            snprintf(err, (size_t)errlen, "out of memory for a %zu-byte frame", l->part_len);
+            return -1;
+        }
+    } else if (r->src != l->part_src) {
+        snprintf(err, (size_t)errlen, "a piece of rank %u inside rank %u's frame", r->src,
+                 l->part_src);
+        return -1;
+    }
+    if (r->len > l->part_len - l->part_got) {
+        snprintf(err, (size_t)errlen, "pieces longer than their frame");
+        return -1;
+    }
+    memcpy(l->part + l->part_got, r->data, r->len);
+    l->part_got += r->len;
+    l->part_ready = l->part_got == l->part_len;
+    return 0;
+}
+
+int gw_link_forward(gw_link_t *l, gw_fwd_fn fwd, void *ctx, char *err, int errlen)
+{
+    int frames = 0;
+    for (;;) {
+        if (l->part_ready) {
+            gw_frame_t h;
+            gw_frame_parse(l->part, l->max_frame, l->size, &h);
+            int rc = fwd(ctx, &h, l->part, l->part_len, 1, err, errlen);
+            if (rc < 0)
+                return -1;
+            if (rc == 0)
+                return frames;
+            l->part = NULL;
+            l->part_ready = 0;
+            l->frames_in++;
+            frames++;
+        }
+        gw_rframe_t *r = l->win[l->seq_in % GW_RWIN];
+        if (!r)
+            return frames;
+        if (r->kind == GW_WAN_PIECE) {
+            if (add_piece(l, r, err, errlen) != 0)
+                return -1;
+            r->off = r->len;
+        }
+        while (r->off < r->len) {
+            gw_frame_t h;
+            const char *bad = gw_batch_next(r->data + r->off, r->len - r->off, l->max_frame,
+                                            l->size, &h);
+            if (bad) {
+                snprintf(err, (size_t)errlen, "%s", bad);
+                return -1;
+            }
+            size_t n = GW_FRAME_HDR + h.len;
+            int rc = fwd(ctx, &h, r->data + r->off, n, 0, err, errlen);
+            if (rc < 0)
+                return -1;
+            if (rc == 0)
+                return frames;
+            r->off += n;
+            l->frames_in++;
+            frames++;
+        }
+        l->win[l->seq_in % GW_RWIN] = NULL;
+        l->held -= r->len;
+        l->seq_in++;
+        free(r->data);
+        free(r);
+    }
+}

@@ -1,0 +1,117 @@
+#include "gateways.h"
+
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gateways_wanted(const mpirun_opts_t *o)
+{
+    return o->mc.nsites > 1 && !o->direct_wan;
+}
+
+/* Appends one string to a growing list. */
+static void push(char ***v, int *n, const char *s)
+{
+    *v = util_xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+    (*v)[(*n)++] = util_xstrdup(s);
+}
+
+/* "s:n,s:n" texts grow in a buffer */
+static void append(char **buf, size_t *len, const char *s)
+{
+    size_t l = strlen(s);
+    *buf = util_xrealloc(*buf, *len + l + 1);
+    memcpy(*buf + *len, s, l + 1);
+    *len += l;
+}
+
+int gateways_plan(const mpirun_opts_t *o, const int *where, gw_plan_t *plan, char ***kv,
+                  int *nkv)
+{
+    const metacomputer_t *mc = &o->mc;
+    plan->args = calloc((size_t)o->hosts.n, sizeof *plan->args);
+    plan->nargs = calloc((size_t)o->hosts.n, sizeof *plan->nargs);
+    if (!plan->args || !plan->nargs)
+        util_xmalloc((size_t)-1);
+    int *ranks = calloc((size_t)mc->nsites, sizeof *ranks);
+    char *gateways = NULL, *names = NULL, *rank_sites = NULL;
+    size_t gl = 0, nl = 0, rl = 0;
+    for (int s = 0; s < mc->nsites; s++) {
+        char a[64];
+        snprintf(a, sizeof a, "%s%s:%d", s ? "," : "", mc->site[s].wan_addr,
+                 mc->site[s].wan_port);
+        append(&gateways, &gl, a);
+        append(&names, &nl, s ? "," : "");
+        append(&names, &nl, mc->site[s].name);
+    }
+    for (int r = 0; r < o->np;) {
+        int s = mc->host_site[where[r]], k = r;
+        while (k < o->np && mc->host_site[where[k]] == s)
+            k++;
+        ranks[s] += k - r;
+        char run[48];
+        snprintf(run, sizeof run, "%s%d*%d", r ? "," : "", s, k - r);
+        append(&rank_sites, &rl, run);
+        r = k;
+    }
+    int rc = 0;
+    for (int s = 0; s < mc->nsites && rc == 0; s++) {
+        if (!ranks[s])
+            continue; /* no rank there: no gateway, no link to it */
+        int h = mc->site[s].gateway, runs = 0;
+        for (int r = 0; r < o->np; r++)
+            runs |= where[r] == h;
+        if (!runs) {
+            util_msg("site '%s': its gateway host '%s' runs none of the %d ranks of the job; "
+                     "give the site's gateway a host that runs ranks (gateway = HOST), or more "
+                     "ranks", mc->site[s].name, o->hosts.h[h].name, o->np);
+            rc = -1;
+            break;
+        }
+        char site[16], streams[16];
+        snprintf(site, sizeof site, "%d", s);
+        char ***v = &plan->args[h];
+        int *n = &plan->nargs[h];
+        push(v, n, "--site");
+        push(v, n, site);
+        push(v, n, "--gateways");
+        push(v, n, gateways);
+        push(v, n, "--rank-sites");
+        push(v, n, rank_sites);
+        push(v, n, "--names");
+        push(v, n, names);
+        if (mc->streams) {
+            snprintf(streams, sizeof streams, "%d", mc->streams);
+            push(v, n, "--streams");
+            push(v, n, streams);
+        }
+        push(v, n, "--compression");
+        push(v, n, mc_compression_name(mc->compression));
+        char key[48], val[64];
+        snprintf(key, sizeof key, "metampi.gw.%d", s);
+        snprintf(val, sizeof val, "%s:%d", mc->site[s].wan_addr, mc->site[s].wan_port);
+        *kv = util_xrealloc(*kv, (size_t)(2 * *nkv + 2) * sizeof **kv);
+        (*kv)[2 * *nkv] = util_xstrdup(key);
+        (*kv)[2 * *nkv + 1] = util_xstrdup(val);
+        (*nkv)++;
+    }
+    free(ranks);
+    free(gateways);
+    free(names);
+    free(rank_sites);
+    return rc;
+}
+
+void gateways_free(const mpirun_opts_t *o, gw_plan_t *plan)
+{
+    for (int h = 0; plan->args && h < o->hosts.n; h++) {
+        for (int i = 0; i < plan->nargs[h]; i++)
+            free(plan->args[h][i]);
+        free(plan->args[h]);
+    }
+    free(plan->args);
+    free(plan->nargs);
+    memset(plan, 0, sizeof *plan);
+}

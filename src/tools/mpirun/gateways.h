@@ -1,0 +1,27 @@
+/*
+ * Gateway mode of a job on several sites (mpirun --metacomputer without --direct-wan): one
+ * metampi-gateway per site that runs ranks, started by the helper of the site's gateway host
+ * with the JOB frame's gateway arguments (tools/gateway/config.h), ended with END when every
+ * rank has exited. The ranks find their gateway in the key-value space: "metampi.gw.<site>" =
+ * "IP:PORT" (transport/gw/gw.c).
+ */
+#ifndef MPIRUN_GATEWAYS_H
+#define MPIRUN_GATEWAYS_H
+
+#include "options.h"
+
+typedef struct gw_plan {
+    char ***args;       /* per host index (opts->hosts): the gateway's arguments, or NULL */
+    int *nargs;
+} gw_plan_t;
+
+/* Whether the job runs in gateway mode. */
+int gateways_wanted(const mpirun_opts_t *o);
+/* Plans the gateways for the placement where[rank] = host index: fills *plan and appends the
+ * gateway addresses to the key-value pairs (*kv, *nkv pairs, as sitemap_encode makes them).
+ * 0, or -1 after a message (a gateway host that runs no rank). */
+int gateways_plan(const mpirun_opts_t *o, const int *where, gw_plan_t *plan, char ***kv,
+                  int *nkv);
+void gateways_free(const mpirun_opts_t *o, gw_plan_t *plan);
+
+#endif

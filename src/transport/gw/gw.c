@@ -1,0 +1,440 @@
+/*
+ * The gateway transport: frames to ranks at other sites of a metacomputer, through this
+ * site's gateway (metampi-gateway, tools/gateway) when the job runs in gateway mode.
+ *
+ * Gateway mode: the launcher publishes the gateway of every site in the job's key-value
+ * space, "metampi.gw.<site>" = "IP:PORT" (runtime/sites.h numbers the sites); without that
+ * key for our site (one site, --direct-wan, another launcher) the transport is off and TCP
+ * reaches the other sites directly.
+ *
+ * One connection to our site's gateway carries the frames of every peer at another site, in
+ * both directions; each frame's header names its destination and source ranks (wire.h).
+ * It is opened in connect() (MPI_Init), retried while the gateway is still starting, and
+ * authenticated with the job key (METAMPI_JOB_KEY, role RANK). Sending and receiving reuse
+ * the TCP transport's stream code: framed queues with zero-copy sends (tcp/outq.h) and the
+ * frame reader with placement of large bodies (tcp/rx.h). Invariant: frames leave in the
+ * order send() took them, on one connection, and the gateways keep the order per (source,
+ * destination) pair end to end (tools/gateway/link.h), so the transport's per-pair order
+ * holds.
+ *
+ * Flow control: one queue for all remote peers; send() refuses (0) while it holds
+ * QUEUE_COPIED_MAX copied or QUEUE_BORROWED_MAX borrowed bytes.
+ *
+ * Failures: the end of the gateway's connection without BYE means the gateway died or ended
+ * the job (a lost WAN link): the launcher reports that; this rank waits LOST_GRACE_MS for the
+ * teardown before it ends the job with its own report. MPI_Finalize (close) flushes, says
+ * BYE and waits (bounded) for the gateway's end of stream.
+ */
+#include "transport/gw/wire.h"
+#include "transport/tcp/outq.h"
+#include "transport/tcp/rx.h"
+#include "transport/transport.h"
+
+#include "runtime/job.h"
+#include "runtime/sites.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+    MAX_FRAME = (4 << 20) + 256,   /* as the TCP transport's */
+    EAGER_DEFAULT = 64 << 10,      /* chosen by measurement: docs/ARCHITECTURE.md, gateways */
+    CHUNK_DEFAULT = 1 << 20,
+    RX_BUFFER = 256 << 10,
+    PLACE_MIN = 16 << 10,
+    QUEUE_COPIED_MAX = 4 << 20,
+    QUEUE_BORROWED_MAX = 16 << 20,
+    FRAMES_PER_POLL = 64,
+    MAX_COMPLETIONS = 256,
+    CONNECT_TIMEOUT_MS = 60000,    /* the gateway starts with the ranks: wait for it */
+    RETRY_MS = 20,
+    CLOSE_TIMEOUT_MS = 5000,
+    LOST_GRACE_MS = 3000,
+};
+
+static struct {
+    int active;
+    int rank, size, site;
+    uint32_t usize;
+    int fd;
+    struct sockaddr_in gw;
+    char gw_text[64];
+    auth_key_t key;
+    tcp_outq_t out;
+    tcp_rx_t rx;
+    tcp_rx_ops_t rx_ops;
+    tcp_completion_t done[MAX_COMPLETIONS];
+    int ndone;
+    int closed;
+} g = { .fd = -1 };
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
+{
+    g.rank = boot->rank;
+    g.size = boot->size;
+    g.usize = (uint32_t)boot->size;
+    g.rx_ops = (tcp_rx_ops_t){ .deliver = deliver, .place = boot->place,
+                               .place_min = PLACE_MIN, .max_frame = MAX_FRAME,
+                               .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_frame_parse_rx,
+                               .hdr_ctx = &g.usize };
+    if (sites_count() < 2)
+        return 0;
+    g.site = sites_of(g.rank);
+    char key[48], val[64];
+    snprintf(key, sizeof key, "metampi.gw.%d", g.site);
+    int rc = job_get(key, val, sizeof val, err, errlen);
+    if (rc < 0)
+        return -1;
+    if (rc > 0)
+        return 0; /* no gateways: --direct-wan, or another launcher */
+    if (gw_addr_parse(val, &g.gw) != 0) {
+        snprintf(err, (size_t)errlen, "the launcher published a bad gateway address %s=\"%s\"",
+                 key, val);
+        return -1;
+    }
+    snprintf(g.gw_text, sizeof g.gw_text, "%s", val);
+    const char *hex = getenv("METAMPI_JOB_KEY");
+    if (!hex || auth_key_from_hex(hex, &g.key) != 0) {
+        snprintf(err, (size_t)errlen, "gateway mode needs the job key in METAMPI_JOB_KEY "
+                 "(%d hex digits), which our mpirun sets", AUTH_KEY_HEX);
+        return -1;
+    }
+    if (tcp_rx_init(&g.rx, RX_BUFFER) != 0) {
+        snprintf(err, (size_t)errlen, "out of memory for the gateway connection");
+        return -1;
+    }
+    g.active = 1;
+    return 0;
+}
+
+/* Waits up to the deadline for fd to become ready for events; -1 when it did not. */
+static int wait_fd(int fd, short events, long long deadline)
+{
+    for (;;) {
+        long long left = deadline - now_ms();
+        if (left <= 0)
+            return -1;
+        struct pollfd p = { .fd = fd, .events = events };
+        int rc = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+        if (rc > 0)
+            return 0;
+        if (rc < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+static int read_all(int fd, void *buf, size_t n, long long deadline)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r > 0) {
+            got += (size_t)r;
+            continue;
+        }
+        if (r == 0)
+            return -1;
+        if (errno == EINTR)
+            continue;
+        if ((errno != EAGAIN && errno != EWOULDBLOCK) || wait_fd(fd, POLLIN, deadline) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One attempt: connect and prove the key. 1 up, 0 the gateway is not listening yet (retry),
+ * -1 failed (err). */
+static int attempt(long long deadline, char *err, int errlen)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) {
+        snprintf(err, (size_t)errlen, "cannot make a socket: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    int rc = connect(fd, (struct sockaddr *)&g.gw, sizeof g.gw);
+    if (rc != 0 && errno == EINPROGRESS) {
+        int soerr = 0;
+        socklen_t l = sizeof soerr;
+        if (wait_fd(fd, POLLOUT, deadline) != 0)
+            soerr = ETIMEDOUT;
+        else
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l);
+        rc = soerr ? -1 : 0;
+        errno = soerr;
+    }
+    if (rc != 0) {
+        int e = errno;
+        close(fd);
+        if (e == ECONNREFUSED || e == ENETUNREACH || e == EHOSTUNREACH)
+            return 0;
+        snprintf(err, (size_t)errlen, "%s", strerror(e));
+        return -1;
+    }
+    unsigned char ch[TCP_CHALLENGE_LEN], na[AUTH_NONCE], nc[AUTH_NONCE];
+    unsigned char hello[GW_HELLO_LEN], wel[GW_WELCOME_LEN];
+    const char *bad = NULL;
+    if (read_all(fd, ch, sizeof ch, deadline) != 0)
+        bad = "it closed the connection at once";
+    else if ((bad = tcp_challenge_parse(ch, na)) == NULL) {
+        if (auth_nonce(nc) != 0) {
+            bad = "no randomness for a nonce";
+        } else {
+            gw_hello_encode(hello, &g.key, GW_ROLE_RANK, (uint32_t)g.rank, (uint32_t)g.size,
+                            na, nc);
+            struct iovec v = { hello, sizeof hello };
+            if (tcp_sendv(fd, &v, 1) != (long)sizeof hello)
+                bad = "cannot send the hello";
+            else if (read_all(fd, wel, sizeof wel, deadline) != 0)
+                bad = "it refused this rank (another job key?)";
+            else
+                bad = gw_welcome_parse(wel, &g.key, nc, na, (uint32_t)g.site);
+        }
+    }
+    if (bad) {
+        close(fd);
+        snprintf(err, (size_t)errlen, "%s", bad);
+        return -1;
+    }
+    g.fd = fd;
+    return 1;
+}
+
+static int gw_connect(char *err, int errlen)
+{
+    if (!g.active)
+        return 0;
+    long long deadline = now_ms() + CONNECT_TIMEOUT_MS;
+    char why[200] = "it does not listen";
+    for (;;) {
+        int rc = attempt(deadline, why, sizeof why);
+        if (rc == 1)
+            return 0;
+        if (rc < 0 || now_ms() >= deadline)
+            break;
+        struct timespec ts = { 0, RETRY_MS * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    snprintf(err, (size_t)errlen, "cannot connect to the gateway of site %s at %s: %s",
+             sites_name(g.site), g.gw_text, why);
+    return -1;
+}
+
+static int gw_ready(char *err, int errlen)
+{
+    (void)err;
+    (void)errlen;
+    return 0;
+}
+
+static int gw_reaches(int peer)
+{
+    return g.active && sites_of(peer) != g.site;
+}
+
+static int lost(const char *why, char *err, int errlen)
+{
+    /* The gateway's end is the launcher's to report (a lost WAN link, a gateway that died):
+     * give its teardown time to reach us first. */
+    struct timespec ts = { LOST_GRACE_MS / 1000, (LOST_GRACE_MS % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+    snprintf(err, (size_t)errlen, "lost the connection to the gateway of site %s (%s): %s",
+             sites_name(g.site), g.gw_text, why);
+    return -1;
+}
+
+static int flush(char *err, int errlen)
+{
+    int nout;
+    int rc = tcp_outq_flush(&g.out, g.fd, g.done + g.ndone, MAX_COMPLETIONS - g.ndone, &nout);
+    g.ndone += nout;
+    if (rc < 0)
+        return lost(strerror(errno), err, errlen);
+    return 0;
+}
+
+static int frame_check(int dst, size_t len, char *err, int errlen)
+{
+    if (len == 0 || len > MAX_FRAME) {
+        snprintf(err, (size_t)errlen, "gw: a %zu-byte frame to rank %d (limit %d)", len, dst,
+                 MAX_FRAME);
+        return -1;
+    }
+    return 0;
+}
+
+static void header(unsigned char hdr[GW_FRAME_HDR], int dst, size_t len, size_t head)
+{
+    gw_frame_encode(hdr, &(gw_frame_t){ .len = (uint32_t)len, .kind = GW_KIND_FRAME,
+                                        .head_len = head <= TCP_HEAD_MAX ? (uint8_t)head : 0,
+                                        .dst = (uint32_t)dst, .src = (uint32_t)g.rank });
+}
+
+static int full(void)
+{
+    return g.out.copied >= QUEUE_COPIED_MAX || g.out.borrowed >= QUEUE_BORROWED_MAX;
+}
+
+static int gw_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
+                   char *err, int errlen)
+{
+    if (full())
+        return 0;
+    size_t len = pk ? pk->len : 0;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    if (frame_check(dst, len, err, errlen) != 0)
+        return -1;
+    unsigned char hdr[GW_FRAME_HDR];
+    header(hdr, dst, len, iovcnt > 0 ? iov[0].iov_len : 256);
+    int rc = tcp_outq_frame(&g.out, g.fd, hdr, sizeof hdr, iov, iovcnt, pk);
+    if (rc == -2)
+        return lost(strerror(errno), err, errlen);
+    if (rc != 0) {
+        snprintf(err, (size_t)errlen, "out of memory queuing a frame");
+        return -1;
+    }
+    return flush(err, errlen) == 0 ? 1 : -1;
+}
+
+static int gw_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent)(void *ctx),
+                      void *ctx, char *err, int errlen)
+{
+    if (full())
+        return 0;
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    if (frame_check(dst, len, err, errlen) != 0)
+        return -1;
+    unsigned char hdr[GW_FRAME_HDR];
+    header(hdr, dst, len, iovcnt > 0 ? iov[0].iov_len : 256);
+    if (tcp_outq_frame_zc(&g.out, hdr, sizeof hdr, iov, iovcnt,
+                          (tcp_completion_t){ sent, ctx }) != 0) {
+        snprintf(err, (size_t)errlen, "out of memory queuing a frame");
+        return -1;
+    }
+    return flush(err, errlen) == 0 ? 1 : -1;
+}
+
+static int gw_progress(char *err, int errlen)
+{
+    if (!g.active || g.closed)
+        return 0;
+    int events = 0;
+    if (g.ndone) {
+        tcp_completion_t d[MAX_COMPLETIONS];
+        int n = g.ndone;
+        memcpy(d, g.done, (size_t)n * sizeof *d);
+        g.ndone = 0;
+        for (int i = 0; i < n; i++)
+            d[i].sent(d[i].ctx);
+        events += n;
+    }
+    if (g.out.n && flush(err, errlen) != 0)
+        return -1;
+    int eof = 0;
+    /* (frames left in the buffer when the budget runs out make this return nonzero, so the
+     * progress engine comes back before it sleeps) */
+    int n = tcp_rx_run(&g.rx, g.fd, -1, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
+    if (tcp_rx_midframe(&g.rx)) { /* see the TCP transport: ACK a streamed frame at once */
+        int one = 1;
+        setsockopt(g.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
+    }
+    if (n < 0) {
+        if (strstr(err, "malformed"))
+            return -1;
+        return lost(strerror(errno), err, errlen);
+    }
+    if (eof)
+        return lost(g.rx.bye ? "it ended the connection" : "it closed the connection",
+                    err, errlen);
+    return events + n;
+}
+
+static int gw_busy(void)
+{
+    return g.active && !g.closed && g.out.n;
+}
+
+static void gw_sleep_hook(void)
+{
+}
+
+static int gw_pollfds(struct pollfd *fds, int max)
+{
+    if (!g.active || g.closed || max < 1)
+        return 0;
+    fds[0] = (struct pollfd){ .fd = g.fd, .events = (short)(POLLIN | (g.out.n ? POLLOUT : 0)) };
+    return 1;
+}
+
+static void gw_close(void)
+{
+    if (g.active && g.fd >= 0) {
+        long long until = now_ms() + CLOSE_TIMEOUT_MS;
+        unsigned char bye[GW_FRAME_HDR];
+        gw_frame_encode(bye, &(gw_frame_t){ .kind = GW_KIND_BYE });
+        struct iovec v = { bye, sizeof bye };
+        tcp_outq_push_copy(&g.out, &v, 1, 0);
+        while (g.out.n && now_ms() < until) {
+            int nout;
+            g.ndone = 0; /* no completion runs any more */
+            if (tcp_outq_flush(&g.out, g.fd, g.done, MAX_COMPLETIONS, &nout) < 0)
+                break;
+            if (g.out.n)
+                wait_fd(g.fd, POLLOUT, now_ms() + 10);
+        }
+        shutdown(g.fd, SHUT_WR);
+        for (;;) {
+            unsigned char sink[4096];
+            ssize_t n = read(g.fd, sink, sizeof sink);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+                break;
+            if (n < 0 && wait_fd(g.fd, POLLIN, until) != 0)
+                break;
+        }
+        close(g.fd);
+    }
+    tcp_outq_free(&g.out);
+    tcp_rx_free(&g.rx);
+    memset(&g, 0, sizeof g);
+    g.fd = -1;
+}
+
+const transport_t transport_gw = {
+    .name = "gw",
+    .open = gw_open,
+    .connect = gw_connect,
+    .ready = gw_ready,
+    .reaches = gw_reaches,
+    .max_frame = MAX_FRAME,
+    .eager_default = EAGER_DEFAULT,
+    .chunk_default = CHUNK_DEFAULT,
+    .send = gw_send,
+    .send_zc = gw_send_zc,
+    .progress = gw_progress,
+    .prepare_sleep = gw_sleep_hook,
+    .end_sleep = gw_sleep_hook,
+    .pollfds = gw_pollfds,
+    .busy = gw_busy,
+    .close = gw_close,
+};

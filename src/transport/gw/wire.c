@@ -1,0 +1,222 @@
+#include "transport/gw/wire.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char MAGIC_HELLO[8] = "MMPIgwhl", MAGIC_WELCOME[8] = "MMPIgwwl";
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static const char *role_label(uint32_t role)
+{
+    return role == GW_ROLE_RANK ? "gw-rank" : role == GW_ROLE_LINK ? "gw-link" : NULL;
+}
+
+static uint64_t pair(uint32_t a, uint32_t b)
+{
+    return (uint64_t)a | (uint64_t)b << 32;
+}
+
+void gw_hello_encode(unsigned char out[GW_HELLO_LEN], const auth_key_t *k, uint32_t role,
+                     uint32_t a, uint32_t b, const unsigned char na[AUTH_NONCE],
+                     const unsigned char nc[AUTH_NONCE])
+{
+    memcpy(out, MAGIC_HELLO, 8);
+    put32(out + 8, role);
+    put32(out + 12, a);
+    put32(out + 16, b);
+    memcpy(out + 20, nc, AUTH_NONCE);
+    const char *label = role_label(role);
+    auth_mac(k, label ? label : "gw-none", na, nc, pair(a, b), out + 20 + AUTH_NONCE);
+}
+
+const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const auth_key_t *k,
+                           const unsigned char na[AUTH_NONCE], gw_hello_t *h)
+{
+    if (memcmp(in, MAGIC_HELLO, 8) != 0)
+        return "not a metampi gateway hello";
+    h->role = get32(in + 8);
+    h->a = get32(in + 12);
+    h->b = get32(in + 16);
+    memcpy(h->nonce, in + 20, AUTH_NONCE);
+    memcpy(h->mac, in + 20 + AUTH_NONCE, AUTH_MAC);
+    const char *label = role_label(h->role);
+    if (!label)
+        return "hello of an unknown role";
+    if (!auth_check(k, label, na, h->nonce, pair(h->a, h->b), h->mac))
+        return "wrong job key";
+    return NULL;
+}
+
+void gw_welcome_encode(unsigned char out[GW_WELCOME_LEN], const auth_key_t *k, uint32_t site,
+                       const unsigned char nc[AUTH_NONCE], const unsigned char na[AUTH_NONCE])
+{
+    memcpy(out, MAGIC_WELCOME, 8);
+    put32(out + 8, 0);
+    put32(out + 12, site);
+    auth_mac(k, "gw-acc", nc, na, pair(site, 0), out + 16);
+}
+
+const char *gw_welcome_parse(const unsigned char in[GW_WELCOME_LEN], const auth_key_t *k,
+                             const unsigned char nc[AUTH_NONCE],
+                             const unsigned char na[AUTH_NONCE], uint32_t expect)
+{
+    if (memcmp(in, MAGIC_WELCOME, 8) != 0)
+        return "not a metampi gateway welcome";
+    uint32_t verdict = get32(in + 8), site = get32(in + 12);
+    if (!auth_check(k, "gw-acc", nc, na, pair(site, verdict), in + 16))
+        return "the gateway does not know the job key";
+    if (verdict != 0)
+        return "unknown verdict";
+    if (site != expect)
+        return "the gateway of another site answered";
+    return NULL;
+}
+
+void gw_frame_encode(unsigned char out[GW_FRAME_HDR], const gw_frame_t *f)
+{
+    put32(out, f->len);
+    out[4] = f->head_len;
+    out[5] = f->kind;
+    out[6] = out[7] = 0;
+    put32(out + 8, f->dst);
+    put32(out + 12, f->src);
+}
+
+const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
+                           uint32_t size, gw_frame_t *f)
+{
+    f->len = get32(in);
+    f->head_len = in[4];
+    f->kind = in[5];
+    f->dst = get32(in + 8);
+    f->src = get32(in + 12);
+    if (in[6] || in[7])
+        return "frame header: reserved bytes set";
+    if (f->kind == GW_KIND_BYE)
+        return f->len || f->head_len || f->dst || f->src ? "frame header: BYE with a body"
+                                                         : NULL;
+    if (f->kind != GW_KIND_FRAME)
+        return "frame header: unknown kind";
+    if (f->len == 0)
+        return "frame header: empty frame";
+    if (f->len > max_len)
+        return "frame header: frame larger than the maximum";
+    if (f->head_len > f->len)
+        return "frame header: head longer than the frame";
+    if (f->dst >= size || f->src >= size)
+        return "frame header: rank out of range";
+    if (f->dst == f->src)
+        return "frame header: a frame to its own sender";
+    return NULL;
+}
+
+const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+                              const void *ctx)
+{
+    gw_frame_t f;
+    const char *bad = gw_frame_parse(in, max_len, *(const uint32_t *)ctx, &f);
+    h->len = f.len;
+    h->head_len = f.head_len;
+    h->kind = f.kind;
+    h->src = f.kind == GW_KIND_FRAME ? (int32_t)f.src : -1;
+    return bad;
+}
+
+const char *gw_batch_next(const unsigned char *p, size_t left, size_t max_len, uint32_t size,
+                          gw_frame_t *f)
+{
+    if (left < GW_FRAME_HDR)
+        return "batch: a frame header cut short";
+    const char *bad = gw_frame_parse(p, max_len, size, f);
+    if (bad)
+        return bad;
+    if (f->kind != GW_KIND_FRAME)
+        return "batch: a BYE inside a batch";
+    if (f->len > left - GW_FRAME_HDR)
+        return "batch: a frame longer than the rest of the batch";
+    return NULL;
+}
+
+void gw_wan_encode(unsigned char out[GW_WAN_HDR], const gw_wan_t *w)
+{
+    put32(out, w->len);
+    out[4] = w->kind;
+    out[5] = w->flags;
+    out[6] = out[7] = 0;
+    put32(out + 8, w->raw_len);
+    put32(out + 12, w->src);
+    put32(out + 16, (uint32_t)w->seq);
+    put32(out + 20, (uint32_t)(w->seq >> 32));
+}
+
+const char *gw_wan_parse(const unsigned char in[GW_WAN_HDR], uint32_t size, gw_wan_t *w)
+{
+    w->len = get32(in);
+    w->kind = in[4];
+    w->flags = in[5];
+    w->raw_len = get32(in + 8);
+    w->src = get32(in + 12);
+    w->seq = (uint64_t)get32(in + 16) | (uint64_t)get32(in + 20) << 32;
+    if (in[6] || in[7])
+        return "WAN frame header: reserved bytes set";
+    if (w->kind == GW_WAN_BYE || w->kind == GW_WAN_BEAT)
+        return w->len || w->flags || w->raw_len || w->src || w->seq
+                   ? "WAN frame header: a BYE or heartbeat with a body"
+                   : NULL;
+    if (w->kind != GW_WAN_BATCH && w->kind != GW_WAN_PIECE)
+        return "WAN frame header: unknown kind";
+    if (w->flags & ~GW_WAN_Z)
+        return "WAN frame header: unknown flags";
+    if (w->len == 0 || w->len > GW_WAN_MAX)
+        return "WAN frame header: length out of range";
+    if (w->raw_len == 0 || w->raw_len > GW_WAN_MAX)
+        return "WAN frame header: decompressed length out of range";
+    if (!(w->flags & GW_WAN_Z) && w->raw_len != w->len)
+        return "WAN frame header: lengths differ without compression";
+    if (w->kind == GW_WAN_BATCH ? w->src != 0 : w->src >= size)
+        return "WAN frame header: bad source rank";
+    if (w->kind == GW_WAN_BATCH && w->raw_len < GW_FRAME_HDR)
+        return "WAN frame header: a batch shorter than a frame header";
+    return NULL;
+}
+
+const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+                            const void *ctx)
+{
+    gw_wan_t w;
+    const char *bad = gw_wan_parse(in, *(const uint32_t *)ctx, &w);
+    h->len = w.len;
+    h->head_len = 0;
+    h->kind = w.kind;
+    h->src = -1;
+    if (!bad && w.len > max_len)
+        bad = "WAN frame header: longer than the reader takes";
+    return bad;
+}
+
+int gw_addr_parse(const char *s, struct sockaddr_in *a)
+{
+    const char *colon = strrchr(s, ':');
+    char ip[INET_ADDRSTRLEN];
+    if (!colon || (size_t)(colon - s) >= sizeof ip || !colon[1] || colon[1] == '-' ||
+        colon[1] == '+')
+        return -1;
+    memcpy(ip, s, (size_t)(colon - s));
+    ip[colon - s] = '\0';
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    *a = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    return *end || port < 1 || port > 65535 || inet_pton(AF_INET, ip, &a->sin_addr) != 1 ? -1
+                                                                                         : 0;
+}

@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""The site gateways (metampi-gateway) in jobs, driven from outside (standard library only).
+
+Run: test_gateway.py --mpirun PATH --prog PATH/gw_loop --gateway PATH [--vcluster PATH
+     --wanemu PATH] [unittest args]
+
+Local: two sites on this machine ("localhost" and this host's own name, so no root is needed),
+their gateways on free ports of 127.0.0.1:
+  normal_end       the job ends with status 0, no report, no gateway and no socket left;
+  attacks          garbage, a rank's and a gateway's hello under a wrong key, and a
+                   connection closed at once, on both gateways while the job runs: each is
+                   dropped (and logged), the job finishes with every byte right;
+  port_taken       a gateway cannot listen on its address: one line names the site, the
+                   address and the cause, and the job ends at once;
+  gateway_killed   a gateway killed by SIGKILL mid-job: one report line, the job ends;
+  slow_receiver    a rank outside MPI for 12 s while 144 MB are sent to it: flow control
+                   holds everything, the gateways stay small, the link is not taken for cut;
+  usage            the daemon's own command-line and key errors.
+Wan (root: an emulated metacomputer, vcluster.sh --sites 2 with the WAN emulator):
+  link_cut         the WAN stops carrying anything (the emulator is stopped) in the middle of
+                   a run: the job ends within seconds with one line naming both sites, the
+                   address and the cause.
+"""
+import argparse
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+MPIRUN = PROG = FLOOD = GATEWAY = VCLUSTER = WANEMU = None
+CHALLENGE_LEN, HELLO_LEN = 24, 68
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def gateway_pids(port, site=None):
+    """The gateways of jobs that use the port (site: only that site's)."""
+    pattern = "metampi-gateway %s.*127.0.0.1:%d" % ("--site %d " % site if site is not None
+                                                    else "", port)
+    out = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def listening(port):
+    out = subprocess.run(["ss", "-ltnH", "sport = :%d" % port], capture_output=True,
+                         text=True).stdout
+    return bool(out.strip())
+
+
+def mpirun_lines(err):
+    return [l for l in err.splitlines() if l.startswith("mpirun:")]
+
+
+class Local(unittest.TestCase):
+    def setUp(self):
+        self.ports = [free_port(), free_port()]
+        fd, self.desc = tempfile.mkstemp(suffix=".ini")
+        with os.fdopen(fd, "w") as f:
+            f.write("[site alpha]\nhosts = localhost:2\nwan = 127.0.0.1:%d\n\n"
+                    "[site beta]\nhosts = %s:2\nwan = 127.0.0.1:%d\n"
+                    % (self.ports[0], socket.gethostname(), self.ports[1]))
+
+    def tearDown(self):
+        os.unlink(self.desc)
+        for p in self.ports:
+            for pid in gateway_pids(p):
+                os.kill(pid, signal.SIGKILL)
+
+    def start(self, seconds):
+        return subprocess.Popen([MPIRUN, "--bind-to", "none", "--metacomputer", self.desc,
+                                 "-n", "4", PROG, str(seconds)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def wait_running(self, p):
+        line = p.stdout.readline()
+        self.assertEqual(line, "loop running\n")
+
+    def assert_clean(self):
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            left = [gateway_pids(p) for p in self.ports] + [listening(p) for p in self.ports]
+            if not any(left):
+                return
+            time.sleep(0.1)
+        self.fail("left behind: gateways %s, listeners %s" % (
+            [gateway_pids(p) for p in self.ports], [listening(p) for p in self.ports]))
+
+    def test_normal_end(self):
+        p = self.start(1)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("loop ok", out)
+        self.assertEqual(err, "")
+        self.assert_clean()
+
+    def test_attacks(self):
+        p = self.start(4)
+        self.wait_running(p)
+        self.assertTrue(gateway_pids(self.ports[0]) and gateway_pids(self.ports[1]))
+        wrong_rank = (b"MMPIgwhl" + (1).to_bytes(4, "little") + (0).to_bytes(4, "little") +
+                      (4).to_bytes(4, "little") + os.urandom(16 + 32))
+        wrong_link = (b"MMPIgwhl" + (2).to_bytes(4, "little") + (0 | 2 << 16).to_bytes(4, "little")
+                      + (0 | 1 << 16).to_bytes(4, "little") + os.urandom(16 + 32))
+        for port in self.ports:
+            for payload in (os.urandom(HELLO_LEN), wrong_rank, wrong_link, b""):
+                with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                    challenge = b""
+                    while len(challenge) < CHALLENGE_LEN:
+                        chunk = s.recv(CHALLENGE_LEN - len(challenge))
+                        self.assertTrue(chunk, "the gateway closed before its challenge")
+                        challenge += chunk
+                    self.assertEqual(challenge[:8], b"MMPItcp1")
+                    if payload:
+                        s.sendall(payload)
+                        self.assertEqual(s.recv(100), b"", "no answer but the close")
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("loop ok", out)
+        self.assertEqual(err.count("wrong job key"), 4, err)
+        self.assertEqual(err.count("not a metampi gateway hello"), 2, err)
+        self.assertEqual(mpirun_lines(err), [])
+        self.assert_clean()
+
+    def test_port_taken(self):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", self.ports[1]))
+        s.listen()
+        try:
+            t0 = time.monotonic()
+            p = self.start(30)
+            out, err = p.communicate(timeout=60)
+            elapsed = time.monotonic() - t0
+        finally:
+            s.close()
+        self.assertEqual(p.returncode, 1, err)
+        lines = mpirun_lines(err)
+        self.assertEqual(len(lines), 1, err)
+        self.assertRegex(lines[0], r"gateway of site beta: cannot listen on its WAN address "
+                         r"127\.0\.0\.1:%d: Address already in use" % self.ports[1])
+        self.assertLess(elapsed, 15)
+        self.assert_clean()
+
+    def test_gateway_killed(self):
+        p = self.start(30)
+        self.wait_running(p)
+        pids = gateway_pids(self.ports[1], site=1)
+        self.assertEqual(len(pids), 1)
+        t0 = time.monotonic()
+        os.kill(pids[0], signal.SIGKILL)
+        out, err = p.communicate(timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertLess(time.monotonic() - t0, 15)
+        lines = mpirun_lines(err)
+        self.assertEqual(len(lines), 1, err)
+        # the helper's report of its gateway, or the other gateway's of the link
+        self.assertTrue("site gateway (pid %d)" % pids[0] in lines[0] and "signal 9" in lines[0]
+                        or re.search(r"gateway of site alpha: the WAN link to site beta "
+                                     r"\(127\.0\.0\.1:%d\) failed" % self.ports[1], lines[0]),
+                        lines[0])
+        self.assert_clean()
+
+    def test_slow_receiver(self):
+        # 144 MB for a rank that stays outside MPI for 12 s: the gateways stop reading (flow
+        # control), their memory stays bounded, the link is not taken for cut, all arrives
+        p = subprocess.Popen([MPIRUN, "--bind-to", "none", "--metacomputer", self.desc, "-n",
+                              "4", FLOOD, "12", "2000"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        peak = 0
+        while p.poll() is None:
+            for port in self.ports:
+                for pid in gateway_pids(port):
+                    try:
+                        with open("/proc/%d/status" % pid) as f:
+                            rss = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+                        peak = max(peak, rss)
+                    except (OSError, AttributeError):
+                        pass
+            time.sleep(0.2)
+        out, err = p.communicate(timeout=90)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("flood ok", out)
+        # the bounds (link 8 MiB, window 16 MiB, a rank 8 MiB, buffers) are far below this
+        self.assertGreater(peak, 0)
+        self.assertLess(peak, 96 * 1024, "a gateway grew to %d KiB" % peak)
+        self.assert_clean()
+
+    def test_usage(self):
+        r = subprocess.run([GATEWAY, "--site", "0"], capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--site, --gateways and --rank-sites are required", r.stderr)
+        r = subprocess.run([GATEWAY, "--site", "0", "--gateways", "127.0.0.1:1,1.2.3:4",
+                            "--rank-sites", "0*2,1*2"], capture_output=True, text=True,
+                           timeout=10)
+        self.assertIn("--gateways: '1.2.3:4' is not IPv4:PORT", r.stderr)
+        r = subprocess.run([GATEWAY, "--site", "0", "--gateways", "127.0.0.1:1,127.0.0.1:2",
+                            "--rank-sites", "0*2,1*2", "--streams", "0"], capture_output=True,
+                           text=True, timeout=10)
+        self.assertIn("--streams: '0' is not a number of streams", r.stderr)
+        env = dict(os.environ)
+        env.pop("METAMPI_JOB_KEY", None)
+        r = subprocess.run([GATEWAY, "--site", "0", "--gateways", "127.0.0.1:1,127.0.0.1:2",
+                            "--rank-sites", "0*2,1*2"], capture_output=True, text=True,
+                           timeout=10, env=env)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("METAMPI_JOB_KEY must hold the job key", r.stderr)
+        # a description whose site has no WAN address: mpirun says which
+        with open(self.desc, "w") as f:
+            f.write("[site alpha]\nhosts = localhost:2\n\n[site beta]\nhosts = %s:2\n"
+                    "wan = 127.0.0.1:%d\n" % (socket.gethostname(), self.ports[1]))
+        r = subprocess.run([MPIRUN, "--metacomputer", self.desc, "-n", "4", PROG],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("site 'alpha' needs 'wan = IPv4:PORT'", r.stderr)
+
+
+CUT = r"""
+set -u
+desc=$(mktemp); out=$(mktemp); err=$(mktemp)
+"$RUN_ON_SITES" --describe 2x1x1 "$VCLUSTER_PREFIX" > "$desc"
+"$MPIRUN" --bind-to none --metacomputer "$desc" --launch-agent "$VCLUSTER_AGENT" -n 2 \
+    "$PROG" 60 > "$out" 2> "$err" &
+job=$!
+for i in $(seq 600); do grep -q "loop running" "$out" && break; sleep 0.05; done
+grep -q "loop running" "$out" || { echo "never running"; cat "$err"; kill $job; exit 1; }
+emu=$(ip netns pids "$VCLUSTER_WAN_NS")
+kill -STOP $emu
+t0=$(date +%s.%N)
+wait $job; rc=$?
+t1=$(date +%s.%N)
+kill -CONT $emu
+echo "rc=$rc"
+echo "elapsed=$(echo "$t1 - $t0" | bc)"
+left=$(for h in $VCLUSTER_HOSTS; do ip netns pids $h; done | wc -l)
+echo "left=$left"
+cat "$err"
+rm -f "$desc" "$out" "$err"
+"""
+
+
+class Wan(unittest.TestCase):
+    def test_link_cut(self):
+        check = subprocess.run([VCLUSTER, "--check", "--sites", "2", "--wanemu", WANEMU],
+                               capture_output=True, text=True)
+        if check.returncode == 77:
+            raise unittest.SkipTest(check.stderr.strip())
+        env = dict(os.environ, MPIRUN=MPIRUN, PROG=PROG,
+                   RUN_ON_SITES=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"))
+        r = subprocess.run([VCLUSTER, "--sites", "2", "--hosts-per-site", "1", "--wanemu",
+                            WANEMU, "--", "bash", "-c", CUT], capture_output=True, text=True,
+                           timeout=100, env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        rc = int(re.search(r"rc=(\d+)", r.stdout).group(1))
+        elapsed = float(re.search(r"elapsed=([0-9.]+)", r.stdout).group(1))
+        self.assertNotEqual(rc, 0, r.stdout)
+        # heartbeats stop: detected after the 5 s timeout, the job gone within 3 s more
+        self.assertLess(elapsed, 15, r.stdout)
+        self.assertGreater(elapsed, 3, r.stdout)
+        lines = mpirun_lines(r.stdout)
+        self.assertEqual(len(lines), 1, r.stdout)
+        self.assertRegex(lines[0], r"gateway of site s[12]: the WAN link to site s[12] "
+                         r"\(10\.0\.[12]\.1:7000\) failed: ")
+        self.assertIn("left=0", r.stdout)
+
+
+def main():
+    global MPIRUN, PROG, FLOOD, GATEWAY, VCLUSTER, WANEMU
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--prog", required=True)
+    ap.add_argument("--gateway", required=True)
+    ap.add_argument("--flood")
+    ap.add_argument("--vcluster")
+    ap.add_argument("--wanemu")
+    args, rest = ap.parse_known_args()
+    MPIRUN, PROG, FLOOD, GATEWAY = args.mpirun, args.prog, args.flood, args.gateway
+    VCLUSTER, WANEMU = args.vcluster, args.wanemu
+    r = unittest.main(argv=[sys.argv[0]] + rest, exit=False).result
+    if r.skipped and not r.failures and not r.errors and r.testsRun == len(r.skipped):
+        sys.exit(77)
+    sys.exit(0 if r.wasSuccessful() else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,345 @@
+/*
+ * Unit tests of a gateway's WAN link layer (tools/gateway/link.c) and its compression
+ * decision (zc.c), without sockets: the WAN frames that one link queues on its streams are
+ * moved to another link's receiving side in scrambled stream order, as parallel TCP streams
+ * may deliver them, and what comes out is checked against what went in.
+ */
+#include "link.h"
+#include "zc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(c)                                                                              \
+    do {                                                                                      \
+        if (!(c)) {                                                                           \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);             \
+            failures++;                                                                       \
+        }                                                                                     \
+    } while (0)
+
+enum { SIZE = 16, MAXF = (4 << 20) + 256 };
+
+static unsigned long long rng = 88172645463325252ull;
+static unsigned rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)rng;
+}
+
+/* A rank frame from src to dst of body bytes whose content encodes (src, dst, number). */
+static unsigned char *make_frame(int src, int dst, size_t body, unsigned num, size_t *n)
+{
+    *n = GW_FRAME_HDR + body;
+    unsigned char *f = malloc(*n);
+    gw_frame_encode(f, &(gw_frame_t){ .len = (uint32_t)body, .kind = GW_KIND_FRAME,
+                                      .dst = (uint32_t)dst, .src = (uint32_t)src });
+    for (size_t i = 0; i < body; i++)
+        f[GW_FRAME_HDR + i] = (unsigned char)(i < 4 ? num >> (8 * i) : (num * 31 + i));
+    return f;
+}
+
+/* Takes the oldest queued WAN frame of a stream (each is one owned segment). */
+static unsigned char *pop(tcp_outq_t *q, size_t *n)
+{
+    if (!q->n)
+        return NULL;
+    tcp_seg_t *s = &q->seg[q->first];
+    unsigned char *p = s->owned;
+    *n = s->len;
+    q->copied -= s->len;
+    q->first = (q->first + 1) % q->cap;
+    q->n--;
+    return p;
+}
+
+typedef struct sink {
+    unsigned next[SIZE][SIZE];     /* expected number per (src, dst) */
+    int frames, refuse_after;      /* refuse_after >= 0: say "full" after that many */
+    size_t bytes;
+} sink_t;
+
+static int fwd(void *ctx, const gw_frame_t *h, unsigned char *f, size_t n, int owned,
+               char *err, int errlen)
+{
+    (void)err;
+    (void)errlen;
+    sink_t *s = ctx;
+    if (s->refuse_after >= 0 && s->frames >= s->refuse_after)
+        return 0;
+    CHECK(n == GW_FRAME_HDR + h->len);
+    unsigned num = 0;
+    for (int i = 0; i < 4 && i < (int)h->len; i++)
+        num |= (unsigned)f[GW_FRAME_HDR + i] << (8 * i);
+    CHECK(num == s->next[h->src][h->dst]); /* non-overtaking per pair */
+    s->next[h->src][h->dst]++;
+    int ok = 1;
+    for (size_t i = 4; i < h->len; i++)
+        ok &= f[GW_FRAME_HDR + i] == (unsigned char)(num * 31 + i);
+    CHECK(ok);
+    s->frames++;
+    s->bytes += n;
+    if (owned)
+        free(f);
+    return 1;
+}
+
+/* Moves every queued WAN frame of a to b's receiving side, picking streams at random. */
+static void move_all(gw_link_t *a, gw_link_t *b)
+{
+    char err[256];
+    for (;;) {
+        int any = 0;
+        for (int i = 0; i < a->nst; i++)
+            any |= a->st[i].out.n > 0;
+        if (!any)
+            return;
+        int i = (int)(rnd() % (unsigned)a->nst);
+        size_t n;
+        unsigned char *p = pop(&a->st[i].out, &n);
+        if (!p)
+            continue;
+        gw_wan_t w;
+        CHECK(gw_wan_parse(p, SIZE, &w) == NULL);
+        CHECK(gw_link_may_read(b, &w));
+        CHECK(gw_link_take(b, p, n, err, sizeof err) == 0);
+        free(p);
+    }
+}
+
+static void init_pair(gw_link_t *a, gw_link_t *b, int streams, int z)
+{
+    CHECK(gw_link_init(a, 1, streams, SIZE, MAXF, z) == 0);
+    CHECK(gw_link_init(b, 0, streams, SIZE, MAXF, z) == 0);
+    for (int i = 0; i < streams; i++)
+        a->st[i].up = b->st[i].up = 1;
+}
+
+/* Many ranks, small and large frames, scrambled streams: everything arrives, in order per
+ * pair, once. */
+static void test_order(int streams, int z)
+{
+    gw_link_t a, b;
+    init_pair(&a, &b, streams, z);
+    sink_t s = { .refuse_after = -1 };
+    unsigned sent[SIZE][SIZE] = { { 0 } };
+    char err[256];
+    size_t total = 0;
+    for (int k = 0; k < 600; k++) {
+        int src = (int)(rnd() % 8), dst = 8 + (int)(rnd() % 8);
+        size_t body = rnd() % 10 == 0 ? 70000 + rnd() % 900000 : 4 + rnd() % 3000;
+        size_t n;
+        unsigned char *f = make_frame(src, dst, body, sent[src][dst]++, &n);
+        CHECK(gw_link_send(&a, f, n) == 0);
+        total += n;
+        free(f);
+        if (rnd() % 4 == 0)
+            CHECK(gw_link_flush_batch(&a) == 0);
+        if (rnd() % 8 == 0) {
+            move_all(&a, &b);
+            CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) >= 0);
+        }
+    }
+    CHECK(gw_link_flush_batch(&a) == 0);
+    move_all(&a, &b);
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) >= 0);
+    CHECK(s.frames == 600 && s.bytes == total);
+    CHECK(b.seq_in == a.seq_out && b.held == 0 && !gw_link_backlog(&b));
+    for (int i = 0; i < SIZE; i++)
+        for (int j = 0; j < SIZE; j++)
+            CHECK(s.next[i][j] == sent[i][j]);
+    gw_link_free(&a);
+    gw_link_free(&b);
+}
+
+/* Frames sent without a flush in between leave as one WAN frame; a frame that would overflow
+ * the batch starts the next one. */
+static void test_coalescing(void)
+{
+    gw_link_t a, b;
+    init_pair(&a, &b, 2, GW_Z_OFF);
+    for (unsigned k = 0; k < 50; k++) {
+        size_t n;
+        unsigned char *f = make_frame(1, 9, 100, k, &n);
+        gw_link_send(&a, f, n);
+        free(f);
+    }
+    CHECK(a.seq_out == 0 && a.batch_len == 50 * (GW_FRAME_HDR + 100));
+    gw_link_flush_batch(&a);
+    CHECK(a.seq_out == 1 && a.batch_len == 0);
+    gw_link_flush_batch(&a); /* nothing open: nothing sent */
+    CHECK(a.seq_out == 1);
+    /* 5 frames of 60 KiB: 4 fit a 256 KiB batch, the 5th opens the next */
+    for (unsigned k = 0; k < 5; k++) {
+        size_t n;
+        unsigned char *f = make_frame(2, 9, 60 << 10, k, &n);
+        gw_link_send(&a, f, n);
+        free(f);
+    }
+    CHECK(a.seq_out == 2);
+    gw_link_flush_batch(&a);
+    CHECK(a.seq_out == 3);
+    gw_link_free(&a);
+    gw_link_free(&b);
+}
+
+/* A large frame is cut into pieces spread over the streams and put together again; the
+ * open batch goes first (the sender's order). */
+static void test_striping(void)
+{
+    gw_link_t a, b;
+    init_pair(&a, &b, 4, GW_Z_OFF);
+    size_t n;
+    unsigned char *f = make_frame(3, 12, 10, 0, &n);
+    gw_link_send(&a, f, n);
+    free(f);
+    f = make_frame(3, 12, 1 << 20, 1, &n);
+    gw_link_send(&a, f, n);
+    free(f);
+    CHECK(a.seq_out == 1 + (n + GW_PIECE - 1) / GW_PIECE);
+    for (int i = 0; i < 4; i++)
+        CHECK(a.st[i].out.n >= 1); /* striped over every stream */
+    sink_t s = { .refuse_after = -1 };
+    char err[256];
+    move_all(&a, &b);
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == 2);
+    CHECK(s.next[3][12] == 2);
+    gw_link_free(&a);
+    gw_link_free(&b);
+}
+
+/* Bounds: the link's queue limit, the reorder window (frames and bytes), and a destination
+ * that refuses: forwarding stops and resumes where it stopped. */
+static void test_bounds(void)
+{
+    gw_link_t a, b;
+    init_pair(&a, &b, 1, GW_Z_OFF);
+    size_t n = 0;
+    int k = 0;
+    while (!gw_link_full(&a) && k < 100) {
+        unsigned char *f = make_frame(0, 8, 2 << 20, (unsigned)k, &n);
+        gw_link_send(&a, f, n);
+        free(f);
+        k++;
+    }
+    CHECK(k == (GW_LINK_MAX + (int)n - 1) / (int)n);
+    CHECK(gw_link_queued(&a) < GW_LINK_MAX + n);
+    /* the receiving window: the next frame always, far ones never */
+    gw_wan_t w = { .kind = GW_WAN_BATCH, .raw_len = 100, .len = 100, .seq = 0 };
+    CHECK(gw_link_may_read(&b, &w));
+    w.seq = GW_RWIN;
+    CHECK(!gw_link_may_read(&b, &w));
+    w.seq = 5;
+    w.raw_len = GW_REORDER_MAX + 1;
+    CHECK(!gw_link_may_read(&b, &w));
+    w.seq = 0;
+    CHECK(gw_link_may_read(&b, &w)); /* the next one even when it is large */
+    /* a destination that refuses */
+    sink_t s = { .refuse_after = 3 };
+    char err[256];
+    move_all(&a, &b);
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == 3);
+    CHECK(gw_link_backlog(&b) || b.part_ready);
+    s.refuse_after = -1;
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == k - 3);
+    CHECK(b.held == 0);
+    gw_link_free(&a);
+    gw_link_free(&b);
+}
+
+/* Protocol violations are errors, not crashes. */
+static void test_violations(void)
+{
+    gw_link_t b;
+    CHECK(gw_link_init(&b, 0, 1, SIZE, MAXF, GW_Z_OFF) == 0);
+    char err[256];
+    size_t n;
+    unsigned char *f = make_frame(1, 9, 20, 0, &n);
+    unsigned char wan[GW_WAN_HDR + 64];
+    gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_BATCH, .len = (uint32_t)n,
+                                    .raw_len = (uint32_t)n, .seq = GW_RWIN });
+    memcpy(wan + GW_WAN_HDR, f, n);
+    CHECK(gw_link_take(&b, wan, GW_WAN_HDR + n, err, sizeof err) == -1); /* beyond window */
+    gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_BATCH, .len = (uint32_t)n,
+                                    .raw_len = (uint32_t)n, .seq = 0 });
+    CHECK(gw_link_take(&b, wan, GW_WAN_HDR + n, err, sizeof err) == 0);
+    CHECK(gw_link_take(&b, wan, GW_WAN_HDR + n, err, sizeof err) == -1); /* repeated */
+    CHECK(strstr(err, "out of order") != NULL);
+    /* a batch whose frame runs past its end */
+    gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_BATCH, .len = (uint32_t)n - 1,
+                                    .raw_len = (uint32_t)n - 1, .seq = 1 });
+    CHECK(gw_link_take(&b, wan, GW_WAN_HDR + n - 1, err, sizeof err) == 0);
+    sink_t s = { .refuse_after = -1 };
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == -1);
+    /* a compressed body that is not zstd */
+    gw_link_t c;
+    CHECK(gw_link_init(&c, 0, 1, SIZE, MAXF, GW_Z_AUTO) == 0);
+    gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_BATCH, .flags = GW_WAN_Z, .len = 20,
+                                    .raw_len = 4000, .seq = 0 });
+    CHECK(gw_link_take(&c, wan, GW_WAN_HDR + 20, err, sizeof err) == -1);
+    free(f);
+    gw_link_free(&b);
+    gw_link_free(&c);
+}
+
+/* The decision: compressible data is compressed, incompressible data switches it off for a
+ * while (no sample is taken then), and a fast link makes a modest gain not worth it. */
+static void test_compression(void)
+{
+    CHECK(gw_z_pays(0.5, 500e6, 125e6));
+    CHECK(!gw_z_pays(0.95, 5e9, 1e6));       /* does not shrink enough */
+    CHECK(!gw_z_pays(0.5, 200e6, 125e6));    /* 100 MB/s saved < 125 MB/s of link */
+    CHECK(gw_z_pays(0.5, 200e6, 0));         /* link rate unknown: the ratio decides */
+    gw_z_t z;
+    CHECK(gw_z_init(&z, GW_Z_AUTO) == 0);
+    size_t n = 256 << 10;
+    unsigned char *src = malloc(n), *dst = malloc(gw_z_bound(n)), *back = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        src[i] = (unsigned char)("metacomputing "[i % 14]);
+    size_t c = gw_z_maybe(&z, src, n, dst, gw_z_bound(n), 0);
+    CHECK(c > 0 && c < n / 10);
+    CHECK(gw_z_decompress(&z, dst, c, back, n) == 0 && memcmp(src, back, n) == 0);
+    CHECK(gw_z_decompress(&z, dst, c, back, n - 1) == -1);
+    for (size_t i = 0; i < n; i++)
+        src[i] = (unsigned char)rnd();
+    uint64_t tried = z.tried;
+    CHECK(gw_z_maybe(&z, src, n, dst, gw_z_bound(n), 0) == 0);
+    CHECK(z.tried == tried + 1 && z.skip == GW_Z_BACKOFF_MIN);
+    CHECK(gw_z_maybe(&z, src, n, dst, gw_z_bound(n), 0) == 0);
+    CHECK(z.tried == tried + 1); /* skipped without trying */
+    while (z.skip)
+        gw_z_maybe(&z, src, n, dst, gw_z_bound(n), 0);
+    gw_z_maybe(&z, src, n, dst, gw_z_bound(n), 0); /* a second failing sample: longer off */
+    CHECK(z.skip == 2 * GW_Z_BACKOFF_MIN);
+    CHECK(gw_z_maybe(&z, src, 100, dst, gw_z_bound(n), 0) == 0); /* small frames: never */
+    gw_z_free(&z);
+    CHECK(gw_z_init(&z, GW_Z_OFF) == 0);
+    memset(src, 0, n);
+    CHECK(gw_z_maybe(&z, src, n, dst, gw_z_bound(n), 0) == 0);
+    gw_z_free(&z);
+    free(src);
+    free(dst);
+    free(back);
+}
+
+int main(void)
+{
+    test_order(1, GW_Z_OFF);
+    test_order(3, GW_Z_OFF);
+    test_order(4, GW_Z_ON);
+    test_order(2, GW_Z_AUTO);
+    test_coalescing();
+    test_striping();
+    test_bounds();
+    test_violations();
+    test_compression();
+    if (failures)
+        fprintf(stderr, "%d check(s) failed\n", failures);
+    else
+        printf("link: all checks passed\n");
+    return failures != 0;
+}
