@@ -13,6 +13,7 @@ description of the layout (`mpirun --metacomputer`); Open MPI and MPICH get the 
 their launcher on the first host as between two hosts (run_benchmarks.py, "between two
 hosts"), every process with a host name of its own.
 """
+import contextlib
 import json
 import os
 import re
@@ -86,6 +87,11 @@ class SiteCluster(rb.Cluster):
         """One rank on the first host of each site."""
         return [[(self.site(0)[0], 1)], [(self.site(1)[0], 1)]]
 
+    @staticmethod
+    def hosts_without_gateway(layout):
+        """The hosts of a layout that do not run their site's gateway (each site's first)."""
+        return [h for site in layout for h, _ in site[1:]]
+
     def coll_layout(self):
         """2 sites x 2 hosts x 2 ranks."""
         return [[(h, 2) for h in self.site(s)[:2]] for s in range(SITES)]
@@ -104,6 +110,31 @@ class SiteCluster(rb.Cluster):
             return (s["tx"]["bytes"] + s["rx"]["bytes"], s["tx"]["packets"] + s["rx"]["packets"])
         except (ValueError, KeyError, IndexError, TypeError):
             return None
+
+    @contextlib.contextmanager
+    def without_wan_route(self, hosts):
+        """For the length of the block the hosts have no route to the other sites (their
+        route through the site's router is taken away and put back after): a job in gateway
+        mode must then carry everything between the sites through the gateway hosts, and a
+        rank there that connected across the WAN itself would fail."""
+        removed = []
+        try:
+            for h in hosts:
+                _, out, _, _ = rb.run(["ip", "-n", h, "-j", "route", "show"], timeout=10)
+                try:
+                    routes = [r for r in json.loads(out) if r.get("gateway")]
+                except ValueError:
+                    routes = []
+                for r in routes:
+                    status, _, err, _ = rb.run(["ip", "-n", h, "route", "del", r["dst"]],
+                                               timeout=10)
+                    if status != 0:
+                        raise RuntimeError(f"cannot take the route away from {h}: {err}")
+                    removed.append((h, r["dst"], r["gateway"]))
+            yield [h for h, _, _ in removed]
+        finally:
+            for h, dst, via in removed:
+                rb.run(["ip", "-n", h, "route", "replace", dst, "via", via], timeout=10)
 
     def short(self, text):
         """text with the cluster's prefix taken off the host names (s1h1, ...)."""

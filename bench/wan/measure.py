@@ -13,6 +13,7 @@ prints all its results and then does not exit (MPICH: UCX's TCP transport hangs 
 MPI_Finalize across the WAN) is ended after GRACE seconds and keeps its results; the report
 counts these runs. Failures are reported and never change the runner's exit status.
 """
+import contextlib
 import json
 import os
 import re
@@ -83,6 +84,7 @@ class WanRun:
         self.busy, self.loadavg = [], []
         self.elapsed = 0.0
         self.iperf_retransmits = []
+        self.isolated = set()       # hosts that ran gateway-mode jobs without a WAN route
         self.logdir, self.runs = "", 0     # every run's output: <logdir>/<n>-<program>-<slug>.log
 
 
@@ -249,6 +251,16 @@ def before_run(wr, cluster, args):
     return cluster.wan_counters()
 
 
+def isolation(wr, cluster, c, layout):
+    """In gateway mode on two sites, the hosts without a gateway lose their route to the other
+    site for the run (cluster.without_wan_route); otherwise nothing."""
+    if c.mode != "gateway" or len(layout) < 2:
+        return contextlib.nullcontext()
+    hosts = cluster.hosts_without_gateway(layout)
+    wr.isolated.update(cluster.short(h) for h in hosts)
+    return cluster.without_wan_route(hosts)
+
+
 def last_line_done(pattern):
     return lambda out: re.search(pattern, out, re.M) is not None
 
@@ -342,7 +354,8 @@ def coll_once(wr, cluster, c, coll, desc, args, may_retry=False):
         c.mpi.programs[program], str(COLL_MAX), f"{COLL_SCALE * args.scale:.6g}", coll,
         str(COLL_STEP)]
     before = before_run(wr, cluster, args)
-    run = run_job(cmd, args.wan_timeout, last_line_done(rf"^{coll} {sizes[-1]} \d+ "))
+    with isolation(wr, cluster, c, cluster.coll_layout()):
+        run = run_job(cmd, args.wan_timeout, last_line_done(rf"^{coll} {sizes[-1]} \d+ "))
     parsed = parse_coll(run[1], coll)
     values = {b: v for b, (_, v) in parsed.items()}
     counts = {b: n for b, (n, _) in parsed.items()}
@@ -361,8 +374,9 @@ def demo_once(wr, cluster, config, c, desc, args):
     demo = os.path.join(args.build_dir, "bin", "metampi-demo")
     cmd = wc.launch(c, layout, cluster, desc) + [demo] + DEMO_ARGS
     before = before_run(wr, cluster, args)
-    status, out, err, seconds, hung = run_job(cmd, args.wan_timeout,
-                                              last_line_done(DEMO_TIMES.pattern))
+    with isolation(wr, cluster, c, layout):
+        status, out, err, seconds, hung = run_job(cmd, args.wan_timeout,
+                                                  last_line_done(DEMO_TIMES.pattern))
     log = save_log(wr, "demo-" + config, c.slug, (status, out, err, seconds, hung))
     after = cluster.wan_counters()
     wr.left_behind += cluster.sweep()

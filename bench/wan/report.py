@@ -446,6 +446,14 @@ def section(wr, mpis, args):
               f"{wm.GRACE} s and keeps its results (counted below); one that timed out "
               "without printing a single result is run once more in the same round (counted "
               "too), and fails only if it does so again.", ""]
+    if wr.isolated:
+        lines += [f"**Gateway mode, checked too:** during every gateway-mode run of the "
+                  f"collectives and the demo, the hosts without a gateway "
+                  f"({', '.join(sorted(wr.isolated))}) had no route to the other site (it was "
+                  "taken away before the run and put back after), so everything their ranks "
+                  "exchanged with the other site went through their site's gateway: a rank that "
+                  "connected across the WAN itself would have failed the run. (The ping-pong's "
+                  "ranks run on the gateway hosts.)", ""]
     lines += checks_table(wr)
     if wr.left_behind:
         lines += [f"{wr.left_behind} processes were left on the hosts after runs (and ended "
