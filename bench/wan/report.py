@@ -373,8 +373,8 @@ def checks_table(wr):
                 text += (f"; {wr.hung[(slug, p)]} runs did not exit after their results "
                          f"(ended after {wm.GRACE} s)")
             if wr.retried.get((slug, p)):
-                text += (f"; {wr.retried[(slug, p)]} runs timed out without a result and "
-                         "were run once more")
+                text += (f"; {wr.retried[(slug, p)]} runs timed out and were run once "
+                         "more")
             cells.append(text)
         lines.append(f"| {wm.name_of(slug)} | " + " | ".join(cells) + " |")
     demo = [f"{c}: {wr.checks['demo'][c].describe()}" for c in ("gateway", "direct")]
@@ -444,8 +444,8 @@ def section(wr, mpis, args):
               "site). A run that fails the check is discarded and the contender *failed*. A "
               "run that printed all its results and then did not exit is ended after "
               f"{wm.GRACE} s and keeps its results (counted below); one that timed out "
-              "without printing a single result is run once more in the same round (counted "
-              "too), and fails only if it does so again.", ""]
+              "before all its results is run once more in the same round (counted too; what "
+              "it printed is dropped), and fails only if it times out again.", ""]
     if wr.isolated:
         lines += [f"**Gateway mode, checked too:** during every gateway-mode run of the "
                   f"collectives and the demo, the hosts without a gateway "
