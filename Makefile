@@ -6,7 +6,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan install demo bench bench-coll bench-tcp clean
+.PHONY: all build test test-asan install demo bench bench-coll bench-tcp bench-wan clean
 
 all: build
 
@@ -50,6 +50,9 @@ bench-coll: build
 
 bench-tcp: build
 	cmake --build $(BUILD) --target bench-tcp
+
+bench-wan: build
+	cmake --build $(BUILD) --target bench-wan
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
