@@ -6,7 +6,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan install demo bench bench-coll bench-tcp clean
+.PHONY: all build test test-asan install demo bench bench-coll bench-tcp bench-wan clean
 
 all: build
 
@@ -37,8 +37,10 @@ test-asan: $(ASAN_BUILD)/CMakeCache.txt
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# The stencil demo on one site and on two emulated sites (one site only without namespaces);
+# logs, per-step times and the plot in $(BUILD)/demo/. DEMO_ARGS: see examples/demo/run_demo.sh.
 demo: build
-	$(BUILD)/bin/mpirun -n 4 $(BUILD)/bin/metampi-demo
+	examples/demo/run_demo.sh --build $(BUILD) $(DEMO_ARGS)
 
 bench: build
 	cmake --build $(BUILD) --target bench
@@ -48,6 +50,9 @@ bench-coll: build
 
 bench-tcp: build
 	cmake --build $(BUILD) --target bench-tcp
+
+bench-wan: build
+	cmake --build $(BUILD) --target bench-wan
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

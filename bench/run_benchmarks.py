@@ -6,8 +6,10 @@ bench/p2p/noncontig.c and bench/coll/coll_latency.c (once per collective) with e
 compiler wrapper, runs them with each MPI's own launcher and writes docs/performance.md
 (tables, ratios, the issues' targets met / not met) plus PNG plots in docs/perf/. Latency and
 bandwidth also run between two emulated hosts (network namespaces, one rank each, TCP) against
-raw TCP (bench/tcp/raw_tcp) and iperf3. With --only coll or --only tcp, runs that part alone
-and replaces only its part of docs/performance.md.
+raw TCP (bench/tcp/raw_tcp) and iperf3, and between two emulated sites joined by an emulated
+WAN (bench/wan/: latency, bandwidth, collectives and the demo, metampi with gateways and with
+--direct-wan). With --only coll, tcp or wan, runs that part alone and replaces only its part of
+docs/performance.md.
 
 The machine is noisy, so the MPIs take turns within every round (A B C, B C A, ...: a slow
 phase hits all of them alike) and medians over the rounds are reported. Timings never fail
@@ -30,6 +32,12 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# bench/wan/ imports this module as `run_benchmarks` for its helpers: run as a script, it is
+# __main__, and must not be loaded a second time under its own name.
+if __name__ == "__main__":
+    sys.modules.setdefault("run_benchmarks", sys.modules[__name__])
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 SOURCES = {"init_finalize": "startup/init_finalize.c",
            "latency": "p2p/latency.c",
            "bandwidth": "p2p/bandwidth.c",
@@ -577,32 +585,36 @@ TCP_HOW = {
 
 
 class Cluster:
-    """A `vcluster.sh --hosts 2` cluster for the length of a `with` block. vcluster.sh runs a
-    `cat` that holds the cluster up until the runner closes its stdin (also when the runner
-    dies), then tears everything down: namespaces, every process in them, files."""
+    """A `vcluster.sh --hosts 2` cluster (or what `options` make) for the length of a `with`
+    block. vcluster.sh runs a `cat` that holds the cluster up until the runner closes its stdin
+    (also when the runner dies), then tears everything down: namespaces, every process in
+    them, files. hosts and addrs in vcluster.sh's order; wan_ns the WAN router's namespace
+    (with --sites, else "")."""
 
-    def __init__(self, work):
+    def __init__(self, work, options=("--hosts", "2")):
         self.work = work
+        self.options = list(options)
         self.proc = None
-        self.hosts, self.addrs, self.error = [], [], None
+        self.hosts, self.addrs, self.wan_ns, self.error = [], [], "", None
 
     def __enter__(self):
         os.makedirs(self.work, exist_ok=True)
         self.log = open(os.path.join(self.work, "vcluster.log"), "w")
-        script = 'echo "$VCLUSTER_HOSTS"; echo "$VCLUSTER_ADDRS"; exec cat >/dev/null'
+        script = ('echo "$VCLUSTER_HOSTS"; echo "$VCLUSTER_ADDRS"; echo "$VCLUSTER_WAN_NS"; '
+                  'exec cat >/dev/null')
         try:
-            self.proc = subprocess.Popen(["bash", CLUSTER_SCRIPT, "--hosts", "2", "--",
-                                          "sh", "-c", script],
+            self.proc = subprocess.Popen(["bash", CLUSTER_SCRIPT] + self.options +
+                                         ["--", "sh", "-c", script],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=self.log, text=True, start_new_session=True)
         except OSError as e:
             self.error = f"cannot run {CLUSTER_SCRIPT}: {e}"
             return self
         ready, _, _ = select.select([self.proc.stdout], [], [], 60)
-        lines = [self.proc.stdout.readline().split(), self.proc.stdout.readline().split()] \
-            if ready else [[], []]
-        if len(lines[0]) == 2 and len(lines[1]) == 2:
-            self.hosts, self.addrs = lines
+        lines = [self.proc.stdout.readline().split() for _ in range(3)] if ready else [[], [], []]
+        if len(lines[0]) >= 2 and len(lines[1]) == len(lines[0]):
+            self.hosts, self.addrs = lines[0], lines[1]
+            self.wan_ns = lines[2][0] if lines[2] else ""
         else:
             self.__exit__(None, None, None)
             with open(self.log.name) as f:
@@ -834,9 +846,9 @@ def tcp_mpi_once(tr, cluster, mpi, program, args):
                before)
 
 
-def server_listening(cluster, port, deadline):
+def server_listening(host, port, deadline):
     while time.perf_counter() < deadline:
-        _, out, _, _ = run(["ip", "netns", "exec", cluster.hosts[1], "ss", "-Hltn", "sport", "=",
+        _, out, _, _ = run(["ip", "netns", "exec", host, "ss", "-Hltn", "sport", "=",
                             f":{port}"], timeout=10)
         if out.strip():
             return True
@@ -844,18 +856,19 @@ def server_listening(cluster, port, deadline):
     return False
 
 
-def client_server(cluster, server, client, port, timeout):
-    """Starts server on h2, waits until it listens, runs client on h1; returns the client's
-    (status, stdout, stderr, seconds) and the server's stderr. The server is ended if it
-    outlives the client by 10 s."""
+def client_server(cluster, server, client, port, timeout, hosts=None):
+    """Starts server on h2, waits until it listens, runs client on h1 (or on hosts =
+    (client host, server host)); returns the client's (status, stdout, stderr, seconds) and
+    the server's stderr. The server is ended if it outlives the client by 10 s."""
+    client_host, server_host = hosts or (cluster.hosts[0], cluster.hosts[1])
     env = dict(os.environ)
-    srv = subprocess.Popen(["ip", "netns", "exec", cluster.hosts[1]] + server, env=env,
+    srv = subprocess.Popen(["ip", "netns", "exec", server_host] + server, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            stdin=subprocess.DEVNULL, text=True, start_new_session=True)
-    if not server_listening(cluster, port, time.perf_counter() + 10):
+    if not server_listening(server_host, port, time.perf_counter() + 10):
         _, serr = kill_group(srv)
         return 1, "", f"server did not listen on port {port}: {serr}", 0.0
-    result = run(["ip", "netns", "exec", cluster.hosts[0]] + client, timeout)
+    result = run(["ip", "netns", "exec", client_host] + client, timeout)
     try:
         _, serr = srv.communicate(timeout=10)
     except subprocess.TimeoutExpired:
@@ -894,7 +907,7 @@ def tcp_iperf_once(tr, cluster, args):
         doc = json.loads(out)
         end = doc["end"]
         values = {0: end["sum_received"]["bits_per_second"] / 8e6}
-        sent = int(end["sum_sent"]["bytes"])
+        sent = int(end["sum_received"]["bytes"])   # what surely crossed
         tr.iperf_retransmits.append(end["sum_sent"].get("retransmits"))
     except (ValueError, KeyError, TypeError):
         m = re.search(r'"error":\s*"([^"]*)"', out)
@@ -1103,7 +1116,7 @@ def tcp_section(tr, mpis, args):
                   "**Checked on every run:** the bytes through h1's `eth0` during the run "
                   "(`ip -s link`, both directions) must be at least the payload the program "
                   "timed (latency: 2 × size × round trips, bandwidth: 64 × size × windows, "
-                  "summed over the sizes; iperf3: the bytes it sent), and for the ping-pong the "
+                  "summed over the sizes; iperf3: the bytes its receiver got), and for the ping-pong the "
                   "packets at least the timed messages (2 per round trip: the messages cannot "
                   "share packets). A run that fails the check is discarded and the contender "
                   "*failed*.", "",
@@ -1517,7 +1530,7 @@ def display_value(program, b, value):
 # --- the document -------------------------------------------------------------------------
 
 def markdown(startup, results, mpis, machine, args, verdicts, elapsed, nc=None, coll=None,
-             tcp=None):
+             tcp=None, wan=None):
     lines = header(machine, mpis, args, elapsed)
     lines += targets_section(verdicts)
     lines += p2p_section(results, mpis, "latency", args)
@@ -1526,6 +1539,9 @@ def markdown(startup, results, mpis, machine, args, verdicts, elapsed, nc=None, 
         lines += noncontig_section(nc, mpis)
     if tcp is not None:
         lines += tcp_section(tcp, mpis, args)
+    if wan is not None:
+        from wan import report as wan_report
+        lines += wan_report.section(wan, mpis, args)
     if coll is not None:
         lines += coll_section(coll, mpis, args)
     lines += startup_section(startup, mpis, args)
@@ -1735,6 +1751,9 @@ def header(machine, mpis, args, elapsed):
     lines += [
         "- Between two emulated hosts (one rank each, TCP), against raw TCP and iperf3: "
         "see [Between two hosts (TCP)](#between-two-hosts-tcp).",
+        "- Between two emulated sites joined by an emulated WAN (5 ms, 1 Gbit/s): latency, "
+        "bandwidth, collectives on 2 sites × 4 ranks and the demo, with their own rounds: see "
+        "[Between two sites (WAN)](#between-two-sites-wan).",
         "- Collectives: 2 ranks (one per core) and 4 ranks (oversubscribed), with their own "
         "rounds and launch commands: see [Collective latency](#collective-latency).",
         "- A program that does not build is *not available*; one that crashes, hangs or "
@@ -1889,20 +1908,28 @@ def parse_args():
                     help="largest collective size (1 MiB)")
     ap.add_argument("--coll-timeout", type=int, default=60,
                     help="seconds per collective run (default 60)")
-    ap.add_argument("--only", choices=["coll", "tcp"],
+    ap.add_argument("--wan-rounds", type=int, default=3,
+                    help="rounds between two emulated sites, contenders interleaved in each "
+                         "(default 3; 1 with --quick)")
+    ap.add_argument("--wan-timeout", type=int, default=60,
+                    help="seconds per run between two sites (default 60)")
+    ap.add_argument("--only", choices=["coll", "tcp", "wan"],
                     help="coll: only the collectives; tcp: only the benchmarks between two "
-                         "emulated hosts (needs root); replaces that part of performance.md "
-                         "(and its rows in the targets table), keeps the rest")
+                         "emulated hosts; wan: only those between two emulated sites (tcp and "
+                         "wan need root); replaces that part of performance.md (and its rows "
+                         "in the targets table), keeps the rest")
     ap.add_argument("--quick", action="store_true",
                     help="development: 2 rounds, 2 startup runs, iterations x 0.05")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.startup_reps, args.scale, args.wait_idle = 2, 2, 0.05, 0
-        args.coll_rounds = 2
+        args.coll_rounds, args.wan_rounds = 2, 1
     if (not 0 < args.scale <= 1 or args.rounds < 1 or args.startup_reps < 1 or
-            args.coll_rounds < 1 or args.coll_max_bytes < 4):
+            args.coll_rounds < 1 or args.coll_max_bytes < 4 or args.wan_rounds < 1 or
+            args.wan_timeout < 1):
         ap.error("need 0 < --scale <= 1, --rounds >= 1, --startup-reps >= 1, "
-                 "--coll-rounds >= 1, --coll-max-bytes >= 4")
+                 "--coll-rounds >= 1, --coll-max-bytes >= 4, --wan-rounds >= 1, "
+                 "--wan-timeout >= 1")
     return args
 
 
@@ -1920,10 +1947,12 @@ def main():
     build = os.path.realpath(args.build)
     args.build_dir = build
     mpis = mpis_under_test(build)
-    only_coll, only_tcp = args.only == "coll", args.only == "tcp"
+    only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
+    from wan import measure as wan_measure, report as wan_report
     print("building benchmark programs", flush=True)
     wanted = (list(P2P) if only_tcp else
-              [n for n in SOURCES if n.startswith("coll_")] if only_coll else list(SOURCES))
+              list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] if only_wan
+              else [n for n in SOURCES if n.startswith("coll_")] if only_coll else list(SOURCES))
     build_programs(mpis, args.work, wanted)
     args.busy, args.coll_busy = [], []  # other load seen just before each run
     args.idle_budget = args.wait_idle   # seconds left to wait for it, over the whole run
@@ -1934,10 +1963,13 @@ def main():
         results = measure_p2p(mpis, args)
         print("measuring non-contiguous transfers", flush=True)
         nc = measure_noncontig(mpis, args)
-    if not only_coll:
+    if not only_coll and not only_wan:
         print("measuring between two emulated hosts (TCP)", flush=True)
         tcp = measure_tcp(mpis, args)
-    if not only_tcp:
+    if not args.only or only_wan:
+        print("measuring between two emulated sites (WAN)", flush=True)
+        wan = wan_measure.measure_wan(mpis, args)
+    if not args.only or only_coll:
         print("measuring collectives", flush=True)
         coll_began = time.perf_counter()
         coll = measure_coll(mpis, args)
@@ -1959,15 +1991,22 @@ def main():
         update_report(report, tcp_section(tcp, mpis, args), verdicts,
                       (TCP_BEGIN, TCP_END, TCP_TARGET_PREFIX))
         print(f"updated the part between two hosts of {report}; wrote {', '.join(pngs)}")
+    elif only_wan:
+        verdicts = wan_report.targets(wan)
+        pngs = wan_report.plot(wan, perfdir)
+        update_report(report, wan_report.section(wan, mpis, args), verdicts,
+                      (wan_report.WAN_BEGIN, wan_report.WAN_END, wan_report.TARGET_PREFIX))
+        print(f"updated the part between two sites of {report}; wrote {', '.join(pngs)}")
     else:
         verdicts = (targets(results, args.max_bytes) + nc_targets(nc) +
-                    tcp_targets(tcp, args.max_bytes) +
+                    tcp_targets(tcp, args.max_bytes) + wan_report.targets(wan) +
                     coll_targets(coll, mpis, args.coll_max_bytes))
         plot(startup, results, mpis, perfdir, nc, coll)
         plot_tcp(tcp, mpis, perfdir, args.max_bytes)
+        wan_report.plot(wan, perfdir)
         with open(report, "w") as f:
             f.write(markdown(startup, results, mpis, machine_description(build), args, verdicts,
-                             time.perf_counter() - began, nc, coll, tcp))
+                             time.perf_counter() - began, nc, coll, tcp, wan))
         print(f"wrote {report} and {perfdir}/*.png")
 
     for name, (verdict, worst) in verdicts:
@@ -1977,13 +2016,23 @@ def main():
             print(f"NOT AVAILABLE ({m.name} {p}): {why}", file=sys.stderr)
         for p, why in m.failed.items():
             print(f"FAILED ({m.name} {p}): {why}", file=sys.stderr)
-    if not only_coll:
+    if not only_coll and not only_wan:
         # reported, but never the exit status: see the TCP section's comment
         names = dict(TCP_NAMES, **{m.slug: m.name for m in mpis})
         if tcp.error:
             print(f"NOT MEASURED (between two hosts): {tcp.error}", file=sys.stderr)
         for (slug, p), why in tcp.failures.items():
             print(f"FAILED (between two hosts: {names[slug]} {p}): {why}", file=sys.stderr)
+    if not args.only or only_wan:
+        # the same between two sites: reported, never the exit status
+        if wan.error:
+            print(f"NOT MEASURED (between two sites): {wan.error}", file=sys.stderr)
+        for slug, why in wan.unavailable.items():
+            print(f"NOT AVAILABLE (between two sites: {wan_measure.name_of(slug)}): {why}",
+                  file=sys.stderr)
+        for (slug, p), why in wan.failures.items():
+            print(f"FAILED (between two sites: {wan_measure.name_of(slug)} {p}): {why}",
+                  file=sys.stderr)
     sys.exit(1 if any(m.failed for m in mpis) else 0)
 
 

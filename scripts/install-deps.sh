@@ -7,14 +7,15 @@
 #   libzstd-dev                        compression of WAN frames by the site gateways
 #   libinih-dev                        mpirun's metacomputer description (INI, --metacomputer)
 #   python3                            the launcher and error-report test drivers
+#   python3-matplotlib                 the demo's plot (make demo; for /usr/bin/python3)
 #   mpich                              mpiexec.hydra, for the PMI-1 compatibility tests
 #   procps iproute2                    process and socket checks of the failure-path tests;
 #                                      ip/tc build the emulated clusters (tests/cluster)
 #   iputils-ping                       reachability and round trips in the emulated clusters
 #   clang-14 libclang-rt-14-dev        libFuzzer, for the fuzz tests of the network parsers
 set -euo pipefail
-packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev libinih-dev libzstd-dev python3 mpich procps
-          iproute2 iputils-ping clang-14 libclang-rt-14-dev)
+packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev libinih-dev libzstd-dev python3
+          python3-matplotlib mpich procps iproute2 iputils-ping clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

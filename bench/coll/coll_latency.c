@@ -6,11 +6,11 @@
  *   allreduce   MPI_Allreduce of bytes / 4 MPI_FLOAT, MPI_SUM
  *   allgather   MPI_Allgather, `bytes` MPI_CHAR from every rank
  *   alltoall    MPI_Alltoall, `bytes` MPI_CHAR to every rank
- * Sizes are 4 B, 16 B, 64 B, ... max_bytes (powers of 4). For every size: one call whose
- * result is checked exactly (a wrong result prints what is wrong and aborts the job: a fast
- * wrong collective is not a result), a probe (runs of 1, 2, 4, ... calls) that sets the
- * iteration count so the size takes about SIZE_BUDGET seconds whatever the MPI and the load,
- * warm-up calls (a tenth of that, after the probe's), then the timed calls. As in
+ * Sizes are 4 B, 16 B, 64 B, ... max_bytes (powers of 4; see `step` below). For every size:
+ * one call whose result is checked exactly (a wrong result prints what is wrong and aborts the
+ * job: a fast wrong collective is not a result), a probe (runs of 1, 2, 4, ... calls) that sets
+ * the iteration count so the size takes about SIZE_BUDGET seconds whatever the MPI and the
+ * load, warm-up calls (a tenth of that, after the probe's), then the timed calls. As in
  * OSU, each rank sums the time spent inside the collective call only, with a barrier after
  * every call so that no call overlaps the next one; the latency is that sum over the
  * iterations, averaged over the ranks (min and max over the ranks are printed too).
@@ -21,9 +21,11 @@
  * -DONLY_<NAME> (e.g. -DONLY_BCAST, as the runner does) links against an MPI that has that one
  * collective, even if it lacks the others.
  *
- * Usage: mpirun -n N coll_latency [max_bytes [scale [names]]]
+ * Usage: mpirun -n N coll_latency [max_bytes [scale [names [step]]]]
  *   max_bytes  largest size (default 1 MiB); scale in (0, 1] shrinks the time per size (the
- *   runner's --quick); names: comma-separated collectives (default: every one built in).
+ *   runner's --quick); names: comma-separated collectives (default: every one built in);
+ *   step: each size is the last times step, 2 to 1024 (default 4; the WAN benchmarks use 8,
+ *   4 B ... 1 MiB in 7 sizes, since every call there costs a WAN round trip).
  * Rank 0 prints "# ranks N", then one line per collective and size:
  *   "<name> <bytes> <iterations> <avg_us> <min_us> <max_us>" (bytes is 0 for barrier). */
 #include <mpi.h>
@@ -437,12 +439,13 @@ int main(int argc, char **argv)
     long max_bytes = argc > 1 ? atol(argv[1]) : DEFAULT_MAX_BYTES;
     double scale = argc > 2 ? atof(argv[2]) : 1.0;
     const char *names = argc > 3 ? argv[3] : NULL;
+    long step = argc > 4 ? atol(argv[4]) : 4;
     if (max_bytes < MIN_BYTES || scale <= 0 || scale > 1 || !known_names(names) ||
-        c.nranks < 2) {
+        step < 2 || step > 1024 || c.nranks < 2) {
         if (c.rank == 0) {
             fprintf(stderr, "usage: mpirun -n N %s [max_bytes >= %d [scale in (0,1] "
-                            "[names]]] with N >= 2; names, comma-separated, from:", PROG,
-                    MIN_BYTES);
+                            "[names [step from 2 to 1024]]]] with N >= 2; names, "
+                            "comma-separated, from:", PROG, MIN_BYTES);
             for (int i = 0; i < NCOLLS; i++) fprintf(stderr, " %s", COLLS[i].name);
             fprintf(stderr, "\n");
         }
@@ -464,7 +467,7 @@ int main(int argc, char **argv)
             measure(&COLLS[i], &c, 0, scale);
             continue;
         }
-        for (long bytes = MIN_BYTES; bytes <= max_bytes; bytes *= 4)
+        for (long bytes = MIN_BYTES; bytes <= max_bytes; bytes *= step)
             measure(&COLLS[i], &c, bytes, scale);
     }
     free(c.sbuf);

@@ -80,6 +80,8 @@ static struct {
     int cur_bad;
     int ending;
     long long rate_at;
+    long long t_start;
+    int links_checked;              /* the links the lower sites open are all up */
 } g;
 
 static long long now_ms(void)
@@ -776,6 +778,22 @@ static int after_pass(void)
             again |= rc->backlog;
         }
     }
+    /* The lower sites open our links to them; one that has not done so in the time we give
+     * our own links will not come: its gateway never started or died first (in a federated
+     * job, mpirun --rendezvous, its part may have failed before the link was up, and we
+     * would otherwise wait for ever). */
+    if (!g.links_checked && t >= g.t_start + CONNECT_TIMEOUT_MS) {
+        g.links_checked = 1;
+        for (int s = 0; s < my_site(); s++) {
+            int ranks = 0;  /* a site without ranks runs no gateway */
+            for (uint32_t r = 0; r < g.size && !ranks; r++)
+                ranks = g.c->rank_site[r] == s;
+            for (int i = 0; ranks && i < g.links[s].nst; i++)
+                if (!g.links[s].st[i].up && !g.links[s].st[i].bye_in)
+                    fail("%s was not opened within %d s: the gateway of site %s never "
+                         "connected", link_text(s), CONNECT_TIMEOUT_MS / 1000, site_name(s));
+        }
+    }
     for (hs_t *h = g.hs, *next; h; h = next) {
         next = h->next;
         if (h->stream < 0 && t > h->deadline)
@@ -867,6 +885,7 @@ static void listen_on_own_address(void)
 int gateway_run(const gw_config_t *c, const auth_key_t *key)
 {
     memset(&g, 0, sizeof g);
+    g.t_start = now_ms();
     g.c = c;
     g.key = *key;
     g.size = (uint32_t)c->size;

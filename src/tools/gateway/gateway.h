@@ -8,7 +8,7 @@
  * before anything else is read. The gateway of the lower site opens the links' streams.
  *
  * Life cycle: started by the launcher with the ranks (metampi-hostd on the site's gateway
- * host), ended by SIGTERM at the end of the job or in its teardown: then it says BYE on its
+ * host), ended by SIGTERM at the end of the job (killed in a teardown): then it says BYE on its
  * streams, so the other gateways see an end on purpose. A WAN link lost (an end of stream
  * without BYE, a socket error, nothing read for --timeout ms, a malformed frame), a link that
  * cannot be opened, or an address it cannot listen on end it with one line on --report-fd

@@ -1,8 +1,8 @@
 /*
  * The site gateway (metampi-gateway) that this helper runs when its host is the site's
  * gateway host: started beside the ranks with the JOB frame's arguments, ended with SIGTERM
- * (END from mpirun: every rank has exited; or the teardown), and reported like a rank when it
- * fails: its one-line report comes through a pipe (its --report-fd 3).
+ * (END from mpirun: every rank has exited) or killed in a teardown, and reported like a rank
+ * when it fails: its one-line report comes through a pipe (its --report-fd 3).
  *
  * The gateway leads its own process group, dies with the helper (PR_SET_PDEATHSIG), gets the
  * job key in its environment (METAMPI_JOB_KEY), never on its command line.

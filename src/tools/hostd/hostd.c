@@ -102,7 +102,11 @@ static void condemn(hostd_t *h, int sig)
         h->kill_sent = 1;
     if (h->started)
         node_signal(&h->node, sig);
-    gwproc_signal(&h->gw, sig == SIGKILL ? SIGKILL : SIGTERM);
+    /* A failed job's gateway is killed, not ended (SIGTERM would say BYE on its links): the
+     * other sites' gateways must see a lost link, not an end on purpose. In a federated job
+     * (mpirun --rendezvous) that is how the other sites' parts learn that this one failed;
+     * they would otherwise wait for ever for its ranks. */
+    gwproc_signal(&h->gw, SIGKILL);
 }
 
 /* mpirun broke the protocol: nothing it says can be trusted any more. */

@@ -27,8 +27,13 @@ static void append(char **buf, size_t *len, const char *s)
     *len += l;
 }
 
-int gateways_plan(const mpirun_opts_t *o, const int *where, gw_plan_t *plan, char ***kv,
-                  int *nkv)
+/* The plan for a job of size ranks at sites rank_site[], whose gateways listen at addr[s]
+ * ("IP:PORT"), of which this mpirun starts the ranks placed at where[0..np) (host indices):
+ * one gateway for each site of those ranks, on its gateway host; every site's address in the
+ * key-value pairs. */
+int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
+                       char *const *addr, const int *where, int np, gw_plan_t *plan,
+                       char ***kv, int *nkv)
 {
     const metacomputer_t *mc = &o->mc;
     plan->args = calloc((size_t)o->hosts.n, sizeof *plan->args);
@@ -36,19 +41,20 @@ int gateways_plan(const mpirun_opts_t *o, const int *where, gw_plan_t *plan, cha
     if (!plan->args || !plan->nargs)
         util_xmalloc((size_t)-1);
     int *ranks = calloc((size_t)mc->nsites, sizeof *ranks);
+    int *ours = calloc((size_t)mc->nsites, sizeof *ours);
+    if (!ranks || !ours)
+        util_xmalloc((size_t)-1);
     char *gateways = NULL, *names = NULL, *rank_sites = NULL;
     size_t gl = 0, nl = 0, rl = 0;
     for (int s = 0; s < mc->nsites; s++) {
-        char a[64];
-        snprintf(a, sizeof a, "%s%s:%d", s ? "," : "", mc->site[s].wan_addr,
-                 mc->site[s].wan_port);
-        append(&gateways, &gl, a);
+        append(&gateways, &gl, s ? "," : "");
+        append(&gateways, &gl, addr[s]);
         append(&names, &nl, s ? "," : "");
         append(&names, &nl, mc->site[s].name);
     }
-    for (int r = 0; r < o->np;) {
-        int s = mc->host_site[where[r]], k = r;
-        while (k < o->np && mc->host_site[where[k]] == s)
+    for (int r = 0; r < size;) {
+        int s = rank_site[r], k = r;
+        while (k < size && rank_site[k] == s)
             k++;
         ranks[s] += k - r;
         char run[48];
@@ -56,17 +62,27 @@ int gateways_plan(const mpirun_opts_t *o, const int *where, gw_plan_t *plan, cha
         append(&rank_sites, &rl, run);
         r = k;
     }
+    for (int r = 0; r < np; r++)
+        ours[mc->host_site[where[r]]] = 1;
     int rc = 0;
     for (int s = 0; s < mc->nsites && rc == 0; s++) {
         if (!ranks[s])
             continue; /* no rank there: no gateway, no link to it */
+        char key[48];
+        snprintf(key, sizeof key, "metampi.gw.%d", s);
+        *kv = util_xrealloc(*kv, (size_t)(2 * *nkv + 2) * sizeof **kv);
+        (*kv)[2 * *nkv] = util_xstrdup(key);
+        (*kv)[2 * *nkv + 1] = util_xstrdup(addr[s]);
+        (*nkv)++;
+        if (!ours[s])
+            continue; /* another mpirun's site (a federated job) */
         int h = mc->site[s].gateway, runs = 0;
-        for (int r = 0; r < o->np; r++)
+        for (int r = 0; r < np; r++)
             runs |= where[r] == h;
         if (!runs) {
             util_msg("site '%s': its gateway host '%s' runs none of the %d ranks of the job; "
                      "give the site's gateway a host that runs ranks (gateway = HOST), or more "
-                     "ranks", mc->site[s].name, o->hosts.h[h].name, o->np);
+                     "ranks", mc->site[s].name, o->hosts.h[h].name, np);
             rc = -1;
             break;
         }
@@ -89,18 +105,32 @@ int gateways_plan(const mpirun_opts_t *o, const int *where, gw_plan_t *plan, cha
         }
         push(v, n, "--compression");
         push(v, n, mc_compression_name(mc->compression));
-        char key[48], val[64];
-        snprintf(key, sizeof key, "metampi.gw.%d", s);
-        snprintf(val, sizeof val, "%s:%d", mc->site[s].wan_addr, mc->site[s].wan_port);
-        *kv = util_xrealloc(*kv, (size_t)(2 * *nkv + 2) * sizeof **kv);
-        (*kv)[2 * *nkv] = util_xstrdup(key);
-        (*kv)[2 * *nkv + 1] = util_xstrdup(val);
-        (*nkv)++;
     }
     free(ranks);
+    free(ours);
     free(gateways);
     free(names);
     free(rank_sites);
+    return rc;
+}
+
+int gateways_plan(const mpirun_opts_t *o, const int *where, gw_plan_t *plan, char ***kv,
+                  int *nkv)
+{
+    const metacomputer_t *mc = &o->mc;
+    int *rank_site = util_xmalloc((size_t)o->np * sizeof *rank_site);
+    for (int r = 0; r < o->np; r++)
+        rank_site[r] = mc->host_site[where[r]];
+    char **addr = util_xmalloc((size_t)mc->nsites * sizeof *addr);
+    for (int s = 0; s < mc->nsites; s++) {
+        addr[s] = util_xmalloc(32);
+        snprintf(addr[s], 32, "%s:%d", mc->site[s].wan_addr, mc->site[s].wan_port);
+    }
+    int rc = gateways_plan_part(o, o->np, rank_site, addr, where, o->np, plan, kv, nkv);
+    for (int s = 0; s < mc->nsites; s++)
+        free(addr[s]);
+    free(addr);
+    free(rank_site);
     return rc;
 }
 

@@ -22,6 +22,12 @@ int gateways_wanted(const mpirun_opts_t *o);
  * 0, or -1 after a message (a gateway host that runs no rank). */
 int gateways_plan(const mpirun_opts_t *o, const int *where, gw_plan_t *plan, char ***kv,
                   int *nkv);
+/* The same for one site of a federated job (part.c): the job of size ranks at the sites
+ * rank_site[], whose gateways listen at addr[s] ("IP:PORT", from the rendezvous); this mpirun
+ * starts the ranks at where[0..np) (host indices) and the gateway of their site. */
+int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
+                       char *const *addr, const int *where, int np, gw_plan_t *plan,
+                       char ***kv, int *nkv);
 void gateways_free(const mpirun_opts_t *o, gw_plan_t *plan);
 
 #endif

@@ -131,5 +131,7 @@ void job_fold_deadline(int *t, long long deadline, long long now)
 
 int job_run(const mpirun_opts_t *opts)
 {
+    if (opts->rendezvous)
+        return part_run(opts);
     return opts->nhosts ? multihost_run(opts) : local_run(opts);
 }

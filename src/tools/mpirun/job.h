@@ -20,8 +20,10 @@
 #ifndef MPIRUN_JOB_H
 #define MPIRUN_JOB_H
 
+#include "gateways.h"
 #include "options.h"
 #include "pmi_server.h"
+#include "runtime/auth.h"
 
 #include <sys/types.h>
 
@@ -61,5 +63,22 @@ void job_fold_deadline(int *t, long long deadline, long long now);
 int job_run(const mpirun_opts_t *opts);
 int local_run(const mpirun_opts_t *opts);      /* local.c: every rank on this host */
 int multihost_run(const mpirun_opts_t *opts);  /* multihost.c: --host / --hostfile */
+int part_run(const mpirun_opts_t *opts);       /* part.c: one site of a federated job */
+
+/* What a run on several hosts starts (multihost_exec): the whole job's shape and this
+ * mpirun's share of it. multihost_run makes it from the options (all ranks); a part of a
+ * federated job from the layout the rendezvous handed out (its site's ranks). */
+typedef struct mh_plan {
+    int size;              /* ranks in the job */
+    int first, np;         /* this mpirun starts ranks first .. first + np - 1 */
+    int *where;            /* np entries: the index in opts->hosts of each one's host */
+    char *mapping;         /* PMI_process_mapping of the job's ranks ("": none) */
+    char **kv;             /* initial PMI pairs (the site layout): key, value, ... */
+    int nkv;               /* pairs */
+    char key[AUTH_KEY_HEX + 1];  /* the job key */
+    gw_plan_t gw;          /* the gateways this mpirun starts (gateway mode), or none */
+} mh_plan_t;
+
+int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan);
 
 #endif

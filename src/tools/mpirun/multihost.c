@@ -73,10 +73,11 @@ struct mh {
     ev_loop_t loop;
     int sigfd;
     const mpirun_opts_t *opts;
+    const mh_plan_t *plan;
     mhost_t *host;            /* the hosts that run ranks */
     int nhost;
-    int *host_of;             /* global rank -> index into host[] */
-    pid_t *pid;               /* per rank, once it exited */
+    int *host_of;             /* our rank (global rank - plan->first) -> index into host[] */
+    pid_t *pid;               /* per our rank, once it exited */
     unsigned char *departed, *finalized;
     int nbarrier;             /* hosts in the current barrier */
     int ndeparted;
@@ -189,10 +190,10 @@ static void check_barrier_reachable(mh_t *m)
 {
     if (m->nbarrier == 0)
         return;
-    for (int r = 0; r < m->opts->np; r++) {
-        if (m->departed[r] && !m->finalized[r]) {
-            job_pmi_failed(&m->job, r, m->host[m->host_of[r]].name, m->pid[r], PMI_FAIL_ABSENT,
-                           "");
+    for (int i = 0; i < m->plan->np; i++) {
+        if (m->departed[i] && !m->finalized[i]) {
+            job_pmi_failed(&m->job, m->plan->first + i, m->host[m->host_of[i]].name, m->pid[i],
+                           PMI_FAIL_ABSENT, "");
             return;
         }
     }
@@ -298,7 +299,8 @@ static void report_lost(mhost_t *h)
 static int rank_here(const mhost_t *h, uint32_t rank)
 {
     mh_t *m = h->mh;
-    return rank < (uint32_t)m->opts->np && &m->host[m->host_of[rank]] == h;
+    uint32_t i = rank - (uint32_t)m->plan->first;  /* wraps below first */
+    return i < (uint32_t)m->plan->np && &m->host[m->host_of[i]] == h;
 }
 
 static void on_frame(void *ctx, const ctl_frame_t *f)
@@ -340,23 +342,25 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
         iofwd_sink_write(f->u.output.stream == 1 ? &m->out_sink : &m->err_sink, (int)rank,
                          (const char *)f->u.output.p, f->u.output.len, f->u.output.add_newline);
         return;
-    case CTL_EXITED:
-        if (m->departed[rank]) {
+    case CTL_EXITED: {
+        int i = (int)rank - m->plan->first;
+        if (m->departed[i]) {
             snprintf(why, sizeof why, "a second EXITED frame for rank %u", rank);
             protocol_error(h, why);
             return;
         }
-        m->departed[rank] = 1;
-        m->finalized[rank] = f->u.exited.finalized;
-        m->pid[rank] = (pid_t)f->u.exited.pid;
+        m->departed[i] = 1;
+        m->finalized[i] = f->u.exited.finalized;
+        m->pid[i] = (pid_t)f->u.exited.pid;
         if (rank == 0)
             stdin_stop(m);
         job_rank_exited(&m->job, (int)rank, h->name, (pid_t)f->u.exited.pid,
                         f->u.exited.status, f->u.exited.inited, f->u.exited.finalized);
         check_barrier_reachable(m);
-        if (++m->ndeparted == m->opts->np)
+        if (++m->ndeparted == m->plan->np)
             end_gateways(m);
         return;
+    }
     case CTL_ABORTED:
         job_rank_aborted(&m->job, (int)rank, h->name, (pid_t)f->u.aborted.pid,
                          f->u.aborted.exitcode, f->u.aborted.has_msg ? f->u.aborted.msg : NULL);
@@ -541,7 +545,7 @@ static void send_job(mh_t *m, mhost_t *h, const char *prog_cwd, const char *mapp
         argc++;
     ctl_put_strs(b, (const char *const *)o->prog_argv, argc);
     ctl_put_strs(b, (const char *const *)env, (uint32_t)nenv);
-    ctl_put_u32(b, (uint32_t)o->np);
+    ctl_put_u32(b, (uint32_t)m->plan->size);
     ctl_put_u32(b, (uint32_t)h->index);
     ctl_put_u32(b, (uint32_t)o->hosts.n);
     for (int i = 0; i < o->hosts.n; i++)
@@ -673,6 +677,38 @@ static int all_exited(const mh_t *m)
 
 int multihost_run(const mpirun_opts_t *opts)
 {
+    mh_plan_t plan = { .size = opts->np, .first = 0, .np = opts->np };
+    auth_key_t key;
+    if (auth_key_generate(&key) != 0) {
+        util_msg("cannot generate the job key: the system has no randomness to give");
+        return 1;
+    }
+    auth_key_to_hex(&key, plan.key);
+    /* Placement: which host runs which ranks. */
+    plan.where = util_xmalloc((size_t)opts->np * sizeof *plan.where);
+    if (opts->mc.nsites)
+        placement_place_sites(&opts->hosts, opts->mc.host_site, opts->np, opts->map_by_node,
+                              plan.where);
+    else
+        placement_place(&opts->hosts, opts->np, opts->map_by_node, plan.where);
+    plan.mapping = placement_mapping(plan.where, opts->np, PMI_WIRE_VALLEN_MAX - 1);
+    plan.nkv = site_layout(opts, plan.where, &plan.kv);
+    int status = 1;
+    if (plan.nkv < 0)
+        util_msg("cannot encode the site layout of the job");  /* not reached: checked input */
+    else if (!gateways_wanted(opts) ||
+             gateways_plan(opts, plan.where, &plan.gw, &plan.kv, &plan.nkv) == 0)
+        status = multihost_exec(opts, &plan);
+    gateways_free(opts, &plan.gw);
+    if (plan.nkv > 0)
+        sitemap_free_kv(plan.kv, plan.nkv);
+    free(plan.where);
+    free(plan.mapping);
+    return status;
+}
+
+int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
+{
     int hostd_err;
     char *hostd_path = agent_hostd_path(&hostd_err);
     if (preflight(opts, hostd_path, hostd_err) != 0) {
@@ -682,46 +718,16 @@ int multihost_run(const mpirun_opts_t *opts)
     mh_t m;
     memset(&m, 0, sizeof m);
     m.opts = opts;
-    auth_key_t key;
-    if (auth_key_generate(&key) != 0) {
-        util_msg("cannot generate the job key: the system has no randomness to give");
-        free(hostd_path);
-        return 1;
-    }
-    auth_key_to_hex(&key, m.key);
+    m.plan = plan;
+    snprintf(m.key, sizeof m.key, "%s", plan->key);
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd)) {
         util_msg("cannot determine the working directory: %s", strerror(errno));
         free(hostd_path);
         return 1;
     }
-
-    /* Placement: which host runs which ranks. */
-    int np = opts->np;
-    int *where = util_xmalloc((size_t)np * sizeof *where);
-    if (opts->mc.nsites)
-        placement_place_sites(&opts->hosts, opts->mc.host_site, np, opts->map_by_node, where);
-    else
-        placement_place(&opts->hosts, np, opts->map_by_node, where);
-    char *mapping = placement_mapping(where, np, PMI_WIRE_VALLEN_MAX - 1);
-    char **site_kv = NULL;
-    int nsite_kv = site_layout(opts, where, &site_kv);
-    if (nsite_kv < 0) {
-        util_msg("cannot encode the site layout of the job");  /* not reached: checked input */
-        free(where);
-        free(mapping);
-        free(hostd_path);
-        return 1;
-    }
-    gw_plan_t plan = { 0 };
-    if (gateways_wanted(opts) && gateways_plan(opts, where, &plan, &site_kv, &nsite_kv) != 0) {
-        gateways_free(opts, &plan);
-        sitemap_free_kv(site_kv, nsite_kv);
-        free(where);
-        free(mapping);
-        free(hostd_path);
-        return 1;
-    }
+    int np = plan->np;
+    const int *where = plan->where;
     int *slot = util_xmalloc((size_t)opts->hosts.n * sizeof *slot);
     m.host = util_xmalloc((size_t)opts->hosts.n * sizeof *m.host);
     memset(m.host, 0, (size_t)opts->hosts.n * sizeof *m.host);
@@ -735,9 +741,9 @@ int multihost_run(const mpirun_opts_t *opts)
                 h->index = i;
                 h->name = opts->hosts.h[i].name;
                 h->ranks = util_xmalloc((size_t)np * sizeof *h->ranks);
-                if (plan.args) {
-                    h->gw_args = plan.args[i];
-                    h->ngw_args = plan.nargs[i];
+                if (plan->gw.args) {
+                    h->gw_args = plan->gw.args[i];
+                    h->ngw_args = plan->gw.nargs[i];
                 }
             }
     }
@@ -745,10 +751,9 @@ int multihost_run(const mpirun_opts_t *opts)
     for (int r = 0; r < np; r++) {
         mhost_t *h = &m.host[slot[where[r]]];
         m.host_of[r] = slot[where[r]];
-        h->ranks[h->nranks++] = r;
+        h->ranks[h->nranks++] = plan->first + r;
     }
     free(slot);
-    free(where);
     m.pid = calloc((size_t)np, sizeof *m.pid);
     m.departed = calloc((size_t)np, 1);
     m.finalized = calloc((size_t)np, 1);
@@ -758,7 +763,8 @@ int multihost_run(const mpirun_opts_t *opts)
                                  .name = "stdout" };
     m.err_sink = (iofwd_sink_t){ .fd = STDERR_FILENO, .tag_output = opts->tag_output,
                                  .name = "stderr" };
-    m.stdin_host = &m.host[m.host_of[0]];
+    /* the job's rank 0 takes mpirun's stdin; a part of a federated job may not have it */
+    m.stdin_host = plan->first == 0 ? &m.host[m.host_of[0]] : NULL;
     m.credit = CTL_STDIN_WINDOW;
 
     teardown_become_subreaper();
@@ -775,8 +781,8 @@ int multihost_run(const mpirun_opts_t *opts)
     int nenv;
     char **env = env_settings(opts, &nenv);
     for (int k = 0; k < m.nhost && !m.job.condemned; k++)
-        start_host(&m, &m.host[k], hostd_path, cwd, mapping, env, nenv, site_kv, nsite_kv);
-    sitemap_free_kv(site_kv, nsite_kv);
+        start_host(&m, &m.host[k], hostd_path, cwd, plan->mapping, env, nenv, plan->kv,
+                   plan->nkv);
     for (int i = 0; i < nenv; i++)
         free(env[i]);
     free(env);
@@ -863,8 +869,6 @@ int multihost_run(const mpirun_opts_t *opts)
     free(m.pid);
     free(m.departed);
     free(m.finalized);
-    gateways_free(opts, &plan);
-    free(mapping);
     free(hostd_path);
     return m.job.status;
 }

@@ -6,6 +6,7 @@
  */
 #include "options.h"
 
+#include "rdv_client.h"
 #include "util.h"
 
 #include <errno.h>
@@ -47,6 +48,15 @@ static void usage(FILE *f)
             "                       fill the sites in order (--map-by applies within a site)\n"
             "  --direct-wan         ranks at different sites connect directly over TCP, not\n"
             "                       through the site gateways (each site's 'wan' address)\n"
+            "  --rendezvous HOST:PORT  start one site of a federated job: join the\n"
+            "                       metampi-rendezvous server there, wait until every site of\n"
+            "                       --metacomputer has joined, then run this site's ranks\n"
+            "                       (-n: its rank count, default its slots). Needs --site and\n"
+            "                       --job; see docs/metacomputer.md, \"Federated start\"\n"
+            "  --site NAME          the site of the description this part runs\n"
+            "  --job ID             the job's name at the rendezvous (the server's --job)\n"
+            "  --key-file FILE      the job key shared with the server and the other sites\n"
+            "                       (default: $METAMPI_JOB_KEY)\n"
             "  --if LIST            network interfaces or subnets for TCP between hosts\n"
             "                       (eth1,10.1.0.0/16; sets METAMPI_TCP_IF for the ranks)\n"
             "  --launch-agent CMD   command that starts the helper on another host (default\n"
@@ -179,13 +189,17 @@ static int finish_sites(mpirun_opts_t *o, const char *host_arg, const char *host
         return -1;
     }
     if (o->mc.nsites > 1 && !o->direct_wan) {
-        /* gateway mode: each site's gateway listens on its WAN address */
+        /* gateway mode: each site's gateway listens on its WAN address; a part of a
+         * federated job runs only its own site's gateway and learns the others' addresses
+         * at the rendezvous */
         for (int s = 0; s < o->mc.nsites; s++)
-            if (!o->mc.site[s].has_wan) {
+            if (!o->mc.site[s].has_wan &&
+                (!o->rendezvous || strcmp(o->mc.site[s].name, o->site_name ? o->site_name
+                                                                            : "") == 0)) {
                 util_msg("metacomputer '%s', line %d: site '%s' needs 'wan = IPv4:PORT', the "
-                         "address its gateway listens on (or use --direct-wan: ranks at "
-                         "different sites connect directly)", o->metacomputer,
-                         o->mc.site[s].line, o->mc.site[s].name);
+                         "address its gateway listens on%s", o->metacomputer,
+                         o->mc.site[s].line, o->mc.site[s].name, o->rendezvous ? "" :
+                         " (or use --direct-wan: ranks at different sites connect directly)");
                 return -1;
             }
     }
@@ -194,18 +208,76 @@ static int finish_sites(mpirun_opts_t *o, const char *host_arg, const char *host
     return 0;
 }
 
+/* --rendezvous and its companions: a part of a federated job (checked before the hosts). */
+static int finish_part(mpirun_opts_t *o)
+{
+    const char *lone = o->site_name ? "--site" : o->job_id ? "--job" : o->key_file ?
+                       "--key-file" : NULL;
+    if (!o->rendezvous) {
+        if (lone)
+            util_msg("%s applies to one site of a federated job: give --rendezvous HOST:PORT "
+                     "(and --metacomputer, --site, --job) too", lone);
+        return lone ? -1 : 0;
+    }
+    char host[256], port[8];
+    if (rdv_split_hostport(o->rendezvous, host, sizeof host, port, sizeof port, 1) != 0) {
+        util_msg("invalid --rendezvous '%s' (expected HOST:PORT, port 1-65535)", o->rendezvous);
+        return -1;
+    }
+    if (!o->metacomputer || !o->site_name || !o->job_id) {
+        util_msg("--rendezvous needs %s (every part and the server share the description; "
+                 "see docs/metacomputer.md, \"Federated start\")",
+                 !o->metacomputer ? "--metacomputer FILE" : !o->site_name ?
+                 "--site NAME (the site this mpirun starts)" : "--job ID (the server's --job)");
+        return -1;
+    }
+    if (o->direct_wan) {
+        util_msg("--direct-wan cannot be used with --rendezvous: each site's part has its own "
+                 "key-value space, so ranks cannot learn the addresses of other sites' ranks; "
+                 "a federated job's traffic between sites goes through the site gateways");
+        return -1;
+    }
+    if (!rdv_valid_name(o->job_id)) {
+        util_msg("invalid --job '%s' (expected 1 to %d letters, digits, '.', '-' or '_')",
+                 o->job_id, RDV_NAME_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+/* The site of a part, once the description is read. */
+static int find_site(mpirun_opts_t *o)
+{
+    for (int s = 0; s < o->mc.nsites; s++)
+        if (strcmp(o->mc.site[s].name, o->site_name) == 0) {
+            o->site = s;
+            return 0;
+        }
+    char names[1024];
+    size_t len = 0;
+    names[0] = '\0';
+    for (int s = 0; s < o->mc.nsites && len + 80 < sizeof names; s++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", s ? ", " : "",
+                                o->mc.site[s].name);
+    util_msg("--site '%s' is not a site of metacomputer '%s' (its sites: %s)", o->site_name,
+             o->metacomputer, names);
+    return -1;
+}
+
 /* After the options: the hosts, and -n checked against their slots. */
 static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *hostfile,
                         int np_given)
 {
     char err[1024];
+    if (finish_part(o) != 0)
+        return -1;
     if (o->direct_wan && !o->metacomputer) {
         util_msg("--direct-wan applies to jobs on several sites: give them with --metacomputer "
                  "FILE");
         return -1;
     }
     if (o->metacomputer) {
-        if (finish_sites(o, host_arg, hostfile) != 0)
+        if (finish_sites(o, host_arg, hostfile) != 0 || (o->rendezvous && find_site(o) != 0))
             return -1;
     } else if (host_arg && hostfile) {
         util_msg("--host and --hostfile cannot be combined (give the hosts in one of them)");
@@ -219,16 +291,26 @@ static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *host
     if (!o->nhosts)
         return 0;
     long slots = hostlist_slots(&o->hosts);
+    if (o->rendezvous) {  /* a part: its site's ranks on its site's hosts */
+        const mc_site_t *t = &o->mc.site[o->site];
+        slots = 0;
+        for (int h = t->first_host; h < t->first_host + t->nhosts; h++)
+            slots += o->hosts.h[h].slots;
+    }
     if (!np_given)
         o->np = slots > MPIRUN_MAX_RANKS ? MPIRUN_MAX_RANKS : (int)slots;
     if (o->np > slots && !o->oversubscribe) {
         char where[1200] = "";
-        if (o->metacomputer)
+        if (o->rendezvous)
+            snprintf(where, sizeof where, " of site '%s' in metacomputer '%s'", o->site_name,
+                     o->metacomputer);
+        else if (o->metacomputer)
             snprintf(where, sizeof where, " of %d site%s in metacomputer '%s'", o->mc.nsites,
                      o->mc.nsites == 1 ? "" : "s", o->metacomputer);
+        int nh = o->rendezvous ? o->mc.site[o->site].nhosts : o->nhosts;
         util_msg("%d ranks but only %ld slot%s on %d host%s%s (use --oversubscribe to place "
                  "more ranks than slots, or give more slots)", o->np, slots,
-                 slots == 1 ? "" : "s", o->nhosts, o->nhosts == 1 ? "" : "s", where);
+                 slots == 1 ? "" : "s", nh, nh == 1 ? "" : "s", where);
         return -1;
     }
     return 0;
@@ -298,6 +380,28 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
             o->metacomputer = v;
         } else if (is_long(a, "direct-wan")) {
             o->direct_wan = 1;
+        } else if ((v = option_value(argc, argv, &i, "rendezvous", &missing)) ||
+                   (v = option_value(argc, argv, &i, "site", &missing)) ||
+                   (v = option_value(argc, argv, &i, "job", &missing)) ||
+                   (v = option_value(argc, argv, &i, "key-file", &missing))) {
+            /* the option's name, as option_value matched it */
+            const char *name = long_value(a, "rendezvous") || is_long(a, "rendezvous") ?
+                               "rendezvous" : long_value(a, "site") || is_long(a, "site") ?
+                               "site" : long_value(a, "job") || is_long(a, "job") ? "job" :
+                               "key-file";
+            const char **slot = name[0] == 'r' ? &o->rendezvous : name[0] == 's' ?
+                                &o->site_name : name[0] == 'j' ? &o->job_id : &o->key_file;
+            if (missing || !*v) {
+                util_msg("option --%s requires a value (%s)", name, name[0] == 'r' ?
+                         "HOST:PORT" : name[0] == 's' ? "a site name" : name[0] == 'j' ?
+                         "a job ID" : "a file name");
+                return OPTIONS_ERROR;
+            }
+            if (*slot) {
+                util_msg("--%s given twice ('%s' and '%s')", name, *slot, v);
+                return OPTIONS_ERROR;
+            }
+            *slot = v;
         } else if ((v = option_value(argc, argv, &i, "map-by", &missing))) {
             if (strcmp(v, "slot") == 0 || strcmp(v, "node") == 0) {
                 o->map_by_node = v[0] == 'n';

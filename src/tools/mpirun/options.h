@@ -32,6 +32,13 @@ typedef struct mpirun_opts {
     const char *metacomputer;
     metacomputer_t mc;
     int direct_wan;      /* --direct-wan: ranks at different sites connect directly */
+    /* --rendezvous HOST:PORT --site NAME --job ID [--key-file FILE]: this mpirun starts one
+     * site of a federated job (part.c); site is NAME's index in mc. rendezvous NULL: not. */
+    const char *rendezvous;
+    const char *site_name;
+    int site;
+    const char *job_id;
+    const char *key_file;
 } mpirun_opts_t;
 
 enum { OPTIONS_RUN = 0, OPTIONS_EXIT_OK = 1, OPTIONS_ERROR = 2 };

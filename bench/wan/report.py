@@ -1,0 +1,579 @@
+"""The WAN part of docs/performance.md (between WAN_BEGIN and WAN_END), its rows in the
+targets table and its plots (docs/perf/wan_*.png), from a measure.WanRun."""
+import datetime
+import os
+import statistics
+
+import run_benchmarks as rb
+from wan import cluster as wc
+from wan import measure as wm
+
+WAN_BEGIN = "<!-- wan: begin (bench/run_benchmarks.py --only wan rewrites this part) -->"
+WAN_END = "<!-- wan: end -->"
+TARGET_PREFIX = "Between two sites (WAN)"
+LAT_LIMIT = 1.10            # metampi 0-8 B latency / raw TCP, at most
+LAT_SMALL = 8
+BW_SHARE = 0.90             # metampi bandwidth / iperf3, at least
+BW_FROM = 512 << 10         # ... for these sizes and up
+COLL_SMALL = 1 << 10        # "small" collectives: up to this (and the barrier)
+COLL_LARGE = 64 << 10       # "large": from this
+COLL_SMALL_SPEEDUP = 2.0    # better peer / metampi, at least
+COLL_LARGE_SPEEDUP = 1.5
+MPI_SLUGS = ("metampi", "metampi-direct", "openmpi", "mpich")
+PEERS = ("openmpi", "mpich")
+STYLES = dict(rb.STYLES, **{"metampi-direct": ("tab:orange", "D"), wm.RAW: ("black", "x")})
+DEMO_TITLES = {"one": "one site (4 hosts × 2 ranks)",
+               "gateway": "two sites, gateways (2 × 2 hosts × 2 ranks)",
+               "direct": "two sites, --direct-wan"}
+PLOTS = ("wan_p2p.png", "wan_coll.png", "wan_demo.png")
+
+
+def value(wr, program, slug, b):
+    r = wr.results[program].get(slug)
+    return None if r is None else r.median(b)
+
+
+def best_value(wr, program, slug, b):
+    """The best round's value (latency: the lowest), or None."""
+    r = wr.results[program].get(slug)
+    if r is None or r.median(b) is None:
+        return None
+    samples = r.samples.get(b, [])
+    return (min(samples) if program != "bandwidth" else max(samples)) if samples else None
+
+
+def missing_reason(wr, slug, program):
+    if slug in wr.unavailable:
+        return f"not available: {wr.unavailable[slug]}"
+    return wr.failures.get((slug, program))
+
+
+# --- targets --------------------------------------------------------------------------------
+
+def latency_eval(wr, slug):
+    """(verdict, details) of the latency target for one metampi mode."""
+    ratios, best, missing = [], [], []
+    for b in [b for b in rb.expected_sizes(wm.P2P_MAX) if b <= LAT_SMALL]:
+        mine, raw = value(wr, "latency", slug, b), value(wr, "latency", wm.RAW, max(b, 1))
+        if mine is None or raw is None:
+            missing.append(f"{'metampi' if mine is None else 'raw TCP'} at {rb.human_bytes(b)}")
+            continue
+        ratios.append((mine / raw, b))
+        best.append((best_value(wr, "latency", slug, b) /
+                     best_value(wr, "latency", wm.RAW, max(b, 1)), b))
+    if not ratios:
+        return "not evaluated", "no results" + (": missing " + ", ".join(missing) if missing
+                                                else "")
+    w, wb = max(ratios), max(best)
+    text = (f"worst {rb.human_bytes(w[1])}: {w[0]:.3f}× raw TCP "
+            f"({value(wr, 'latency', slug, w[1]):.0f} vs "
+            f"{value(wr, 'latency', wm.RAW, max(w[1], 1)):.0f} µs); best rounds: worst "
+            f"{wb[0]:.3f}×")
+    if missing:
+        text += "; missing " + ", ".join(missing)
+    verdict = "not met" if w[0] > LAT_LIMIT else "not evaluated" if missing else "met"
+    return verdict, text
+
+
+def bandwidth_eval(wr, slug):
+    iperf = value(wr, "bandwidth", wm.IPERF, 0)
+    shares, missing = [], []
+    for b in [b for b in rb.expected_sizes(wm.P2P_MAX) if b >= BW_FROM]:
+        mine = value(wr, "bandwidth", slug, b)
+        if mine is None:
+            missing.append(f"metampi at {rb.human_bytes(b)}")
+        elif iperf:
+            shares.append((mine / iperf, b))
+    if not iperf:
+        missing.append("iperf3")
+    if not shares:
+        return "not evaluated", "no results" + (": missing " + ", ".join(missing) if missing
+                                                else "")
+    w = min(shares)
+    text = (f"worst {rb.human_bytes(w[1])}: {w[0]:.0%} of iperf3 "
+            f"({value(wr, 'bandwidth', slug, w[1]):.1f} vs {iperf:.1f} MB/s)")
+    if missing:
+        text += "; missing " + ", ".join(missing)
+    verdict = "not met" if w[0] < BW_SHARE else "not evaluated" if missing else "met"
+    return verdict, text
+
+
+def coll_rows(large):
+    """(collective, size) pairs of the small or large collective target."""
+    rows = []
+    for coll in wm.COLLS:
+        for b in wm.coll_sizes(coll):
+            if coll == "barrier":
+                if not large:
+                    rows.append((coll, b))
+            elif (b >= COLL_LARGE) if large else (b <= COLL_SMALL):
+                rows.append((coll, b))
+    return rows
+
+
+def speedup(wr, coll, b, slug):
+    """(better peer's latency / slug's, slug's, better peer's), None where missing."""
+    program = wm.coll_program(coll)
+    mine = value(wr, program, slug, b)
+    peers = [v for v in (value(wr, program, p, b) for p in PEERS) if v is not None]
+    best = min(peers) if peers else None
+    return (best / mine if mine and best else None), mine, best
+
+
+def coll_eval(wr, slug, large):
+    limit = COLL_LARGE_SPEEDUP if large else COLL_SMALL_SPEEDUP
+    got, missing = [], []
+    for coll, b in coll_rows(large):
+        s, mine, best = speedup(wr, coll, b, slug)
+        if s is None:
+            missing.append(f"{coll} {rb.human_bytes(b)}" +
+                           (" (no peer)" if mine is not None else ""))
+        else:
+            got.append((s, coll, b))
+    if not got:
+        return "not evaluated", "no results"
+    ok = sum(1 for s, _, _ in got if s >= limit)
+    w = min(got)
+    where = w[1] if w[1] == "barrier" else f"{w[1]} {rb.human_bytes(w[2])}"
+    text = (f"{ok} of {len(got)} (collective, size) met; worst {where}: "
+            f"{rb.describe_slowdown(1 / w[0])} the better peer")
+    if missing:
+        text += "; missing " + ", ".join(missing)
+    verdict = "not met" if ok < len(got) else "not evaluated" if missing else "met"
+    return verdict, text
+
+
+def targets(wr):
+    """The issue's targets for metampi with gateways, as (name, (verdict, details)); the same
+    computed for --direct-wan follows in the details for comparison."""
+    names = [
+        f"{TARGET_PREFIX}: ping-pong latency 0–{LAT_SMALL} B within "
+        f"{LAT_LIMIT - 1:.0%} of the raw TCP round trip (0 B against 1 B), metampi with gateways",
+        f"{TARGET_PREFIX}: bandwidth {rb.human_bytes(BW_FROM)}–{rb.human_bytes(wm.P2P_MAX)} "
+        f"at least {BW_SHARE:.0%} of iperf3 (one TCP stream), metampi with gateways",
+        f"{TARGET_PREFIX}: Barrier, and Bcast, Allreduce, Alltoall of 4 B–"
+        f"{rb.human_bytes(COLL_SMALL)}, 2 sites × 4 ranks: at least {COLL_SMALL_SPEEDUP:g}× "
+        "faster than both Open MPI and MPICH, metampi with gateways",
+        f"{TARGET_PREFIX}: Bcast, Allreduce, Alltoall of {rb.human_bytes(COLL_LARGE)}–"
+        f"{rb.human_bytes(wm.COLL_MAX)}, 2 sites × 4 ranks: at least {COLL_LARGE_SPEEDUP:g}× "
+        "faster than both, metampi with gateways",
+    ]
+    if wr.error:
+        why = f"not measured: {wr.error}"
+        return [(n, ("not evaluated", why)) for n in names]
+    evals = [lambda s: latency_eval(wr, s), lambda s: bandwidth_eval(wr, s),
+             lambda s: coll_eval(wr, s, False), lambda s: coll_eval(wr, s, True)]
+    rows = []
+    for name, ev in zip(names, evals):
+        direct_verdict, direct_text = ev("metampi-direct")
+        compare = f"for comparison, --direct-wan: {direct_verdict}, {direct_text}"
+        if "metampi" in wr.unavailable:
+            rows.append((name, ("not evaluated", f"metampi with gateways not available "
+                                                 f"({wr.unavailable['metampi']}); {compare}")))
+        else:
+            verdict, text = ev("metampi")
+            rows.append((name, (verdict, f"{text}; {compare}")))
+    return rows
+
+
+# --- tables ---------------------------------------------------------------------------------
+
+class Notes:
+    """Footnotes under a table: '— [n]' in a cell, '[n] text' below."""
+
+    def __init__(self):
+        self.texts = []
+
+    def ref(self, text):
+        text = text.replace("|", "/").replace("\n", " ")
+        if text not in self.texts:
+            self.texts.append(text)
+        return f"— [{self.texts.index(text) + 1}]"
+
+    def lines(self):
+        return [f"[{i}] {t}  " for i, t in enumerate(self.texts, 1)] + ([""] if self.texts
+                                                                          else [])
+
+
+def cell(wr, notes, program, slug, b, digits):
+    v = value(wr, program, slug, b)
+    if v is not None:
+        return f"{v:.{digits}f}"
+    why = missing_reason(wr, slug, program)
+    return notes.ref(f"{wm.name_of(slug)}: {why}") if why else "—"
+
+
+def ratio_text(a, b, digits=2):
+    return "n/a" if a is None or not b else f"{a / b:.{digits}f}"
+
+
+def p2p_tables(wr):
+    lines = []
+    slugs = list(MPI_SLUGS) + [wm.RAW]
+    head = "| size | " + " | ".join(wm.name_of(s) for s in slugs)
+    # latency
+    notes = Notes()
+    lines += ["### Ping-pong latency between two sites", "",
+              "One rank on s1h1, one on s2h1. One-way latency in µs (half the mean round trip), "
+              "median over the rounds, **lower is better**; raw TCP is the same ping-pong over "
+              "one TCP connection between the same two hosts (from 1 B; 0 B is compared with "
+              f"its 1 B). The target: metampi / raw TCP ≤ {LAT_LIMIT:.2f} at 0–{LAT_SMALL} B.",
+              "", head + " | gateways / raw TCP | --direct-wan / raw TCP |",
+              "|---:|" + "---:|" * (len(slugs) + 2)]
+    for b in rb.expected_sizes(wm.P2P_MAX):
+        raw = value(wr, "latency", wm.RAW, max(b, 1))
+        cells = [cell(wr, notes, "latency", s, b, 0 if b > 64 << 10 else 1) if
+                 not (s == wm.RAW and b == 0) else "n/a" for s in slugs]
+        lines.append(f"| {rb.human_bytes(b)} | " + " | ".join(cells) +
+                     f" | {ratio_text(value(wr, 'latency', 'metampi', b), raw, 3)}"
+                     f" | {ratio_text(value(wr, 'latency', 'metampi-direct', b), raw, 3)} |")
+    lines += [""] + notes.lines()
+    # bandwidth
+    notes = Notes()
+    iperf = value(wr, "bandwidth", wm.IPERF, 0)
+    iperf_text = (f"**{iperf:.1f} MB/s** ({iperf * 8 / 1e3:.3f} Gbit/s)" if iperf else
+                  notes.ref(f"iperf3: {missing_reason(wr, wm.IPERF, 'bandwidth')}")
+                  if missing_reason(wr, wm.IPERF, "bandwidth") else "—")
+    lines += ["### Streaming bandwidth between two sites", "",
+              "The same two ranks; MB/s (10^6 B), window of 64 messages then a reply, median "
+              f"over the rounds, **higher is better**. iperf3, one TCP stream: {iperf_text}. "
+              f"The target: metampi / iperf3 ≥ {BW_SHARE:.2f} from {rb.human_bytes(BW_FROM)}.",
+              "", head + " | gateways / iperf3 | --direct-wan / iperf3 |",
+              "|---:|" + "---:|" * (len(slugs) + 2)]
+    for b in [b for b in rb.expected_sizes(wm.P2P_MAX) if b > 0]:
+        cells = [cell(wr, notes, "bandwidth", s, b, 3 if b < 1024 else 1) for s in slugs]
+        lines.append(f"| {rb.human_bytes(b)} | " + " | ".join(cells) +
+                     f" | {ratio_text(value(wr, 'bandwidth', 'metampi', b), iperf)}"
+                     f" | {ratio_text(value(wr, 'bandwidth', 'metampi-direct', b), iperf)} |")
+    return lines + [""] + notes.lines() + ["![latency and bandwidth between two sites]"
+                                           "(perf/wan_p2p.png)", ""]
+
+
+def coll_tables(wr):
+    lines = ["### Collectives on two sites", "",
+             "2 sites × 2 hosts × 2 ranks (ranks 0-3 at site 1, 4-7 at site 2), "
+             "`bench/coll/coll_latency.c` as in [Collective latency](#collective-latency): "
+             "latency in µs per call, the average over the ranks, median over the rounds, "
+             "**lower is better**. *Speedup* = the better peer's latency / metampi's: above 1 "
+             "metampi is faster than both Open MPI and MPICH. Targets (metampi with gateways): "
+             f"speedup ≥ {COLL_SMALL_SPEEDUP:g} for the barrier and 4 B–"
+             f"{rb.human_bytes(COLL_SMALL)}, ≥ {COLL_LARGE_SPEEDUP:g} from "
+             f"{rb.human_bytes(COLL_LARGE)}; sizes between have no target. Sizes 4 B, "
+             f"{wm.COLL_STEP * 4} B, ... {rb.human_bytes(wm.COLL_MAX)} (a factor of "
+             f"{wm.COLL_STEP}: every call costs a WAN round trip). MPI_Bcast, "
+             "MPI_Allreduce: N bytes (N/4 floats, `MPI_SUM`); MPI_Alltoall: N bytes per pair "
+             "of ranks.", ""]
+    for coll in wm.COLLS:
+        program = wm.coll_program(coll)
+        notes = Notes()
+        lines += [f"#### {rb.COLL_TITLES[coll]}", "",
+                  "| size | " + " | ".join(wm.name_of(s) for s in MPI_SLUGS) +
+                  " | speedup, gateways | target | speedup, --direct-wan |",
+                  "|---:|" + "---:|" * len(MPI_SLUGS) + "---:|:---:|---:|"]
+        for b in wm.coll_sizes(coll):
+            cells = [cell(wr, notes, program, s, b, 0 if (value(wr, program, s, b) or 0) >= 1e3
+                          else 1) for s in MPI_SLUGS]
+            s_gw, _, _ = speedup(wr, coll, b, "metampi")
+            s_dir, _, _ = speedup(wr, coll, b, "metampi-direct")
+            limit = (COLL_SMALL_SPEEDUP if coll == "barrier" or b <= COLL_SMALL else
+                     COLL_LARGE_SPEEDUP if b >= COLL_LARGE else None)
+            target = ("—" if limit is None or s_gw is None else
+                      f"≥ {limit:g}: {'met' if s_gw >= limit else '**not met**'}")
+            lines.append(f"| {'—' if coll == 'barrier' else rb.human_bytes(b)} | " +
+                         " | ".join(cells) +
+                         f" | {'n/a' if s_gw is None else f'{s_gw:.2f}'} | {target}"
+                         f" | {'n/a' if s_dir is None else f'{s_dir:.2f}'} |")
+        lines += [""] + notes.lines()
+    return lines + ["![collectives on two sites](perf/wan_coll.png)", ""]
+
+
+def demo_summary(wr, config):
+    """Medians over the runs of each part (ms per step), or None."""
+    runs = wr.demo[config]
+    if not runs:
+        return None
+    return {k: statistics.median(r[k] for r in runs) for k in ("compute", "local", "wan",
+                                                                "total")}
+
+
+def demo_table(wr):
+    lines = ["### The demo on one site and on two", "",
+             f"`metampi-demo {' '.join(wm.DEMO_ARGS)}` (examples/demo: a 3-D Jacobi stencil "
+             "split 2×2×2, ghost faces exchanged with the six neighbours and an MPI_Allreduce "
+             "of the residual every step), 8 ranks: on **one site** (4 hosts of 2 ranks on one "
+             "LAN: s1h1-s1h4) and on **two sites** (s1h1, s1h2, s2h1, s2h2, 2 ranks each). Time "
+             "per step in ms as the demo reports it (mean over the ranks, the first 2 steps "
+             "left out), split into computation, communication within a site and across the "
+             "WAN (on one site the MPI_Allreduce is local communication too); median over the "
+             "rounds. There is no target; two sites / one site is what the WAN costs this "
+             f"program. One site: `{wr.commands.get(('metampi', 'demo-one'), '')}`; two sites: "
+             "the collectives' commands with `metampi-demo` instead of `./coll_latency`.", "",
+             "| run | compute | local comm | WAN comm | total | total / one site | runs |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    notes = Notes()
+    one = demo_summary(wr, "one")
+    for config in wm.DEMO_CONFIGS:
+        s = demo_summary(wr, config)
+        why = wr.failures.get(("metampi", "demo " + config))
+        if config == "gateway" and "metampi" in wr.unavailable:
+            why = f"not available: {wr.unavailable['metampi']}"
+        if s is None:
+            mark = notes.ref(f"{DEMO_TITLES[config]}: {why}") if why else "—"
+            lines.append(f"| {DEMO_TITLES[config]} | {mark} | | | | | 0 |")
+            continue
+        lines.append(f"| {DEMO_TITLES[config]} | {s['compute']:.2f} | {s['local']:.2f} | "
+                     f"{s['wan']:.2f} | {s['total']:.2f} | "
+                     f"{ratio_text(s['total'], one['total'] if one else None)} | "
+                     f"{len(wr.demo[config])} |")
+    checksums = {r["checksum"] for c in wm.DEMO_CONFIGS for r in wr.demo[c]}
+    lines += [""] + notes.lines()
+    if checksums:
+        lines += [("Every run ended with the same checksum of the final field "
+                   f"(`{checksums.pop()}`): the results are identical on one and two sites."
+                   if len(checksums) == 1 else
+                   f"**The checksums differ between runs:** {', '.join(sorted(checksums))}."),
+                  ""]
+    wan_one = wr.demo_wan_bytes["one"]
+    if wan_one:
+        lines += [f"The one-site runs put at most {rb.human_bytes_si(max(wan_one))} on the "
+                  "WAN (the check allows "
+                  f"{rb.human_bytes_si(wm.DEMO_ONE_SITE_LIMIT)}).", ""]
+    return lines + ["![the demo on one site and on two](perf/wan_demo.png)", ""]
+
+
+# --- the section --------------------------------------------------------------------------
+
+def load_text(wr):
+    if not wr.busy:
+        return "other load: not measured"
+    text = (f"other work on the machine just before each run: median "
+            f"{statistics.median(wr.busy):.0%}, worst {max(wr.busy):.0%} of the CPUs")
+    if wr.loadavg:
+        text += (f"; load average (1 min) median {statistics.median(wr.loadavg):.1f}, "
+                 f"highest {max(wr.loadavg):.1f} on {os.cpu_count()} CPUs")
+    if max(wr.busy) > 0.10:
+        text += (" — **the machine was shared with other work during this run: the numbers "
+                 "are less reliable** (the emulated WAN and every rank share the same cores; "
+                 "the MPIs that poll lose more than those that sleep)")
+    return text
+
+
+def checks_table(wr):
+    programs = list(wm.P2P) + [wm.coll_program(c) for c in wm.COLLS]
+    lines = ["| | " + " | ".join(programs) + " |", "|---|" + "---|" * len(programs)]
+    for slug in list(MPI_SLUGS) + [wm.RAW, wm.IPERF]:
+        cells = []
+        for p in programs:
+            check = wr.checks[p].get(slug)
+            if check is None:
+                cells.append("")
+                continue
+            text = check.describe()
+            if wr.hung.get((slug, p)):
+                text += (f"; {wr.hung[(slug, p)]} runs did not exit after their results "
+                         f"(ended after {wm.GRACE} s)")
+            if wr.retried.get((slug, p)):
+                text += (f"; {wr.retried[(slug, p)]} runs timed out and were run once "
+                         "more")
+            cells.append(text)
+        lines.append(f"| {wm.name_of(slug)} | " + " | ".join(cells) + " |")
+    demo = [f"{c}: {wr.checks['demo'][c].describe()}" for c in ("gateway", "direct")]
+    return lines + ["", "The demo on two sites (at least 2 packets and 16 B per step "
+                        "crossed): " + "; ".join(demo) + ".", ""]
+
+
+def section(wr, mpis, args):
+    """The WAN part of the document, between WAN_BEGIN and WAN_END."""
+    quick = (" **Development run** (reduced settings): not for publication."
+             if args.scale < 1 or args.wan_rounds < 3 else "")
+    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    lines = [WAN_BEGIN, "## Between two sites (WAN)", "",
+             "Two *emulated sites* joined by an *emulated WAN*, made for this section (and "
+             "torn down after it) by `tests/cluster/vcluster.sh --sites 2 --hosts-per-site 4 "
+             f"--wan-delay {wc.WAN_DELAY} --wan-rate {wc.WAN_RATE} --wanemu "
+             "<build>/tests/bin/wanemu`: site 1 is the hosts s1h1-s1h4 (10.0.1.1-4), site 2 "
+             "s2h1-s2h4 (10.0.2.1-4), the hosts of a site on one bridge; every packet between "
+             "the sites passes the user-space WAN emulator (`wanemu`, tests/cluster/README.md: "
+             f"{wc.WAN_DELAY} one way, {wc.WAN_RATE}/s in each direction, no loss) in a router "
+             "namespace, so Open MPI and MPICH cross the same WAN as metampi. All hosts share "
+             "this machine's cores (and so does the emulator); nothing is pinned.", "",
+             "- metampi runs in two modes: with **gateways** (`mpirun --metacomputer FILE`: one "
+             "gateway process per site carries all traffic between the sites) and with "
+             "**`--direct-wan`** (ranks at different sites connect directly), for comparison. "
+             "The targets are for the gateways.",
+             f"- Measured {now}, commit {rb.source_commit()}: **{args.wan_rounds} rounds**, "
+             "the contenders taking turns within each in an order rotated every round; "
+             f"**median over the rounds** (the latency target's details also give the best "
+             f"rounds); {wr.elapsed / 60:.1f} minutes; {args.wan_timeout} s timeout per run; "
+             f"{load_text(wr)}. {rb.first_line(['iperf3', '--version'])}." + quick,
+             "- Iterations are cut to fit a WAN round trip of 10 ms: ping-pong "
+             f"`latency {wm.P2P_MAX} {wm.LAT_SCALE * args.scale:g}` (20 round trips per size "
+             f"up to 16 KiB at full scale), stream `bandwidth {wm.P2P_MAX} "
+             f"{wm.BW_SCALE * args.scale:g}` (10 windows up to 16 KiB, 1 window of 64 MiB at "
+             f"1 MiB), raw TCP the same, iperf3 `-t "
+             f"{max(1, round(wm.IPERF_SECONDS * args.scale))}`, `coll_latency {wm.COLL_MAX} "
+             f"{wm.COLL_SCALE * args.scale:g} <name> {wm.COLL_STEP}` (sizes 4 B × "
+             f"{wm.COLL_STEP}^k; 0.03 s of calls per size, at least 3).",
+             "- A failure here (a program that crashes, hangs, or whose traffic did not cross "
+             "the WAN) is reported in the tables and never changes the runner's exit status.",
+             ""]
+    if wr.error:
+        return lines + [f"**Not measured:** {wr.error}", "", "| Target | Status | Details |",
+                        "|---|---|---|"] + [f"| {n} | **{v}** | {d} |" for n, (v, d) in
+                                            targets(wr)] + ["", WAN_END, ""]
+    lines += ["| contender | launch command (collectives; the ping-pong the same with one rank "
+              "on s1h1 and s2h1) | what makes it use the WAN |", "|---|---|---|"]
+    for slug in MPI_SLUGS:
+        how = wc.HOW[slug]
+        if slug in wr.unavailable:
+            how += f". **Not available here:** {wr.unavailable[slug]}"
+        lines.append(f"| {wm.name_of(slug)} | `{wr.commands.get((slug, 'coll'), '')}` | "
+                     f"{how} |")
+    lines += ["", "`netns_agent.sh` (bench/tcp/) is the peers' ssh, as between two hosts. "
+              "Raw TCP (`bench/tcp/raw_tcp`, server on s2h1, client on s1h1, with the same "
+              "max size and scale) and iperf3 (`iperf3 -s -1` on s2h1, `iperf3 -c 10.0.2.1 "
+              "-J` on s1h1, its receiver's rate) run between the same two hosts as the "
+              "ping-pong.", "",
+              "**Checked on every run:** the bytes and packets through the WAN router's "
+              "interface to site 1 (`ip -s link`, both directions: everything between the "
+              "sites) must be at least what the program timed: the ping-pong 2 × size × round "
+              "trips and 2 packets per round trip, the stream 64 × size × windows, iperf3 the "
+              "bytes its receiver got, a barrier 2 "
+              "packets per call, a broadcast N bytes and 1 packet per call, an allreduce 2N "
+              "bytes and 2 packets, an alltoall 2 × 4 × 4 × N bytes and 2 packets (4 ranks per "
+              "site). A run that fails the check is discarded and the contender *failed*. A "
+              "run that printed all its results and then did not exit is ended after "
+              f"{wm.GRACE} s and keeps its results (counted below); one that timed out "
+              "before all its results is run once more in the same round (counted too; what "
+              "it printed is dropped), and fails only if it times out again.", ""]
+    if wr.isolated:
+        lines += [f"**Gateway mode, checked too:** during every gateway-mode run of the "
+                  f"collectives and the demo, the hosts without a gateway "
+                  f"({', '.join(sorted(wr.isolated))}) had no route to the other site (it was "
+                  "taken away before the run and put back after), so everything their ranks "
+                  "exchanged with the other site went through their site's gateway: a rank that "
+                  "connected across the WAN itself would have failed the run. (The ping-pong's "
+                  "ranks run on the gateway hosts.)", ""]
+    lines += checks_table(wr)
+    if wr.left_behind:
+        lines += [f"{wr.left_behind} processes were left on the hosts after runs (and ended "
+                  "before the next).", ""]
+    lines += ["| Target | Status | Details |", "|---|---|---|"]
+    lines += [f"| {n} | **{v}** | {d} |" for n, (v, d) in targets(wr)]
+    lines += [""] + p2p_tables(wr) + coll_tables(wr) + demo_table(wr)
+    return lines + [WAN_END, ""]
+
+
+# --- plots ----------------------------------------------------------------------------------
+
+def plot(wr, perfdir):
+    """Writes docs/perf/wan_*.png; returns their paths."""
+    plt = rb.pyplot()
+    os.makedirs(perfdir, exist_ok=True)
+    paths = [os.path.join(perfdir, n) for n in PLOTS]
+    plot_p2p(plt, wr, paths[0])
+    plot_coll(plt, wr, paths[1])
+    plot_demo(plt, wr, paths[2])
+    return paths
+
+
+def line(ax, wr, program, slug, sizes, style="-"):
+    pts = [(b, value(wr, program, slug, b)) for b in sizes if b > 0]
+    pts = [(b, v) for b, v in pts if v is not None]
+    if pts:
+        color, marker = STYLES[slug]
+        ax.plot(*zip(*pts), marker=marker, color=color, linestyle=style,
+                label=wm.name_of(slug))
+    return [b for b, _ in pts]
+
+
+def size_axis(ax, sizes, every=1):
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    sizes = sorted(set(sizes))
+    if sizes:
+        ax.set_xticks(sizes[::every])
+        ax.set_xticklabels([rb.human_bytes(b).replace(" ", "\n") for b in sizes[::every]])
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def plot_p2p(plt, wr, path):
+    fig, axes = plt.subplots(1, 2, figsize=(15, 5.5))
+    sizes = rb.expected_sizes(wm.P2P_MAX)
+    for ax, program, ylabel, title in (
+            (axes[0], "latency", "one-way latency, median (µs)",
+             "Ping-pong latency between two sites (lower is better)"),
+            (axes[1], "bandwidth", "bandwidth, median (MB/s)",
+             "Streaming bandwidth between two sites, window of 64 (higher is better)")):
+        shown = []
+        for slug in MPI_SLUGS:
+            shown += line(ax, wr, program, slug, sizes)
+        shown += line(ax, wr, program, wm.RAW, sizes, "--")
+        iperf = value(wr, "bandwidth", wm.IPERF, 0)
+        if program == "bandwidth" and iperf:
+            ax.axhline(iperf, color="tab:gray", linestyle=":",
+                       label=f"iperf3, one stream ({iperf:.0f} MB/s)")
+        size_axis(ax, shown, 2)
+        ax.set(xlabel="message size", ylabel=ylabel, title=title)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+        if wr.error:
+            ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center")
+    fig.suptitle(f"Two emulated sites, WAN {wc.WAN_DELAY} one way, {wc.WAN_RATE}/s")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_coll(plt, wr, path):
+    fig, axes = plt.subplots(2, 2, figsize=(14, 9))
+    for ax, coll in zip(axes.flat, wm.COLLS):
+        program = wm.coll_program(coll)
+        if coll == "barrier":
+            vals = [value(wr, program, s, 0) for s in MPI_SLUGS]
+            ax.bar([wm.name_of(s).replace(" (", "\n(").replace(" --", "\n--") for s in
+                    MPI_SLUGS], [v or 0 for v in vals], color=[STYLES[s][0] for s in MPI_SLUGS])
+            for x, v in enumerate(vals):
+                ax.annotate("n/a" if v is None else f"{v:.0f}", (x, v or 0), ha="center",
+                            va="bottom")
+            ax.set(ylabel="latency, median (µs)", title=rb.COLL_TITLES[coll])
+            ax.grid(True, axis="y", alpha=0.3)
+            continue
+        shown = []
+        for slug in MPI_SLUGS:
+            shown += line(ax, wr, program, slug, wm.coll_sizes(coll))
+        size_axis(ax, shown)
+        ax.set(xlabel="bytes per rank pair" if coll == "alltoall" else "message size",
+               ylabel="latency, median (µs)", title=rb.COLL_TITLES[coll])
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    fig.suptitle("Collectives on 2 sites × 2 hosts × 2 ranks, WAN "
+                 f"{wc.WAN_DELAY} one way, {wc.WAN_RATE}/s (lower is better)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_demo(plt, wr, path):
+    fig, ax = plt.subplots(figsize=(10, 4))
+    configs = list(wm.DEMO_CONFIGS)
+    parts = (("compute", "computation", "tab:green"), ("local", "communication in a site",
+                                                       "tab:blue"),
+             ("wan", "communication across the WAN", "tab:red"))
+    left = [0.0] * len(configs)
+    for key, label, color in parts:
+        widths = [(demo_summary(wr, c) or {}).get(key, 0) for c in configs]
+        ax.barh([DEMO_TITLES[c] for c in configs], widths, left=left, color=color, label=label)
+        left = [a + b for a, b in zip(left, widths)]
+    for y, total in enumerate(left):
+        ax.annotate(f"{total:.1f} ms" if total else "n/a", (total, y), va="center",
+                    xytext=(4, 0), textcoords="offset points")
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(left + [1.0]) * 1.15)
+    ax.set(xlabel="time per step, median over the rounds (ms)",
+           title="metampi-demo, 8 ranks: one site vs two sites")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

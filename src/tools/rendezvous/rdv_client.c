@@ -1,0 +1,407 @@
+#include "rdv_client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RETRY_MS 500   /* between connection attempts while the server is not there */
+
+typedef struct cl {
+    int fd, sigfd;
+    int *signo;
+    const char *server;
+    char *err;
+    size_t errlen;
+} cl_t;
+
+enum { W_READY = 0, W_TIMEOUT = 1, W_SIGNAL = 2 };
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void fail(cl_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(cl_t *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, c->errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* Waits until fd (-1: none) has events or the deadline passes or a signal comes. */
+static int wait_for(cl_t *c, int fd, short events, long long deadline)
+{
+    for (;;) {
+        struct pollfd p[2] = { { .fd = fd, .events = events },
+                               { .fd = c->sigfd, .events = POLLIN } };
+        long long left = deadline - now_ms();
+        if (left <= 0)
+            return W_TIMEOUT;
+        int rc = poll(p, 2, left > 60000 ? 60000 : (int)left);
+        if (rc < 0 && errno != EINTR)
+            return W_TIMEOUT;
+        if (rc <= 0)
+            continue;
+        if (p[1].revents & POLLIN) {
+            struct signalfd_siginfo si;
+            if (read(c->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+                *c->signo = (int)si.ssi_signo;
+                return W_SIGNAL;
+            }
+        }
+        if (p[0].revents)
+            return W_READY;
+    }
+}
+
+int rdv_split_hostport(const char *s, char *host, size_t hostcap, char *port, size_t portcap,
+                       int min_port)
+{
+    const char *colon, *h = s;
+    size_t hl;
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':')
+            return -1;
+        h = s + 1;
+        hl = (size_t)(close - h);
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon || strchr(s, ':') != colon)
+            return -1;
+        hl = (size_t)(colon - s);
+    }
+    const char *p = colon + 1;
+    size_t pl = strlen(p);
+    if (hl == 0 || hl >= hostcap || pl == 0 || pl > 5 || pl >= portcap)
+        return -1;
+    long v = 0;
+    for (size_t i = 0; i < pl; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = 10 * v + (p[i] - '0');
+    }
+    if (v < min_port || v > 65535)
+        return -1;
+    memcpy(host, h, hl);
+    host[hl] = '\0';
+    memcpy(port, p, pl + 1);
+    return 0;
+}
+
+/* Connects c->fd to one of the server's addresses; retries while nobody listens. */
+static int connect_server(cl_t *c, int wait_ms)
+{
+    char host[256], port[8];
+    if (rdv_split_hostport(c->server, host, sizeof host, port, sizeof port, 1) != 0) {
+        fail(c, "the rendezvous address '%s' is not HOST:PORT", c->server);
+        return RDV_CLIENT_FAIL;
+    }
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai;
+    int g = getaddrinfo(host, port, &hints, &ai);
+    if (g != 0) {
+        fail(c, "cannot resolve the rendezvous server's host '%s': %s", host, gai_strerror(g));
+        return RDV_CLIENT_FAIL;
+    }
+    long long deadline = now_ms() + wait_ms;
+    int last = 0;
+    for (;;) {
+        for (struct addrinfo *a = ai; a; a = a->ai_next) {
+            int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                            a->ai_protocol);
+            if (fd < 0) {
+                last = errno;
+                continue;
+            }
+            int e = 0;
+            if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+                e = errno;
+                if (e == EINPROGRESS) {
+                    int w = wait_for(c, fd, POLLOUT, deadline);
+                    if (w != W_READY) {
+                        close(fd);
+                        freeaddrinfo(ai);
+                        if (w == W_SIGNAL)
+                            return RDV_CLIENT_SIGNAL;
+                        fail(c, "cannot reach the rendezvous server at %s within %d s: "
+                             "connection attempt timed out", c->server, wait_ms / 1000);
+                        return RDV_CLIENT_FAIL;
+                    }
+                    socklen_t l = sizeof e;
+                    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &l) != 0)
+                        e = errno;
+                }
+            }
+            if (e == 0) {
+                freeaddrinfo(ai);
+                c->fd = fd;
+                return RDV_CLIENT_OK;
+            }
+            close(fd);
+            last = e;
+        }
+        if (now_ms() + RETRY_MS > deadline)
+            break;
+        if (wait_for(c, -1, 0, now_ms() + RETRY_MS) == W_SIGNAL) {
+            freeaddrinfo(ai);
+            return RDV_CLIENT_SIGNAL;
+        }
+    }
+    freeaddrinfo(ai);
+    fail(c, "cannot reach the rendezvous server at %s within %d s: %s", c->server,
+         wait_ms / 1000, strerror(last));
+    return RDV_CLIENT_FAIL;
+}
+
+static int send_all(cl_t *c, const void *buf, size_t len, long long deadline)
+{
+    const unsigned char *p = buf;
+    while (len) {
+        ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            int w = wait_for(c, c->fd, POLLOUT, deadline);
+            if (w == W_SIGNAL)
+                return RDV_CLIENT_SIGNAL;
+            if (w == W_TIMEOUT) {
+                fail(c, "the rendezvous server at %s does not take what this part sends",
+                     c->server);
+                return RDV_CLIENT_FAIL;
+            }
+            continue;
+        }
+        fail(c, "lost the connection to the rendezvous server at %s: %s", c->server,
+             strerror(errno));
+        return RDV_CLIENT_FAIL;
+    }
+    return RDV_CLIENT_OK;
+}
+
+/* Reads up to cap bytes that are there (at least one). what: for messages. */
+static int recv_some(cl_t *c, unsigned char *buf, size_t cap, size_t *got, long long deadline,
+                     const char *what)
+{
+    for (;;) {
+        ssize_t n = recv(c->fd, buf, cap, 0);
+        if (n > 0) {
+            *got = (size_t)n;
+            return RDV_CLIENT_OK;
+        }
+        if (n == 0) {
+            fail(c, "the rendezvous server at %s closed the connection %s", c->server, what);
+            return RDV_CLIENT_FAIL;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK) {
+            fail(c, "lost the connection to the rendezvous server at %s %s: %s", c->server,
+                 what, strerror(errno));
+            return RDV_CLIENT_FAIL;
+        }
+        int w = wait_for(c, c->fd, POLLIN, deadline);
+        if (w == W_SIGNAL)
+            return RDV_CLIENT_SIGNAL;
+        if (w == W_TIMEOUT) {
+            fail(c, "the rendezvous server at %s sent nothing %s in time", c->server, what);
+            return RDV_CLIENT_FAIL;
+        }
+    }
+}
+
+static int recv_exact(cl_t *c, unsigned char *buf, size_t len, long long deadline,
+                      const char *what)
+{
+    size_t have = 0;
+    while (have < len) {
+        size_t got;
+        int rc = recv_some(c, buf + have, len - have, &got, deadline, what);
+        if (rc != RDV_CLIENT_OK)
+            return rc;
+        have += got;
+    }
+    return RDV_CLIENT_OK;
+}
+
+static int handshake(cl_t *c, const auth_key_t *key, rdv_mac_ctx_t *tx, rdv_mac_ctx_t *rx)
+{
+    long long deadline = now_ms() + RDV_JOIN_ANSWER_MS;
+    unsigned char ch[RDV_CHALLENGE_LEN], hello[RDV_HELLO_LEN], verdict[RDV_VERDICT_LEN];
+    unsigned char na[AUTH_NONCE], nc[AUTH_NONCE];
+    int rc = recv_exact(c, ch, sizeof ch, deadline, "before its challenge");
+    if (rc != RDV_CLIENT_OK)
+        return rc;
+    const char *bad = rdv_challenge_parse(ch, na);
+    if (bad) {
+        fail(c, "%s: %s", c->server, bad);
+        return RDV_CLIENT_FAIL;
+    }
+    if (auth_nonce(nc) != 0) {
+        fail(c, "no randomness for a nonce");
+        return RDV_CLIENT_FAIL;
+    }
+    rdv_hello_encode(hello, key, na, nc);
+    if ((rc = send_all(c, hello, sizeof hello, deadline)) != RDV_CLIENT_OK)
+        return rc;
+    rc = recv_exact(c, verdict, sizeof verdict, deadline, "during the handshake");
+    if (rc != RDV_CLIENT_OK)
+        return rc;
+    if ((bad = rdv_verdict_parse(verdict, key, nc, na))) {
+        fail(c, "the rendezvous server at %s %s", c->server, bad);
+        return RDV_CLIENT_FAIL;
+    }
+    *tx = (rdv_mac_ctx_t){ .key = *key, .seq = 0, .dir = RDV_FROM_PART };
+    memcpy(tx->na, na, AUTH_NONCE);
+    memcpy(tx->nc, nc, AUTH_NONCE);
+    *rx = *tx;
+    rx->dir = RDV_FROM_SERVER;
+    return RDV_CLIENT_OK;
+}
+
+/* Joins and waits for the answer frames until LAYOUT (kept in res). */
+static int join_and_wait(cl_t *c, const rdv_request_t *q, rdv_mac_ctx_t *tx, rdv_mac_ctx_t *rx,
+                         rdv_result_t *res)
+{
+    rdv_buf_t b = { 0 };
+    rdv_begin(&b, RDV_JOIN);
+    rdv_put_u32(&b, RDV_VERSION);
+    rdv_put_str(&b, q->job);
+    rdv_put_str(&b, q->site);
+    rdv_put_strs(&b, q->sites, q->nsites);
+    rdv_put_str(&b, q->wan ? q->wan : "");
+    rdv_put_u32(&b, q->nranks);
+    rdv_put_strs(&b, q->hosts, q->nhosts);
+    rdv_put_u32s(&b, q->rank_host, q->nranks);
+    rdv_put_str(&b, q->gateway);
+    if (rdv_end(&b, tx) != 0) {
+        rdv_buf_free(&b);
+        fail(c, "this part's JOIN exceeds %u bytes (too many hosts)", RDV_MAX_FRAME);
+        return RDV_CLIENT_FAIL;
+    }
+    long long deadline = now_ms() + RDV_JOIN_ANSWER_MS;
+    int rc = send_all(c, b.p, b.len, deadline);
+    rdv_buf_free(&b);
+    if (rc != RDV_CLIENT_OK)
+        return rc;
+    size_t cap = RDV_MAX_FRAME + 4, have = 0;
+    unsigned char *in = malloc(cap);
+    if (!in) {
+        fail(c, "out of memory");
+        return RDV_CLIENT_FAIL;
+    }
+    const char *what = "before answering the JOIN";
+    for (;;) {
+        uint8_t type;
+        const unsigned char *body;
+        size_t blen, used;
+        char err[256], tmp[32];
+        int fr = rdv_frame_open(in, have, rx, &type, &body, &blen, &used, err, sizeof err);
+        if (fr == RDV_MORE) {
+            size_t got;
+            rc = recv_some(c, in + have, cap - have, &got, deadline, what);
+            if (rc != RDV_CLIENT_OK)
+                break;
+            have += got;
+            continue;
+        }
+        if (fr == RDV_BAD) {
+            fail(c, "the rendezvous server at %s broke the protocol: %s", c->server, err);
+            rc = RDV_CLIENT_FAIL;
+            break;
+        }
+        const char *text;
+        if (type == RDV_WAITING) {
+            uint32_t ms_left;
+            rdv_strs_t missing;
+            if (rdv_waiting_parse(body, blen, &ms_left, &missing, err, sizeof err) != 0) {
+                fail(c, "the rendezvous server at %s broke the protocol: %s", c->server, err);
+                rc = RDV_CLIENT_FAIL;
+                break;
+            }
+            deadline = now_ms() + ms_left + RDV_LAYOUT_GRACE_MS;
+            what = "before all sites joined";
+        } else if (type == RDV_REFUSED || type == RDV_ABORT) {
+            if (rdv_text_parse(body, blen, &text, err, sizeof err) != 0)
+                fail(c, "the rendezvous server at %s broke the protocol: %s", c->server, err);
+            else if (type == RDV_REFUSED)
+                fail(c, "the rendezvous server at %s refused this part: %s", c->server, text);
+            else
+                fail(c, "the rendezvous server at %s called the job off: %s", c->server, text);
+            rc = RDV_CLIENT_FAIL;
+            break;
+        } else if (type == RDV_LAYOUT) {
+            res->l = malloc(sizeof *res->l);
+            res->body = malloc(blen ? blen : 1);
+            if (!res->l || !res->body) {
+                fail(c, "out of memory");
+                rc = RDV_CLIENT_FAIL;
+                break;
+            }
+            memcpy(res->body, body, blen);
+            if (rdv_layout_parse(res->body, blen, res->l, err, sizeof err) != 0) {
+                fail(c, "the rendezvous server at %s broke the protocol: %s", c->server, err);
+                rc = RDV_CLIENT_FAIL;
+                break;
+            }
+            rc = RDV_CLIENT_OK;
+            break;
+        } else {
+            fail(c, "the rendezvous server at %s broke the protocol: unexpected %s frame",
+                 c->server, rdv_type_name(type, tmp, sizeof tmp));
+            rc = RDV_CLIENT_FAIL;
+            break;
+        }
+        memmove(in, in + used, have - used);
+        have -= used;
+    }
+    free(in);
+    if (rc != RDV_CLIENT_OK)
+        rdv_result_free(res);
+    return rc;
+}
+
+int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request_t *req,
+                    int connect_wait_ms, int sigfd, rdv_result_t *res, int *signo, char *err,
+                    size_t errlen)
+{
+    cl_t c = { .fd = -1, .sigfd = sigfd, .signo = signo, .server = server, .err = err,
+               .errlen = errlen };
+    memset(res, 0, sizeof *res);
+    err[0] = '\0';
+    int rc = connect_server(&c, connect_wait_ms);
+    rdv_mac_ctx_t tx, rx;
+    if (rc == RDV_CLIENT_OK)
+        rc = handshake(&c, key, &tx, &rx);
+    if (rc == RDV_CLIENT_OK)
+        rc = join_and_wait(&c, req, &tx, &rx, res);
+    if (c.fd >= 0)
+        close(c.fd);
+    return rc;
+}
+
+void rdv_result_free(rdv_result_t *res)
+{
+    free(res->body);
+    free(res->l);
+    res->body = NULL;
+    res->l = NULL;
+}

@@ -1,0 +1,90 @@
+#include "rdv_key.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int rdv_key_load(const char *path, auth_key_t *k, char *err, size_t errlen)
+{
+    if (!path) {
+        const char *hex = getenv(RDV_KEY_ENV);
+        if (!hex) {
+            snprintf(err, errlen, "no job key: give --key-file FILE or set %s (make a key "
+                     "file with metampi-rendezvous --make-key FILE)", RDV_KEY_ENV);
+            return -1;
+        }
+        if (auth_key_from_hex(hex, k) != 0) {
+            snprintf(err, errlen, "%s is not a job key (expected %d hex digits)", RDV_KEY_ENV,
+                     AUTH_KEY_HEX);
+            return -1;
+        }
+        return 0;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open the key file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    char buf[AUTH_KEY_HEX + 3];
+    ssize_t n = -1;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot read the key file '%s': %s", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "the key file '%s' is not a regular file", path);
+    } else if (st.st_mode & 077) {
+        snprintf(err, errlen, "the key file '%s' may be read or written by others (mode "
+                 "%04o); make it private with chmod 600 '%s'", path,
+                 (unsigned)(st.st_mode & 07777), path);
+    } else if ((n = read(fd, buf, sizeof buf - 1)) < 0) {
+        snprintf(err, errlen, "cannot read the key file '%s': %s", path, strerror(errno));
+    }
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    if (n > 0 && buf[n - 1] == '\n')
+        buf[--n] = '\0';
+    if (auth_key_from_hex(buf, k) != 0) {
+        snprintf(err, errlen, "the key file '%s' does not hold a job key (expected %d hex "
+                 "digits and at most a newline)", path, AUTH_KEY_HEX);
+        return -1;
+    }
+    return 0;
+}
+
+int rdv_key_create(const char *path, char *err, size_t errlen)
+{
+    auth_key_t k;
+    if (auth_key_generate(&k) != 0) {
+        snprintf(err, errlen, "cannot make a key: the system has no randomness to give");
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create the key file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    char line[AUTH_KEY_HEX + 2];
+    auth_key_to_hex(&k, line);
+    line[AUTH_KEY_HEX] = '\n';
+    line[AUTH_KEY_HEX + 1] = '\0';
+    /* the umask may have taken bits away, never added: 0600 holds */
+    ssize_t w = write(fd, line, AUTH_KEY_HEX + 1);
+    int e = errno;
+    if (close(fd) != 0 && w == AUTH_KEY_HEX + 1) {
+        w = -1;
+        e = errno;
+    }
+    if (w != AUTH_KEY_HEX + 1) {
+        snprintf(err, errlen, "cannot write the key file '%s': %s", path,
+                 w < 0 ? strerror(e) : "short write");
+        unlink(path);
+        return -1;
+    }
+    return 0;
+}

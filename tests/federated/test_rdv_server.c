@@ -1,0 +1,358 @@
+/*
+ * The rendezvous server (rdv_server.c) with the part's client (rdv_client.c), each part and
+ * the server in its own process on 127.0.0.1, scenario by scenario:
+ *   all       every site joins (in another order than the description's, one late): every
+ *             part gets the same layout, the server ends with 0
+ *   missing   a site never joins: every waiting part is called off naming it, within the
+ *             timeout, and the server ends with 1
+ *   refused   wrong key, garbage, unknown site, a site twice, another job ID, another list of
+ *             sites: each is turned away with its reason, the others still start
+ *   rejoin    a part that leaves while waiting can join again
+ *   signal    SIGTERM to the server calls the job off for the waiting parts
+ *   noserver  nobody listens: the part gives up after its connect wait, naming the address
+ * Usage: test_rdv_server SCENARIO (one ctest entry each).
+ */
+#include "rdv_client.h"
+#include "rdv_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
+
+static const auth_key_t KEY = { { 0x11, 0x22, 0x33 } };
+static const auth_key_t WRONG = { { 0x11, 0x22, 0x34 } };
+static const char *const SITES3[] = { "alpha", "beta", "gamma" };
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void log_line(void *ctx, const char *text)
+{
+    (void)ctx;
+    fprintf(stderr, "server: %s\n", text);
+}
+
+typedef struct server {
+    pid_t pid;
+    char addr[64];
+} server_t;
+
+/* Starts the server for sites[0..n) in a child process. */
+static server_t start_server_wan(const char *job, const char *const *sites, int n,
+                                 int timeout_ms, const char *wan)
+{
+    server_t s;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 64) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+        perror("listen");
+        exit(2);
+    }
+    snprintf(s.addr, sizeof s.addr, "127.0.0.1:%u", ntohs(a.sin_port));
+    s.pid = fork();
+    if (s.pid == 0) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGTERM);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+        rdv_server_config_t cfg = { .job = job, .sites = sites, .nsites = n, .wan = wan,
+                                    .key = KEY,
+                                    .timeout_ms = timeout_ms, .listen_fd = fd,
+                                    .signal_fd = signalfd(-1, &set, SFD_CLOEXEC),
+                                    .log = log_line };
+        _exit(rdv_server_run(&cfg));
+    }
+    close(fd);
+    return s;
+}
+
+static server_t start_server(const char *job, const char *const *sites, int n, int timeout_ms)
+{
+    return start_server_wan(job, sites, n, timeout_ms, "streams=2 compression=auto");
+}
+
+static int wait_status(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A part's outcome, as its process reports it through a pipe. */
+typedef struct part {
+    pid_t pid;
+    int fd;
+    char out[8192];
+} part_t;
+
+typedef struct join_args {
+    const char *job, *site;
+    const char *const *sites;
+    uint32_t nsites, nranks, nhosts;
+    const auth_key_t *key;
+    int delay_ms;
+    const char *gateway;
+    const char *wan;
+} join_args_t;
+
+/* Prints what the part got: "OK size S sites N <site:first:nranks:hosts:gw>... body <hash>" or
+ * "FAIL <message>". */
+static void run_part(const char *server, const join_args_t *a, int out)
+{
+    if (a->delay_ms)
+        usleep((useconds_t)a->delay_ms * 1000);
+    const char *hosts[4] = { "h0", "h1", "h2", "h3" };
+    uint32_t rank_host[64];
+    for (uint32_t r = 0; r < a->nranks; r++)
+        rank_host[r] = r % a->nhosts;
+    rdv_request_t q = { .job = a->job, .site = a->site, .sites = a->sites,
+                        .nsites = a->nsites, .wan = a->wan, .nranks = a->nranks, .hosts = hosts,
+                        .nhosts = a->nhosts, .rank_host = rank_host,
+                        .gateway = a->gateway ? a->gateway : "" };
+    sigset_t set;
+    sigemptyset(&set);
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    rdv_result_t res;
+    int signo;
+    char err[1024], text[8192];
+    int rc = rdv_client_join(server, a->key, &q, 3000, sfd, &res, &signo, err, sizeof err);
+    if (rc != RDV_CLIENT_OK) {
+        snprintf(text, sizeof text, "FAIL %s", err);
+    } else {
+        size_t len = (size_t)snprintf(text, sizeof text, "OK size %u sites %u", res.l->size,
+                                      res.l->nsites);
+        for (uint32_t s = 0; s < res.l->nsites; s++) {
+            rdv_site_t *t = &res.l->site[s];
+            len += (size_t)snprintf(text + len, sizeof text - len, " %s:%u:%u:%u:%s", t->name,
+                                    t->first, t->nranks, t->hosts.n,
+                                    *t->gateway ? t->gateway : "-");
+        }
+        rdv_result_free(&res);
+    }
+    if (write(out, text, strlen(text)) < 0)
+        _exit(3);
+}
+
+static part_t start_part(const char *server, join_args_t a)
+{
+    part_t p;
+    int fds[2];
+    if (pipe(fds) != 0)
+        exit(2);
+    p.pid = fork();
+    if (p.pid == 0) {
+        close(fds[0]);
+        run_part(server, &a, fds[1]);
+        _exit(0);
+    }
+    close(fds[1]);
+    p.fd = fds[0];
+    p.out[0] = '\0';
+    return p;
+}
+
+/* Waits for the part's report (and its exit). */
+static const char *finish_part(part_t *p)
+{
+    size_t len = 0;
+    ssize_t n;
+    while ((n = read(p->fd, p->out + len, sizeof p->out - 1 - len)) > 0)
+        len += (size_t)n;
+    p->out[len] = '\0';
+    close(p->fd);
+    CHECK(wait_status(p->pid) == 0);
+    fprintf(stderr, "part: %s\n", p->out);
+    return p->out;
+}
+
+static join_args_t part_args(const char *site, uint32_t nranks)
+{
+    return (join_args_t){ .job = "job7", .site = site, .sites = SITES3, .nsites = 3,
+                          .nranks = nranks, .nhosts = nranks < 2 ? 1 : 2, .key = &KEY,
+                          .wan = "streams=2 compression=auto" };
+}
+
+static void scenario_all(void)
+{
+    server_t s = start_server("job7", SITES3, 3, 20000);
+    join_args_t g = part_args("gamma", 3), a = part_args("alpha", 2), b = part_args("beta", 1);
+    a.gateway = "10.0.1.1:7000";
+    b.delay_ms = 500;  /* the last to come */
+    part_t p[3] = { start_part(s.addr, g), start_part(s.addr, a), start_part(s.addr, b) };
+    const char *want = "OK size 6 sites 3 alpha:0:2:2:10.0.1.1:7000 beta:2:1:1:- gamma:3:3:2:-";
+    for (int i = 0; i < 3; i++)
+        CHECK(strcmp(finish_part(&p[i]), want) == 0);
+    CHECK(wait_status(s.pid) == 0);
+}
+
+static void scenario_missing(void)
+{
+    long long t0 = now_ms();
+    server_t s = start_server("job7", SITES3, 3, 1500);
+    part_t p = start_part(s.addr, part_args("beta", 2));
+    const char *out = finish_part(&p);
+    CHECK(strstr(out, "FAIL ") == out);
+    CHECK(strstr(out, "called the job off") != NULL);
+    CHECK(strstr(out, "sites alpha and gamma did not join within 2 s") != NULL);
+    CHECK(wait_status(s.pid) == 1);
+    CHECK(now_ms() - t0 < 10000);
+}
+
+/* A connection that sends bytes that are no HELLO; it must be dropped, nothing else. */
+static void garbage(const char *addr)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    char host[32];
+    unsigned port;
+    sscanf(addr, "%31[^:]:%u", host, &port);
+    inet_pton(AF_INET, host, &a.sin_addr);
+    a.sin_port = htons((uint16_t)port);
+    CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    char junk[200];
+    memset(junk, 'G', sizeof junk);
+    CHECK(write(fd, junk, sizeof junk) == (ssize_t)sizeof junk);
+    char buf[256];
+    ssize_t n, total = 0;
+    while ((n = read(fd, buf, sizeof buf)) > 0)  /* the server closes it */
+        total += n;
+    CHECK(total == RDV_CHALLENGE_LEN + RDV_VERDICT_LEN);
+    close(fd);
+}
+
+static void scenario_refused(void)
+{
+    server_t s = start_server("job7", SITES3, 3, 20000);
+    part_t first = start_part(s.addr, part_args("alpha", 2));
+    usleep(300 * 1000);  /* alpha is there before its duplicate */
+    garbage(s.addr);
+    join_args_t wrong_key = part_args("beta", 1), unknown = part_args("delta", 1),
+                twice = part_args("alpha", 1), other_job = part_args("beta", 1),
+                other_sites = part_args("beta", 1), other_wan = part_args("beta", 1);
+    other_wan.wan = "streams=4 compression=auto";
+    wrong_key.key = &WRONG;
+    other_job.job = "job8";
+    static const char *const two[] = { "alpha", "beta" };
+    other_sites.sites = two;
+    other_sites.nsites = 2;
+    struct { join_args_t a; const char *want; } bad[] = {
+        { wrong_key, "refused this job key" },
+        { unknown, "refused this part: site 'delta' is not in the server's description "
+                   "(sites alpha,beta,gamma)" },
+        { twice, "refused this part: site 'alpha' has already joined (from 127.0.0.1:" },
+        { other_job, "refused this part: this rendezvous server is for job 'job7', not "
+                     "'job8'" },
+        { other_sites, "the part's description has the sites alpha,beta, the server's has "
+                       "alpha,beta,gamma" },
+        { other_wan, "the part's description has the [wan] settings 'streams=4 "
+                     "compression=auto', the server's 'streams=2 compression=auto'" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        part_t p = start_part(s.addr, bad[i].a);
+        const char *out = finish_part(&p);
+        CHECK(strstr(out, "FAIL ") == out && strstr(out, bad[i].want) != NULL);
+    }
+    part_t rest[2] = { start_part(s.addr, part_args("beta", 1)),
+                       start_part(s.addr, part_args("gamma", 1)) };
+    CHECK(strncmp(finish_part(&first), "OK size 4 sites 3", 17) == 0);
+    for (int i = 0; i < 2; i++)
+        CHECK(strncmp(finish_part(&rest[i]), "OK size 4 sites 3", 17) == 0);
+    CHECK(wait_status(s.pid) == 0);
+}
+
+static void scenario_rejoin(void)
+{
+    server_t s = start_server("job7", SITES3, 3, 20000);
+    part_t a = start_part(s.addr, part_args("alpha", 1));
+    part_t b = start_part(s.addr, part_args("beta", 1));
+    usleep(300 * 1000);
+    kill(b.pid, SIGKILL);  /* beta's part dies while it waits */
+    close(b.fd);
+    CHECK(wait_status(b.pid) == 128 + SIGKILL);
+    usleep(200 * 1000);
+    part_t b2 = start_part(s.addr, part_args("beta", 2));
+    part_t g = start_part(s.addr, part_args("gamma", 1));
+    CHECK(strcmp(finish_part(&a), "OK size 4 sites 3 alpha:0:1:1:- beta:1:2:2:- "
+                                  "gamma:3:1:1:-") == 0);
+    finish_part(&b2);
+    finish_part(&g);
+    CHECK(wait_status(s.pid) == 0);
+}
+
+static void scenario_signal(void)
+{
+    server_t s = start_server("job7", SITES3, 3, 20000);
+    part_t a = start_part(s.addr, part_args("alpha", 1));
+    usleep(300 * 1000);
+    kill(s.pid, SIGTERM);
+    const char *out = finish_part(&a);
+    CHECK(strstr(out, "called the job off: the rendezvous server was stopped by signal 15") !=
+          NULL);
+    CHECK(wait_status(s.pid) == 1);
+}
+
+static void scenario_noserver(void)
+{
+    /* a port nobody listens on: bind one and close it */
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+    CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    getsockname(fd, (struct sockaddr *)&a, &al);
+    close(fd);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%u", ntohs(a.sin_port));
+    long long t0 = now_ms();
+    part_t p = start_part(addr, part_args("alpha", 1));
+    const char *out = finish_part(&p);
+    CHECK(strstr(out, "cannot reach the rendezvous server at 127.0.0.1:") != NULL);
+    CHECK(strstr(out, "within 3 s: Connection refused") != NULL);
+    long long took = now_ms() - t0;
+    CHECK(took >= 2500 && took < 8000);
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    static const struct { const char *name; void (*fn)(void); } scenarios[] = {
+        { "all", scenario_all }, { "missing", scenario_missing },
+        { "refused", scenario_refused }, { "rejoin", scenario_rejoin },
+        { "signal", scenario_signal }, { "noserver", scenario_noserver },
+    };
+    int ran = 0;
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
+        if (argc < 2 || strcmp(argv[1], scenarios[i].name) == 0) {
+            scenarios[i].fn();
+            ran++;
+        }
+    if (!ran) {
+        fprintf(stderr, "unknown scenario '%s'\n", argv[1]);
+        return 2;
+    }
+    if (failures) {
+        fprintf(stderr, "%d failures\n", failures);
+        return 1;
+    }
+    printf("rendezvous: all checks passed\n");
+    return 0;
+}
