@@ -264,9 +264,9 @@ class Wan(unittest.TestCase):
         rc = int(re.search(r"rc=(\d+)", r.stdout).group(1))
         elapsed = float(re.search(r"elapsed=([0-9.]+)", r.stdout).group(1))
         self.assertNotEqual(rc, 0, r.stdout)
-        # heartbeats stop: detected after the 5 s timeout, the job gone within 3 s more
-        self.assertLess(elapsed, 15, r.stdout)
-        self.assertGreater(elapsed, 3, r.stdout)
+        # heartbeats stop: detected after the 10 s timeout, the job gone within seconds more
+        self.assertLess(elapsed, 20, r.stdout)
+        self.assertGreater(elapsed, 8, r.stdout)
         lines = mpirun_lines(r.stdout)
         self.assertEqual(len(lines), 1, r.stdout)
         self.assertRegex(lines[0], r"gateway of site s[12]: the WAN link to site s[12] "

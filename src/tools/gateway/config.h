@@ -16,7 +16,7 @@
  *   --streams N       TCP streams per WAN link, 1..GW_STREAMS_MAX (default GW_STREAMS_DEFAULT)
  *   --compression     zstd per WAN frame: auto (when it pays, measured), on, off (default auto)
  *   --timeout MS      a WAN link that brings nothing (not even a heartbeat) for MS ms while it
- *                     is read is lost (default 5000)
+ *                     is read is lost (default 10000)
  *   --report-fd FD    where the one-line failure report goes (default 2)
  */
 #ifndef GATEWAY_CONFIG_H
@@ -25,7 +25,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 
-enum { GW_STREAMS_DEFAULT = 1, GW_TIMEOUT_DEFAULT_MS = 5000 };
+enum { GW_STREAMS_DEFAULT = 1, GW_TIMEOUT_DEFAULT_MS = 10000 };
 
 typedef struct gw_config {
     int site, nsites;
