@@ -182,7 +182,7 @@ int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, 
     if (bb == 0) /* the same at every member: all blocks have one signature */
         return MPI_SUCCESS;
     const coll_sites_t *S = coll_use_sites(c);
-    if (S) {
+    if (S && site_alltoall_combines(S, bb)) {
         mv_blocks_t srun = { sd.base, scount, stype }, rrun = { rbuf, rcount, rtype };
         int inplace = sbuf == COLL_IN_PLACE;
         if (inplace && pack_in_place(s, n, &rd, &sd) != MPI_SUCCESS)

@@ -138,11 +138,10 @@ static int leader_rest(icoll_sched_t *s, a2a_t *a)
     }
     for (int k = 1; k < ns; k++) {
         int to = (my + k) % ns, from = (my - k + ns) % ns;
-        p2p_data_t i = mv_data(a->in[from], tot[from]), o = mv_data(a->out[to], tot_out[to]);
-        if (i.bytes)
-            icoll_sched_recv_data(s, c, S->leaders.ranks[from], &i);
-        if (o.bytes)
-            icoll_sched_send_data(s, c, S->leaders.ranks[to], &o);
+        if (tot[from])
+            site_wan_recv(s, c, S->leaders.ranks[from], a->in[from], tot[from]);
+        if (tot_out[to])
+            site_wan_send(s, c, S->leaders.ranks[to], a->out[to], tot_out[to]);
     }
     icoll_sched_fence(s);
     /* the split: block (k -> i) lies at the running offset in k-major order; mine go to

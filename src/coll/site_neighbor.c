@@ -193,13 +193,10 @@ static int leader_exchange(icoll_sched_t *s, void *arg)
             size_t total = ann_sum(o, from, A_IN_BYTES);
             if (!(in[from] = icoll_sched_alloc(s, total)))
                 return MPI_ERR_NO_MEM;
-            p2p_data_t d = mv_data(in[from], total);
-            icoll_sched_recv_data(s, o->c, S->leaders.ranks[from], &d);
+            site_wan_recv(s, o->c, S->leaders.ranks[from], in[from], total);
         }
-        if (out[to]) {
-            p2p_data_t d = mv_data(out[to], ann_sum(o, to, A_OUT_BYTES));
-            icoll_sched_send_data(s, o->c, S->leaders.ranks[to], &d);
-        }
+        if (out[to])
+            site_wan_send(s, o->c, S->leaders.ranks[to], out[to], ann_sum(o, to, A_OUT_BYTES));
     }
     icoll_sched_fence(s);
     /* the split: member i's slice of each message follows those of members 0 .. i-1; mine

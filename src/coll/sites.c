@@ -25,6 +25,7 @@
 #include "coll/shm/shm.h"
 #include "coll/tune.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 /* METAMPI_COLL_SITES=0: no site level (the two-level algorithms span the sites) */
@@ -35,6 +36,17 @@ static coll_knob_t sites_on = { "METAMPI_COLL_SITES", 1, 0, 0 };
  * S sites it saves (1 - 2/S) of the vector per link at the price of one more WAN latency:
  * for 5 ms and 1 Gbit/s the break-even is about 1.9 MB at S = 3 and 1.3 MB at S = 4. */
 static coll_knob_t split_knob = { "METAMPI_COLL_SITES_ALLREDUCE_SPLIT", 2u << 20, 0, 0 };
+/* WAN messages are cut into pieces of at most this many bytes (0: never): a piece within the
+ * protocol's eager limit (32 KiB over TCP, 64 KiB through the gateways) leaves at once, where
+ * a larger message first waits for a rendezvous handshake, one more WAN round trip (10 ms in
+ * the emulated tests; measured: a 256 KiB combined alltoall message took 29 ms through the
+ * gateways, 8 ms without the handshake). */
+static coll_knob_t segment_knob = { "METAMPI_COLL_SITES_SEGMENT", 32u << 10, 0, 0 };
+/* Alltoall combines a site pair's blocks into one message up to this size; larger, every rank
+ * pair exchanges directly (measured through the gateways: 256 KiB blocks, 2 sites of 4 ranks,
+ * 84 ms through the leaders, 50 ms directly — the leaders' extra copies and hops cost more
+ * than the messages they save). */
+static coll_knob_t a2a_max_knob = { "METAMPI_COLL_SITES_ALLTOALL_MAX", 1u << 20, 0, 0 };
 
 const coll_sites_t *coll_use_sites(comm_t *c)
 {
@@ -53,6 +65,69 @@ const coll_sites_t *red_sites(comm_t *c, const op_t *op)
 {
     const coll_sites_t *S = coll_use_sites(c);
     return S && (!op || op->commute || S->ordered) ? S : NULL;
+}
+
+size_t site_segment(void)
+{
+    size_t k = coll_knob(&segment_knob);
+    return k ? k : SIZE_MAX;
+}
+
+void site_wan_send(icoll_sched_t *s, comm_t *c, int peer, const void *buf, size_t bytes)
+{
+    size_t seg = site_segment(), off = 0;
+    do {
+        size_t k = bytes - off < seg ? bytes - off : seg;
+        p2p_data_t d = mv_data((char *)(uintptr_t)buf + off, k);
+        icoll_sched_send_data(s, c, peer, &d);
+        off += k;
+    } while (off < bytes);
+}
+
+void site_wan_recv(icoll_sched_t *s, comm_t *c, int peer, void *buf, size_t bytes)
+{
+    size_t seg = site_segment(), off = 0;
+    do {
+        size_t k = bytes - off < seg ? bytes - off : seg;
+        p2p_data_t d = mv_data((char *)buf + off, k);
+        icoll_sched_recv_data(s, c, peer, &d);
+        off += k;
+    } while (off < bytes);
+}
+
+int site_alltoall_combines(const coll_sites_t *S, size_t bb)
+{
+    size_t max = 0;
+    for (int a = 0; a < S->nsites; a++)
+        for (int b = 0; b < S->nsites; b++)
+            if (a != b && (size_t)S->site_size[a] * (size_t)S->site_size[b] * bb > max)
+                max = (size_t)S->site_size[a] * (size_t)S->site_size[b] * bb;
+    return max <= coll_knob(&a2a_max_knob);
+}
+
+/* Elements [off, off + cnt) of a dt array across the WAN: cut into pieces when they are
+ * contiguous, else one typed message (every member of a reduction has the same type and
+ * count, so both ends decide alike). */
+static void red_wan_send(icoll_sched_t *s, comm_t *c, int peer, const void *buf, size_t off,
+                         size_t cnt, dtype_t *dt)
+{
+    void *p;
+    coll_team_t all = coll_team_all(c);
+    if (cnt && red_contig(red_at(buf, off, dt), cnt, dt, &p))
+        site_wan_send(s, c, peer, p, cnt * (size_t)dt->size);
+    else
+        red_send(s, &all, peer, buf, off, cnt, dt);
+}
+
+static void red_wan_recv(icoll_sched_t *s, comm_t *c, int peer, void *buf, size_t off,
+                         size_t cnt, dtype_t *dt)
+{
+    void *p;
+    coll_team_t all = coll_team_all(c);
+    if (cnt && red_contig(red_at(buf, off, dt), cnt, dt, &p))
+        site_wan_recv(s, c, peer, p, cnt * (size_t)dt->size);
+    else
+        red_recv(s, &all, peer, buf, off, cnt, dt);
 }
 
 static int leader_of(const coll_sites_t *S, int t)
@@ -167,15 +242,14 @@ int site_bcast(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, void *buf, si
                int root)
 {
     int t0 = S->site_of[root];
-    p2p_data_t d = mv_data(buf, bytes);
     /* the root sends first: the WAN is the long way */
     if (c->rank == root)
         for (int k = 1; k < S->nsites; k++)
-            icoll_sched_send_data(s, c, leader_of(S, (t0 + k) % S->nsites), &d);
+            site_wan_send(s, c, leader_of(S, (t0 + k) % S->nsites), buf, bytes);
     if (S->site == t0)
         return local_bcast(s, c, S, buf, bytes, S->site_index[root]);
     if (S->leaders.rank >= 0) {
-        icoll_sched_recv_data(s, c, root, &d);
+        site_wan_recv(s, c, root, buf, bytes);
         icoll_sched_fence(s);
     }
     return local_bcast(s, c, S, buf, bytes, 0);
@@ -183,14 +257,23 @@ int site_bcast(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, void *buf, si
 
 /* ---- gather / scatter of equal blocks ------------------------------------------------------ */
 
-/* Bytes of the temporary that holds, in site order, the blocks of every site whose members
- * are not consecutive ranks; off[t] their place in it. */
-static size_t scattered_sites(const coll_sites_t *S, size_t bb, size_t *off)
+/* Whether site t's blocks can travel straight from / into b: its members are consecutive ranks
+ * and their run of blocks is contiguous memory. */
+static int direct_run(const coll_sites_t *S, int t, const mv_blocks_t *b)
+{
+    return S->contiguous[t] &&
+           !mv_run(b, S->site_ranks[S->site_start[t]], (size_t)S->site_size[t]).layout;
+}
+
+/* Bytes of the temporary that holds, in site order, the blocks of every site that cannot use
+ * the user's buffer directly; off[t] their place in it. */
+static size_t scattered_sites(const coll_sites_t *S, size_t bb, const mv_blocks_t *b,
+                              size_t *off)
 {
     size_t need = 0;
     for (int t = 0; t < S->nsites; t++) {
         off[t] = need;
-        if (!S->contiguous[t])
+        if (!direct_run(S, t, b))
             need += (size_t)S->site_size[t] * bb;
     }
     return need;
@@ -207,18 +290,15 @@ int site_gather(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const p2p_da
             mv_gather_hier(s, c, l, mine, NULL, bb, 0);
             return MPI_SUCCESS;
         }
-        if (m == 1) {
-            icoll_sched_send_data(s, c, root, mine);
-            return MPI_SUCCESS;
-        }
-        char *tmp = icoll_sched_alloc(s, (size_t)m * bb);
+        char *tmp = m == 1 && !mine->layout ? mine->buf : icoll_sched_alloc(s, (size_t)m * bb);
         if (!tmp)
             return MPI_ERR_NO_MEM;
         mv_blocks_t out = mv_bytes(tmp, bb);
-        mv_gather_hier(s, c, l, mine, &out, bb, 0);
-        icoll_sched_fence(s);
-        p2p_data_t d = mv_data(tmp, (size_t)m * bb);
-        icoll_sched_send_data(s, c, root, &d);
+        if (tmp != mine->buf) {
+            mv_gather_hier(s, c, l, mine, &out, bb, 0);
+            icoll_sched_fence(s);
+        }
+        site_wan_send(s, c, root, tmp, (size_t)m * bb);
         return MPI_SUCCESS;
     }
     int lroot = S->site_index[root];
@@ -231,18 +311,18 @@ int site_gather(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const p2p_da
     size_t *off = icoll_sched_alloc(s, (size_t)S->nsites * sizeof *off);
     if (!off)
         return MPI_ERR_NO_MEM;
-    size_t need = scattered_sites(S, bb, off);
+    size_t need = scattered_sites(S, bb, &rb, off);
     char *tmp = need ? icoll_sched_alloc(s, need) : NULL;
     if (need && !tmp)
         return MPI_ERR_NO_MEM;
     for (int k = 1; k < S->nsites; k++) {
         int t = (t0 + k) % S->nsites;
         size_t size = (size_t)S->site_size[t];
-        p2p_data_t d = S->contiguous[t] ? mv_run(&rb, members_of(S, t)[0], size)
-                                        : mv_data(tmp + off[t], size * bb);
-        icoll_sched_recv_data(s, c, leader_of(S, t), &d);
+        char *to = direct_run(S, t, &rb) ? mv_run(&rb, members_of(S, t)[0], size).buf
+                                         : tmp + off[t];
+        site_wan_recv(s, c, leader_of(S, t), to, size * bb);
     }
-    if (S->contiguous[t0]) {
+    if (direct_run(S, t0, &rb)) {
         mv_blocks_t out = rb;
         out.base = coll_at(rbuf, (size_t)members_of(S, t0)[0] * rcount, rtype);
         mv_gather_hier(s, c, l, mine, &out, bb, lroot);
@@ -253,7 +333,7 @@ int site_gather(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const p2p_da
     }
     icoll_sched_fence(s);
     for (int t = 0; t < S->nsites; t++)
-        if (!S->contiguous[t])
+        if (!direct_run(S, t, &rb))
             site_copy(s, S, t, tmp + off[t], bb, &rb, 0);
     return MPI_SUCCESS;
 }
@@ -269,18 +349,15 @@ int site_scatter(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const void 
             mv_scatter_hier(s, c, l, NULL, mine, bb, 0);
             return MPI_SUCCESS;
         }
-        if (m == 1) {
-            icoll_sched_recv_data(s, c, root, mine);
-            return MPI_SUCCESS;
-        }
-        char *tmp = icoll_sched_alloc(s, (size_t)m * bb);
+        char *tmp = m == 1 && !mine->layout ? mine->buf : icoll_sched_alloc(s, (size_t)m * bb);
         if (!tmp)
             return MPI_ERR_NO_MEM;
-        p2p_data_t d = mv_data(tmp, (size_t)m * bb);
-        icoll_sched_recv_data(s, c, root, &d);
-        icoll_sched_fence(s);
-        mv_blocks_t in = mv_bytes(tmp, bb);
-        mv_scatter_hier(s, c, l, &in, mine, bb, 0);
+        site_wan_recv(s, c, root, tmp, (size_t)m * bb);
+        if (tmp != mine->buf) {
+            icoll_sched_fence(s);
+            mv_blocks_t in = mv_bytes(tmp, bb);
+            mv_scatter_hier(s, c, l, &in, mine, bb, 0);
+        }
         return MPI_SUCCESS;
     }
     int lroot = S->site_index[root];
@@ -291,22 +368,22 @@ int site_scatter(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const void 
     size_t *off = icoll_sched_alloc(s, (size_t)S->nsites * sizeof *off);
     if (!off)
         return MPI_ERR_NO_MEM;
-    size_t need = scattered_sites(S, bb, off);
+    size_t need = scattered_sites(S, bb, &sb, off);
     char *tmp = need ? icoll_sched_alloc(s, need) : NULL;
     if (need && !tmp)
         return MPI_ERR_NO_MEM;
     for (int t = 0; t < S->nsites; t++) /* local steps first: they wait for nothing */
-        if (!S->contiguous[t])
+        if (!direct_run(S, t, &sb))
             site_copy(s, S, t, tmp + off[t], bb, &sb, 1);
     for (int k = 1; k < S->nsites; k++) {
         int t = (t0 + k) % S->nsites;
         size_t size = (size_t)S->site_size[t];
-        p2p_data_t d = S->contiguous[t] ? mv_run(&sb, members_of(S, t)[0], size)
-                                        : mv_data(tmp + off[t], size * bb);
-        icoll_sched_send_data(s, c, leader_of(S, t), &d);
+        const char *from = direct_run(S, t, &sb) ? mv_run(&sb, members_of(S, t)[0], size).buf
+                                                 : tmp + off[t];
+        site_wan_send(s, c, leader_of(S, t), from, size * bb);
     }
     mv_blocks_t in = mv_bytes(tmp ? tmp + off[t0] : NULL, bb);
-    if (S->contiguous[t0]) {
+    if (direct_run(S, t0, &sb)) {
         in = sb;
         in.base = coll_at(sbuf, (size_t)members_of(S, t0)[0] * scount, stype);
     }
@@ -338,7 +415,7 @@ static int vsite_data(icoll_sched_t *s, void *arg)
     char *tmp = icoll_sched_alloc(s, total);
     if (!tmp)
         return MPI_ERR_NO_MEM;
-    p2p_data_t all = mv_data(tmp, total), own = mv_data(tmp, v->sz[0]);
+    p2p_data_t own = mv_data(tmp, v->sz[0]);
     if (!v->scatter) { /* my own block first (a local step), the others', then the WAN */
         mv_copy(s, &v->mine, &own);
         size_t at = v->sz[0];
@@ -348,10 +425,10 @@ static int vsite_data(icoll_sched_t *s, void *arg)
             at += v->sz[i];
         }
         icoll_sched_fence(s);
-        icoll_sched_send_data(s, v->c, v->root, &all);
+        site_wan_send(s, v->c, v->root, tmp, total);
         return MPI_SUCCESS;
     }
-    icoll_sched_recv_data(s, v->c, v->root, &all);
+    site_wan_recv(s, v->c, v->root, tmp, total);
     icoll_sched_fence(s);
     mv_copy(s, &own, &v->mine);
     size_t at = v->sz[0];
@@ -426,8 +503,7 @@ int site_gatherv(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const p2p_d
             continue;
         if (!(tmp[t] = icoll_sched_alloc(s, total)))
             return MPI_ERR_NO_MEM;
-        p2p_data_t d = mv_data(tmp[t], total);
-        icoll_sched_recv_data(s, c, leader_of(S, t), &d);
+        site_wan_recv(s, c, leader_of(S, t), tmp[t], total);
     }
     const int *m = members_of(S, t0);
     for (int i = 0; i < S->site_size[t0]; i++)
@@ -494,10 +570,8 @@ int site_scatterv(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const void
     }
     for (int k = 1; k < S->nsites; k++) {
         int t = (t0 + k) % S->nsites;
-        if (tot[t]) {
-            p2p_data_t d = mv_data(tmp[t], tot[t]);
-            icoll_sched_send_data(s, c, leader_of(S, t), &d);
-        }
+        if (tot[t])
+            site_wan_send(s, c, leader_of(S, t), tmp[t], tot[t]);
     }
     const int *m = members_of(S, t0);
     for (int i = 0; i < S->site_size[t0]; i++)
@@ -521,11 +595,10 @@ static void leaders_exchange(icoll_sched_t *s, comm_t *c, const coll_sites_t *S,
     int my = S->site;
     for (int k = 1; k < S->nsites; k++) {
         int to = (my + k) % S->nsites, from = (my - k + S->nsites) % S->nsites;
-        p2p_data_t o = mv_data(T + at[my], len[my]), i = mv_data(T + at[from], len[from]);
-        if (i.bytes)
-            icoll_sched_recv_data(s, c, leader_of(S, from), &i);
-        if (o.bytes)
-            icoll_sched_send_data(s, c, leader_of(S, to), &o);
+        if (len[from])
+            site_wan_recv(s, c, leader_of(S, from), T + at[from], len[from]);
+        if (len[my])
+            site_wan_send(s, c, leader_of(S, to), T + at[my], len[my]);
     }
     icoll_sched_fence(s);
 }
@@ -634,7 +707,6 @@ int site_reduce(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const void *
 {
     int t0 = S->site_of[root], my = S->site, ns = S->nsites, last = ns - 1;
     int rep = my == t0 ? S->site_index[root] : 0;
-    coll_team_t all = coll_team_all(c);
     if (S->local.all.rank != rep)
         return local_reduce(s, c, S, in, NULL, count, dt, op, rep);
     if (c->rank != root) { /* another site's leader: its site's partial to the root */
@@ -643,7 +715,7 @@ int site_reduce(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const void *
             return MPI_ERR_NO_MEM;
         int rc = local_reduce(s, c, S, in, mid, count, dt, op, 0);
         icoll_sched_fence(s);
-        red_send(s, &all, root, mid, 0, count, dt);
+        red_wan_send(s, c, root, mid, 0, count, dt);
         return rc;
     }
     /* the root: its site's partial (in out when it is the fold's last operand), then every
@@ -660,7 +732,7 @@ int site_reduce(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const void *
     icoll_sched_fence(s);
     for (int t = 0; t < ns; t++)
         if (t != t0)
-            red_recv(s, &all, leader_of(S, t), part[t], 0, count, dt);
+            red_wan_recv(s, c, leader_of(S, t), part[t], 0, count, dt);
     fold(s, ns, part, out, 0, count, dt, op);
     return rc;
 }
@@ -669,7 +741,6 @@ int site_allreduce(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const voi
                    void *out, size_t count, dtype_t *dt, op_t *op, int bcast)
 {
     int ns = S->nsites, my = S->site, leader = S->leaders.rank >= 0;
-    coll_team_t all = coll_team_all(c);
     int rc = local_reduce(s, c, S, in, leader ? out : NULL, count, dt, op, 0);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -686,8 +757,8 @@ int site_allreduce(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const voi
                     return MPI_ERR_NO_MEM;
             for (int k = 1; k < ns; k++) {
                 int to = (my + k) % ns, from = (my - k + ns) % ns;
-                red_recv(s, &all, leader_of(S, from), part[from], 0, count, dt);
-                red_send(s, &all, leader_of(S, to), out, 0, count, dt);
+                red_wan_recv(s, c, leader_of(S, from), part[from], 0, count, dt);
+                red_wan_send(s, c, leader_of(S, to), out, 0, count, dt);
             }
             fold(s, ns, part, out, 0, count, dt, op);
         } else {
@@ -700,15 +771,15 @@ int site_allreduce(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const voi
                     return MPI_ERR_NO_MEM;
             for (int k = 1; k < ns; k++) {
                 int to = (my + k) % ns, from = (my - k + ns) % ns;
-                red_recv(s, &all, leader_of(S, from), part[from], 0, cnt, dt);
-                red_send(s, &all, leader_of(S, to), out, LO(to), LO(to + 1) - LO(to), dt);
+                red_wan_recv(s, c, leader_of(S, from), part[from], 0, cnt, dt);
+                red_wan_send(s, c, leader_of(S, to), out, LO(to), LO(to + 1) - LO(to), dt);
             }
             fold(s, ns, part, red_at(out, lo, dt), 0, cnt, dt, op);
             for (int k = 1; k < ns; k++) {
                 int to = (my + k) % ns, from = (my - k + ns) % ns;
-                red_recv(s, &all, leader_of(S, from), out, LO(from), LO(from + 1) - LO(from),
-                         dt);
-                red_send(s, &all, leader_of(S, to), out, lo, cnt, dt);
+                red_wan_recv(s, c, leader_of(S, from), out, LO(from), LO(from + 1) - LO(from),
+                             dt);
+                red_wan_send(s, c, leader_of(S, to), out, lo, cnt, dt);
             }
 #undef LO
         }

@@ -38,6 +38,19 @@ const coll_sites_t *coll_use_sites(comm_t *c);
  * hold consecutive ranks. */
 const coll_sites_t *red_sites(comm_t *c, const op_t *op);
 
+/* A message between two sites: contiguous bytes cut into pieces of at most site_segment()
+ * bytes (METAMPI_COLL_SITES_SEGMENT, 32 KiB: within the protocol's eager limit, so no piece
+ * waits for a rendezvous handshake across the WAN), posted together. Both ends cut alike (they
+ * agree on the size); 0 bytes is one empty message. */
+size_t site_segment(void);
+void site_wan_send(icoll_sched_t *s, comm_t *c, int peer, const void *buf, size_t bytes);
+void site_wan_recv(icoll_sched_t *s, comm_t *c, int peer, void *buf, size_t bytes);
+
+/* Whether alltoall with blocks of bb bytes combines each site pair's blocks (the largest such
+ * message is at most METAMPI_COLL_SITES_ALLTOALL_MAX, 1 MiB); otherwise every rank pair
+ * exchanges directly (still once per pair). */
+int site_alltoall_combines(const coll_sites_t *S, size_t bb);
+
 /* The collectives over several sites (the same arguments as the coll_* builders, checked;
  * intra-communicators; return MPI_SUCCESS or an error class). Bcast takes contiguous bytes
  * (coll_bcast packs a non-contiguous layout). mine: NULL for MPI_IN_PLACE. */

@@ -7,7 +7,8 @@
  * traffic per link and direction, which must equal what docs/ARCHITECTURE.md ("Collectives
  * across sites") promises: e.g. a broadcast sends one message of the whole buffer from the
  * root's site to every other site and nothing else; alltoall one message per site pair with
- * every block between the two sites. Every call's result is checked too.
+ * every block between the two sites (a message of the site level travels in pieces of at most
+ * METAMPI_COLL_SITES_SEGMENT bytes: pieces()). Every call's result is checked too.
  *
  * Communicators: the world; an uneven subset (site k of the world keeps its first k + 1
  * members: sites of 1, 2, 3 ... ranks); the world with the sites' members interleaved
@@ -182,6 +183,34 @@ static int site_aware(void)
     return cx.np > 1 && cx.n >= 3;
 }
 
+/* A size from the environment as the library reads it (k/m suffixes), or dflt. */
+static uint64_t env_size(const char *name, uint64_t dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    uint64_t x = strtoull(v, &end, 10);
+    return *end == 'k' || *end == 'K' ? x << 10 : *end == 'm' || *end == 'M' ? x << 20 : x;
+}
+
+/* The pieces one message of b bytes between two site leaders travels in: the site level cuts
+ * them at METAMPI_COLL_SITES_SEGMENT bytes (32 KiB; 0: never); the flat algorithms of a
+ * two-member communicator do not. */
+static uint64_t pieces(uint64_t b)
+{
+    uint64_t seg = env_size("METAMPI_COLL_SITES_SEGMENT", 32 << 10);
+    if (!site_aware() || seg == 0 || b == 0)
+        return 1;
+    return (b + seg - 1) / seg;
+}
+
+/* One message of b bytes from site s to site t, as the site level sends it. */
+static void want_msg(int s, int t, uint64_t b)
+{
+    want_add(s, t, pieces(b), b);
+}
+
 /* ---- data ------------------------------------------------------------------------------- */
 
 static int val(int key, int a, int b, int k)
@@ -211,7 +240,7 @@ static void t_barrier(void)
     want_none();
     for (int a = 0; a < cx.np; a++)
         for (int b = 0; b < cx.np; b++)
-            want_add(cx.order[a], cx.order[b], 1, 0);
+            want_msg(cx.order[a], cx.order[b], 0);
     expect();
 }
 
@@ -228,7 +257,7 @@ static void t_bcast(int root, int count)
         CHECK(buf[i] == val(1, root, count, i));
     want_none();
     for (int a = 0; a < cx.np; a++)
-        want_add(cx.site[root], cx.order[a], 1, (uint64_t)count * SZ);
+        want_msg(cx.site[root], cx.order[a], (uint64_t)count * SZ);
     expect();
     free(buf);
 }
@@ -273,14 +302,15 @@ static void want_allreduce(size_t count, size_t esize)
     if (cx.np == 2 || bytes < (2u << 20) || count < (size_t)cx.np) {
         for (int a = 0; a < cx.np; a++)
             for (int b = 0; b < cx.np; b++)
-                want_add(cx.order[a], cx.order[b], 1, bytes);
+                want_msg(cx.order[a], cx.order[b], bytes);
         return;
     }
     for (int a = 0; a < cx.np; a++) /* segment x of the vector belongs to site x */
         for (int b = 0; b < cx.np; b++) {
             uint64_t sa = count * (size_t)(a + 1) / (size_t)cx.np - count * (size_t)a / (size_t)cx.np;
             uint64_t sb = count * (size_t)(b + 1) / (size_t)cx.np - count * (size_t)b / (size_t)cx.np;
-            want_add(cx.order[a], cx.order[b], 2, (sa + sb) * esize);
+            want_msg(cx.order[a], cx.order[b], sb * esize); /* b's segment of a's partial */
+            want_msg(cx.order[a], cx.order[b], sa * esize); /* a's folded segment */
         }
 }
 
@@ -306,7 +336,7 @@ static void t_reduce(int root, int count, int inplace)
         }
     want_none();
     for (int a = 0; a < cx.np; a++)
-        want_add(cx.order[a], cx.site[root], 1, (uint64_t)count * SZ);
+        want_msg(cx.order[a], cx.site[root], (uint64_t)count * SZ);
     expect();
     /* non-commutative: the result in rank order; across sites only when they are in order */
     unsigned *m = malloc((size_t)count * 4 * sizeof *m), *r = malloc((size_t)count * 4 * sizeof *r);
@@ -322,8 +352,9 @@ static void t_reduce(int root, int count, int inplace)
     }
     /* (two members: the flat tree reduces at rank 0 and forwards to root 1, once each way) */
     if (cx.ordered && site_aware()) {
-        for (int s = 0; s < ns * ns; s++)
-            want[s].b = want[s].b / SZ * 4 * sizeof(unsigned);
+        want_none();
+        for (int a = 0; a < cx.np; a++)
+            want_msg(cx.order[a], cx.site[root], (uint64_t)count * 4 * sizeof(unsigned));
         expect();
     }
     free(m), free(r), free(ref), free(in), free(out);
@@ -412,7 +443,7 @@ static void t_gather(int root, int count, int inplace)
                 CHECK(all[(size_t)r * count + i] == val(8, r, 0, i));
     want_none();
     for (int a = 0; a < cx.np; a++)
-        want_add(cx.order[a], cx.site[root], 1, (uint64_t)cx.sz[cx.order[a]] * count * SZ);
+        want_msg(cx.order[a], cx.site[root], (uint64_t)cx.sz[cx.order[a]] * count * SZ);
     expect();
 
     snprintf(name, sizeof name, "scatter root %d count %d%s", root, count,
@@ -429,7 +460,7 @@ static void t_gather(int root, int count, int inplace)
             CHECK(mine[i] == val(9, cx.me, 0, i));
     want_none();
     for (int a = 0; a < cx.np; a++)
-        want_add(cx.site[root], cx.order[a], 1, (uint64_t)cx.sz[cx.order[a]] * count * SZ);
+        want_msg(cx.site[root], cx.order[a], (uint64_t)cx.sz[cx.order[a]] * count * SZ);
     expect();
     free(mine), free(all);
 }
@@ -470,7 +501,7 @@ static void t_gatherv(int root, int scale)
             if (cx.site[r] == cx.order[a])
                 b += (uint64_t)cnt[r] * SZ;
         if (b)
-            want_add(cx.order[a], cx.site[root], 1, b);
+            want_msg(cx.order[a], cx.site[root], b);
     }
     expect();
 
@@ -515,7 +546,7 @@ static void t_allgather(int count, int inplace)
     want_none();
     for (int a = 0; a < cx.np; a++)
         for (int b = 0; b < cx.np; b++)
-            want_add(cx.order[a], cx.order[b], 1, (uint64_t)cx.sz[cx.order[a]] * count * SZ);
+            want_msg(cx.order[a], cx.order[b], (uint64_t)cx.sz[cx.order[a]] * count * SZ);
     expect();
     free(mine), free(all);
 }
@@ -547,7 +578,7 @@ static void t_allgatherv(int scale)
             if (cx.site[r] == cx.order[a])
                 b += (uint64_t)cnt[r] * SZ;
         for (int c = 0; c < cx.np && b; c++)
-            want_add(cx.order[a], cx.order[c], 1, b);
+            want_msg(cx.order[a], cx.order[c], b);
     }
     expect();
     free(cnt), free(dsp), free(mine), free(all);
@@ -569,11 +600,23 @@ static void t_alltoall(int count, int inplace)
     for (int j = 0; j < n; j++)
         for (int i = 0; i < count; i++)
             CHECK(rb[(size_t)j * count + i] == val(14, j, cx.me, i));
-    want_none();
+    /* one message per site pair up to METAMPI_COLL_SITES_ALLTOALL_MAX (1 MiB), else every
+     * rank pair directly */
+    uint64_t largest = 0, bb = (uint64_t)count * SZ;
     for (int a = 0; a < cx.np; a++)
         for (int b = 0; b < cx.np; b++)
-            want_add(cx.order[a], cx.order[b], 1,
-                     (uint64_t)cx.sz[cx.order[a]] * cx.sz[cx.order[b]] * count * SZ);
+            if (a != b && (uint64_t)cx.sz[cx.order[a]] * cx.sz[cx.order[b]] * bb > largest)
+                largest = (uint64_t)cx.sz[cx.order[a]] * cx.sz[cx.order[b]] * bb;
+    int combined = largest <= env_size("METAMPI_COLL_SITES_ALLTOALL_MAX", 1 << 20);
+    want_none();
+    for (int a = 0; a < cx.np; a++)
+        for (int b = 0; b < cx.np; b++) {
+            uint64_t pairs = (uint64_t)cx.sz[cx.order[a]] * cx.sz[cx.order[b]];
+            if (combined)
+                want_msg(cx.order[a], cx.order[b], pairs * bb);
+            else
+                want_add(cx.order[a], cx.order[b], pairs, pairs * bb);
+        }
     expect();
     free(sb), free(rb);
 }
@@ -631,7 +674,7 @@ static void t_alltoallv(int w, int inplace)
             want[cx.site[i] * ns + cx.site[j]].b += (uint64_t)a2c(i, j, inplace) * SZ;
     for (int s = 0; s < ns; s++)
         for (int t = 0; t < ns; t++)
-            want[s * ns + t].m = s != t && want[s * ns + t].b ? 1 : 0;
+            want[s * ns + t].m = s != t && want[s * ns + t].b ? pieces(want[s * ns + t].b) : 0;
     for (int s = 0; s < ns; s++)
         want[s * ns + s].b = 0;
     expect();
@@ -683,7 +726,7 @@ static void want_neighbor(MPI_Comm topo, int (*bytes_of)(int i, int k, int d))
             want[cx.site[i] * ns + cx.site[d]].b += (uint64_t)bytes_of(i, k, d);
         }
     for (int s = 0; s < ns * ns; s++)
-        want[s].m = edges[s] ? 1 : 0;
+        want[s].m = edges[s] ? pieces(want[s].b) : 0;
     free(edges), free(dst), free(deg), free(dsp), free(alld);
 }
 
@@ -867,6 +910,7 @@ static void run_all(MPI_Comm comm, const char *name)
     t_allgatherv(700);
     t_alltoall(1, 0);
     t_alltoall(600, 1);
+    t_alltoall(70000, 0); /* 280 KB blocks: past 1 MiB per site pair from 2 x 2 ranks on */
     t_alltoallv(0, 0);
     t_alltoallv(0, 1);
     t_alltoallv(1, 0);
