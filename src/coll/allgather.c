@@ -20,6 +20,7 @@
 #include "coll/move.h"
 
 #include "coll/shm/shm.h"
+#include "coll/sites.h"
 
 static const char *const ag_names[] = { "recursive_doubling", "bruck", "ring" };
 static coll_choice_t ag_choice = { "METAMPI_COLL_ALLGATHER", ag_names, 3, 0, 0 };
@@ -142,7 +143,7 @@ void mv_allgather_set(icoll_sched_t *s, const coll_team_t *t, const mv_set_t *se
 static int allgather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
                           const p2p_data_t *mine, const mv_blocks_t *rb, size_t bb, int algo)
 {
-    int n = c->size, me = c->rank, host = h->host_of[me];
+    int n = h->all.size, me = h->all.rank, host = h->host_of[me];
     size_t total = (size_t)n * bb;
     p2p_data_t whole = mv_run(rb, 0, (size_t)n);
     int direct = !whole.layout && mv_hier_ordered(h, n);
@@ -241,6 +242,9 @@ int coll_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
     size_t bb = rcount * (size_t)rtype->size;
     if (bb == 0)
         return MPI_SUCCESS;
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        return site_allgather(s, c, S, inplace ? NULL : &mine, rbuf, rcount, rtype);
     coll_team_t all = coll_team_all(c);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
@@ -271,6 +275,9 @@ int coll_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount
         return allgather_inter(s, c, &mine, &set, total);
     if (total == 0)
         return MPI_SUCCESS;
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        return site_allgatherv(s, c, S, inplace ? NULL : &mine, rbuf, rcounts, displs, rtype);
     coll_team_t all = coll_team_all(c);
     mv_allgather_set(s, &all, &set, inplace ? NULL : &mine,
                      pick(&agv_choice, &agv_long, c->size, total));

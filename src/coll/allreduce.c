@@ -16,6 +16,7 @@
  */
 #include "coll/red.h"
 #include "coll/shm/shm.h"
+#include "coll/sites.h"
 
 static const char *const names[] = { "shm", "recursive_doubling", "rabenseifner", "ring" };
 static coll_choice_t choice = { "METAMPI_COLL_ALLREDUCE", names, 4, 0, 0 };
@@ -86,6 +87,9 @@ int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, si
     if (count == 0)
         return MPI_SUCCESS;
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
+    const coll_sites_t *S = red_sites(c, op);
+    if (S)
+        return site_allreduce(s, c, S, in, rbuf, count, dt, op, 1);
     const coll_hier_t *h = red_hier(c, op);
     if (h)
         return red_allreduce_hier(s, c, h, in, rbuf, count, dt, op, 1);

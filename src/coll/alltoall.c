@@ -15,6 +15,7 @@
  * posted at once (linear).
  */
 #include "coll/move.h"
+#include "coll/sites.h"
 
 static const char *const a2a_names[] = { "linear", "pairwise", "bruck" };
 static coll_choice_t a2a_choice = { "METAMPI_COLL_ALLTOALL", a2a_names, 3, 0, 0 };
@@ -180,6 +181,14 @@ int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, 
     }
     if (bb == 0) /* the same at every member: all blocks have one signature */
         return MPI_SUCCESS;
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S) {
+        mv_blocks_t srun = { sd.base, scount, stype }, rrun = { rbuf, rcount, rtype };
+        int inplace = sbuf == COLL_IN_PLACE;
+        if (inplace && pack_in_place(s, n, &rd, &sd) != MPI_SUCCESS)
+            return MPI_ERR_NO_MEM;
+        return site_alltoall(s, c, S, &sd, &rd, blk, inplace ? NULL : &srun, &rrun, 1);
+    }
     int algo = pick(n, bb);
     if (sbuf == COLL_IN_PLACE) {
         if (algo == BRUCK) /* it copies the send blocks first anyway */
@@ -211,6 +220,9 @@ int coll_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *sco
                   .counts = scounts, .displs = sdispls };
     if (sbuf == COLL_IN_PLACE && pack_in_place(s, c->size, &rd, &sd) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        return site_alltoall(s, c, S, &sd, &rd, blk, NULL, NULL, 0);
     exchange(s, c, &sd, &rd, pick_v());
     return MPI_SUCCESS;
 }
@@ -232,6 +244,9 @@ int coll_alltoallw(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *sco
                   .displs = sdispls, .types = stypes };
     if (inplace && pack_in_place(s, n, &rd, &sd) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        return site_alltoall(s, c, S, &sd, &rd, blk, NULL, NULL, 0);
     exchange(s, c, &sd, &rd, pick_v());
     return MPI_SUCCESS;
 }

@@ -8,6 +8,7 @@
  */
 #include "coll/red.h"
 #include "coll/shm/shm.h"
+#include "coll/sites.h"
 
 enum { ALG_SHM, ALG_DISSEMINATION };
 static const char *const names[] = { "shm", "dissemination" };
@@ -27,6 +28,9 @@ int coll_barrier(icoll_sched_t *s, comm_t *c)
     }
     if (c->size == 1)
         return MPI_SUCCESS;
+    const coll_sites_t *S = red_sites(c, NULL);
+    if (S)
+        return site_barrier(s, c, S);
     int rc, shm = red_barrier_shm(c->size);
     const coll_hier_t *h = red_hier(c, NULL);
     if (!h) {

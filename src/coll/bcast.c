@@ -16,6 +16,7 @@
 #include "coll/move.h"
 
 #include "coll/shm/shm.h"
+#include "coll/sites.h"
 
 static const char *const bcast_names[] = { "binomial", "scatter_allgather", "chain" };
 static coll_choice_t bcast_choice = { "METAMPI_COLL_BCAST", bcast_names, 3, 0, 0 };
@@ -141,14 +142,14 @@ void mv_bcast_bytes(icoll_sched_t *s, const coll_team_t *t, int root, void *buf,
     }
 }
 
-/* Root in the leaders' phase: root's host leader. On the root's host the data reaches the
- * leader by shared memory (the whole host at once) or by one message from the root; the
- * other hosts get it from their leader after the leaders' phase. */
-static int bcast_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, void *buf,
-                      size_t bytes, int root, int algo)
+/* Root (a member index of h) in the leaders' phase: root's host leader. On the root's host
+ * the data reaches the leader by shared memory (the whole host at once) or by one message
+ * from the root; the other hosts get it from their leader after the leaders' phase. */
+int mv_bcast_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, void *buf, size_t bytes,
+                  int root, int algo)
 {
-    int me = c->rank, h0 = h->host_of[root], mine = h->host_of[me];
-    int lead0 = h->leaders.ranks[h0];
+    int me = h->all.rank, h0 = h->host_of[root], mine = h->host_of[me];
+    int lead0 = h->host_first[h0];
     int shm = 0;
     if (mine == h0) {
         if (algo == MV_BCAST_AUTO) {
@@ -162,9 +163,9 @@ static int bcast_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, void *b
         if (!shm && root != lead0) {
             p2p_data_t d = mv_data(buf, bytes);
             if (me == root) {
-                icoll_sched_send_data(s, c, lead0, &d);
+                icoll_sched_send_data(s, c, h->leaders.ranks[h0], &d);
             } else if (me == lead0) {
-                icoll_sched_recv_data(s, c, root, &d);
+                icoll_sched_recv_data(s, c, coll_team_peer(&h->all, root), &d);
                 icoll_sched_fence(s);
             }
         }
@@ -228,15 +229,16 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     int algo = mv_bcast_forced();
     p2p_data_t d = mv_typed(buf, count, dt);
     coll_team_t all = coll_team_all(c);
-    const coll_hier_t *h;
-    int hier = mv_use_hier(c, &h);
+    const coll_hier_t *h = NULL;
+    const coll_sites_t *S = coll_use_sites(c);
+    int hier = S ? 0 : mv_use_hier(c, &h);
     int pair = n == 2 ? mv_bcast_pair_shm(c, &d) : 0;
     if (hier < 0 || pair < 0)
         return MPI_ERR_NO_MEM;
     /* contiguous bytes for shared memory and the chunked algorithms (a forced binomial tree
      * moves typed data directly) */
     char *bbuf = d.buf;
-    if (d.layout && (hier || pair || (algo != MV_BCAST_BINOMIAL && n > 2))) {
+    if (d.layout && (S || hier || pair || (algo != MV_BCAST_BINOMIAL && n > 2))) {
         if (!(bbuf = icoll_sched_alloc(s, bytes)))
             return MPI_ERR_NO_MEM;
         if (c->rank == root) {
@@ -245,8 +247,10 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
         }
     }
     int rc = MPI_SUCCESS;
-    if (hier) {
-        rc = bcast_hier(s, c, h, bbuf, bytes, root, algo);
+    if (S) {
+        rc = site_bcast(s, c, S, bbuf, bytes, root);
+    } else if (hier) {
+        rc = mv_bcast_hier(s, c, h, bbuf, bytes, root, algo);
     } else {
         /* shared memory when the node team is the whole communicator; with two members one
          * message is the broadcast (coll/direct.h relies on it) unless both copying at once

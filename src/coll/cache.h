@@ -8,7 +8,7 @@
 #include "coll/coll.h"
 
 typedef struct coll_cache {
-    coll_hier_t *hier;            /* team.c */
+    struct hier_all *hier;        /* team.c: the host hierarchy and the site level */
     void *shm;                    /* shm/: the node's shared-memory collective area */
     void (*shm_free)(void *shm);
 } coll_cache_t;

@@ -30,6 +30,11 @@
  * (node team, shared memory) -> among the leaders -> within each host. Within one schedule the
  * messages of the phases never share a pair of processes in conflicting order (two leaders are
  * never on one host), so one tag serves all phases.
+ * coll_sites() adds the level above: the members of each site, the site leaders (lowest rank
+ * of each site), and the host hierarchy of this process's site alone (coll_sites_t.local,
+ * whose member indices are indices in the site). A collective over several sites runs as
+ * phases within each site (over that local hierarchy) -> among the site leaders (the WAN) ->
+ * within each site (coll/sites.h).
  */
 #ifndef METAMPI_COLL_COLL_H
 #define METAMPI_COLL_COLL_H
@@ -82,18 +87,46 @@ static inline int coll_team_peer(const coll_team_t *t, int i)
 coll_team_t coll_team_all(comm_t *c);
 
 typedef struct coll_hier {
+    coll_team_t all;        /* the members it covers: the whole communicator, or one site's
+                             * members (coll_sites_t.local); "member index" below is the index
+                             * in this team, which is the rank for the whole communicator */
     int nhosts;             /* distinct hosts among the members */
     coll_team_t node;       /* the members on this host, in rank order (node.rank: my index) */
     coll_team_t leaders;    /* the lowest rank of each host, hosts ordered by that rank
                              * (leaders.rank: my index, or -1 when I am not a leader) */
-    const int *host_of;     /* rank -> index of its host in leaders order */
-    const int *node_rank;   /* rank -> its index within its host's node team */
+    const int *host_of;     /* member index -> index of its host in leaders order */
+    const int *node_rank;   /* member index -> its index within its host's node team */
     const int *node_size;   /* host index -> members on that host */
+    const int *host_first;  /* host index -> member index of its leader */
 } coll_hier_t;
 
-/* The hierarchy of intra-communicator c, computed on first use from the job's host map (no
- * communication) and cached on c; NULL when out of memory. */
+/* The hierarchy of intra-communicator c, computed on first use from the job's host and site
+ * maps (no communication) and cached on c; NULL when out of memory. A "host" here is one host
+ * at one site (the pair), so hosts always nest in sites even under METAMPI_VIRTUAL_SITES. */
 const coll_hier_t *coll_hier(comm_t *c);
+
+/* The site level above the hosts (runtime/sites.h): sites are numbered in order of their
+ * lowest rank, and each site's members in rank order. */
+typedef struct coll_sites {
+    int nsites;             /* distinct sites among the members */
+    coll_team_t leaders;    /* the lowest rank of each site (leaders.rank: my site, or -1) */
+    int site;               /* my site */
+    const int *site_of;     /* rank -> site */
+    const int *site_index;  /* rank -> index among its site's members */
+    const int *site_size;   /* site -> members */
+    const int *site_start;  /* site -> first entry of its members in site_ranks (nsites + 1
+                             * entries: site_start[nsites] is the size) */
+    const int *site_ranks;  /* the members site by site, each site's in rank order */
+    const int *contiguous;  /* site -> whether its members are consecutive ranks */
+    int ordered;            /* site_ranks is 0, 1, ..., n-1 */
+    coll_hier_t local;      /* my site's hosts: local.all is my site's members */
+    int local_ordered;      /* every site's hosts hold consecutive ranks of that site (host
+                             * order keeps rank order within each site) */
+} coll_sites_t;
+
+/* The site level of intra-communicator c (cached with coll_hier); NULL when out of memory.
+ * When all members are at one site only nsites (1) is set: no memory is spent on the rest. */
+const coll_sites_t *coll_sites(comm_t *c);
 
 /* ---- the collectives ----------------------------------------------------------------------- */
 

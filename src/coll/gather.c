@@ -16,6 +16,7 @@
  * to the root), large ones go to the root directly.
  */
 #include "coll/move.h"
+#include "coll/sites.h"
 
 static const char *const gather_names[] = { "binomial", "linear" };
 static coll_choice_t gather_choice = { "METAMPI_COLL_GATHER", gather_names, 2, 0, 0 };
@@ -127,11 +128,12 @@ void mv_gather_team(icoll_sched_t *s, const coll_team_t *t, int root, const p2p_
         gather_binomial(s, t, root, mine, out, bb);
 }
 
-static void gather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
-                        const p2p_data_t *mine, const mv_blocks_t *rb, size_t bb, int root)
+void mv_gather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const p2p_data_t *mine,
+                    const mv_blocks_t *rb, size_t bb, int root)
 {
-    int n = c->size, me = c->rank, h0 = h->host_of[root], host = h->host_of[me];
-    int lroot = host == h0 ? root : h->leaders.ranks[host], nroot = h->node_rank[lroot];
+    int n = h->all.size, me = h->all.rank, h0 = h->host_of[root], host = h->host_of[me];
+    int lroot = host == h0 ? root : h->host_first[host], nroot = h->node_rank[lroot];
+    int croot = coll_team_peer(&h->all, root);
     if (me != lroot) {
         mv_gather_team(s, &h->node, nroot, mine, NULL, bb);
         return;
@@ -139,7 +141,7 @@ static void gather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
     if (me != root) { /* another host's leader: its host's blocks in one message */
         size_t k = (size_t)h->node_size[host];
         if (k == 1) {
-            icoll_sched_send_data(s, c, root, mine);
+            icoll_sched_send_data(s, c, croot, mine);
             return;
         }
         char *tmp = icoll_sched_alloc(s, k * bb);
@@ -149,16 +151,16 @@ static void gather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
         mv_gather_team(s, &h->node, nroot, mine, &out, bb);
         icoll_sched_fence(s);
         p2p_data_t d = mv_data(tmp, k * bb);
-        icoll_sched_send_data(s, c, root, &d);
+        icoll_sched_send_data(s, c, croot, &d);
         return;
     }
     if (mv_hier_ordered(h, n)) {
         mv_blocks_t out = *rb;
-        out.base = coll_at(rb->base, (size_t)h->leaders.ranks[h0] * rb->count, rb->dt);
+        out.base = coll_at(rb->base, (size_t)h->host_first[h0] * rb->count, rb->dt);
         mv_gather_team(s, &h->node, nroot, mine, &out, bb);
         for (int k = 0; k < h->nhosts; k++)
             if (k != h0) {
-                p2p_data_t d = mv_run(rb, h->leaders.ranks[k], (size_t)h->node_size[k]);
+                p2p_data_t d = mv_run(rb, h->host_first[k], (size_t)h->node_size[k]);
                 icoll_sched_recv_data(s, c, h->leaders.ranks[k], &d);
             }
         icoll_sched_fence(s);
@@ -233,12 +235,15 @@ int coll_gather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dt
         return gather_inter(s, c, &mine, &rb, bb, root);
     if (bb == 0)
         return MPI_SUCCESS;
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        return site_gather(s, c, S, inplace ? NULL : &mine, rbuf, rcount, rtype, bb, root);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
     if (hier < 0)
         return MPI_ERR_NO_MEM;
     if (hier) {
-        gather_hier(s, c, h, inplace ? NULL : &mine, &rb, bb, root);
+        mv_gather_hier(s, c, h, inplace ? NULL : &mine, &rb, bb, root);
     } else {
         coll_team_t all = coll_team_all(c);
         mv_gather_team(s, &all, root, inplace ? NULL : &mine, &rb, bb);
@@ -256,6 +261,13 @@ int coll_gatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
     int inter = comm_is_inter(c);
     if (inter ? root == MPI_PROC_NULL : 0)
         return MPI_SUCCESS;
+    const coll_sites_t *S = inter ? NULL : coll_use_sites(c);
+    if (S) {
+        p2p_data_t mine = sbuf == COLL_IN_PLACE ? (p2p_data_t){ 0 }
+                                                : mv_typed(sbuf, scount, stype);
+        return site_gatherv(s, c, S, sbuf == COLL_IN_PLACE ? NULL : &mine, rbuf, rcounts,
+                            displs, rtype, root);
+    }
     if (inter ? root != MPI_ROOT : c->rank != root) {
         p2p_data_t d = mv_typed(sbuf, scount, stype);
         if (d.bytes)

@@ -129,6 +129,12 @@ int mv_bcast_forced(void);
  * A leaf's part is one receive. */
 void mv_bcast_binomial(icoll_sched_t *s, const coll_team_t *t, int root, const p2p_data_t *d,
                        int skip);
+/* Broadcast of contiguous bytes over the members of hierarchy h (the whole communicator, or
+ * one site: coll_sites_t.local) from member index root: root -> its host's leader (shared
+ * memory or a message), the leaders (algo), each leader to its host. MPI_SUCCESS or the error
+ * class of a shared-memory step. */
+int mv_bcast_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, void *buf, size_t bytes,
+                  int root, int algo);
 /* Broadcast of contiguous bytes over a team with algorithm algo (MV_BCAST_AUTO: the one for
  * the team's size and the message's). Point-to-point only. */
 void mv_bcast_bytes(icoll_sched_t *s, const coll_team_t *t, int root, void *buf, size_t bytes,
@@ -145,6 +151,15 @@ void mv_gather_team(icoll_sched_t *s, const coll_team_t *t, int root, const p2p_
  * mine: where this member's block goes (NULL at the root: leave it in place). */
 void mv_scatter_team(icoll_sched_t *s, const coll_team_t *t, int root, const mv_blocks_t *in,
                      const p2p_data_t *mine, size_t bb);
+
+/* The same over the members of hierarchy h (the whole communicator or one site) to / from
+ * member index root: each host gathers at its local root (root on root's host, the leader
+ * elsewhere), other hosts' leaders send / receive their host's blocks in one message. Blocks
+ * (rb, sb) are indexed by member index; mine as above. */
+void mv_gather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const p2p_data_t *mine,
+                    const mv_blocks_t *rb, size_t bb, int root);
+void mv_scatter_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const mv_blocks_t *sb,
+                     const p2p_data_t *mine, size_t bb, int root);
 
 /* ---- allgather (allgather.c) ------------------------------------------------------------ */
 

@@ -36,6 +36,7 @@
  */
 #include "coll/coll.h"
 #include "coll/neighbor.h"
+#include "coll/sites.h"
 #include "core/topo_ops.h"
 
 #include <stdlib.h>
@@ -140,12 +141,21 @@ static int posted(const nop_t *op, int i)
 static int finish(icoll_sched_t *s, comm_t *c, nop_t *op)
 {
     int me = c->rank;
-    for (int i = 0; i < op->indeg; i++) {
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S) {
+        int rc = site_neighbor(s, c, S, op->indeg, op->srcs, op->rcv, op->outdeg, op->dsts,
+                               op->snd, op->cart);
+        if (rc != MPI_SUCCESS) {
+            free(op->heap);
+            return rc;
+        }
+    }
+    for (int i = 0; i < op->indeg && !S; i++) {
         int l = posted(op, i), p = op->srcs[l];
         if (p != MPI_PROC_NULL && p != me)
             icoll_sched_recv_data(s, c, p, &op->rcv[l]);
     }
-    for (int k = 0; k < op->outdeg; k++) {
+    for (int k = 0; k < op->outdeg && !S; k++) {
         int p = op->dsts[k];
         if (p != MPI_PROC_NULL && p != me)
             icoll_sched_send_data(s, c, p, &op->snd[k]);

@@ -136,6 +136,12 @@ void red_reduce_team(icoll_sched_t *s, const coll_team_t *t, const void *in, voi
  * error class of a shared-memory step that failed to set up. */
 int red_allreduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const void *in,
                         void *out, size_t count, dtype_t *dt, op_t *op, int bcast);
+/* Reduction over the members of hierarchy h (the whole communicator, or one site) to member
+ * index root: node reductions to each host's representative (root on its host, the leader
+ * elsewhere), then among the representatives. Keeps rank order only when h's hosts hold
+ * consecutive members (the caller's test). */
+int red_reduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const void *in,
+                    void *out, size_t count, dtype_t *dt, op_t *op, int root);
 /* Node phase: out at node member root = reduction of in over the host (shared memory when
  * shm is set and it accepts, else point to point). */
 int red_node_reduce(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const void *in,

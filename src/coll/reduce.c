@@ -13,6 +13,7 @@
  */
 #include "coll/red.h"
 #include "coll/shm/shm.h"
+#include "coll/sites.h"
 
 static const char *const names[] = { "shm", "binomial", "rabenseifner" };
 static coll_choice_t choice = { "METAMPI_COLL_REDUCE", names, 3, 0, 0 };
@@ -59,15 +60,15 @@ int red_node_reduce(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const voi
     return MPI_SUCCESS;
 }
 
-static int reduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const void *in,
-                       void *out, size_t count, dtype_t *dt, op_t *op, int root)
+int red_reduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const void *in,
+                    void *out, size_t count, dtype_t *dt, op_t *op, int root)
 {
-    int rh = h->host_of[root], mine = h->host_of[c->rank];
+    int me = h->all.rank, rh = h->host_of[root], mine = h->host_of[me];
     /* each host's representative: the root on its host, the leader on the others */
     int node_root = mine == rh ? h->node_rank[root] : 0;
     int rep = h->node.rank == node_root;
     void *mid = NULL;
-    if (rep && !(mid = c->rank == root ? out : red_temp(s, count, dt)))
+    if (rep && !(mid = me == root ? out : red_temp(s, count, dt)))
         return MPI_SUCCESS; /* out of memory: recorded on s */
     int rc = red_node_reduce(s, c, h, in, mid, count, dt, op, node_root,
                              red_reduce_shm(0));
@@ -76,13 +77,13 @@ static int reduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const 
     icoll_sched_fence(s);
     coll_team_t reps = h->leaders;
     reps.rank = mine;
-    if (h->leaders.ranks[rh] != root) {
+    if (h->host_first[rh] != root) {
         int *r = icoll_sched_alloc(s, (size_t)h->nhosts * sizeof *r);
         if (!r)
             return MPI_SUCCESS;
         for (int i = 0; i < h->nhosts; i++)
             r[i] = h->leaders.ranks[i];
-        r[rh] = root;
+        r[rh] = coll_team_peer(&h->all, root);
         reps.ranks = r;
     }
     red_reduce_team(s, &reps, mid, out, count, dt, op, rh);
@@ -101,9 +102,12 @@ int coll_reduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_
     if (count == 0)
         return MPI_SUCCESS;
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
+    const coll_sites_t *S = red_sites(c, op);
+    if (S)
+        return site_reduce(s, c, S, in, rbuf, count, dt, op, root);
     const coll_hier_t *h = red_hier(c, op);
     if (h)
-        return reduce_hier(s, c, h, in, rbuf, count, dt, op, root);
+        return red_reduce_hier(s, c, h, in, rbuf, count, dt, op, root);
     void *pin, *pout = NULL;
     if (red_reduce_shm(c->size) && (h = coll_hier(c)) && h->nhosts == 1 &&
         red_contig(in, count, dt, &pin) &&

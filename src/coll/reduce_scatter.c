@@ -13,6 +13,7 @@
  * back to pairwise for non-commutative ops).
  */
 #include "coll/red.h"
+#include "coll/sites.h"
 
 enum { ALG_HALVING, ALG_PAIRWISE };
 static const char *const names[] = { "recursive_halving", "pairwise" };
@@ -147,13 +148,15 @@ static int reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *r
     if (total == 0)
         return MPI_SUCCESS;
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
-    const coll_hier_t *h = red_hier(c, op);
+    const coll_sites_t *S = red_sites(c, op);
+    const coll_hier_t *h = S ? coll_hier(c) : red_hier(c, op);
     if (h) {
         int leader = h->node.rank == 0;
         void *all = NULL;
         if (leader && !(all = red_temp(s, total, dt)))
             return MPI_SUCCESS; /* out of memory: recorded on s */
-        int rc = red_allreduce_hier(s, c, h, in, all, total, dt, op, 0);
+        int rc = S ? site_allreduce(s, c, S, in, all, total, dt, op, 0)
+                   : red_allreduce_hier(s, c, h, in, all, total, dt, op, 0);
         if (rc != MPI_SUCCESS)
             return rc;
         icoll_sched_fence(s);

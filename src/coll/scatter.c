@@ -13,6 +13,7 @@
  * in one message and are scattered from there, large ones go to their owners directly.
  */
 #include "coll/move.h"
+#include "coll/sites.h"
 
 static const char *const scatter_names[] = { "binomial", "linear" };
 static coll_choice_t scatter_choice = { "METAMPI_COLL_SCATTER", scatter_names, 2, 0, 0 };
@@ -123,11 +124,12 @@ void mv_scatter_team(icoll_sched_t *s, const coll_team_t *t, int root, const mv_
         scatter_binomial(s, t, root, in, mine, bb);
 }
 
-static void scatter_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
-                         const mv_blocks_t *sb, const p2p_data_t *mine, size_t bb, int root)
+void mv_scatter_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const mv_blocks_t *sb,
+                     const p2p_data_t *mine, size_t bb, int root)
 {
-    int n = c->size, me = c->rank, h0 = h->host_of[root], host = h->host_of[me];
-    int lroot = host == h0 ? root : h->leaders.ranks[host], nroot = h->node_rank[lroot];
+    int n = h->all.size, me = h->all.rank, h0 = h->host_of[root], host = h->host_of[me];
+    int lroot = host == h0 ? root : h->host_first[host], nroot = h->node_rank[lroot];
+    int croot = coll_team_peer(&h->all, root);
     if (me != lroot) {
         mv_scatter_team(s, &h->node, nroot, NULL, mine, bb);
         return;
@@ -135,14 +137,14 @@ static void scatter_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
     if (me != root) { /* another host's leader: its host's blocks in one message */
         size_t k = (size_t)h->node_size[host];
         if (k == 1) {
-            icoll_sched_recv_data(s, c, root, mine);
+            icoll_sched_recv_data(s, c, croot, mine);
             return;
         }
         char *tmp = icoll_sched_alloc(s, k * bb);
         if (!tmp)
             return;
         p2p_data_t d = mv_data(tmp, k * bb);
-        icoll_sched_recv_data(s, c, root, &d);
+        icoll_sched_recv_data(s, c, croot, &d);
         icoll_sched_fence(s);
         mv_blocks_t in = mv_bytes(tmp, bb);
         mv_scatter_team(s, &h->node, nroot, &in, mine, bb);
@@ -151,11 +153,11 @@ static void scatter_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
     if (mv_hier_ordered(h, n)) {
         for (int k = 0; k < h->nhosts; k++)
             if (k != h0) {
-                p2p_data_t d = mv_run(sb, h->leaders.ranks[k], (size_t)h->node_size[k]);
+                p2p_data_t d = mv_run(sb, h->host_first[k], (size_t)h->node_size[k]);
                 icoll_sched_send_data(s, c, h->leaders.ranks[k], &d);
             }
         mv_blocks_t in = *sb;
-        in.base = coll_at(sb->base, (size_t)h->leaders.ranks[h0] * sb->count, sb->dt);
+        in.base = coll_at(sb->base, (size_t)h->host_first[h0] * sb->count, sb->dt);
         mv_scatter_team(s, &h->node, nroot, &in, mine, bb);
         return;
     }
@@ -226,12 +228,15 @@ int coll_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
         return scatter_inter(s, c, &sb, &mine, bb, root);
     if (bb == 0)
         return MPI_SUCCESS;
+    const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        return site_scatter(s, c, S, sbuf, scount, stype, inplace ? NULL : &mine, bb, root);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
     if (hier < 0)
         return MPI_ERR_NO_MEM;
     if (hier) {
-        scatter_hier(s, c, h, &sb, inplace ? NULL : &mine, bb, root);
+        mv_scatter_hier(s, c, h, &sb, inplace ? NULL : &mine, bb, root);
     } else {
         coll_team_t all = coll_team_all(c);
         mv_scatter_team(s, &all, root, &sb, inplace ? NULL : &mine, bb);
@@ -250,6 +255,13 @@ int coll_scatterv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scou
     int inter = comm_is_inter(c);
     if (inter && root == MPI_PROC_NULL)
         return MPI_SUCCESS;
+    const coll_sites_t *S = inter ? NULL : coll_use_sites(c);
+    if (S) {
+        p2p_data_t mine = rbuf == COLL_IN_PLACE ? (p2p_data_t){ 0 }
+                                                : mv_typed(rbuf, rcount, rtype);
+        return site_scatterv(s, c, S, sbuf, scounts, displs, stype,
+                             rbuf == COLL_IN_PLACE ? NULL : &mine, root);
+    }
     if (inter ? root != MPI_ROOT : c->rank != root) {
         p2p_data_t d = mv_typed(rbuf, rcount, rtype);
         if (d.bytes)

@@ -49,22 +49,47 @@ coll_team_t coll_team_all(comm_t *c)
     return (coll_team_t){ .c = c, .size = c->size, .rank = c->rank, .ranks = NULL };
 }
 
-/* One allocation: the struct, then ranks of the node team, leaders, host_of, node_rank,
- * node_size (all int arrays of at most n entries). */
-static coll_hier_t *build(comm_t *c)
+/* Everything cached for one communicator: the host hierarchy and the site level. */
+typedef struct hier_all {
+    coll_hier_t hier;
+    coll_sites_t sites;
+} hier_all_t;
+
+/* int arrays of n (+1) entries: the host hierarchy's, and the site level's (only when the
+ * members span more than one site: a one-site communicator pays nothing for it) */
+enum { HOST_INTS = 6, SITE_INTS = 12 };
+
+/* One allocation: the structs, then the int arrays. */
+static hier_all_t *build(comm_t *c)
 {
-    int n = c->size;
-    coll_hier_t *h = calloc(1, sizeof *h + 5 * (size_t)n * sizeof(int));
-    if (!h)
+    int n = c->size, me = c->rank;
+    int *tmp = malloc(3 * (size_t)n * sizeof *tmp);
+    if (!tmp)
         return NULL;
-    int *node = (int *)(h + 1), *leaders = node + n, *host_of = leaders + n,
-        *node_rank = host_of + n, *node_size = node_rank + n;
-    /* hosts in order of their lowest rank: rank r's host is new when no lower rank shares it */
+    int *whost = tmp, *wsite = tmp + n, *local_host = tmp + 2 * n, multi = 0;
+    for (int r = 0; r < n; r++) {
+        int w = comm_peer_world_rank(c, r);
+        whost[r] = host_of_world(w);
+        wsite[r] = p2p_site_of(w);
+        multi |= wsite[r] != wsite[0];
+    }
+    size_t ints = (HOST_INTS + (multi ? SITE_INTS : 0)) * (size_t)n + 1;
+    hier_all_t *a = calloc(1, sizeof *a + ints * sizeof(int));
+    if (!a) {
+        free(tmp);
+        return NULL;
+    }
+    int *p = (int *)(a + 1);
+#define TAKE(k) (p += (k), p - (k))
+    int *node = TAKE(n), *leaders = TAKE(n), *host_of = TAKE(n), *node_rank = TAKE(n),
+        *node_size = TAKE(n), *host_first = TAKE(n);
+    /* hosts (a host at a site), in order of their lowest rank: rank r's host is new when no
+     * lower rank shares it */
     int nhosts = 0;
     for (int r = 0; r < n; r++) {
-        int hr = host_of_world(comm_peer_world_rank(c, r)), found = -1;
+        int found = -1;
         for (int k = 0; k < nhosts && found < 0; k++)
-            if (host_of_world(comm_peer_world_rank(c, leaders[k])) == hr)
+            if (whost[leaders[k]] == whost[r] && wsite[leaders[k]] == wsite[r])
                 found = k;
         if (found < 0) {
             found = nhosts++;
@@ -74,23 +99,111 @@ static coll_hier_t *build(comm_t *c)
         host_of[r] = found;
         node_rank[r] = node_size[found]++;
     }
-    int mine = host_of[c->rank], nn = 0;
+    int mine = host_of[me], nn = 0;
     for (int r = 0; r < n; r++)
         if (host_of[r] == mine)
             node[nn++] = r;
+    for (int k = 0; k < nhosts; k++)
+        host_first[k] = leaders[k];
+    coll_hier_t *h = &a->hier;
+    h->all = coll_team_all(c);
     h->nhosts = nhosts;
-    h->node = (coll_team_t){ .c = c, .size = nn, .rank = node_rank[c->rank],
+    h->node = (coll_team_t){ .c = c, .size = nn, .rank = node_rank[me],
                              .ranks = nn == n ? NULL : node };
     h->leaders = (coll_team_t){ .c = c, .size = nhosts,
-                                .rank = node_rank[c->rank] == 0 ? mine : -1,
-                                .ranks = leaders };
+                                .rank = node_rank[me] == 0 ? mine : -1, .ranks = leaders };
     h->host_of = host_of;
     h->node_rank = node_rank;
     h->node_size = node_size;
-    return h;
+    h->host_first = host_first;
+    coll_sites_t *S = &a->sites;
+    S->nsites = 1;
+    if (!multi) {
+        free(tmp);
+        return a;
+    }
+
+    /* the site level: sites in order of their lowest rank */
+    int *sleaders = TAKE(n), *site_of = TAKE(n), *site_index = TAKE(n), *site_size = TAKE(n),
+        *site_start = TAKE(n + 1), *site_ranks = TAKE(n), *contiguous = TAKE(n);
+    int *l_host_of = TAKE(n), *l_node_rank = TAKE(n), *l_node_size = TAKE(n),
+        *l_host_first = TAKE(n), *l_leaders = TAKE(n);
+#undef TAKE
+    int nsites = 0;
+    for (int r = 0; r < n; r++) {
+        int found = -1;
+        for (int k = 0; k < nsites && found < 0; k++)
+            if (wsite[sleaders[k]] == wsite[r])
+                found = k;
+        if (found < 0) {
+            found = nsites++;
+            sleaders[found] = r;
+            site_size[found] = 0;
+        }
+        site_of[r] = found;
+        site_index[r] = site_size[found]++;
+    }
+    site_start[0] = 0;
+    for (int t = 0; t < nsites; t++)
+        site_start[t + 1] = site_start[t] + site_size[t];
+    for (int r = 0; r < n; r++)
+        site_ranks[site_start[site_of[r]] + site_index[r]] = r;
+    S->ordered = 1;
+    S->local_ordered = 1;
+    for (int t = 0; t < nsites; t++) {
+        const int *m = site_ranks + site_start[t];
+        contiguous[t] = 1;
+        for (int i = 1; i < site_size[t]; i++) {
+            contiguous[t] &= m[i] == m[i - 1] + 1;
+            S->local_ordered &= host_of[m[i]] >= host_of[m[i - 1]];
+        }
+        S->ordered &= contiguous[t] && m[0] == site_start[t];
+    }
+    int my = site_of[me];
+    S->nsites = nsites;
+    S->site = my;
+    S->leaders = (coll_team_t){ .c = c, .size = nsites,
+                                .rank = site_index[me] == 0 ? my : -1, .ranks = sleaders };
+    S->site_of = site_of;
+    S->site_index = site_index;
+    S->site_size = site_size;
+    S->site_start = site_start;
+    S->site_ranks = site_ranks;
+    S->contiguous = contiguous;
+
+    /* my site's hosts, numbered in the order of the whole communicator's (lowest rank) */
+    coll_hier_t *l = &S->local;
+    int m = site_size[my], nl = 0;
+    const int *members = site_ranks + site_start[my];
+    for (int k = 0; k < nhosts; k++) {
+        local_host[k] = -1;
+        if (site_of[leaders[k]] != my)
+            continue;
+        local_host[k] = nl;
+        l_host_first[nl] = site_index[leaders[k]];
+        l_node_size[nl] = node_size[k];
+        l_leaders[nl++] = leaders[k];
+    }
+    for (int i = 0; i < m; i++) {
+        l_host_of[i] = local_host[host_of[members[i]]];
+        l_node_rank[i] = node_rank[members[i]];
+    }
+    l->all = (coll_team_t){ .c = c, .size = m, .rank = site_index[me],
+                            .ranks = m == n ? NULL : members };
+    l->nhosts = nl;
+    l->node = h->node;
+    l->leaders = (coll_team_t){ .c = c, .size = nl,
+                                .rank = node_rank[me] == 0 ? local_host[mine] : -1,
+                                .ranks = l_leaders };
+    l->host_of = l_host_of;
+    l->node_rank = l_node_rank;
+    l->node_size = l_node_size;
+    l->host_first = l_host_first;
+    free(tmp);
+    return a;
 }
 
-const coll_hier_t *coll_hier(comm_t *c)
+static hier_all_t *get(comm_t *c)
 {
     coll_cache_t *cc = coll_cache_of(c);
     if (!cc)
@@ -98,4 +211,16 @@ const coll_hier_t *coll_hier(comm_t *c)
     if (!cc->hier)
         cc->hier = build(c);
     return cc->hier;
+}
+
+const coll_hier_t *coll_hier(comm_t *c)
+{
+    hier_all_t *a = get(c);
+    return a ? &a->hier : NULL;
+}
+
+const coll_sites_t *coll_sites(comm_t *c)
+{
+    hier_all_t *a = get(c);
+    return a ? &a->sites : NULL;
 }

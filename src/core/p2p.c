@@ -4,6 +4,7 @@
 #include "core/coll_internal.h"
 #include "core/errors.h"
 #include "core/progress.h"
+#include "core/wan_stats.h"
 #include "runtime/hosts.h"
 #include "runtime/job.h"
 #include "runtime/sites.h"
@@ -26,7 +27,7 @@ int p2p_open(char *err, int errlen)
         return -1;
     }
     if (hosts_map(host_of, job.size, err, errlen) != 0 ||
-        sites_init(host_of, err, errlen) != 0)
+        sites_init(host_of, err, errlen) != 0 || wan_stats_open(err, errlen) != 0)
         return -1;
     tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
                        .host_of = host_of };
@@ -108,6 +109,7 @@ static int queue_empty(void *arg)
 void p2p_finalize(void)
 {
     progress_wait_until(queue_empty, NULL);
+    wan_stats_close(); /* the report covers everything up to the closing barrier */
     /* Dissemination barrier: when it completes here, every rank has drained its queues, so
      * no frame to or from us is still needed by anyone. */
     comm_t fin = *comm_lookup(MPI_COMM_WORLD);
@@ -147,6 +149,7 @@ static void start_send(request_t *r, const char *func)
     op->bytes = r->bytes;
     op->layout = r->layout;
     op->count = r->count;
+    wan_stats_count(op->peer, op->bytes);
     char err[256];
     if (proto_send_start(op, err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", r->peer, err);
@@ -198,8 +201,10 @@ int p2p_send_data(comm_t *c, const p2p_data_t *d, int dest, int tag, send_mode_t
         int rc = d->layout ? proto_send_now_typed(&env, peer, d->buf, d->layout, d->count,
                                                   d->bytes, err, sizeof err)
                            : proto_send_now(&env, peer, d->buf, d->bytes, err, sizeof err);
-        if (rc == 1)
+        if (rc == 1) {
+            wan_stats_count(peer, d->bytes); /* otherwise start_send counts it */
             return MPI_SUCCESS;
+        }
         if (rc < 0)
             err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", dest, err);
     }

@@ -13,6 +13,8 @@ their gateways on free ports of 127.0.0.1:
   port_taken       a gateway cannot listen on its address: one line names the site, the
                    address and the cause, and the job ends at once;
   gateway_killed   a gateway killed by SIGKILL mid-job: one report line, the job ends;
+  slow_receiver    a rank outside MPI for 12 s while 144 MB are sent to it: flow control
+                   holds everything, the gateways stay small, the link is not taken for cut;
   usage            the daemon's own command-line and key errors.
 Wan (root: an emulated metacomputer, vcluster.sh --sites 2 with the WAN emulator):
   link_cut         the WAN stops carrying anything (the emulator is stopped) in the middle of
@@ -30,7 +32,7 @@ import tempfile
 import time
 import unittest
 
-MPIRUN = PROG = GATEWAY = VCLUSTER = WANEMU = None
+MPIRUN = PROG = FLOOD = GATEWAY = VCLUSTER = WANEMU = None
 CHALLENGE_LEN, HELLO_LEN = 24, 68
 
 
@@ -169,6 +171,31 @@ class Local(unittest.TestCase):
                         lines[0])
         self.assert_clean()
 
+    def test_slow_receiver(self):
+        # 144 MB for a rank that stays outside MPI for 12 s: the gateways stop reading (flow
+        # control), their memory stays bounded, the link is not taken for cut, all arrives
+        p = subprocess.Popen([MPIRUN, "--bind-to", "none", "--metacomputer", self.desc, "-n",
+                              "4", FLOOD, "12", "2000"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        peak = 0
+        while p.poll() is None:
+            for port in self.ports:
+                for pid in gateway_pids(port):
+                    try:
+                        with open("/proc/%d/status" % pid) as f:
+                            rss = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+                        peak = max(peak, rss)
+                    except (OSError, AttributeError):
+                        pass
+            time.sleep(0.2)
+        out, err = p.communicate(timeout=90)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("flood ok", out)
+        # the bounds (link 8 MiB, window 16 MiB, a rank 8 MiB, buffers) are far below this
+        self.assertGreater(peak, 0)
+        self.assertLess(peak, 96 * 1024, "a gateway grew to %d KiB" % peak)
+        self.assert_clean()
+
     def test_usage(self):
         r = subprocess.run([GATEWAY, "--site", "0"], capture_output=True, text=True, timeout=10)
         self.assertEqual(r.returncode, 2)
@@ -248,15 +275,16 @@ class Wan(unittest.TestCase):
 
 
 def main():
-    global MPIRUN, PROG, GATEWAY, VCLUSTER, WANEMU
+    global MPIRUN, PROG, FLOOD, GATEWAY, VCLUSTER, WANEMU
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog", required=True)
     ap.add_argument("--gateway", required=True)
+    ap.add_argument("--flood")
     ap.add_argument("--vcluster")
     ap.add_argument("--wanemu")
     args, rest = ap.parse_known_args()
-    MPIRUN, PROG, GATEWAY = args.mpirun, args.prog, args.gateway
+    MPIRUN, PROG, FLOOD, GATEWAY = args.mpirun, args.prog, args.flood, args.gateway
     VCLUSTER, WANEMU = args.vcluster, args.wanemu
     r = unittest.main(argv=[sys.argv[0]] + rest, exit=False).result
     if r.skipped and not r.failures and not r.errors and r.testsRun == len(r.skipped):

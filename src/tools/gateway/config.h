@@ -15,8 +15,8 @@
  *   --names           the sites' names, for messages (default: site0, site1, ...)
  *   --streams N       TCP streams per WAN link, 1..GW_STREAMS_MAX (default GW_STREAMS_DEFAULT)
  *   --compression     zstd per WAN frame: auto (when it pays, measured), on, off (default auto)
- *   --timeout MS      a WAN link that brings nothing (not even a heartbeat) for MS ms is lost
- *                     (default 5000; also its TCP_USER_TIMEOUT)
+ *   --timeout MS      a WAN link that brings nothing (not even a heartbeat) for MS ms while it
+ *                     is read is lost (default 5000)
  *   --report-fd FD    where the one-line failure report goes (default 2)
  */
 #ifndef GATEWAY_CONFIG_H

@@ -2,6 +2,7 @@
 
 #include "evloop.h"
 #include "link.h"
+#include "rate.h"
 #include "transport/gw/wire.h"
 #include "transport/tcp/outq.h"
 #include "transport/tcp/rx.h"
@@ -31,6 +32,7 @@ enum {
     CONNECT_TIMEOUT_MS = 60000,        /* the other gateway must listen by then */
     RETRY_MS = 100,
     END_TIMEOUT_MS = 2000,             /* SIGTERM: BYE, then wait this long for the peers */
+    RATE_MS = 250,                     /* how often a link's rate is read (compression) */
 };
 
 enum hs_state { HS_NONE, HS_CONNECTING, HS_CHALLENGE, HS_WELCOME };
@@ -79,6 +81,7 @@ static struct {
     int ending;
     long long t_start;
     int links_checked;              /* the links the lower sites open are all up */
+    long long rate_at;
 } g;
 
 static long long now_ms(void)
@@ -161,8 +164,9 @@ static void socket_options(int fd, int wan)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (!wan)
         return;
-    unsigned timeout = (unsigned)g.c->timeout_ms;
-    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout, sizeof timeout);
+    /* No TCP_USER_TIMEOUT: it also aborts a connection whose peer advertises a zero window
+     * that long, which is flow control doing its job (a receiving gateway that does not read
+     * while its ranks do not), not a cut. Heartbeats find cuts (after_pass). */
     /* Explicit sizes (for measurements) switch the kernel's autotuning off. */
     const char *names[2] = { "METAMPI_GW_SNDBUF", "METAMPI_GW_RCVBUF" };
     const int opts[2] = { SO_SNDBUFFORCE, SO_RCVBUFFORCE };
@@ -368,8 +372,9 @@ static void rank_deliver(int src, const void *frame, size_t len)
         return;
     }
     gw_link_t *l = &g.links[g.c->rank_site[h.dst]];
-    if (l->st[0].bye_in && l->st[0].fd < 0)
-        return; /* that site's gateway has ended: the job is ending */
+    for (int i = 0; i < l->nst; i++)
+        if (l->st[i].bye_in)
+            return; /* that site's gateway is ending, and so is the job: nobody reads it */
     if (gw_link_send(l, f, len) != 0)
         fail("out of memory for %s", link_text(l->site));
 }
@@ -693,14 +698,35 @@ static void on_listen(void *arg, int fd, short revents)
 /* ---- the loop -------------------------------------------------------------------------------- */
 
 /* Work that no descriptor announces: frames left in buffers, waits that ended. */
+/* The link's rate for the compression decision: the streams' delivery rates added up; a
+ * sample limited by the sender (nothing to send) cannot lower the estimate. */
+static void update_rate(gw_link_t *l)
+{
+    double sum = 0;
+    int limited = 0;
+    for (int i = 0; i < l->nst; i++) {
+        int al = 0;
+        if (l->st[i].up && l->st[i].fd >= 0)
+            sum += gw_stream_rate(l->st[i].fd, &al);
+        limited |= al;
+    }
+    if (!limited || sum > l->rate)
+        l->rate = sum;
+}
+
 static int after_pass(void)
 {
     int again = 0;
     long long t = now_ms();
+    int rates = g.c->compression == GW_Z_AUTO && t >= g.rate_at;
+    if (rates)
+        g.rate_at = t + RATE_MS;
     for (int s = 0; s < g.c->nsites; s++) {
         if (s == my_site())
             continue;
         gw_link_t *l = &g.links[s];
+        if (rates)
+            update_rate(l);
         for (int i = 0; i < l->nst; i++) {
             gw_stream_t *st = &l->st[i];
             if (st->paused) { /* the window may have room now */
@@ -721,8 +747,9 @@ static int after_pass(void)
                     fail("out of memory for %s", link_text(s));
             }
             stream_flush(s, i);
-            if (st->up && st->fd >= 0 && !st->bye_in && !st->paused &&
-                t - st->last_rx > g.c->timeout_ms)
+            if (st->paused) /* we do not read it: its silence is ours, not the link's */
+                st->last_rx = t;
+            if (st->up && st->fd >= 0 && !st->bye_in && t - st->last_rx > g.c->timeout_ms)
                 fail("%s failed: nothing arrived for %d ms (no heartbeat: a cut link?)",
                      link_text(s), g.c->timeout_ms);
         }

@@ -7,8 +7,8 @@
  * pays when C (1 - r) > B, and never when r is close to 1. `auto` measures every sample (r,
  * and C from the time ZSTD_compressCCtx took) and, when a sample does not pay, sends the next
  * `backoff` bytes uncompressed without trying; backoff doubles (1 MiB .. 64 MiB) while
- * samples keep failing and is reset by one that pays. B is the link's measured rate (0:
- * unknown, then only the ratio counts).
+ * samples keep failing and is reset by one that pays. B is the link's measured rate (the
+ * streams' TCP delivery rates, gateway.c; 0: unknown, then only the ratio counts).
  */
 #ifndef GATEWAY_ZC_H
 #define GATEWAY_ZC_H
