@@ -606,7 +606,8 @@ int rdv_server_run(const rdv_server_config_t *cfg)
         conn_t **snap = malloc((size_t)(nconn ? nconn : 1) * sizeof *snap);
         if (!snap)
             abort();
-        memcpy(snap, s.c, (size_t)nconn * sizeof *snap);
+        if (nconn)
+            memcpy(snap, s.c, (size_t)nconn * sizeof *snap);
         int rc = poll(pfd, (nfds_t)np, timeout);
         now = now_ms();
         if (rc > 0) {
