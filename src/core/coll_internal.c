@@ -53,6 +53,11 @@ typedef struct hold {
 struct icoll_sched {
     int tag;
     int error;
+    /* A receive or copy into a block too small for its data (MPI_ERR_TRUNCATE) is reported
+     * at the end but does not stop the schedule: its other steps (a leader forwarding to
+     * other members, a relay) are what the peers wait for, and they must not hang because one
+     * process posted a short buffer. */
+    int truncated;
     entry_t *e;
     int n, cap;
     int pos;                  /* entries before pos are finished */
@@ -426,7 +431,8 @@ static void finish(icoll_sched_t *s)
             break;
         }
     if (s->done_fn)
-        s->done_fn(s->error, s->done_arg);
+        s->done_fn(s->error ? s->error : s->truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS,
+                   s->done_arg);
     sched_free(s);
 }
 
@@ -444,8 +450,10 @@ static int advance(icoll_sched_t *s)
             request_t *r = &s->e[s->pos].req;
             if (!r->complete)
                 return events;
-            if (r->error != MPI_SUCCESS && !s->error)
-                s->error = r->error; /* MPI_ERR_TRUNCATE: more data than posted */
+            if (r->error == MPI_ERR_TRUNCATE) /* more data than posted */
+                s->truncated = 1;
+            else if (r->error != MPI_SUCCESS && !s->error)
+                s->error = r->error;
             events++;
         }
         if (s->pos == s->n || s->error) {
@@ -461,8 +469,13 @@ static int advance(icoll_sched_t *s)
             reduce(x->src, x->dst, x->n, x->type, x->op);
             break;
         case E_COPY_DATA:
-            if (!s->error)
-                s->error = copy_data(&x->from, &x->data);
+            if (!s->error) {
+                int rc = copy_data(&x->from, &x->data);
+                if (rc == MPI_ERR_TRUNCATE)
+                    s->truncated = 1;
+                else
+                    s->error = rc;
+            }
             break;
         case E_OP: {
             int rc = op_apply(x->uop, x->src, x->dst, x->count, x->dt);
