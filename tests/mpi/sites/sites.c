@@ -125,7 +125,7 @@ static void split(void)
     for (int i = size - 1; i >= 0; i--)
         if (site_of[i] == site_of[rank])
             ref[n++] = i;
-    MPI_Comm c;
+    MPI_Comm c = MPI_COMM_NULL;
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, METAMPI_COMM_TYPE_SITE, -rank, MPI_INFO_NULL,
                                  &c), MPI_SUCCESS);
     check_comm(c, ref, n);
