@@ -114,7 +114,7 @@ static void run(int fd, int client, const params_t *p, char *buf)
 
 int main(int argc, char **argv)
 {
-    char *buf = malloc(MAX);
+    static char buf[MAX];
     memset(buf, 'x', MAX);
     if (argc == 3 && strcmp(argv[1], "server") == 0) {
         int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -174,10 +174,12 @@ int main(int argc, char **argv)
         for (int tries = 0; connect(fd, ai->ai_addr, ai->ai_addrlen) != 0; tries++) {
             if (tries == 100) {
                 perror("raw_tcp: connect");
+                freeaddrinfo(ai);
                 return 1;
             }
             usleep(20000);
         }
+        freeaddrinfo(ai);
         nodelay(fd);
         unsigned char hdr[9] = { (unsigned char)(p.lat ? 'l' : 'b') };
         uint32_t v = htonl(p.max_bytes);
