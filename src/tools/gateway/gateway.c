@@ -736,6 +736,11 @@ static int after_pass(void)
         }
         if (gw_link_backlog(l) || l->part_ready)
             forward_link(s);
+        /* The streams are written before the open batch is looked at: a stream that drains
+         * now is idle now, and the batch that waited for it leaves in this pass (nothing
+         * else would wake the loop for it: an empty queue asks for no POLLOUT). */
+        for (int i = 0; i < l->nst; i++)
+            stream_flush(s, i);
         if (l->batch_len && (gw_link_idle_stream(l) || l->batch_len >= GW_BATCH_MAX / 2))
             if (gw_link_flush_batch(l) != 0)
                 fail("out of memory for %s", link_text(s));
