@@ -370,8 +370,8 @@ class Refused(FederatedTest):
         mc2 = self.write("streams.ini", "[wan]\nstreams = 2\n" + self.description)
         p = self.part("alpha", mc=mc2)
         self.check_refused(p, "refused this part: the part's description has the [wan] "
-                              "settings 'streams=2 compression=auto', the server's "
-                              "'streams=default compression=auto'")
+                              "settings 'streams=2 compression=auto congestion=auto', the "
+                              "server's 'streams=default compression=auto congestion=auto'")
         self.run_rest(s)
 
     def test_other_job(self):

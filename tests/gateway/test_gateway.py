@@ -15,6 +15,9 @@ their gateways on free ports of 127.0.0.1:
   gateway_killed   a gateway killed by SIGKILL mid-job: one report line, the job ends;
   slow_receiver    a rank outside MPI for 12 s while 144 MB are sent to it: flow control
                    holds everything, the gateways stay small, the link is not taken for cut;
+  congestion       the WAN streams' TCP congestion control: cubic by default (where the
+                   kernel has it), the one the description names, a job that names one the
+                   kernel does not have ends at once with one line;
   windows          windows of 64 messages of 8 and 16 KiB, each answered by an ack: no
                    window waits for the gateway's loop timer (100 ms) to send its last batch;
   usage            the daemon's own command-line and key errors.
@@ -79,10 +82,42 @@ class Local(unittest.TestCase):
             for pid in gateway_pids(p):
                 os.kill(pid, signal.SIGKILL)
 
-    def start(self, seconds):
-        return subprocess.Popen([MPIRUN, "--bind-to", "none", "--metacomputer", self.desc,
+    def start(self, seconds, wan=None):
+        desc = self.desc
+        if wan is not None:  # the description with a [wan] section first
+            with open(self.desc) as f:
+                text = f.read()
+            fd, desc = tempfile.mkstemp(suffix=".ini")
+            with os.fdopen(fd, "w") as f:
+                f.write("[wan]\n%s\n%s" % (wan, text))
+            self.addCleanup(os.unlink, desc)
+        return subprocess.Popen([MPIRUN, "--bind-to", "none", "--metacomputer", desc,
                                  "-n", "4", PROG, str(seconds)], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
+
+    def link_congestion(self):
+        """The congestion control of both ends of the WAN stream (alpha's gateway connects to
+        beta's port; beta's gateway holds the accepted end)."""
+        alpha, beta = (gateway_pids(port, site=s)[0] for s, port in enumerate(self.ports))
+        out = subprocess.run(["ss", "-tinpH", "state", "established"], capture_output=True,
+                             text=True).stdout
+        # one socket per entry: its line, then an indented line of TCP details
+        entries = re.split(r"\n(?=\S)", out)
+        found = {}
+        for e in entries:
+            m = re.match(r"\S+\s+\S+\s+127\.0\.0\.1:(\d+)\s+127\.0\.0\.1:(\d+)", e)
+            cc = re.search(r"^\s+(\w+) ", e, re.M)
+            if not m or not cc:
+                continue
+            local, peer = int(m.group(1)), int(m.group(2))
+            if "pid=%d," % alpha in e and peer == self.ports[1]:
+                found["alpha"] = (local, cc.group(1))
+            elif "pid=%d," % beta in e and local == self.ports[1]:
+                found.setdefault("beta", {})[peer] = cc.group(1)
+        self.assertIn("alpha", found, out)
+        port, mine = found["alpha"]
+        self.assertIn(port, found.get("beta", {}), out)
+        return mine, found["beta"][port]
 
     def wait_running(self, p):
         line = p.stdout.readline()
@@ -203,6 +238,37 @@ class Local(unittest.TestCase):
         self.assertLess(peak, 96 * 1024, "a gateway grew to %d KiB" % peak)
         self.assert_clean()
 
+    def test_congestion(self):
+        with open("/proc/sys/net/ipv4/tcp_available_congestion_control") as f:
+            available = f.read().split()
+        with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
+            system = f.read().strip()
+        with open("/proc/sys/net/ipv4/tcp_allowed_congestion_control") as f:
+            allowed = f.read().split()
+        usable = lambda cc: cc in available and (os.geteuid() == 0 or cc in allowed)
+        for wan, expect in (("", "cubic" if usable("cubic") else system),
+                            ("congestion = system", system),
+                            ("congestion = reno", "reno")):
+            p = self.start(30, wan)
+            try:
+                self.wait_running(p)
+                self.assertEqual(self.link_congestion(), (expect, expect), wan)
+            finally:
+                p.kill()
+                p.communicate(timeout=60)
+            for port in self.ports:
+                for pid in gateway_pids(port):
+                    os.kill(pid, signal.SIGKILL)
+        # a name the kernel does not have: one line at the start, nothing left behind
+        p = self.start(30, "congestion = nosuchcc")
+        out, err = p.communicate(timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        lines = mpirun_lines(err)
+        self.assertEqual(len(lines), 1, err)
+        self.assertRegex(lines[0], r"gateway of site (alpha|beta): cannot use the TCP congestion "
+                         r"control 'nosuchcc' on its WAN streams: No such file or directory")
+        self.assert_clean()
+
     def test_windows(self):
         # A window's last frames wait in the open batch while the stream's socket is full;
         # they must leave as soon as it drains. When only the gateway's 100 ms loop timer sent
@@ -231,6 +297,12 @@ class Local(unittest.TestCase):
                             "--rank-sites", "0*2,1*2", "--streams", "0"], capture_output=True,
                            text=True, timeout=10)
         self.assertIn("--streams: '0' is not a number of streams", r.stderr)
+        r = subprocess.run([GATEWAY, "--site", "0", "--gateways", "127.0.0.1:1,127.0.0.1:2",
+                            "--rank-sites", "0*2,1*2", "--congestion", "Cubic"],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--congestion: 'Cubic' is not auto, system or the name of a TCP "
+                      "congestion control", r.stderr)
         env = dict(os.environ)
         env.pop("METAMPI_JOB_KEY", None)
         r = subprocess.run([GATEWAY, "--site", "0", "--gateways", "127.0.0.1:1,127.0.0.1:2",

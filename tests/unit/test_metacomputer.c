@@ -25,7 +25,7 @@ static int parse(const char *text, metacomputer_t *mc, char *err, size_t errlen)
 }
 
 /* mc against expect: "site:host/slots,host/slots;site:...|gateway,gateway|wan,wan|streams,
- * compression"; frees mc. */
+ * compression,congestion"; frees mc. */
 static void summary(metacomputer_t *p, const char *text, const char *expect)
 {
     metacomputer_t mc = *p;
@@ -53,8 +53,8 @@ static void summary(metacomputer_t *p, const char *text, const char *expect)
         else
             len += (size_t)snprintf(got + len, sizeof got - len, "%s-", s ? "," : "");
     }
-    snprintf(got + len, sizeof got - len, "|%d,%s", mc.streams,
-             mc_compression_name(mc.compression));
+    snprintf(got + len, sizeof got - len, "|%d,%s,%s", mc.streams,
+             mc_compression_name(mc.compression), mc.congestion);
     if (strcmp(got, expect) != 0) {
         fprintf(stderr, "for\n%s\nexpected %s\n     got %s\n", text, expect, got);
         failures++;
@@ -112,12 +112,12 @@ static void good_cases(void)
          "hosts = s2h1:2,s2h2\n"
          "gateway = s2h2\n"
          "wan = 10.0.2.1:7000\n",
-         "stuttgart:s1h1/2,s1h2/2;berlin:s2h1/2,s2h2/1|s1h1,s2h2|10.0.1.1:7000,10.0.2.1:7000|4,auto");
+         "stuttgart:s1h1/2,s1h2/2;berlin:s2h1/2,s2h2/1|s1h1,s2h2|10.0.1.1:7000,10.0.2.1:7000|4,auto,auto");
     /* minimal: defaults (gateway = first host, no wan, streams not given (0), auto) */
-    good("[site a]\nhosts = h1\n", "a:h1/1|h1|-|0,auto");
+    good("[site a]\nhosts = h1\n", "a:h1/1|h1|-|0,auto,auto");
     /* [wan] after the sites, CRLF line ends, a byte order mark, ':' as separator */
     good("\xEF\xBB\xBF[site a.b-c_1]\r\nhosts: x:3\r\n[wan]\r\ncompression = off\r\n",
-         "a.b-c_1:x/3|x|-|0,off");
+         "a.b-c_1:x/3|x|-|0,off,auto");
     /* a host list continued on indented lines, with or without trailing commas, and empty
      * first line */
     good("[site big]\n"
@@ -128,18 +128,24 @@ static void good_cases(void)
          "gateway = n03\n"
          "[site small]\n"
          "  hosts = m1     ; indented key right after a header is a key\n",
-         "big:n01/4,n02/4,n03/4,n04/4;small:m1/1|n03,m1|-,-|0,auto");
+         "big:n01/4,n02/4,n03/4,n04/4;small:m1/1|n03,m1|-,-|0,auto,auto");
     /* blank lines and comment lines do not end a continued list */
-    good("[site a]\nhosts = a1,\n\n  ; a comment\n   a2\n", "a:a1/1,a2/1|a1|-|0,auto");
+    good("[site a]\nhosts = a1,\n\n  ; a comment\n   a2\n", "a:a1/1,a2/1|a1|-|0,auto,auto");
     /* the limits */
     good("[wan]\nstreams = 64\ncompression = on\n[site s]\nhosts = h:4096\nwan = 1.2.3.4:65535\n",
-         "s:h/4096|h|1.2.3.4:65535|64,on");
+         "s:h/4096|h|1.2.3.4:65535|64,on,auto");
+    /* the congestion control: a kernel's name, system, auto; the longest name */
+    good("[wan]\ncongestion = cubic\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,cubic");
+    good("[site s]\nhosts = h\n[wan]\ncongestion = system\n", "s:h/1|h|-|0,auto,system");
+    good("[wan]\ncongestion = auto\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto");
+    good("[wan]\ncongestion = abcdefghij_1234\n[site s]\nhosts = h\n",
+         "s:h/1|h|-|0,auto,abcdefghij_1234");
     /* three sites, uneven */
     good("[site one]\nhosts = a\n[site two]\nhosts = b:2\n[site three]\nhosts = c, d:2\n",
-         "one:a/1;two:b/2;three:c/1,d/2|a,b,c|-,-,-|0,auto");
+         "one:a/1;two:b/2;three:c/1,d/2|a,b,c|-,-,-|0,auto,auto");
     /* a long site name; a section header with trailing comment */
     good("[site abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij1234] ; x\nhosts = h\n",
-         "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij1234:h/1|h|-|0,auto");
+         "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij1234:h/1|h|-|0,auto,auto");
 }
 
 static void bad_cases(void)
@@ -166,7 +172,17 @@ static void bad_cases(void)
         "'hosts' outside a section (expected [wan] or [site NAME] before it)");
     BAD("[site a]\nhosts = h\nslots = 4\n", 3,
         "unknown key 'slots' in [site a] (expected hosts, gateway or wan)");
-    BAD("[wan]\nrate = 1g\n", 2, "unknown key 'rate' in [wan] (expected streams or compression)");
+    BAD("[wan]\nrate = 1g\n", 2,
+        "unknown key 'rate' in [wan] (expected streams, compression or congestion)");
+#define CC_EXPECTED "(expected auto, system or the name of a TCP congestion control such as " \
+                    "cubic or bbr: up to 15 of a-z, 0-9, _)"
+    BAD("[wan]\ncongestion = Cubic\n", 2, "invalid congestion 'Cubic' " CC_EXPECTED);
+    BAD("[wan]\ncongestion = bbr cubic\n", 2, "invalid congestion 'bbr cubic' " CC_EXPECTED);
+    BAD("[wan]\ncongestion = abcdefghij_12345\n", 2,
+        "invalid congestion 'abcdefghij_12345' " CC_EXPECTED);
+    BAD("[wan]\ncongestion =\n", 2, "invalid congestion '' " CC_EXPECTED);
+    BAD("[wan]\ncongestion = reno\ncongestion = cubic\n", 3,
+        "'congestion' appears twice (first on line 2)");
     BAD("[wan]\nstreams = 0\n", 2,
         "invalid streams '0' (expected 1 to 64 parallel TCP streams per pair of sites)");
     BAD("[wan]\nstreams = 65\n", 2,
@@ -294,7 +310,7 @@ static void example(const char *path)
         return;
     }
     summary(&mc, path, "stuttgart:s1n1/2,s1n2/2;berlin:b1/2,b2/2|s1n1,b1|"
-                       "192.0.2.10:7000,198.51.100.20:7000|4,auto");
+                       "192.0.2.10:7000,198.51.100.20:7000|4,auto,auto");
     /* a file that is not there, and one with a NUL byte */
     CHECK(mc_read_file("/nonexistent/mc.ini", &mc, err, sizeof err) == -1);
     CHECK(strcmp(err, "cannot open metacomputer description '/nonexistent/mc.ini': No such "

@@ -5,7 +5,7 @@
  *
  *   metampi-gateway --site S --gateways IP:PORT,IP:PORT,... --rank-sites LIST
  *                   [--names NAME,NAME,...] [--streams N] [--compression auto|on|off]
- *                   [--timeout MS] [--report-fd FD]
+ *                   [--congestion auto|system|NAME] [--timeout MS] [--report-fd FD]
  *
  *   --site S          this gateway's site, 0-based in description order
  *   --gateways        every site's gateway WAN address, in site order; this gateway listens
@@ -15,6 +15,9 @@
  *   --names           the sites' names, for messages (default: site0, site1, ...)
  *   --streams N       TCP streams per WAN link, 1..GW_STREAMS_MAX (default GW_STREAMS_DEFAULT)
  *   --compression     zstd per WAN frame: auto (when it pays, measured), on, off (default auto)
+ *   --congestion      the TCP congestion control of the WAN streams: auto (cubic where the
+ *                     kernel lets this process use it, else the kernel's default), system (the
+ *                     kernel's default), or a name the kernel must accept (default auto)
  *   --timeout MS      a WAN link that brings nothing (not even a heartbeat) for MS ms while it
  *                     is read is lost (default 10000)
  *   --report-fd FD    where the one-line failure report goes (default 2)
@@ -25,7 +28,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 
-enum { GW_STREAMS_DEFAULT = 1, GW_TIMEOUT_DEFAULT_MS = 10000 };
+enum { GW_STREAMS_DEFAULT = 1, GW_TIMEOUT_DEFAULT_MS = 10000, GW_CONGESTION_MAX = 16 };
 
 typedef struct gw_config {
     int site, nsites;
@@ -35,6 +38,7 @@ typedef struct gw_config {
     int size;
     int streams;
     int compression;               /* zc.h GW_Z_* */
+    char congestion[GW_CONGESTION_MAX];  /* "auto", "system" or a kernel's name */
     int timeout_ms;
     int report_fd;
 } gw_config_t;

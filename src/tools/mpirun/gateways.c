@@ -105,6 +105,8 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
         }
         push(v, n, "--compression");
         push(v, n, mc_compression_name(mc->compression));
+        push(v, n, "--congestion");
+        push(v, n, mc->congestion);
     }
     free(ranks);
     free(ours);

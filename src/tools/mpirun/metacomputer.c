@@ -53,7 +53,7 @@ typedef struct parser {
     section_t sec;
     int site;                  /* SEC_SITE: index */
     char prev_key[64];         /* the key an indented line continues; "" after a header */
-    int wan_line, streams_line, compression_line;
+    int wan_line, streams_line, compression_line, congestion_line;
     int failed, err_line;
     char *err;
     size_t errlen;
@@ -362,9 +362,22 @@ static void wan_key(parser_t *p, const char *key, const char *value)
         else
             fail_at(p, p->lineno, "invalid compression '%s' (expected auto, on or off)",
                     shown(tmp, sizeof tmp, value, strlen(value)));
+    } else if (strcmp(key, "congestion") == 0) {
+        if (once(p, key, &p->congestion_line) != 0)
+            return;
+        size_t n = strlen(value), ok = n > 0 && n < MC_CONGESTION_MAX;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = (value[i] >= 'a' && value[i] <= 'z') || (value[i] >= '0' && value[i] <= '9') ||
+                 value[i] == '_';
+        if (ok)
+            memcpy(p->mc->congestion, value, n + 1);
+        else
+            fail_at(p, p->lineno, "invalid congestion '%s' (expected auto, system or the name "
+                    "of a TCP congestion control such as cubic or bbr: up to %d of a-z, 0-9, _)",
+                    shown(tmp, sizeof tmp, value, strlen(value)), MC_CONGESTION_MAX - 1);
     } else {
-        fail_at(p, p->lineno, "unknown key '%s' in [wan] (expected streams or compression)",
-                shown(tmp, sizeof tmp, key, strlen(key)));
+        fail_at(p, p->lineno, "unknown key '%s' in [wan] (expected streams, compression or "
+                "congestion)", shown(tmp, sizeof tmp, key, strlen(key)));
     }
 }
 
@@ -491,6 +504,7 @@ int mc_parse(const char *text, const char *name, metacomputer_t *mc, char *err, 
     memset(mc, 0, sizeof *mc);
     mc->streams = 0;
     mc->compression = MC_COMPRESSION_AUTO;
+    strcpy(mc->congestion, "auto");
     parser_t p = { .name = name, .next = text, .mc = mc, .sec = SEC_NONE, .err = err,
                    .errlen = errlen };
     err[0] = '\0';

@@ -4,7 +4,8 @@
  * inih; the format and every rule are in docs/metacomputer.md.
  *
  *   [wan]                        optional, at most once: streams = 1..64, compression =
- *                                auto | on | off
+ *                                auto | on | off, congestion = auto | system | NAME (a
+ *                                kernel TCP congestion control: [a-z0-9_], <= 15 chars)
  *   [site NAME]                  one per site, in order; NAME of [A-Za-z0-9_.-], <= 64 chars
  *   hosts = h1:2, h2:2           required: NAME[:SLOTS] as in --host; a long list continues
  *           h3:2                 on indented lines
@@ -24,6 +25,7 @@
 #define MC_SITES_MAX 256
 #define MC_SITE_NAME_MAX 64
 #define MC_STREAMS_MAX 64
+#define MC_CONGESTION_MAX 16   /* the kernel's TCP_CA_NAME_MAX, with its NUL */
 
 typedef enum mc_compression {
     MC_COMPRESSION_AUTO = 0,
@@ -49,6 +51,7 @@ typedef struct metacomputer {
     int *host_site;        /* hosts.n entries: the site of each host */
     int streams;           /* [wan] streams; 0 = not given (the gateways' own default) */
     mc_compression_t compression;  /* [wan] compression (default auto) */
+    char congestion[MC_CONGESTION_MAX];  /* [wan] congestion (default "auto") */
 } metacomputer_t;
 
 /* Parses the description in text; name is the file name for messages. 0, or -1 with one line

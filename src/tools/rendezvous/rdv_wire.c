@@ -24,12 +24,15 @@ static uint32_t get32(const unsigned char *p)
 
 /* ---- names ----------------------------------------------------------------------------- */
 
-void rdv_wan_text(int streams, const char *compression, char *buf, size_t cap)
+void rdv_wan_text(int streams, const char *compression, const char *congestion, char *buf,
+                  size_t cap)
 {
     if (streams > 0)
-        snprintf(buf, cap, "streams=%d compression=%s", streams, compression);
+        snprintf(buf, cap, "streams=%d compression=%s congestion=%s", streams, compression,
+                 congestion);
     else
-        snprintf(buf, cap, "streams=default compression=%s", compression);
+        snprintf(buf, cap, "streams=default compression=%s congestion=%s", compression,
+                 congestion);
 }
 
 int rdv_valid_name(const char *s)
