@@ -29,7 +29,9 @@ HOW = {
     "metampi": "a metacomputer description of the layout (one `[site]` per site, its hosts, "
                "its gateway on its first host, `wan = <that host's address>:7100`; `[wan] "
                "compression = off`), `mpirun --metacomputer FILE`: one gateway per site carries "
-               "all traffic between the sites",
+               "all traffic between the sites. The gateways' WAN streams use cubic (`[wan] "
+               "congestion = auto`); every other connection here, the other contenders', raw "
+               "TCP's and iperf3's, uses the kernel's default (bbr on the reference machine)",
     "metampi-direct": "the same description and `mpirun --metacomputer FILE --direct-wan`: "
                       "ranks at different sites connect to each other directly over TCP",
     "openmpi": "as between two hosts: its own host name on each host, `pml ob1`, `btl "

@@ -201,6 +201,25 @@ class Targets(unittest.TestCase):
         self.assertEqual(verdict, "not met")
         self.assertIn("worst bcast 4 B: 1.90× faster than the better peer", text)
 
+    def test_floor(self):
+        # 5 ms one way; iperf3's rate 100 MB/s = 100 bytes/µs
+        wr = made_up_run(iperf=100.0)
+        self.assertEqual(wrp.floor_us(wr, "barrier", 0), 5000.0)
+        self.assertEqual(wrp.floor_us(wr, "allreduce", 100000), 6000.0)
+        self.assertEqual(wrp.floor_us(wr, "alltoall", 10000), 5000.0 + 16 * 100.0)
+        self.assertIsNone(wrp.floor_us(wr, "bcast", 4))
+        # without iperf3: the emulated rate, 1 Gbit/s = 125 bytes/µs
+        self.assertEqual(wrp.floor_us(made_up_run(), "allreduce", 125000), 6000.0)
+        # a peer at 1.2 x the floor: a 2x target is beyond the link, and the verdict says so
+        colls = {("barrier", "metampi"): {0: 5900.0}, ("barrier", "openmpi"): {0: 6000.0},
+                 ("barrier", "mpich"): {0: 30000.0}}
+        wr = made_up_run(colls=colls, iperf=100.0)
+        self.assertTrue(wrp.above_floor(wr, "barrier", 0, 2.0))
+        self.assertFalse(wrp.above_floor(wr, "barrier", 0, 1.1))
+        verdict, text = wrp.coll_eval(wr, "metampi", False)
+        self.assertEqual(verdict, "not met")
+        self.assertIn("1 of the 1 not met ask for more than the link allows", text)
+
     def test_gateways_unavailable(self):
         wr = made_up_run({"metampi-direct": {b: 5000.0 for b in (0, 1, 2, 4, 8)}},
                          {b: 5000.0 for b in (1, 2, 4, 8)},
