@@ -25,6 +25,13 @@
  * edges to, one from each remote site with edges to it: the same pairs seen from both ends),
  * the split.
  *
+ * Through the site gateways (p2p_bundles) the remote *gateway* splits instead: the leader
+ * sends every member of the remote site its slice itself, all of them started together, so
+ * they leave as one group (p2p_group_begin) — one WAN frame per site pair, which that site's
+ * gateway splits into the members' messages — and each member, the leader too, receives its
+ * slice from the remote leader directly: no downloads, one local hop less. (Directly across
+ * the WAN, --direct-wan, nothing would bundle the slices: the leaders split.)
+ *
  * A program whose block sizes disagree between the two ends of an edge (erroneous) may get
  * MPI_ERR_TRUNCATE at a leader, or wrong data, rather than MPI_ERR_TRUNCATE at the receiver.
  */
@@ -40,7 +47,7 @@ enum { A_OUT_EDGES, A_OUT_BYTES, A_IN_EDGES, A_IN_BYTES, A_N };
 
 /* One block of a combined message. */
 typedef struct nblock {
-    int dst_site, dst_index; /* destination: its site and index there */
+    int dst, dst_site, dst_index; /* destination: its rank, its site and index there */
     int src, e;              /* source rank, edge key */
     size_t bytes;
     const char *data;
@@ -55,6 +62,7 @@ typedef struct nop_site {
     p2p_data_t *rcv;       /* my receive slots */
     int *order;            /* my slots fed from other sites, by site, each run sorted */
     int *first;            /* site t's slots: order[first[t] .. first[t + 1]) */
+    int gw;                /* the gateways split (see above); else the leaders */
 } nop_site_t;
 
 /* The key of in-slot l (from srcs[l]) and of out-block k (to dsts[k]). */
@@ -139,6 +147,50 @@ static void unpack(icoll_sched_t *s, const nop_site_t *o, int t, const char *fro
     }
 }
 
+/* My slices from the other sites' leaders (gateway split: every member receives its own). */
+static int recv_slices(icoll_sched_t *s, const nop_site_t *o, const uint64_t *mine, char **dn)
+{
+    for (int t = 0; t < o->S->nsites; t++)
+        if (t != o->S->site && mine[t * A_N + A_IN_EDGES]) {
+            size_t bytes = mine[t * A_N + A_IN_BYTES];
+            if (!(dn[t] = icoll_sched_alloc(s, bytes ? bytes : 1)))
+                return MPI_ERR_NO_MEM;
+            site_wan_recv(s, o->c, o->S->leaders.ranks[t], dn[t], bytes);
+        }
+    return MPI_SUCCESS;
+}
+
+/* Leader, gateway split: every remote member's slice of out[t] (the blocks b, sorted: one run
+ * per destination) straight to it, the leader's own slices from the other leaders; all
+ * started together (one group). */
+static int gateway_split(icoll_sched_t *s, nop_site_t *o, const nblock_t *b, size_t nb,
+                         char **out)
+{
+    const coll_sites_t *S = o->S;
+    char **dn = icoll_sched_alloc(s, (size_t)S->nsites * sizeof *dn);
+    if (!dn)
+        return MPI_ERR_NO_MEM;
+    int rc = recv_slices(s, o, ann_of(o, 0), dn);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    size_t at = 0;
+    for (size_t k = 0; k < nb;) {
+        int t = b[k].dst_site, dst = b[k].dst;
+        size_t bytes = 0;
+        for (; k < nb && b[k].dst == dst; k++)
+            bytes += b[k].bytes;
+        site_wan_send(s, o->c, dst, out[t] + at, bytes);
+        at += bytes;
+        if (k == nb || b[k].dst_site != t)
+            at = 0;
+    }
+    icoll_sched_fence(s);
+    for (int t = 0; t < S->nsites; t++)
+        if (dn[t])
+            unpack(s, o, t, dn[t]);
+    return MPI_SUCCESS;
+}
+
 /* Leader, when every upload has arrived: the combined messages, then the split. */
 static int leader_exchange(icoll_sched_t *s, void *arg)
 {
@@ -165,7 +217,8 @@ static int leader_exchange(icoll_sched_t *s, void *arg)
             uint64_t d[3];
             memcpy(d, u + 3 * sizeof(uint64_t) * j, sizeof d);
             int dst = (int)d[0];
-            b[k] = (nblock_t){ .dst_site = S->site_of[dst], .dst_index = S->site_index[dst],
+            b[k] = (nblock_t){ .dst = dst, .dst_site = S->site_of[dst],
+                               .dst_index = S->site_index[dst],
                                .src = coll_team_peer(site, i), .e = (int)d[1],
                                .bytes = (size_t)d[2], .data = data };
             data += d[2];
@@ -187,6 +240,8 @@ static int leader_exchange(icoll_sched_t *s, void *arg)
             at += b[k].bytes;
         }
     }
+    if (o->gw)
+        return gateway_split(s, o, b, nb, out);
     for (int j = 1; j < ns; j++) {
         int to = (my + j) % ns, from = (my - j + ns) % ns;
         if (ann_sum(o, from, A_IN_EDGES)) {
@@ -254,6 +309,9 @@ int site_neighbor(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, int indeg,
     memcpy(rv, rcv, (size_t)indeg * sizeof *rv);
     *o = (nop_site_t){ .c = c, .S = S, .m = m, .ann = ann, .up = up, .rcv = rv,
                        .order = order, .first = order + indeg };
+    for (int t = 0; t < ns && !o->gw; t++)
+        if (t != my)
+            o->gw = p2p_bundles(comm_peer_world_rank(c, S->leaders.ranks[t]));
     /* my announce; my slots from other sites, grouped by site and sorted */
     size_t ne = 0, data = 0;
     for (int k = 0; k < outdeg; k++) {
@@ -334,7 +392,9 @@ int site_neighbor(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, int indeg,
         icoll_sched_send_data(s, c, lead, &d);
     }
     for (int t = 0; t < ns; t++)
-        if (dn[t]) {
+        if (dn[t] && o->gw) {
+            site_wan_recv(s, c, S->leaders.ranks[t], dn[t], ann[t * A_N + A_IN_BYTES]);
+        } else if (dn[t]) {
             p2p_data_t d = mv_data(dn[t], ann[t * A_N + A_IN_BYTES]);
             icoll_sched_recv_data(s, c, lead, &d);
         }

@@ -441,11 +441,18 @@ static int advance(icoll_sched_t *s)
 {
     int events = 0;
     for (;;) {
+        /* the messages started together leave together where the path bundles them (to
+         * the ranks of another site through a gateway: one WAN frame) */
+        int grouped = 0;
         while (!s->error && s->issued < s->n &&
                (s->e[s->issued].kind == E_SEND || s->e[s->issued].kind == E_RECV)) {
+            if (!grouped++)
+                p2p_group_begin();
             issue(s, &s->e[s->issued++]);
             events++;
         }
+        if (grouped)
+            p2p_group_end();
         for (; s->pos < s->issued; s->pos++) {
             request_t *r = &s->e[s->pos].req;
             if (!r->complete)

@@ -53,6 +53,11 @@ int p2p_site_of(int world_rank)
     return sites_of(world_rank);
 }
 
+int p2p_bundles(int world_rank)
+{
+    return proto_bundles(world_rank);
+}
+
 int p2p_num_sites(void)
 {
     return sites_count();
@@ -153,6 +158,18 @@ static void start_send(request_t *r, const char *func)
     char err[256];
     if (proto_send_start(op, err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", r->peer, err);
+}
+
+void p2p_group_begin(void)
+{
+    proto_group_begin();
+}
+
+void p2p_group_end(void)
+{
+    char err[256];
+    if (proto_group_end(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, "internal collective", "%s", err);
 }
 
 int p2p_start(request_t *r, const char *func)

@@ -27,6 +27,10 @@ int p2p_host_of(int world_rank);
  * does on p2p_host_of. */
 int p2p_site_of(int world_rank);
 int p2p_num_sites(void);
+/* Nonzero when a group's messages to job rank world_rank leave as one unit with the others to
+ * its site (p2p_group_begin): it is reached through the site gateways. The same answer on
+ * every rank for every rank at another site (gateway mode is the job's). */
+int p2p_bundles(int world_rank);
 int p2p_ready(char *err, int errlen);
 /* Wakes job rank world_rank if it sleeps in the progress engine, so that it polls again: for
  * code that shares memory with it outside messages (shared-memory collectives). Call it after
@@ -50,6 +54,11 @@ void p2p_finalize(void);
  * MPI_SUCCESS or an error class (MPI_ERR_BUFFER: buffered send does not fit). Sends and
  * receives with peer MPI_PROC_NULL complete at once. */
 int p2p_start(request_t *r, const char *func);
+/* The messages started until p2p_group_end may travel as one unit where the path bundles
+ * them (proto_group_begin): the gateway transport sends a group's frames for ranks of one
+ * other site across the WAN as one frame. A failed path ends the job with a report. */
+void p2p_group_begin(void);
+void p2p_group_end(void);
 
 /* A message buffer: contiguous bytes at buf (layout NULL), or count elements of a
  * non-contiguous datatype at base buf (the type, dtype, holds layout). */

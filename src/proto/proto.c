@@ -142,6 +142,23 @@ int proto_ready(char *err, int errlen)
     return 0;
 }
 
+void proto_group_begin(void)
+{
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (opened[i] && all_transports[i]->group_begin)
+            all_transports[i]->group_begin();
+}
+
+int proto_group_end(char *err, int errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (opened[i] && all_transports[i]->group_end &&
+            all_transports[i]->group_end(err, errlen) != 0)
+            rc = -1;
+    return rc;
+}
+
 void proto_close(void)
 {
     for (int i = 0; i < NTRANSPORTS; i++)
@@ -325,6 +342,11 @@ int proto_rma_write(int peer, const void *local, void *remote, size_t bytes, cha
     struct iovec li = { (void *)(uintptr_t)local, bytes }, ri = { remote, bytes };
     int r = tr->rma_writev(peer, &li, 1, &ri, 1, err, errlen);
     return r == TR_RMA_OK ? 0 : r == TR_RMA_UNSUPPORTED ? 1 : -1;
+}
+
+int proto_bundles(int peer)
+{
+    return proto_peers[peer].tr && proto_peers[peer].tr->group_begin;
 }
 
 size_t proto_eager_limit(int peer)

@@ -140,6 +140,14 @@ void proto_recv_matched(proto_op_t *op, const proto_msg_t *m);
  * with op->cancelled set when the withdrawal succeeded. Returns 0 when op was already done. */
 int proto_cancel_send(proto_op_t *op);
 
+/* The frames sent until proto_group_end may travel as one unit where a transport bundles
+ * them (transport.h, "Groups"); nothing else changes. proto_group_end: 0, or -1 with a
+ * message in err when a transport failed. */
+void proto_group_begin(void);
+int proto_group_end(char *err, int errlen);
+/* Nonzero when the frames to peer travel through a transport that bundles groups. */
+int proto_bundles(int peer);
+
 /* One pass: transports' progress, then queued frames. Returns the number of events, or -1
  * with a message in err. */
 int proto_progress(char *err, int errlen);

@@ -52,6 +52,14 @@
  * for. The progress() after prepare_sleep() closes the race with a peer that sent just before
  * it saw the announcement.
  *
+ * Groups (optional, NULL when absent): frames sent between group_begin() and group_end() may
+ * travel as one unit where the transport can bundle them (the gateway transport: the frames
+ * to ranks of one other site cross the WAN as one frame, split by that site's gateway). It
+ * changes nothing else: send() takes or refuses each frame as always, the per-pair order
+ * holds, and group_end() hands everything held to the path (a group never outlives the call
+ * that opened it). Groups nest; the outermost group_end() counts. group_end() returns 0, or
+ * -1 with a message in err (the path failed).
+ *
  * Waking (optional, NULL when absent): wake(peer) makes a sleeping peer's pollfds readable, so
  * that it polls again — for layers above that share memory with the peer outside the
  * transport (shared-memory collectives) and changed something the peer may wait for. The
@@ -144,6 +152,9 @@ typedef struct transport {
     int (*busy)(void);
     /* See "Waking"; NULL when the transport has no sleeping peers to wake. */
     void (*wake)(int peer);
+    /* See "Groups"; both NULL when the transport does not bundle frames. */
+    void (*group_begin)(void);
+    int (*group_end)(char *err, int errlen);
     void (*close)(void);
 } transport_t;
 

@@ -4,7 +4,8 @@
  * first input byte picks the parser, the second how a stream is cut into reads:
  *   0  a gateway's HELLO (ranks and other gateways connect to it) and a rank's WELCOME;
  *   1  the rank frames a rank reads from its gateway (header with ranks, placement);
- *   2  the rank frames a gateway reads from a rank (relayed with their headers);
+ *   2  the rank frames a gateway reads from a rank (relayed with their headers; MULTI frames
+ *      taken apart as the gateway checks them);
  *   3  a WAN stream: frames into a link's reorder window, forwarded in order (batches,
  *      pieces, compressed bodies).
  * Invariants checked: nothing accepted breaks the limits its parser promises (ASan catches
@@ -31,6 +32,30 @@ static void deliver(int src, const void *frame, size_t len)
         abort();
     for (size_t i = 0; i < len; i++)
         checksum ^= ((const unsigned char *)frame)[i];
+}
+
+/* As the gateway takes a rank's frame (header in front): a MULTI's inner frames checked one
+ * by one, each within the MULTI and its limits. */
+static void relay_deliver(int src, const void *frame, size_t len)
+{
+    gw_frame_t h, f;
+    const unsigned char *p = frame;
+    if (len < GW_FRAME_HDR || gw_rank_frame_parse(p, MAXF, SIZE, &h) != NULL ||
+        len != GW_FRAME_HDR + h.len || (int)h.src != src)
+        abort();
+    if (h.kind != GW_KIND_MULTI) {
+        deliver(src, frame, len);
+        return;
+    }
+    for (size_t at = GW_FRAME_HDR; at < len; at += GW_FRAME_HDR + f.len) {
+        if (gw_multi_next(p + at, len - at, SIZE, (uint32_t)src, &f) != NULL)
+            return; /* the gateway drops the rank's connection */
+        if (f.kind != GW_KIND_FRAME || GW_FRAME_HDR + f.len > GW_MULTI_ITEM_MAX ||
+            f.len > len - at - GW_FRAME_HDR || f.src != (uint32_t)src)
+            abort();
+        for (size_t i = 0; i < GW_FRAME_HDR + f.len; i++)
+            checksum ^= p[at + i];
+    }
 }
 
 static int next(void *ctx, struct iovec *iov, int max, size_t bytes)
@@ -117,10 +142,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t sz)
         if (tcp_rx_init(&rx, 4096) != 0)
             return 0;
         int relay = data[0] % 4 == 2;
-        tcp_rx_ops_t ops = { .deliver = deliver, .place = relay ? NULL : place,
-                             .place_min = 64, .max_frame = MAXF, .hdr_len = GW_FRAME_HDR,
-                             .parse_hdr = gw_frame_parse_rx, .hdr_ctx = &size,
-                             .with_header = relay };
+        tcp_rx_ops_t ops = { .deliver = relay ? relay_deliver : deliver,
+                             .place = relay ? NULL : place, .place_min = 64, .max_frame = MAXF,
+                             .hdr_len = GW_FRAME_HDR,
+                             .parse_hdr = relay ? gw_rank_frame_parse_rx : gw_frame_parse_rx,
+                             .hdr_ctx = &size, .with_header = relay };
         tcp_rx_feed(&rx, in, n, piece, 0, &ops, err, sizeof err);
         tcp_rx_free(&rx);
         break;
@@ -153,8 +179,9 @@ static void add_frame(unsigned char *s, size_t *n, int dst, int src, const char 
         s[(*n)++] = (unsigned char)body_text[i % strlen(body_text)];
 }
 
-/* A HELLO, a rank stream (a frame, a frame to place, BYE), a WAN stream (a batch of two
- * frames, a large frame in two pieces, a heartbeat, BYE). */
+/* A HELLO, a rank stream (a frame, a frame to place, BYE), a gateway's rank stream with a
+ * MULTI, a WAN stream (a batch of two frames, a large frame in two pieces, a heartbeat,
+ * BYE). */
 void fuzz_make_seeds(void (*add)(const void *data, size_t size))
 {
     static const auth_key_t key = { { 1, 2, 3, 4, 5, 6, 7, 8 } };
@@ -171,6 +198,19 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     n += GW_FRAME_HDR;
     add(s, n);
     s[0] = 2;
+    add(s, n);
+    /* a rank's MULTI of two frames, then a frame */
+    n = 2;
+    unsigned char multi[256];
+    size_t mn = 0;
+    add_frame(multi, &mn, 5, 2, "M1", 20);
+    add_frame(multi, &mn, 6, 2, "M2", 35);
+    gw_frame_encode(s + n, &(gw_frame_t){ .len = (uint32_t)mn, .kind = GW_KIND_MULTI, .dst = 5,
+                                          .src = 2 });
+    n += GW_FRAME_HDR;
+    memcpy(s + n, multi, mn);
+    n += mn;
+    add_frame(s, &n, 5, 2, "F", 10);
     add(s, n);
     n = 2;
     s[0] = 3;

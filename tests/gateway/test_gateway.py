@@ -18,6 +18,8 @@ their gateways on free ports of 127.0.0.1:
   congestion       the WAN streams' TCP congestion control: cubic by default (where the
                    kernel has it), the one the description names, a job that names one the
                    kernel does not have ends at once with one line;
+  neighbor_split   a neighbourhood exchange sends one WAN frame per site pair and call, which
+                   the other site's gateway splits (a MULTI per call: METAMPI_GW_STATS);
   windows          windows of 64 messages of 8 and 16 KiB, each answered by an ack: no
                    window waits for the gateway's loop timer (100 ms) to send its last batch;
   usage            the daemon's own command-line and key errors.
@@ -37,7 +39,7 @@ import tempfile
 import time
 import unittest
 
-MPIRUN = PROG = FLOOD = WINDOW = GATEWAY = VCLUSTER = WANEMU = None
+MPIRUN = PROG = FLOOD = WINDOW = NEIGHBOR = GATEWAY = VCLUSTER = WANEMU = None
 CHALLENGE_LEN, HELLO_LEN = 24, 68
 
 
@@ -269,6 +271,34 @@ class Local(unittest.TestCase):
                          r"control 'nosuchcc' on its WAN streams: No such file or directory")
         self.assert_clean()
 
+    def gateway_stats(self, calls):
+        """{(site, to): {counter: value}} after a run of gw_neighbor with `calls` calls."""
+        env = dict(os.environ, METAMPI_GW_STATS="1")
+        r = subprocess.run([MPIRUN, "--bind-to", "none", "--metacomputer", self.desc, "-n", "4",
+                            NEIGHBOR, str(calls)], capture_output=True, text=True, timeout=60,
+                           env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("neighbor ok %d" % calls, r.stdout)
+        stats = {}
+        for m in re.finditer(r"^metampi-gateway-stats site=(\w+) to=(\w+) (.*)$", r.stderr,
+                             re.M):
+            stats[(m.group(1), m.group(2))] = {k: int(v) for k, v in
+                                               (f.split("=") for f in m.group(3).split())}
+        self.assertEqual(sorted(stats), [("alpha", "beta"), ("beta", "alpha")], r.stderr)
+        return stats
+
+    def test_neighbor_split(self):
+        # 2 x 2 grid, ranks 0-1 at alpha, 2-3 at beta: every call, each site's leader sends
+        # each member of the other site its slice, the two as one MULTI: one WAN frame per
+        # direction, which the other gateway splits into the two messages
+        before, after = self.gateway_stats(0), self.gateway_stats(20)
+        for link in before:
+            self.assertEqual(after[link]["multis"] - before[link]["multis"], 20, link)
+            self.assertEqual(after[link]["rank_frames"] - before[link]["rank_frames"], 40, link)
+            # each MULTI is a WAN frame of its own (other frames coalesce as timing has it)
+            self.assertGreaterEqual(after[link]["wan_frames"], after[link]["multis"])
+        self.assert_clean()
+
     def test_windows(self):
         # A window's last frames wait in the open batch while the stream's socket is full;
         # they must leave as soon as it drains. When only the gateway's 100 ms loop timer sent
@@ -370,18 +400,19 @@ class Wan(unittest.TestCase):
 
 
 def main():
-    global MPIRUN, PROG, FLOOD, WINDOW, GATEWAY, VCLUSTER, WANEMU
+    global MPIRUN, PROG, FLOOD, WINDOW, NEIGHBOR, GATEWAY, VCLUSTER, WANEMU
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog", required=True)
     ap.add_argument("--gateway", required=True)
     ap.add_argument("--flood")
     ap.add_argument("--window")
+    ap.add_argument("--neighbor")
     ap.add_argument("--vcluster")
     ap.add_argument("--wanemu")
     args, rest = ap.parse_known_args()
     MPIRUN, PROG, FLOOD, GATEWAY = args.mpirun, args.prog, args.flood, args.gateway
-    WINDOW = args.window
+    WINDOW, NEIGHBOR = args.window, args.neighbor
     VCLUSTER, WANEMU = args.vcluster, args.wanemu
     r = unittest.main(argv=[sys.argv[0]] + rest, exit=False).result
     if r.skipped and not r.failures and not r.errors and r.testsRun == len(r.skipped):

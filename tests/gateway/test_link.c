@@ -187,6 +187,54 @@ static void test_coalescing(void)
     gw_link_free(&b);
 }
 
+/* A rank's MULTI: its frames make one BATCH of their own, after the open batch (order), and
+ * the receiving link splits it into the frames as sent. The parsers refuse what a gateway
+ * must not take: a MULTI from a rank other than its frames', a MULTI where only frames may
+ * come (what the gateway sends a rank), frames too large for one, a MULTI too large. */
+static void test_multi(void)
+{
+    gw_link_t a, b;
+    init_pair(&a, &b, 2, GW_Z_OFF);
+    size_t n;
+    unsigned char *f = make_frame(3, 9, 200, 0, &n);
+    CHECK(gw_link_send(&a, f, n) == 0); /* the open batch */
+    free(f);
+    unsigned char *body = malloc(GW_MULTI_MAX);
+    size_t len = 0;
+    for (unsigned k = 0; k < 3; k++) { /* to 9 (after the open batch's), 10 and 11 */
+        f = make_frame(3, 9 + (int)k, k ? 50000 : 1000, k ? 0 : 1, &n);
+        memcpy(body + len, f, n);
+        len += n;
+        free(f);
+    }
+    unsigned char hdr[GW_FRAME_HDR];
+    gw_frame_t h = { .len = (uint32_t)len, .kind = GW_KIND_MULTI, .dst = 9, .src = 3 }, p;
+    gw_frame_encode(hdr, &h);
+    CHECK(gw_rank_frame_parse(hdr, MAXF, SIZE, &p) == NULL && p.kind == GW_KIND_MULTI);
+    CHECK(gw_frame_parse(hdr, MAXF, SIZE, &p) != NULL); /* never towards a rank */
+    for (size_t at = 0; at < len; at += GW_FRAME_HDR + p.len)
+        CHECK(gw_multi_next(body + at, len - at, SIZE, 3, &p) == NULL);
+    CHECK(gw_multi_next(body, len, SIZE, 4, &p) != NULL); /* another sender's frames */
+    CHECK(gw_multi_next(body, GW_FRAME_HDR + 10, SIZE, 3, &p) != NULL); /* cut short */
+    CHECK(gw_link_send_multi(&a, body, len) == 0);
+    CHECK(a.seq_out == 2 && a.batch_len == 0); /* the open batch, then the MULTI's */
+    move_all(&a, &b);
+    sink_t s = { .refuse_after = -1 };
+    char err[256];
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == 4);
+    CHECK(s.next[3][9] == 2 && s.next[3][10] == 1 && s.next[3][11] == 1);
+    /* limits: an inner frame above GW_MULTI_ITEM_MAX, a MULTI above GW_MULTI_MAX */
+    f = make_frame(3, 9, GW_MULTI_ITEM_MAX, 0, &n);
+    CHECK(gw_multi_next(f, n, SIZE, 3, &p) != NULL);
+    free(f);
+    h.len = GW_MULTI_MAX + 1;
+    gw_frame_encode(hdr, &h);
+    CHECK(gw_rank_frame_parse(hdr, MAXF, SIZE, &p) != NULL);
+    free(body);
+    gw_link_free(&a);
+    gw_link_free(&b);
+}
+
 /* A large frame is cut into pieces spread over the streams and put together again; the
  * open batch goes first (the sender's order). */
 static void test_striping(void)
@@ -333,6 +381,7 @@ int main(void)
     test_order(4, GW_Z_ON);
     test_order(2, GW_Z_AUTO);
     test_coalescing();
+    test_multi();
     test_striping();
     test_bounds();
     test_violations();

@@ -393,23 +393,48 @@ static void on_stream(void *arg, int fd, short revents)
 
 /* ---- reading this site's ranks ------------------------------------------------------------ */
 
+/* Whether the body of a MULTI from rank src to ranks of site `site` holds only whole frames
+ * from src to ranks of that site; else what is wrong (in g.cur_err). */
+static int multi_ok(const unsigned char *body, size_t n, int src, int site)
+{
+    for (size_t at = 0; at < n;) {
+        gw_frame_t f;
+        const char *bad = gw_multi_next(body + at, n - at, g.size, (uint32_t)src, &f);
+        if (!bad && g.c->rank_site[f.dst] != site)
+            bad = "MULTI: inner frames for different sites";
+        if (bad) {
+            snprintf(g.cur_err, sizeof g.cur_err, "a malformed MULTI frame (%s)", bad);
+            return 0;
+        }
+        at += GW_FRAME_HDR + f.len;
+    }
+    return 1;
+}
+
 static void rank_deliver(int src, const void *frame, size_t len)
 {
     if (g.cur_bad)
         return;
     const unsigned char *f = frame;
     gw_frame_t h;
-    gw_frame_parse(f, RANK_MAX_FRAME, g.size, &h);
-    if ((int)src != g.cur->rank || g.c->rank_site[h.dst] == my_site()) {
+    gw_rank_frame_parse(f, RANK_MAX_FRAME, g.size, &h);
+    int site = g.c->rank_site[h.dst];
+    if ((int)src != g.cur->rank || site == my_site()) {
         snprintf(g.cur_err, sizeof g.cur_err, "a frame from rank %u to rank %u", h.src, h.dst);
         g.cur_bad = 1;
         return;
     }
-    gw_link_t *l = &g.links[g.c->rank_site[h.dst]];
+    int multi = h.kind == GW_KIND_MULTI;
+    if (multi && !multi_ok(f + GW_FRAME_HDR, len - GW_FRAME_HDR, src, site)) {
+        g.cur_bad = 1;
+        return;
+    }
+    gw_link_t *l = &g.links[site];
     for (int i = 0; i < l->nst; i++)
         if (l->st[i].bye_in)
             return; /* that site's gateway is ending, and so is the job: nobody reads it */
-    if (gw_link_send(l, f, len) != 0)
+    if ((multi ? gw_link_send_multi(l, f + GW_FRAME_HDR, len - GW_FRAME_HDR)
+               : gw_link_send(l, f, len)) != 0)
         fail("out of memory for %s", link_text(l->site));
 }
 
@@ -432,9 +457,9 @@ static void rank_read(rconn_t *r)
     int k;
     for (k = 0; k < FRAMES_PER_EVENT; k++) {
         tcp_frame_hdr_t h;
-        if (tcp_rx_peek(&r->rx, &g.rank_ops, &h) && h.kind == GW_KIND_FRAME) {
+        if (tcp_rx_peek(&r->rx, &g.rank_ops, &h) && h.kind != GW_KIND_BYE) {
             gw_frame_t f;
-            gw_frame_parse(r->rx.buf + r->rx.start, RANK_MAX_FRAME, g.size, &f);
+            gw_rank_frame_parse(r->rx.buf + r->rx.start, RANK_MAX_FRAME, g.size, &f);
             int site = g.c->rank_site[f.dst];
             if (site != my_site() && gw_link_full(&g.links[site])) {
                 r->blocked = 1;
@@ -803,8 +828,8 @@ static int after_pass(void)
             gw_frame_t f;
             tcp_frame_hdr_t h;
             int site = -1;
-            if (tcp_rx_peek(&rc->rx, &g.rank_ops, &h) && h.kind == GW_KIND_FRAME) {
-                gw_frame_parse(rc->rx.buf + rc->rx.start, RANK_MAX_FRAME, g.size, &f);
+            if (tcp_rx_peek(&rc->rx, &g.rank_ops, &h) && h.kind != GW_KIND_BYE) {
+                gw_rank_frame_parse(rc->rx.buf + rc->rx.start, RANK_MAX_FRAME, g.size, &f);
                 site = g.c->rank_site[f.dst];
             }
             if (site < 0 || !gw_link_full(&g.links[site])) {
@@ -841,6 +866,30 @@ static int after_pass(void)
             try_connect(h);
     }
     return again;
+}
+
+/* METAMPI_GW_STATS=1: what each link carried, one line per link on stderr at the normal end
+ * (README.md, "Diagnostics"). */
+static void print_stats(void)
+{
+    const char *v = getenv("METAMPI_GW_STATS");
+    if (!v || strcmp(v, "1") != 0)
+        return;
+    for (int s = 0; s < g.c->nsites; s++) {
+        if (s == my_site())
+            continue;
+        const gw_link_t *l = &g.links[s];
+        char line[512];
+        int n = snprintf(line, sizeof line, "metampi-gateway-stats site=%s to=%s "
+                         "rank_frames=%llu multis=%llu wan_frames=%llu wan_bytes=%llu "
+                         "rank_frames_in=%llu wan_frames_in=%llu\n", site_name(my_site()),
+                         site_name(s), (unsigned long long)l->frames_out,
+                         (unsigned long long)l->multi_out, (unsigned long long)l->wan_out,
+                         (unsigned long long)l->bytes_out, (unsigned long long)l->frames_in,
+                         (unsigned long long)l->wan_in);
+        ssize_t w = write(2, line, (size_t)n);
+        (void)w;
+    }
 }
 
 static void end_links(void)
@@ -895,6 +944,7 @@ static void end_links(void)
             }
         }
     }
+    print_stats();
 }
 
 static void on_signal(void *arg, int fd, short revents)
@@ -941,7 +991,7 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
         fail("cannot set up its signals: %s", strerror(errno));
     ev_watch(&g.loop, g.sigfd, POLLIN, on_signal, NULL);
     g.rank_ops = (tcp_rx_ops_t){ .deliver = rank_deliver, .max_frame = RANK_MAX_FRAME,
-                                 .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_frame_parse_rx,
+                                 .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_rank_frame_parse_rx,
                                  .hdr_ctx = &g.size, .with_header = 1 };
     g.wan_ops = (tcp_rx_ops_t){ .deliver = wan_deliver, .max_frame = GW_WAN_MAX,
                                 .hdr_len = GW_WAN_HDR, .parse_hdr = gw_wan_parse_rx,

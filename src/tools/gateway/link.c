@@ -152,6 +152,28 @@ int gw_link_send(gw_link_t *l, const unsigned char *f, size_t n)
     return 0;
 }
 
+_Static_assert((long)GW_MULTI_ITEM_MAX == (long)GW_BATCH_FRAME_MAX &&
+                   (long)GW_MULTI_MAX <= (long)GW_BATCH_MAX,
+               "a MULTI is one batch");
+
+int gw_link_send_multi(gw_link_t *l, const unsigned char *body, size_t n)
+{
+    /* the open batch first (the sender's order), then a batch of exactly these frames: each
+     * fits a batch (GW_MULTI_ITEM_MAX = GW_BATCH_FRAME_MAX), all of them one (GW_MULTI_MAX =
+     * GW_BATCH_MAX), so gw_link_send closes none in between */
+    if (gw_link_flush_batch(l) != 0)
+        return -1;
+    l->multi_out++;
+    for (size_t at = 0; at < n;) {
+        size_t k = GW_FRAME_HDR + ((size_t)body[at] | (size_t)body[at + 1] << 8 |
+                                   (size_t)body[at + 2] << 16 | (size_t)body[at + 3] << 24);
+        if (gw_link_send(l, body + at, k) != 0)
+            return -1;
+        at += k;
+    }
+    return gw_link_flush_batch(l);
+}
+
 int gw_link_signal(gw_link_t *l, int i, int kind)
 {
     unsigned char *b = malloc(GW_WAN_HDR);

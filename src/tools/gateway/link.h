@@ -6,7 +6,8 @@
  *
  * Sending. A rank frame (header and body, as the rank sent it) of at most GW_BATCH_FRAME_MAX
  * bytes is appended to the link's open BATCH; a larger one closes the open batch and is cut
- * into PIECEs of GW_PIECE bytes. gw_link_flush_batch closes the open batch: the gateway calls
+ * into PIECEs of GW_PIECE bytes. The frames of a rank's MULTI close the open batch and make
+ * a BATCH of their own (gw_link_send_multi). gw_link_flush_batch closes the open batch: the gateway calls
  * it at the end of each pass of its loop when a stream's socket is idle, and when a busy
  * stream drains, so a lone message leaves at once (no timer) and what arrives while the
  * sockets are busy is coalesced into one WAN frame (up to GW_BATCH_MAX). Each closed WAN frame
@@ -92,7 +93,7 @@ typedef struct gw_link {
     uint32_t part_src;
     int part_ready;               /* complete, waiting for room at its destination */
     /* counters */
-    uint64_t wan_out, wan_in, frames_out, frames_in, bytes_out;
+    uint64_t wan_out, wan_in, frames_out, frames_in, bytes_out, multi_out;
 } gw_link_t;
 
 /* The gateway's forwarding callback: the rank frame f[0..n) (header and body) for its
@@ -112,6 +113,9 @@ size_t gw_link_queued(const gw_link_t *l);
 int gw_link_full(const gw_link_t *l);
 /* Sends one rank frame f[0..n) (header and body, already checked). 0, or -1 out of memory. */
 int gw_link_send(gw_link_t *l, const unsigned char *f, size_t n);
+/* Sends the inner frames of a MULTI (body[0..n), checked: gw_multi_next) as one BATCH of
+ * their own, after the open batch. 0, or -1 out of memory. */
+int gw_link_send_multi(gw_link_t *l, const unsigned char *body, size_t n);
 /* Closes the open batch (if any) into a WAN frame. 0, or -1 out of memory. */
 int gw_link_flush_batch(gw_link_t *l);
 /* Nonzero when some up stream's queue is empty (its socket is idle). */

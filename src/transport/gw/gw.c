@@ -20,6 +20,13 @@
  * Flow control: one queue for all remote peers; send() refuses (0) while it holds
  * QUEUE_COPIED_MAX copied or QUEUE_BORROWED_MAX borrowed bytes.
  *
+ * Groups (transport.h): while a group is open, a frame of at most GW_MULTI_ITEM_MAX bytes
+ * (header included) is copied into its site's *stage* instead of the queue; a stage is
+ * queued as one MULTI frame (wire.h) when the next frame would not fit it (GW_MULTI_MAX),
+ * before any other frame to that site (order), and at the group's end — as a plain frame
+ * when it holds one. The gateway sends a MULTI's frames on as one WAN frame. A zero-copy
+ * send that is staged is a copy: its completion is reported by the next progress().
+ *
  * Failures: the end of the gateway's connection without BYE means the gateway died or ended
  * the job (a lost WAN link): the launcher reports that; this rank waits LOST_GRACE_MS for the
  * teardown before it ends the job with its own report. MPI_Finalize (close) flushes, says
@@ -75,6 +82,10 @@ static struct {
     tcp_completion_t done[MAX_COMPLETIONS];
     int ndone;
     int closed;
+    int grouping;                  /* open groups (nested) */
+    unsigned char **stage;         /* per site: GW_FRAME_HDR + GW_MULTI_MAX bytes, or NULL */
+    size_t *staged;                /* per site: the inner frames' bytes in it */
+    int *staged_n;                 /* per site: how many */
 } g = { .fd = -1 };
 
 static long long now_ms(void)
@@ -115,7 +126,11 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
                  "(%d hex digits), which our mpirun sets", AUTH_KEY_HEX);
         return -1;
     }
-    if (tcp_rx_init(&g.rx, RX_BUFFER) != 0) {
+    int ns = sites_count();
+    g.stage = calloc((size_t)ns, sizeof *g.stage);
+    g.staged = calloc((size_t)ns, sizeof *g.staged);
+    g.staged_n = calloc((size_t)ns, sizeof *g.staged_n);
+    if (tcp_rx_init(&g.rx, RX_BUFFER) != 0 || !g.stage || !g.staged || !g.staged_n) {
         snprintf(err, (size_t)errlen, "out of memory for the gateway connection");
         return -1;
     }
@@ -293,6 +308,79 @@ static int full(void)
     return g.out.copied >= QUEUE_COPIED_MAX || g.out.borrowed >= QUEUE_BORROWED_MAX;
 }
 
+/* Queues site t's stage: a MULTI of its frames, or the frame itself when it is alone. */
+static int unstage(int t, char *err, int errlen)
+{
+    unsigned char *b = g.stage[t];
+    if (!b || !g.staged_n[t])
+        return 0;
+    size_t n = g.staged[t];
+    int one = g.staged_n[t] == 1;
+    if (!one) {
+        gw_frame_t first;
+        gw_frame_parse(b + GW_FRAME_HDR, MAX_FRAME, g.usize, &first);
+        gw_frame_encode(b, &(gw_frame_t){ .len = (uint32_t)n, .kind = GW_KIND_MULTI,
+                                          .dst = first.dst, .src = (uint32_t)g.rank });
+    }
+    g.stage[t] = NULL;
+    g.staged[t] = 0;
+    g.staged_n[t] = 0;
+    size_t at = one ? GW_FRAME_HDR : 0;
+    if (tcp_outq_push(&g.out, b + at, n + GW_FRAME_HDR - at, b, (tcp_completion_t){ 0 }) != 0) {
+        free(b);
+        snprintf(err, (size_t)errlen, "out of memory queuing a frame");
+        return -1;
+    }
+    return 0;
+}
+
+/* While a group is open: 1 when the frame (len bytes after its header; iov then packer) went
+ * into its site's stage, 0 when it goes to the queue as usual (after the stage: order), -1
+ * failed. may: whether it may be staged at all. */
+static int stage(int dst, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
+                 size_t len, int may, char *err, int errlen)
+{
+    int t = sites_of(dst);
+    if (!g.grouping)
+        return 0;
+    if (!may || GW_FRAME_HDR + len > GW_MULTI_ITEM_MAX)
+        return unstage(t, err, errlen) == 0 ? 0 : -1;
+    if (g.staged[t] + GW_FRAME_HDR + len > GW_MULTI_MAX && unstage(t, err, errlen) != 0)
+        return -1;
+    if (!g.stage[t] && !(g.stage[t] = malloc(GW_FRAME_HDR + GW_MULTI_MAX))) {
+        snprintf(err, (size_t)errlen, "out of memory queuing a frame");
+        return -1;
+    }
+    unsigned char *w = g.stage[t] + GW_FRAME_HDR + g.staged[t];
+    header(w, dst, len, iovcnt > 0 ? iov[0].iov_len : 256);
+    w += GW_FRAME_HDR;
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(w, iov[i].iov_base, iov[i].iov_len);
+        w += iov[i].iov_len;
+    }
+    for (size_t done = 0; pk && done < pk->len;)
+        done += pk->pack(pk->ctx, w + done, pk->len - done);
+    g.staged[t] += GW_FRAME_HDR + len;
+    g.staged_n[t]++;
+    return 1;
+}
+
+static void gw_group_begin(void)
+{
+    if (g.active)
+        g.grouping++;
+}
+
+static int gw_group_end(char *err, int errlen)
+{
+    if (!g.active || !g.grouping || --g.grouping)
+        return 0;
+    for (int t = 0; t < sites_count(); t++)
+        if (unstage(t, err, errlen) != 0)
+            return -1;
+    return g.out.n ? flush(err, errlen) : 0;
+}
+
 static int gw_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
                    char *err, int errlen)
 {
@@ -303,6 +391,9 @@ static int gw_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer
         len += iov[i].iov_len;
     if (frame_check(dst, len, err, errlen) != 0)
         return -1;
+    int st = stage(dst, iov, iovcnt, pk, len, 1, err, errlen);
+    if (st != 0)
+        return st;
     unsigned char hdr[GW_FRAME_HDR];
     header(hdr, dst, len, iovcnt > 0 ? iov[0].iov_len : 256);
     int rc = tcp_outq_frame(&g.out, g.fd, hdr, sizeof hdr, iov, iovcnt, pk);
@@ -325,6 +416,14 @@ static int gw_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent)
         len += iov[i].iov_len;
     if (frame_check(dst, len, err, errlen) != 0)
         return -1;
+    /* staged: a copy, whose completion the next progress() reports */
+    int st = stage(dst, iov, iovcnt, NULL, len, g.ndone < MAX_COMPLETIONS, err, errlen);
+    if (st < 0)
+        return -1;
+    if (st > 0) {
+        g.done[g.ndone++] = (tcp_completion_t){ sent, ctx };
+        return 1;
+    }
     unsigned char hdr[GW_FRAME_HDR];
     header(hdr, dst, len, iovcnt > 0 ? iov[0].iov_len : 256);
     if (tcp_outq_frame_zc(&g.out, hdr, sizeof hdr, iov, iovcnt,
@@ -416,6 +515,11 @@ static void gw_close(void)
     }
     tcp_outq_free(&g.out);
     tcp_rx_free(&g.rx);
+    for (int t = 0; g.stage && t < sites_count(); t++)
+        free(g.stage[t]);
+    free(g.stage);
+    free(g.staged);
+    free(g.staged_n);
     memset(&g, 0, sizeof g);
     g.fd = -1;
 }
@@ -436,5 +540,7 @@ const transport_t transport_gw = {
     .end_sleep = gw_sleep_hook,
     .pollfds = gw_pollfds,
     .busy = gw_busy,
+    .group_begin = gw_group_begin,
+    .group_end = gw_group_end,
     .close = gw_close,
 };

@@ -93,8 +93,8 @@ void gw_frame_encode(unsigned char out[GW_FRAME_HDR], const gw_frame_t *f)
     put32(out + 12, f->src);
 }
 
-const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
-                           uint32_t size, gw_frame_t *f)
+static const char *frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
+                               uint32_t size, int multi, gw_frame_t *f)
 {
     f->len = get32(in);
     f->head_len = in[4];
@@ -106,8 +106,14 @@ const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
     if (f->kind == GW_KIND_BYE)
         return f->len || f->head_len || f->dst || f->src ? "frame header: BYE with a body"
                                                          : NULL;
-    if (f->kind != GW_KIND_FRAME)
+    if (multi && f->kind == GW_KIND_MULTI) {
+        if (f->head_len)
+            return "frame header: a MULTI with a head";
+        if (f->len < GW_FRAME_HDR + 1 || f->len > GW_MULTI_MAX)
+            return "frame header: a MULTI's length out of range";
+    } else if (f->kind != GW_KIND_FRAME) {
         return "frame header: unknown kind";
+    }
     if (f->len == 0)
         return "frame header: empty frame";
     if (f->len > max_len)
@@ -121,16 +127,51 @@ const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
     return NULL;
 }
 
-const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
-                              const void *ctx)
+const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
+                           uint32_t size, gw_frame_t *f)
+{
+    return frame_parse(in, max_len, size, 0, f);
+}
+
+const char *gw_rank_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
+                                uint32_t size, gw_frame_t *f)
+{
+    return frame_parse(in, max_len, size, 1, f);
+}
+
+static const char *parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+                            const void *ctx, int multi)
 {
     gw_frame_t f;
-    const char *bad = gw_frame_parse(in, max_len, *(const uint32_t *)ctx, &f);
+    const char *bad = frame_parse(in, max_len, *(const uint32_t *)ctx, multi, &f);
     h->len = f.len;
     h->head_len = f.head_len;
     h->kind = f.kind;
-    h->src = f.kind == GW_KIND_FRAME ? (int32_t)f.src : -1;
+    h->src = f.kind != GW_KIND_BYE ? (int32_t)f.src : -1;
     return bad;
+}
+
+const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+                              const void *ctx)
+{
+    return parse_rx(in, max_len, h, ctx, 0);
+}
+
+const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+                                   const void *ctx)
+{
+    return parse_rx(in, max_len, h, ctx, 1);
+}
+
+const char *gw_multi_next(const unsigned char *p, size_t left, uint32_t size, uint32_t sender,
+                          gw_frame_t *f)
+{
+    const char *bad = gw_batch_next(p, left, GW_MULTI_ITEM_MAX - GW_FRAME_HDR, size, f);
+    if (bad)
+        return bad;
+    if (f->src != sender)
+        return "MULTI: an inner frame of another sender";
+    return NULL;
 }
 
 const char *gw_batch_next(const unsigned char *p, size_t left, size_t max_len, uint32_t size,

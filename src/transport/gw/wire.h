@@ -24,6 +24,12 @@
  * as the TCP transport's frames, plus the ranks: every frame of a rank to a rank at another
  * site goes to the rank's gateway, over the WAN, and from the remote gateway to dst, with
  * its header unchanged. Kind BYE (len 0, ranks 0) ends the connection on purpose.
+ * Kind MULTI (rank -> gateway only; head_len 0, dst the first inner frame's, src the
+ * sender): the body is FRAME-kind rank frames, headers and all, one after the other, each of
+ * at most GW_MULTI_ITEM_MAX bytes, all from the sender to ranks of one other site, at most
+ * GW_MULTI_MAX bytes in all. The gateway sends them on as one BATCH of their own, which the
+ * other site's gateway splits as any batch: frames a rank sent as one group (the transport's
+ * group_begin/group_end) cross the WAN as one frame.
  *
  * WAN frames, on each of a link's TCP streams (GW_WAN_HDR bytes of header, then len):
  *   u32 len | u8 kind | u8 flags | u16 0 | u32 raw_len | u32 src | u64 seq
@@ -57,10 +63,12 @@ enum {
     GW_STREAMS_MAX = 64,
     GW_RANKS_MAX = 1 << 20,
     GW_WAN_MAX = (4 << 20) + 4096,      /* the largest WAN frame body, and decompressed */
+    GW_MULTI_ITEM_MAX = 64 << 10,       /* an inner frame of a MULTI, header included */
+    GW_MULTI_MAX = 256 << 10,           /* a MULTI's body: one batch of the gateway's */
 };
 
 enum { GW_ROLE_RANK = 1, GW_ROLE_LINK = 2 };
-enum { GW_KIND_FRAME = TCP_KIND_FRAME, GW_KIND_BYE = TCP_KIND_BYE };
+enum { GW_KIND_FRAME = TCP_KIND_FRAME, GW_KIND_BYE = TCP_KIND_BYE, GW_KIND_MULTI = 2 };
 enum { GW_WAN_BYE = TCP_KIND_BYE, GW_WAN_BATCH = 2, GW_WAN_PIECE = 3, GW_WAN_BEAT = 4 };
 enum { GW_WAN_Z = 1 };
 
@@ -117,6 +125,16 @@ const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
  * uint32_t); h->src is the frame's source rank. */
 const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
                               const void *ctx);
+/* The gateway's parser of what its ranks send: as gw_frame_parse, and MULTI frames too. */
+const char *gw_rank_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
+                                uint32_t size, gw_frame_t *f);
+const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+                                   const void *ctx);
+/* The first inner frame of a MULTI body p[0..left) from rank sender: NULL (fills *f: its bytes
+ * are GW_FRAME_HDR + f->len) or what is wrong. Whether its destination is at the right site
+ * is the gateway's to check. */
+const char *gw_multi_next(const unsigned char *p, size_t left, uint32_t size, uint32_t sender,
+                          gw_frame_t *f);
 /* The first rank frame of a BATCH body p[0..left): NULL (fills *f: its bytes are
  * GW_FRAME_HDR + f->len) or what is wrong. A BATCH holds only whole FRAME-kind frames. */
 const char *gw_batch_next(const unsigned char *p, size_t left, size_t max_len, uint32_t size,

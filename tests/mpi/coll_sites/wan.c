@@ -684,14 +684,19 @@ static void t_alltoallv(int w, int inplace)
 /* ---- neighbourhood collectives ------------------------------------------------------------ */
 
 /* WAN traffic of a neighbourhood call: one message per site pair with edges between them,
- * carrying every block on those edges. edge_bytes(i, k): bytes member i sends on its k-th
+ * carrying every block on those edges — through the site gateways one message per
+ * destination member (its slice), all sent together so that they cross as one WAN frame,
+ * which that site's gateway splits. edge_bytes(i, k): bytes member i sends on its k-th
  * out-edge (to dst[k]). */
 static void want_neighbor(MPI_Comm topo, int (*bytes_of)(int i, int k, int d))
 {
     int n = cx.n;
     want_none();
     uint64_t *edges = calloc((size_t)ns * ns, sizeof *edges);
-    CHECK(edges);
+    /* per (source site, destination member): edges and bytes, for the gateway split */
+    uint64_t *to_member = calloc((size_t)ns * n, sizeof *to_member);
+    uint64_t *edges_member = calloc((size_t)ns * n, sizeof *edges_member);
+    CHECK(edges && to_member && edges_member);
     /* every rank's destinations, gathered: each rank knows only its own */
     int indeg, outdeg, weighted, status;
     MPI_Topo_test(topo, &status);
@@ -724,10 +729,25 @@ static void want_neighbor(MPI_Comm topo, int (*bytes_of)(int i, int k, int d))
                 continue;
             edges[cx.site[i] * ns + cx.site[d]]++;
             want[cx.site[i] * ns + cx.site[d]].b += (uint64_t)bytes_of(i, k, d);
+            edges_member[cx.site[i] * n + d]++;
+            to_member[cx.site[i] * n + d] += (uint64_t)bytes_of(i, k, d);
+        }
+    int gateways = 0; /* is another site reached through the gateways? */
+    for (int r = 0; r < wsize; r++)
+        if (wsite[r] != wsite[wrank]) {
+            gateways = p2p_bundles(r);
+            break;
         }
     for (int s = 0; s < ns * ns; s++)
         want[s].m = edges[s] ? pieces(want[s].b) : 0;
-    free(edges), free(dst), free(deg), free(dsp), free(alld);
+    if (gateways && site_aware())
+        for (int s = 0; s < ns * ns; s++) {
+            want[s].m = 0;
+            for (int d = 0; d < n; d++)
+                if (cx.site[d] == s % ns && edges_member[s / ns * n + d])
+                    want[s].m += pieces(to_member[s / ns * n + d]);
+        }
+    free(edges), free(dst), free(deg), free(dsp), free(alld), free(to_member), free(edges_member);
 }
 
 static int nb_count;
