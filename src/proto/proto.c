@@ -21,6 +21,8 @@ static const transport_t *const all_transports[] = { &transport_self, &transport
                                                       &transport_gw, &transport_tcp };
 enum { NTRANSPORTS = sizeof all_transports / sizeof all_transports[0] };
 static int opened[NTRANSPORTS];
+/* Some peer is reached through a transport that bundles groups: else groups cost nothing. */
+static int bundling;
 
 /* Destinations with queued frames (the active list), so progress does not scan every peer. */
 static int *active;
@@ -109,6 +111,7 @@ int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, i
                 p->tr = all_transports[i];
         if (!p->tr)
             continue;
+        bundling |= p->tr->group_begin != NULL;
         size_t room = p->tr->max_frame;
         size_t e = eager ? eager : p->tr->eager_default ? p->tr->eager_default
                                                         : DEFAULT_EAGER_LIMIT;
@@ -144,7 +147,7 @@ int proto_ready(char *err, int errlen)
 
 void proto_group_begin(void)
 {
-    for (int i = 0; i < NTRANSPORTS; i++)
+    for (int i = 0; bundling && i < NTRANSPORTS; i++)
         if (opened[i] && all_transports[i]->group_begin)
             all_transports[i]->group_begin();
 }
@@ -152,7 +155,7 @@ void proto_group_begin(void)
 int proto_group_end(char *err, int errlen)
 {
     int rc = 0;
-    for (int i = 0; i < NTRANSPORTS; i++)
+    for (int i = 0; bundling && i < NTRANSPORTS; i++)
         if (opened[i] && all_transports[i]->group_end &&
             all_transports[i]->group_end(err, errlen) != 0)
             rc = -1;
@@ -165,6 +168,7 @@ void proto_close(void)
         if (opened[i])
             all_transports[i]->close();
     memset(opened, 0, sizeof opened);
+    bundling = 0;
     free(proto_peers);
     free(active);
     proto_peers = NULL;
