@@ -165,11 +165,11 @@ int gw_link_send_multi(gw_link_t *l, const unsigned char *body, size_t n)
         return -1;
     l->multi_out++;
     for (size_t at = 0; at < n;) {
-        size_t k = GW_FRAME_HDR + ((size_t)body[at] | (size_t)body[at + 1] << 8 |
-                                   (size_t)body[at + 2] << 16 | (size_t)body[at + 3] << 24);
-        if (gw_link_send(l, body + at, k) != 0)
+        gw_frame_t h;
+        gw_frame_parse(body + at, l->max_frame, l->size, &h);
+        if (gw_link_send(l, body + at, GW_FRAME_HDR + h.len) != 0)
             return -1;
-        at += k;
+        at += GW_FRAME_HDR + h.len;
     }
     return gw_link_flush_batch(l);
 }

@@ -340,9 +340,9 @@ static int unstage(int t, char *err, int errlen)
 static int stage(int dst, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
                  size_t len, int may, char *err, int errlen)
 {
-    int t = sites_of(dst);
     if (!g.grouping)
         return 0;
+    int t = sites_of(dst);
     if (!may || GW_FRAME_HDR + len > GW_MULTI_ITEM_MAX)
         return unstage(t, err, errlen) == 0 ? 0 : -1;
     if (g.staged[t] + GW_FRAME_HDR + len > GW_MULTI_MAX && unstage(t, err, errlen) != 0)
