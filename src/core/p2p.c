@@ -253,6 +253,11 @@ int p2p_recv_data(comm_t *c, const p2p_data_t *d, int source, int tag, MPI_Statu
     return r.error;
 }
 
+static int cancel_decided(void *arg)
+{
+    return !((const proto_op_t *)arg)->cancel_pending;
+}
+
 void p2p_cancel(request_t *r)
 {
     if (r->complete || !r->active)
@@ -267,6 +272,12 @@ void p2p_cancel(request_t *r)
         return;
     }
     proto_cancel_send(&r->op);
+    /* A send to ourselves is withdrawn (or found matched) by our own progress only: decide it
+     * now, so that MPI_Cancel followed by MPI_Request_get_status/MPI_Test tells the program
+     * whether it must still receive the message (MPI-3.1 §3.8.4: cancel is local, and the
+     * answer here needs no other process). */
+    if (r->op.peer == job.rank)
+        progress_wait_until(cancel_decided, &r->op);
 }
 
 static void status_of_message(MPI_Status *st, const unexpected_t *u)
