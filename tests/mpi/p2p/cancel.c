@@ -1,7 +1,7 @@
 /* MPI_Cancel and MPI_Test_cancelled. A receive that cannot match is cancelled (Wait
  * completes, Test_cancelled true); a completed receive or a received send is not; a started
- * persistent receive can be cancelled and restarted. A send nobody receives yet (Issend and
- * Isend, small and 1 MiB) may or may not be cancellable, but the outcome must be consistent:
+ * persistent receive can be cancelled and restarted. A send nobody receives yet (Issend,
+ * Isend, Ibsend and a persistent send, small and 1 MiB) may or may not be cancellable, but the outcome must be consistent:
  * if Test_cancelled says so the receiver never gets it, otherwise it does. Around a ring.
  * Sends to self: the cancel is decided within MPI_Cancel, in every send mode. */
 #include "p2p.h"
@@ -171,14 +171,24 @@ int main(int argc, char **argv)
     unsigned char *sb = malloc(BIG), *rb = malloc(BIG);
     CHECK(sb && rb);
     int ncancelled = 0;
-    for (int k = 0; k < 4; k++) {
-        int n = (k & 1) ? BIG : 8, synchronous = k < 2, sentinel = -12345, count = -1;
+    static unsigned char bbuf[BIG + MPI_BSEND_OVERHEAD];
+    for (int k = 0; k < 8; k++) {
+        /* k/2: synchronous, standard, buffered, persistent standard; k odd: 1 MiB */
+        int n = (k & 1) ? BIG : 8, mode = k / 2, sentinel = -12345, count = -1;
         MPI_Request tq, cq;
         p2p_fill(sb, (size_t)n, p2p_seed(rank, (size_t)n, k));
-        if (synchronous)
+        if (mode == 0)
             CHECK_RC(MPI_Issend(sb, n, MPI_BYTE, right, T_SEND, MPI_COMM_WORLD, &sq), MPI_SUCCESS);
-        else
+        else if (mode == 1)
             CHECK_RC(MPI_Isend(sb, n, MPI_BYTE, right, T_SEND, MPI_COMM_WORLD, &sq), MPI_SUCCESS);
+        else if (mode == 2) {
+            CHECK_RC(MPI_Buffer_attach(bbuf, (int)sizeof bbuf), MPI_SUCCESS);
+            CHECK_RC(MPI_Ibsend(sb, n, MPI_BYTE, right, T_SEND, MPI_COMM_WORLD, &sq), MPI_SUCCESS);
+        } else {
+            CHECK_RC(MPI_Send_init(sb, n, MPI_BYTE, right, T_SEND, MPI_COMM_WORLD, &sq),
+                     MPI_SUCCESS);
+            CHECK_RC(MPI_Start(&sq), MPI_SUCCESS);
+        }
         CHECK_RC(MPI_Cancel(&sq), MPI_SUCCESS);
         CHECK_RC(MPI_Isend(&sentinel, 1, MPI_INT, right, T_SEND, MPI_COMM_WORLD, &tq), MPI_SUCCESS);
 
@@ -196,6 +206,13 @@ int main(int argc, char **argv)
         CHECK_RC(MPI_Wait(&sq, &st), MPI_SUCCESS);
         CHECK_RC(MPI_Test_cancelled(&st, &cancelled), MPI_SUCCESS);
         ncancelled += cancelled != 0;
+        if (mode == 2) {
+            void *b;
+            int bs;
+            CHECK_RC(MPI_Buffer_detach(&b, &bs), MPI_SUCCESS);
+        } else if (mode == 3) {
+            CHECK_RC(MPI_Request_free(&sq), MPI_SUCCESS);
+        }
         CHECK_RC(MPI_Isend(&cancelled, 1, MPI_INT, right, T_CTL, MPI_COMM_WORLD, &cq), MPI_SUCCESS);
         CHECK_RC(MPI_Recv(&theirs, 1, MPI_INT, left, T_CTL, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                  MPI_SUCCESS);
@@ -204,7 +221,7 @@ int main(int argc, char **argv)
         CHECK_RC(MPI_Wait(&tq, MPI_STATUS_IGNORE), MPI_SUCCESS);
     }
     if (rank == 0)
-        printf("cancel: %d of 4 sends cancelled on rank 0\n", ncancelled);
+        printf("cancel: %d of 8 sends cancelled on rank 0\n", ncancelled);
 
     /* statuses of receives from MPI_PROC_NULL are not cancelled */
     CHECK_RC(MPI_Recv(buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st), MPI_SUCCESS);
