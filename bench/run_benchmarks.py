@@ -1094,11 +1094,11 @@ def tcp_section(tr, mpis, args):
              "blocking sockets, no framing; sizes from 1 B) and iperf3 (one TCP stream, "
              f"`iperf3 -s -1` on h2, `iperf3 -c 10.0.0.2 -t {max(1, round(IPERF_SECONDS * args.scale))} -J` "
              "on h1; its receiver's rate). raw TCP and iperf3 are server on h2, client on h1.",
-             f"- Measured {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}"
+             f"- Measured {report_date()}"
              f", commit {source_commit()}: **{args.rounds} rounds**, metampi, Open MPI, MPICH, "
              "raw TCP (and iperf3) taking turns within each, in rotating order; **median over "
              f"the rounds**; {args.tcp_elapsed / 60:.1f} minutes; {args.timeout} s timeout per "
-             f"run; other load just before each run: {load}. {first_line(['iperf3', '--version'])}."
+             f"run; other load just before each run: {load}. {iperf_version()}."
              + quick,
              "- A failure here (a program that crashes, hangs, or whose traffic did not cross "
              "the link) is reported in the tables and never changes the runner's exit status.",
@@ -1323,15 +1323,32 @@ def package_version(pkg):
     return first_line(["dpkg-query", "-W", "-f=${Version}", pkg])
 
 
-_COMMIT = []
+# What the report says about the run besides its results (which commit, when, the machine,
+# iperf3's version, how long it took): taken once while measuring and saved with the raw
+# results, so that a report made again from them (--from-results) is the same document.
+CONTEXT = {}
+
+
+def from_context(key, compute):
+    if key not in CONTEXT:
+        CONTEXT[key] = compute()
+    return CONTEXT[key]
 
 
 def source_commit():
     """The commit measured, as it was when the runner started (main() asks first): later the
     runner's own plots make the work tree look modified."""
-    if not _COMMIT:
-        _COMMIT.append(first_line(["git", "-C", HERE, "describe", "--always", "--dirty"]))
-    return _COMMIT[0]
+    return from_context("commit", lambda: first_line(["git", "-C", HERE, "describe", "--always",
+                                                      "--dirty"]))
+
+
+def report_date():
+    return from_context("date", lambda: datetime.datetime.now().astimezone().strftime(
+        "%Y-%m-%d %H:%M %Z"))
+
+
+def iperf_version():
+    return from_context("iperf3", lambda: first_line(["iperf3", "--version"]))
 
 
 def machine_description(build):
@@ -1345,7 +1362,7 @@ def machine_description(build):
     commit = source_commit()
     mpicc = os.path.join(build, "bin", "mpicc")
     return [
-        ("Date", datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")),
+        ("Date", report_date()),
         ("CPU", cpu),
         ("nproc", str(os.cpu_count())),
         ("Kernel", f"{platform.system()} {platform.release()}"),
@@ -1577,7 +1594,7 @@ def coll_section(coll, mpis, args):
              "the collectives it measures. Every size's result is checked exactly once "
              "before it is timed (the barrier: no rank leaves it before the last enters); a "
              "wrong result fails the run.", "",
-             f"- Measured {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}"
+             f"- Measured {report_date()}"
              f", commit {source_commit()}: **{args.coll_rounds} rounds**, the MPIs taking turns "
              f"within each, **median over the rounds**; {args.coll_elapsed / 60:.1f} minutes; "
              f"{args.coll_timeout} s timeout per run; other load just before each run: "
@@ -1885,13 +1902,131 @@ def ratio(a, b):
     return "n/a" if a is None or b is None or b == 0 else f"{a / b:.3g}"
 
 
+# --- raw results --------------------------------------------------------------------------
+#
+# Every run saves what it measured to <work>/results.json (results-coll.json, ... with --only)
+# before it writes the report, and --from-results FILE writes the report and plots from such a
+# file without measuring: the report is a function of the raw results and CONTEXT.
+
+RESULTS_FORMAT = "metampi bench results 1"
+
+
+def to_data(x):
+    """x as JSON data: objects as their attributes, tuples as lists, sets as sorted lists,
+    and a dict whose keys are not all strings as {"__items__": [[key, value], ...]}, so that
+    its keys (sizes, rank counts, tuples) and their order come back as they were."""
+    if isinstance(x, dict):
+        if all(isinstance(k, str) for k in x):
+            return {k: to_data(v) for k, v in x.items()}
+        return {"__items__": [[to_data(k), to_data(v)] for k, v in x.items()]}
+    if isinstance(x, (list, tuple)):
+        return [to_data(v) for v in x]
+    if isinstance(x, (set, frozenset)):
+        return sorted(to_data(v) for v in x)
+    if hasattr(x, "__dict__"):
+        return to_data(vars(x))
+    return x
+
+
+def from_data(x):
+    """The inverse of to_data, but for the types of objects (restore()) and for lists that
+    were tuples or sets (only keys become tuples again)."""
+    def key(k):
+        return tuple(key(v) for v in k) if isinstance(k, list) else k
+    if isinstance(x, dict):
+        if list(x) == ["__items__"]:
+            return {key(from_data(k)): from_data(v) for k, v in x["__items__"]}
+        return {k: from_data(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [from_data(v) for v in x]
+    return x
+
+
+def restore(cls, attrs):
+    obj = cls.__new__(cls)
+    obj.__dict__.update(attrs)
+    return obj
+
+
+def results_path(args):
+    return os.path.join(args.work, f"results-{args.only}.json" if args.only else "results.json")
+
+
+def save_results(path, args, mpis, startup, results, nc, coll, tcp, wan):
+    """The raw results of a run (None for a part it did not measure), its options and
+    CONTEXT."""
+    options = {k: v for k, v in vars(args).items() if k not in
+               ("busy", "coll_busy", "tcp_busy", "idle_budget", "coll_elapsed", "tcp_elapsed")}
+    record = {"format": RESULTS_FORMAT, "settings": options, "context": CONTEXT, "mpis": mpis,
+              "startup": startup,
+              "p2p": None if results is None else {"results": results, "busy": args.busy},
+              "noncontig": nc,
+              "coll": None if coll is None else {"results": coll, "busy": args.coll_busy,
+                                                 "elapsed": args.coll_elapsed},
+              "tcp": None if tcp is None else dict(vars(tcp), busy=args.tcp_busy,
+                                                   elapsed=args.tcp_elapsed),
+              "wan": wan}
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(to_data(record), f, indent=1)
+        f.write("\n")
+
+
+def load_results(path, docs):
+    """(args, mpis, startup, results, nc, coll, tcp, wan) as the run that saved them had them;
+    CONTEXT as it was; args.docs = docs."""
+    from wan import measure as wan_measure
+    with open(path) as f:
+        record = from_data(json.load(f))
+    if record.get("format") != RESULTS_FORMAT:
+        raise SystemExit(f"run_benchmarks.py: {path}: not a results file of this runner "
+                         f"(format {record.get('format')!r}, expected {RESULTS_FORMAT!r})")
+    args = argparse.Namespace(**record["settings"])
+    args.docs = docs
+    args.busy, args.coll_busy, args.tcp_busy = [], [], []
+    CONTEXT.clear()
+    CONTEXT.update(record["context"])
+    mpis = [restore(Mpi, m) for m in record["mpis"]]
+    startup, results, nc, coll, tcp, wan = (None,) * 6
+    if record["startup"] is not None:
+        startup = record["startup"]
+    if record["p2p"] is not None:
+        results = {p: {s: restore(P2pResult, r) for s, r in by.items()}
+                   for p, by in record["p2p"]["results"].items()}
+        args.busy = record["p2p"]["busy"]
+    if record["noncontig"] is not None:
+        nc = {label: {s: restore(NcResult, r) for s, r in by.items()}
+              for label, by in record["noncontig"].items()}
+    if record["coll"] is not None:
+        coll = {np: {c: {s: restore(P2pResult, r) for s, r in by.items()}
+                     for c, by in per_np.items()}
+                for np, per_np in record["coll"]["results"].items()}
+        args.coll_busy, args.coll_elapsed = record["coll"]["busy"], record["coll"]["elapsed"]
+    if record["tcp"] is not None:
+        attrs = dict(record["tcp"])
+        args.tcp_busy, args.tcp_elapsed = attrs.pop("busy"), attrs.pop("elapsed")
+        tcp = restore(TcpRun, attrs)
+        tcp.results = {p: {s: restore(P2pResult, r) for s, r in by.items()}
+                       for p, by in tcp.results.items()}
+        tcp.checks = {p: {s: restore(LinkCheck, c) for s, c in by.items()}
+                      for p, by in tcp.checks.items()}
+    if record["wan"] is not None:
+        wan = restore(wan_measure.WanRun, record["wan"])
+        wan.results = {p: {s: restore(P2pResult, r) for s, r in by.items()}
+                       for p, by in wan.results.items()}
+        wan.checks = {p: {s: restore(LinkCheck, c) for s, c in by.items()}
+                      for p, by in wan.checks.items()}
+        wan.isolated = set(wan.isolated)
+    return args, mpis, startup, results, nc, coll, tcp, wan
+
+
 # --- main ---------------------------------------------------------------------------------
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", required=True, help="metampi build tree (bin/mpicc, bin/mpirun)")
+    ap.add_argument("--build", help="metampi build tree (bin/mpicc, bin/mpirun)")
     ap.add_argument("--docs", required=True, help="where performance.md and perf/ go")
-    ap.add_argument("--work", required=True, help="scratch dir for the benchmark binaries")
+    ap.add_argument("--work", help="scratch dir for the benchmark binaries and the raw results")
     ap.add_argument("--rounds", type=int, default=5, help="point-to-point rounds (default 5)")
     ap.add_argument("--startup-reps", type=int, default=10, help="startup runs per N (10)")
     ap.add_argument("--scale", type=float, default=1.0,
@@ -1920,7 +2055,14 @@ def parse_args():
                          "in the targets table), keeps the rest")
     ap.add_argument("--quick", action="store_true",
                     help="development: 2 rounds, 2 startup runs, iterations x 0.05")
+    ap.add_argument("--from-results", metavar="FILE",
+                    help="measure nothing: write the report and plots (into --docs) from the "
+                         "raw results an earlier run saved (<work>/results*.json), as that run "
+                         "did; the other options are ignored")
     args = ap.parse_args()
+    missing = [o for o, v in (("--build", args.build), ("--work", args.work)) if v is None]
+    if missing and not args.from_results:
+        ap.error("the following arguments are required: " + ", ".join(missing))
     if args.quick:
         args.rounds, args.startup_reps, args.scale, args.wait_idle = 2, 2, 0.05, 0
         args.coll_rounds, args.wan_rounds = 2, 1
@@ -1942,13 +2084,25 @@ def interrupted(signum, _frame):
 def main():
     signal.signal(signal.SIGTERM, interrupted)
     args = parse_args()
+    if args.from_results:
+        args, mpis, startup, results, nc, coll, tcp, wan = load_results(args.from_results,
+                                                                         args.docs)
+    else:
+        args, mpis, startup, results, nc, coll, tcp, wan = measure(args)
+    report_all(args, mpis, startup, results, nc, coll, tcp, wan)
+
+
+def measure(args):
+    """Measures what args ask for, saves the raw results; returns (args, mpis, startup,
+    results, nc, coll, tcp, wan), None for the parts not measured."""
     source_commit()   # before anything is written
     began = time.perf_counter()
     build = os.path.realpath(args.build)
     args.build_dir = build
     mpis = mpis_under_test(build)
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
-    from wan import measure as wan_measure, report as wan_report
+    startup, results, nc, coll, tcp, wan = (None,) * 6
+    from wan import measure as wan_measure
     print("building benchmark programs", flush=True)
     wanted = (list(P2P) if only_tcp else
               list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] if only_wan
@@ -1974,7 +2128,22 @@ def main():
         coll_began = time.perf_counter()
         coll = measure_coll(mpis, args)
         args.coll_elapsed = time.perf_counter() - coll_began
+    report_date()
+    if not args.only:
+        from_context("machine", lambda: machine_description(build))
+        from_context("elapsed", lambda: time.perf_counter() - began)
+    if tcp is not None or wan is not None:
+        iperf_version()
+    save_results(results_path(args), args, mpis, startup, results, nc, coll, tcp, wan)
+    return args, mpis, startup, results, nc, coll, tcp, wan
 
+
+def report_all(args, mpis, startup, results, nc, coll, tcp, wan):
+    """Writes the report and plots of what was measured (the part with --only), prints the
+    targets and failures, and exits: 1 if a program failed outside the sections between
+    hosts and sites."""
+    from wan import measure as wan_measure, report as wan_report
+    only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
     perfdir = os.path.join(args.docs, "perf")
     report = os.path.join(args.docs, "performance.md")
     if only_coll:
@@ -2005,8 +2174,8 @@ def main():
         plot_tcp(tcp, mpis, perfdir, args.max_bytes)
         wan_report.plot(wan, perfdir)
         with open(report, "w") as f:
-            f.write(markdown(startup, results, mpis, machine_description(build), args, verdicts,
-                             time.perf_counter() - began, nc, coll, tcp, wan))
+            f.write(markdown(startup, results, mpis, CONTEXT["machine"], args, verdicts,
+                             CONTEXT["elapsed"], nc, coll, tcp, wan))
         print(f"wrote {report} and {perfdir}/*.png")
 
     for name, (verdict, worst) in verdicts:

@@ -1,6 +1,5 @@
 """The WAN part of docs/performance.md (between WAN_BEGIN and WAN_END), its rows in the
 targets table and its plots (docs/perf/wan_*.png), from a measure.WanRun."""
-import datetime
 import os
 import statistics
 
@@ -453,7 +452,7 @@ def section(wr, mpis, args):
     """The WAN part of the document, between WAN_BEGIN and WAN_END."""
     quick = (" **Development run** (reduced settings): not for publication."
              if args.scale < 1 or args.wan_rounds < 3 else "")
-    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    now = rb.report_date()
     lines = [WAN_BEGIN, "## Between two sites (WAN)", "",
              "Two *emulated sites* joined by an *emulated WAN*, made for this section (and "
              "torn down after it) by `tests/cluster/vcluster.sh --sites 2 --hosts-per-site 4 "
@@ -472,7 +471,7 @@ def section(wr, mpis, args):
              "the contenders taking turns within each in an order rotated every round; "
              f"**median over the rounds** (the latency target's details also give the best "
              f"rounds); {wr.elapsed / 60:.1f} minutes; {args.wan_timeout} s timeout per run; "
-             f"{load_text(wr)}. {rb.first_line(['iperf3', '--version'])}." + quick,
+             f"{load_text(wr)}. {rb.iperf_version()}." + quick,
              "- Iterations are cut to fit a WAN round trip of 10 ms: ping-pong "
              f"`latency {wm.P2P_MAX} {wm.LAT_SCALE * args.scale:g}` (20 round trips per size "
              f"up to 16 KiB at full scale), stream `bandwidth {wm.P2P_MAX} "
