@@ -9,7 +9,7 @@ DESCRIPTION = "metampi benchmarks against Open MPI and MPICH, measured in the sa
 def parse_args():
     ap = argparse.ArgumentParser(description=DESCRIPTION)
     ap.add_argument("--build", help="metampi build tree (bin/mpicc, bin/mpirun)")
-    ap.add_argument("--docs", required=True, help="where performance.md and perf/ go")
+    ap.add_argument("--docs", help="where performance.md and perf/ go")
     ap.add_argument("--work", help="scratch dir for the benchmark binaries and the raw results")
     ap.add_argument("--rounds", type=int, default=5, help="point-to-point rounds (default 5)")
     ap.add_argument("--startup-reps", type=int, default=10, help="startup runs per N (10)")
@@ -44,8 +44,12 @@ def parse_args():
                          "raw results an earlier run saved (<work>/results*.json), as that run "
                          "did; the other options are ignored")
     args = ap.parse_args()
-    missing = [o for o, v in (("--build", args.build), ("--work", args.work)) if v is None]
-    if missing and not args.from_results:
+    # --docs always, --build and --work unless --from-results; named together, as argparse
+    # names the required options it misses
+    missing = [o for o, v in (("--build", args.build), ("--docs", args.docs),
+                              ("--work", args.work))
+               if v is None and (o == "--docs" or not args.from_results)]
+    if missing:
         ap.error("the following arguments are required: " + ", ".join(missing))
     if args.quick:
         args.rounds, args.startup_reps, args.scale, args.wait_idle = 2, 2, 0.05, 0
