@@ -1,8 +1,32 @@
-/* Peers, transports, outgoing queues and frame dispatch of the protocol layer. */
+/*
+ * Peers, transports, outgoing queues and frame dispatch of the protocol layer.
+ *
+ * Checks. Every frame is input from another process, and a corrupted or forged peer controls
+ * all of it (a holder of the job key can open a TCP connection as a rank that has not
+ * connected yet, or inject into a gateway's stream). Nothing in a frame is used before it is
+ * checked, and a frame that fails a check ends the job with one line (proto_bad_frame) that
+ * names the peer, the transport and what was wrong — never a signal:
+ *   - lengths: each kind's exact or smallest length; a CTS asks for no more than the
+ *     message, a DATA frame continues exactly where the received data ends and stays within
+ *     what the receiver asked for (so it never writes outside the receive buffer);
+ *   - ids (sreq, rreq): looked up in the table of live operations (ids.h), never
+ *     dereferenced; the operation must be the sender's own and in a state that takes that
+ *     kind of frame;
+ *   - remote reads: an RTS names an address in its sender's memory, which is read
+ *     (rma_readv) only from that process, into no more than the receive buffer holds; a bad
+ *     address is the kernel's EFAULT, reported as such.
+ *     A peer can thus make this rank read nothing but its own memory, which it could send
+ *     anyway. The layout of a typed RTS is read the same way and checked in full
+ *     (dt_layout_check) before any use.
+ * What changes no memory access is taken as it comes: envelopes, sizes of messages (the
+ * receive is bounded by its buffer), a CANCEL's sreq (the core only compares it).
+ */
+#include "proto/ids.h"
 #include "proto/internal.h"
 
 #include "runtime/job.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,17 +72,60 @@ static size_t env_size(const char *name, size_t dflt)
     return (size_t)n;
 }
 
-_Noreturn void proto_bad_frame(int src, const char *what)
+static int nranks;
+
+static _Noreturn void bad_frame(const transport_t *via, int src, const char *fmt, va_list ap)
 {
-    char msg[256];
-    snprintf(msg, sizeof msg, "internal error: malformed frame from rank %d (%s)", src, what);
+    char what[256], msg[512];
+    vsnprintf(what, sizeof what, fmt, ap);
+    snprintf(msg, sizeof msg,
+             "bad protocol frame from rank %d through %s: %s (the peer's memory is corrupted, "
+             "or its frames are forged)",
+             src, via ? via->name : "no transport", what);
     job_abort(1, msg);
+}
+
+_Noreturn void proto_bad_frame(int src, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bad_frame(src >= 0 && src < nranks ? proto_peers[src].tr : NULL, src, fmt, ap);
+}
+
+static const char *const state_names[] = {
+    [OP_IDLE] = "idle",
+    [OP_SEND_FIRST] = "not sent yet",
+    [OP_WAIT_ACK] = "waiting for ACK",
+    [OP_WAIT_RNDV] = "waiting for CTS or FIN",
+    [OP_STREAM] = "sending DATA",
+    [OP_STREAM_DRAIN] = "sending DATA",
+    [OP_CTRL] = "a control frame",
+    [OP_RECV_STREAM] = "receiving DATA",
+    [OP_DONE] = "done",
+};
+
+const char *proto_state_name(int state)
+{
+    return state >= 0 && state <= OP_DONE ? state_names[state] : "unknown";
+}
+
+proto_op_t *proto_named_op(int src, uint64_t id, const char *kind)
+{
+    char why[160];
+    proto_op_t *op = proto_id_find(id, why, sizeof why);
+    if (!op)
+        proto_bad_frame(src, "%s names operation %#llx, but %s", kind, (unsigned long long)id,
+                        why);
+    if (op->peer != src)
+        proto_bad_frame(src, "%s names operation %#llx, which is one with rank %d", kind,
+                        (unsigned long long)id, op->peer);
+    return op;
 }
 
 static void deliver(int src, const void *frame, size_t len)
 {
     if (len < 1)
-        proto_bad_frame(src, "empty");
+        proto_bad_frame(src, "an empty frame");
     switch (*(const uint8_t *)frame) {
     case F_EAGER:
     case F_EAGER_SYNC:
@@ -78,7 +145,7 @@ static void deliver(int src, const void *frame, size_t len)
         proto_on_sender_reply(src, frame, len);
         break;
     default:
-        proto_bad_frame(src, "unknown kind");
+        proto_bad_frame(src, "unknown frame kind %u", *(const uint8_t *)frame);
     }
 }
 
@@ -88,6 +155,7 @@ int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, i
     b.place = proto_place;
     proto_up = *up;
     proto_my_rank = boot->rank;
+    nranks = boot->size;
     proto_peers = calloc((size_t)boot->size, sizeof *proto_peers);
     active = calloc((size_t)boot->size, sizeof *active);
     if (!proto_peers || !active) {
@@ -169,6 +237,14 @@ void proto_close(void)
             all_transports[i]->close();
     memset(opened, 0, sizeof opened);
     bundling = 0;
+    for (int r = 0; proto_peers && r < nranks; r++) /* left only by a job that ends early */
+        for (proto_op_t *op = proto_peers[r].qhead, *next; op; op = next) {
+            next = op->qnext;
+            if (op->state == OP_CTRL)
+                free(op);
+        }
+    proto_ids_free();
+    nranks = 0;
     free(proto_peers);
     free(active);
     proto_peers = NULL;
@@ -241,6 +317,13 @@ void proto_complete(proto_op_t *op)
         op->finished_early = 1;
         return;
     }
+    proto_finish(op);
+}
+
+void proto_finish(proto_op_t *op)
+{
+    if (op->id)
+        proto_id_close(op);
     op->state = OP_DONE;
     op->done(op);
 }

@@ -74,7 +74,9 @@ struct proto_op {
     int state;
     int cancel_pending;   /* a CANCEL is in flight: completion waits for its reply */
     int finished_early;   /* completion arrived while cancel_pending */
-    uint64_t remote_id;   /* the peer's op id (sreq or rreq) */
+    uint64_t id;          /* this op's wire id while a peer's frame may name it, else 0
+                           * (ids.h) */
+    uint64_t remote_id;   /* the peer's op id (sreq or rreq), echoed, never dereferenced */
     size_t sent;          /* send: bytes of DATA handed to the transport */
     size_t want;          /* send: bytes the receiver asked for in CTS */
     proto_op_t *qnext;    /* in a destination's outgoing queue */
