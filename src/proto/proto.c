@@ -6,6 +6,9 @@
  * connected yet, or inject into a gateway's stream). Nothing in a frame is used before it is
  * checked, and a frame that fails a check ends the job with one line (proto_bad_frame) that
  * names the peer, the transport and what was wrong — never a signal:
+ *   - the source: a frame is taken only from the transport that carries its source rank's
+ *     frames (deliver_from): a TCP connection or a gateway frame that claims a rank of this
+ *     host could otherwise make this rank read that rank's memory wherever it says;
  *   - lengths: each kind's exact or smallest length; a CTS asks for no more than the
  *     message, a DATA frame continues exactly where the received data ends and stays within
  *     what the receiver asked for (so it never writes outside the receive buffer);
@@ -13,8 +16,8 @@
  *     dereferenced; the operation must be the sender's own and in a state that takes that
  *     kind of frame;
  *   - remote reads: an RTS names an address in its sender's memory, which is read
- *     (rma_readv) only from that process, into no more than the receive buffer holds; a bad
- *     address is the kernel's EFAULT, reported as such.
+ *     (rma_readv) only from that process, through the transport that carries it, into no more
+ *     than the receive buffer holds; a bad address is the kernel's EFAULT, reported as such.
  *     A peer can thus make this rank read nothing but its own memory, which it could send
  *     anyway. The layout of a typed RTS is read the same way and checked in full
  *     (dt_layout_check) before any use.
@@ -92,6 +95,14 @@ _Noreturn void proto_bad_frame(int src, const char *fmt, ...)
     bad_frame(src >= 0 && src < nranks ? proto_peers[src].tr : NULL, src, fmt, ap);
 }
 
+static _Noreturn __attribute__((format(printf, 3, 4))) void
+bad_source(const transport_t *via, int src, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bad_frame(via, src, fmt, ap);
+}
+
 static const char *const state_names[] = {
     [OP_IDLE] = "idle",
     [OP_SEND_FIRST] = "not sent yet",
@@ -149,10 +160,55 @@ static void deliver(int src, const void *frame, size_t len)
     }
 }
 
+/* Whether a frame from src that transport t delivers comes the way src's frames come. */
+static void check_source(int t, int src)
+{
+    const transport_t *via = all_transports[t];
+    if (src < 0 || src >= nranks)
+        bad_source(via, src, "the job has %d ranks", nranks);
+    if (proto_peers[src].tr != via)
+        bad_source(via, src, "that rank's frames come through %s",
+                   proto_peers[src].tr ? proto_peers[src].tr->name : "no transport");
+}
+
+/* Each transport delivers through its own entries (deliver_from, place_from), so that a frame
+ * is taken only from the transport that carries its source's frames. */
+static void deliver_from(int t, int src, const void *frame, size_t len)
+{
+    check_source(t, src);
+    deliver(src, frame, len);
+}
+
+static int place_from(int t, int src, const void *head, size_t head_len, size_t body_len,
+                      tr_sink_t *sink)
+{
+    check_source(t, src);
+    return proto_place(src, head, head_len, body_len, sink);
+}
+
+#define ENTRIES_OF_TRANSPORT(t)                                                               \
+    static void deliver_via_##t(int src, const void *frame, size_t len)                       \
+    {                                                                                         \
+        deliver_from(t, src, frame, len);                                                     \
+    }                                                                                         \
+    static int place_via_##t(int src, const void *head, size_t head_len, size_t body_len,     \
+                             tr_sink_t *sink)                                                 \
+    {                                                                                         \
+        return place_from(t, src, head, head_len, body_len, sink);                            \
+    }
+ENTRIES_OF_TRANSPORT(0)
+ENTRIES_OF_TRANSPORT(1)
+ENTRIES_OF_TRANSPORT(2)
+ENTRIES_OF_TRANSPORT(3)
+static const tr_deliver_fn deliver_via[] = { deliver_via_0, deliver_via_1, deliver_via_2,
+                                             deliver_via_3 };
+static const tr_place_fn place_via[] = { place_via_0, place_via_1, place_via_2, place_via_3 };
+_Static_assert(sizeof deliver_via / sizeof *deliver_via == NTRANSPORTS,
+               "one pair of entries per transport");
+
 int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, int errlen)
 {
     tr_boot_t b = *boot_in, *boot = &b;
-    b.place = proto_place;
     proto_up = *up;
     proto_my_rank = boot->rank;
     nranks = boot->size;
@@ -163,7 +219,8 @@ int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, i
         return -1;
     }
     for (int i = 0; i < NTRANSPORTS; i++) {
-        if (all_transports[i]->open(boot, deliver, err, errlen) != 0)
+        b.place = place_via[i];
+        if (all_transports[i]->open(boot, deliver_via[i], err, errlen) != 0)
             return -1;
         opened[i] = 1;
     }

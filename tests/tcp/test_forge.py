@@ -12,6 +12,9 @@ every kind (forge_victim.c).
             which killed rank 0 with SIGBUS when ids were pointers, and an id of the table's
             form whose operation has ended): rank 0 ends the job with one line naming itself,
             the peer and what was wrong — no signal, no hang, nothing left behind.
+  Host      a connection that claims a rank of rank 0's own host (reached through shared
+            memory, never TCP) is dropped at the handshake with one logged line, and the
+            job finishes its work.
 """
 import argparse
 import glob
@@ -163,6 +166,20 @@ class Forge(unittest.TestCase):
         for name, f in cases:
             with self.subTest(frame=name):
                 self.forged_ends_job(name, [f], name)
+
+    def test_same_host_claim(self):
+        """A connection claiming rank 1, which shares rank 0's host, carrying an RTS for the
+        receive rank 0 holds from rank 1 (before: rank 0 read rank 1's memory at the forged
+        address and sent rank 1 a FIN naming a raw pointer)."""
+        rts = struct.pack("<B3xIiiQQQ", F_RTS, 0, 1, 77, 1 << 20, BOGUS, 0x10000)
+        eager = struct.pack("<B3xIii", F_EAGER, 0, 1, 77) + b"x"
+        rc, out, err, dropped = self.run_job(2, 1, [frame(rts), frame(eager, 16)], False)
+        self.assertTrue(dropped, err)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("DONE", out)
+        drops = [l for l in err.splitlines() if "dropped a TCP connection from" in l]
+        self.assertEqual(len(drops), 1, err)
+        self.assertIn("rank 1", drops[0])
 
 
 if __name__ == "__main__":
