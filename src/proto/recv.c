@@ -94,8 +94,10 @@ static int rma_get(proto_op_t *op, const proto_msg_t *m, size_t n)
         if (rcode == TR_RMA_OK) {
             rl = dt_layout_check(blob, (size_t)m->layout_len);
             if (!rl || __builtin_mul_overflow((uint64_t)dt_layout_size(rl), m->count, &want) ||
-                want != m->size)
+                want != m->size) {
+                free(blob);
                 proto_bad_frame(m->peer, "the datatype layout an RTS names is inconsistent");
+            }
             dt_cursor_init(&rc, rl, (uintptr_t)m->remote_addr, (size_t)m->count);
         }
     }
