@@ -73,10 +73,6 @@ void proto_on_sender_reply(int src, const void *frame, size_t len);  /* CTS FIN 
 int proto_send_pending(proto_op_t *op, char *err, int errlen);
 void proto_after_sent(proto_op_t *op);
 
-/* A frame from rank src that breaks the protocol: ends the job with one line naming the
- * peer, the transport the frame came through, and what is wrong (proto.c, "Checks"). */
-_Noreturn void proto_bad_frame(int src, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 /* The live operation that id names in a frame (kind: its name, for the report) from src, and
  * it is src's own; ends the job (proto_bad_frame) otherwise. The caller checks that its
  * state accepts the frame. */

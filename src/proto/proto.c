@@ -21,8 +21,11 @@
  *     A peer can thus make this rank read nothing but its own memory, which it could send
  *     anyway. The layout of a typed RTS is read the same way and checked in full
  *     (dt_layout_check) before any use.
- * What changes no memory access is taken as it comes: envelopes, sizes of messages (the
- * receive is bounded by its buffer), a CANCEL's sreq (the core only compares it).
+ *   - envelopes: the source rank a message names must be the rank that sent it (checked by
+ *     the core when the message matches, once the communicator is known); the size an RTS
+ *     announces fits MPI_Count.
+ * What changes no memory access is taken as it comes: context ids and tags, the sizes of
+ * messages (a receive is bounded by its buffer), a CANCEL's sreq (the core only compares it).
  */
 #include "proto/ids.h"
 #include "proto/internal.h"

@@ -176,6 +176,12 @@ int proto_rma_read(int peer, void *local, const void *remote, size_t bytes, char
 int proto_rma_write(int peer, const void *local, void *remote, size_t bytes, char *err,
                     int errlen);
 
+/* A frame from rank src that breaks the protocol (also a message whose envelope the core
+ * finds wrong): ends the job with one line naming the peer, the transport its frames come
+ * through, and what is wrong (proto.c, "Checks"). */
+_Noreturn void proto_bad_frame(int src, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Largest message sent eagerly to peer (bytes). */
 size_t proto_eager_limit(int peer);
 

@@ -33,6 +33,9 @@ void proto_on_match_frame(int src, const void *frame, size_t len)
         if (len != sizeof r.r && len != sizeof r)
             proto_bad_frame(src, "an RTS of %zu bytes", len);
         memcpy(&r, f, len);
+        if (r.r.size > INT64_MAX) /* MPI counts it in MPI_Count */
+            proto_bad_frame(src, "an RTS for a message of %llu bytes",
+                            (unsigned long long)r.r.size);
         m.size = r.r.size;
         m.remote_id = r.r.sreq;
         m.remote_addr = r.r.addr;

@@ -12,6 +12,7 @@ every kind (forge_victim.c).
             which killed rank 0 with SIGBUS when ids were pointers, and an id of the table's
             form whose operation has ended): rank 0 ends the job with one line naming itself,
             the peer and what was wrong — no signal, no hang, nothing left behind.
+  Source    a message claiming another source rank than its sender's: the same.
   Host      a connection that claims a rank of rank 0's own host (reached through shared
             memory, never TCP) is dropped at the handshake with one logged line, and the
             job finishes its work.
@@ -166,6 +167,13 @@ class Forge(unittest.TestCase):
         for name, f in cases:
             with self.subTest(frame=name):
                 self.forged_ends_job(name, [f], name)
+
+    def test_source(self):
+        """A message whose envelope names another rank as its source, matching the receive
+        rank 0 holds from rank 1 (before: the receive took it as rank 1's)."""
+        eager = struct.pack("<B3xIii", F_EAGER, 0, 1, 77) + b"x"
+        self.forged_ends_job("EAGER", [frame(eager, 16)],
+                             r"MPI_COMM_WORLD names source rank 1 \(world rank 1\)")
 
     def test_same_host_claim(self):
         """A connection claiming rank 1, which shares rank 0's host, carrying an RTS for the
