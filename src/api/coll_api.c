@@ -110,9 +110,9 @@ int coll_check_request(MPI_Comm comm, const MPI_Request *request, const char *fu
     return MPI_SUCCESS;
 }
 
-icoll_sched_t *coll_begin(comm_t *c)
+icoll_sched_t *coll_begin(comm_t *c, comm_stream_t stream)
 {
-    return icoll_sched_new(comm_next_op(c).tag);
+    return icoll_sched_new_op(c, stream);
 }
 
 static int raise_failed(MPI_Comm comm, int rc, const char *func)

@@ -88,7 +88,7 @@ int coll_direct_bcast(comm_t *c, void *buf, size_t count, dtype_t *dt, int root)
     p2p_data_t d = mv_typed(buf, count, dt);
     if (mv_bcast_pair_shm(c, &d) != 0)
         return COLL_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING).tag;
     if (!d.bytes)
         return MPI_SUCCESS;
     comm_t v;
@@ -105,7 +105,7 @@ int coll_direct_gather(comm_t *c, const void *sbuf, size_t scount, dtype_t *styp
 {
     if (!two(c))
         return COLL_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING).tag;
     comm_t v;
     internal_view(&v, c);
     if (c->rank != root) {
@@ -129,7 +129,7 @@ int coll_direct_scatter(comm_t *c, const void *sbuf, size_t scount, dtype_t *sty
 {
     if (!two(c))
         return COLL_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING).tag;
     comm_t v;
     internal_view(&v, c);
     if (c->rank != root) {
@@ -153,7 +153,7 @@ int coll_direct_scatter(comm_t *c, const void *sbuf, size_t scount, dtype_t *sty
 static int exchange(comm_t *c, const p2p_data_t *out, const p2p_data_t *in,
                     const p2p_data_t *from, const p2p_data_t *to)
 {
-    int tag = comm_next_op(c).tag, other = 1 - c->rank;
+    int tag = comm_next_op(c, COMM_BLOCKING).tag, other = 1 - c->rank;
     comm_t v;
     internal_view(&v, c);
     request_t req;

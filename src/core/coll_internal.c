@@ -52,6 +52,7 @@ typedef struct hold {
 
 struct icoll_sched {
     int tag;
+    comm_stream_t stream;
     int error;
     /* A receive or copy into a block too small for its data (MPI_ERR_TRUNCATE) is reported
      * at the end but does not stop the schedule: its other steps (a leader forwarding to
@@ -105,6 +106,19 @@ icoll_sched_t *icoll_sched_new(int tag)
     s->tag = tag;
     s->ins = -1;
     return s;
+}
+
+icoll_sched_t *icoll_sched_new_op(comm_t *c, comm_stream_t stream)
+{
+    icoll_sched_t *s = icoll_sched_new(comm_next_op(c, stream).tag);
+    if (s)
+        s->stream = stream;
+    return s;
+}
+
+comm_stream_t icoll_sched_stream(const icoll_sched_t *s)
+{
+    return s->stream;
 }
 
 void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes)
@@ -650,7 +664,7 @@ void icoll_sched_alltoallv(icoll_sched_t *s, comm_t *c, const void *send, const 
 
 static icoll_sched_t *new_op(comm_t *c)
 {
-    return icoll_sched_new(comm_next_op(c).tag);
+    return icoll_sched_new_op(c, COMM_BLOCKING);
 }
 
 static int run(icoll_sched_t *s)

@@ -7,7 +7,7 @@
  *
  * The blocking icoll_* functions take an intra-communicator (for an inter-communicator, pass
  * its local_comm); each is one collective operation on it, so every member must call them in
- * the same order (tags come from the communicator's operation counter, comm_next_op()).
+ * the same order (tags come from the communicator's blocking stream, comm_next_op()).
  *
  * Schedules. Underneath, every operation is a schedule: a list of entries — sends, receives,
  * local steps (copy, reduce) and callbacks — executed in order by the progress engine. Sends
@@ -54,6 +54,13 @@ typedef void (*icoll_done_fn)(int err, void *arg);
 
 /* A new, empty schedule whose messages carry tag; NULL when out of memory. */
 icoll_sched_t *icoll_sched_new(int tag);
+/* A new, empty schedule for the next operation of stream on c (comm_next_op); NULL when out
+ * of memory. */
+icoll_sched_t *icoll_sched_new_op(comm_t *c, comm_stream_t stream);
+/* The stream of the operation s builds (COMM_BLOCKING unless made by icoll_sched_new_op):
+ * state an algorithm keeps per communicator and orders by operation (shared-memory areas)
+ * is kept per stream. */
+comm_stream_t icoll_sched_stream(const icoll_sched_t *s);
 /* Zeroed memory that lives as long as the schedule (NULL: no memory, recorded as the
  * schedule's error). */
 void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes);

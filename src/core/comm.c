@@ -62,17 +62,15 @@ const char *comm_name(MPI_Comm handle)
     return "communicator";
 }
 
-comm_op_t comm_next_op(comm_t *c)
+comm_op_t comm_next_op(comm_t *c, comm_stream_t stream)
 {
     if (c->coll_tag)
         return (comm_op_t){ c->coll_tag, c->coll_key };
-    uint32_t seq = c->coll_seq++;
-    int tag = (int)(seq & 0x3fffffff);
-    /* an inter-communicator's operations also run over its local_comm: their own tag range
-     * keeps them apart from operations on the local_comm itself */
+    uint32_t seq = c->coll_seq[stream]++;
+    int tag = (int)(seq & 0x1fffffff) | (int)stream << 29;
     if (comm_is_inter(c))
         tag |= 0x40000000;
-    return (comm_op_t){ tag, (c->key << 30) | (seq & 0x0fffffff) };
+    return (comm_op_t){ tag, (c->key << 30) | (uint64_t)stream << 28 | (seq & 0x0fffffff) };
 }
 
 comm_t *comm_new_object(comm_t *parent, group_t *group, group_t *remote)

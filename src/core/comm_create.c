@@ -56,7 +56,7 @@ static int attach_local_comm(comm_t *c, uint32_t ctx)
  * is then broadcast in each local group. One collective operation on c. */
 static int inter_swap(comm_t *c, const void *send, size_t sbytes, void *recv, size_t rbytes)
 {
-    icoll_sched_t *s = icoll_sched_new(comm_next_op(c).tag);
+    icoll_sched_t *s = icoll_sched_new(comm_next_op(c, COMM_BLOCKING).tag);
     if (!s)
         return MPI_ERR_NO_MEM;
     if (c->local_comm->rank == 0) {
@@ -72,7 +72,7 @@ static int inter_swap(comm_t *c, const void *send, size_t sbytes, void *recv, si
  * local_comm's), and the remote group's new recv_ctx. One agreement and one swap on c. */
 static int inter_contexts(comm_t *c, uint32_t ids[2], uint32_t *remote)
 {
-    comm_op_t op = comm_next_op(c);
+    comm_op_t op = comm_next_op(c, COMM_BLOCKING);
     icoll_sched_t *s = icoll_sched_new(op.tag);
     if (!s)
         return MPI_ERR_NO_MEM;
@@ -118,10 +118,12 @@ static void dup_done(int err, void *arg)
     d->done(err, d->arg);
 }
 
-/* The new communicator (not ready) and the schedule that gives it its context. */
-static int dup_begin(comm_t *parent, comm_t **out, icoll_sched_t **sched, dup_state_t **state)
+/* The new communicator (not ready) and the schedule that gives it its context: the next
+ * operation of stream on parent (MPI_Comm_idup's is the nonblocking one). */
+static int dup_begin(comm_t *parent, comm_stream_t stream, comm_t **out, icoll_sched_t **sched,
+                     dup_state_t **state)
 {
-    comm_op_t op = comm_next_op(parent);
+    comm_op_t op = comm_next_op(parent, stream);
     icoll_sched_t *s = icoll_sched_new(op.tag);
     comm_t *c = comm_new_object(parent, parent->group, parent->remote_group);
     dup_state_t *d = s ? icoll_sched_alloc(s, sizeof *d) : NULL;
@@ -162,7 +164,7 @@ int comm_dup(comm_t *parent, comm_t **out)
     comm_t *c;
     icoll_sched_t *s;
     dup_state_t *d;
-    int rc = dup_begin(parent, &c, &s, &d);
+    int rc = dup_begin(parent, COMM_BLOCKING, &c, &s, &d);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = icoll_sched_run(s);
@@ -181,7 +183,7 @@ int comm_idup(comm_t *parent, comm_t **out, void (*done)(int err, void *arg), vo
     comm_t *c;
     icoll_sched_t *s;
     dup_state_t *d;
-    int rc = dup_begin(parent, &c, &s, &d);
+    int rc = dup_begin(parent, COMM_NONBLOCKING, &c, &s, &d);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = comm_publish(c); /* the handle exists at once; lookups fail until it is ready */
@@ -304,7 +306,7 @@ int comm_create_group(comm_t *parent, group_t *group, int tag, comm_t **out)
     t.size = group->size;
     t.refs = 1;
     t.coll_tag = INT_MIN + (tag & 0x3fffffff);
-    t.coll_key = (parent->key << 30) | (1ull << 28) | (uint64_t)(tag & 0x0fffffff);
+    t.coll_key = (parent->key << 30) | (2ull << 28) | (uint64_t)(tag & 0x0fffffff);
     uint32_t ctx;
     int rc = ctxid_agree(&t, 1, &ctx);
     if (rc != MPI_SUCCESS)
@@ -398,7 +400,7 @@ static int split_inter(comm_t *parent, int color, int key, comm_t **out)
     int *rtable = malloc(2 * (size_t)rn * sizeof *rtable);
     int rc = table && rtable ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
-        icoll_sched_t *s = icoll_sched_new(comm_next_op(parent).tag);
+        icoll_sched_t *s = icoll_sched_new(comm_next_op(parent, COMM_BLOCKING).tag);
         if (!s) {
             rc = MPI_ERR_NO_MEM;
         } else {
