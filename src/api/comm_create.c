@@ -34,7 +34,10 @@ static int creation_failed(MPI_Comm comm, int rc, const char *F)
                      rc == MPI_ERR_NO_MEM ? "out of memory for the new communicator"
                      : rc == MPI_ERR_OTHER ? "no context id is free at every member (too many "
                                              "communicators exist)"
-                                           : "internal communication failed");
+                     : rc == MPI_ERR_INTERN ? "the members did not agree on a context id (do "
+                                              "they all call this constructor with the same "
+                                              "group, in the same order?)"
+                                            : "internal communication failed");
 }
 
 /* The result of a construction: the new handle, or MPI_COMM_NULL. */

@@ -6,7 +6,10 @@ static int failed(MPI_Comm comm, int rc, const char *F)
     return err_raise(comm, rc, F, "%s",
                      rc == MPI_ERR_NO_MEM ? "out of memory for the new communicator"
                      : rc == MPI_ERR_OTHER ? "no context id is free at every member"
-                                           : "internal communication failed");
+                     : rc == MPI_ERR_INTERN ? "the members did not agree on a context id (do "
+                                              "they all call this constructor with matching "
+                                              "arguments, in the same order?)"
+                                            : "internal communication failed");
 }
 
 API_EXPORT int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,

@@ -104,8 +104,26 @@ int icoll_sched_failed(const icoll_sched_t *s);
  * local group, exchange between the two leaders, broadcast in each group; the operation
  * must be commutative). */
 void icoll_sched_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root);
+/* scratch: n elements of type the reduction receives into (NULL: allocated from s), so that an
+ * operation appended again and again (context-id agreement rounds) allocates nothing. */
 void icoll_sched_allreduce(icoll_sched_t *s, comm_t *c, void *vals, int n, icoll_type_t type,
-                           icoll_op_t op);
+                           icoll_op_t op, void *scratch);
+
+/* The members of an internal collective: intra-communicator c, or a subgroup of it whose
+ * messages travel on c's internal context addressed by c's ranks (MPI_Comm_create_group:
+ * consecutive calls over different groups with one tag stay apart because a member's rank
+ * in c names it in every call, while its rank in the group may name another process in the
+ * next call). */
+typedef struct icoll_team {
+    comm_t *c;
+    int size, rank;           /* team size, this process's index */
+    const int *ranks;         /* index -> rank in c; NULL: the identity (the whole of c) */
+} icoll_team_t;
+icoll_team_t icoll_team_all(comm_t *c);
+void icoll_sched_bcast_team(icoll_sched_t *s, const icoll_team_t *t, void *buf, size_t bytes,
+                            int root);
+void icoll_sched_allreduce_team(icoll_sched_t *s, const icoll_team_t *t, void *vals, int n,
+                                icoll_type_t type, icoll_op_t op, void *scratch);
 void icoll_sched_allgather(icoll_sched_t *s, comm_t *c, const void *send, size_t bytes,
                            void *recv);
 void icoll_sched_alltoallv(icoll_sched_t *s, comm_t *c, const void *send, const size_t *scounts,

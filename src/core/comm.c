@@ -64,8 +64,6 @@ const char *comm_name(MPI_Comm handle)
 
 comm_op_t comm_next_op(comm_t *c, comm_stream_t stream)
 {
-    if (c->coll_tag)
-        return (comm_op_t){ c->coll_tag, c->coll_key };
     uint32_t seq = c->coll_seq[stream]++;
     int tag = (int)(seq & 0x1fffffff) | (int)stream << 29;
     if (comm_is_inter(c))

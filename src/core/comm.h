@@ -49,8 +49,6 @@ typedef struct comm {
     int user_freed;              /* MPI_Comm_free was called (the handle is gone) */
     uint64_t key;                /* see above: recv_ctx, or both groups' contexts */
     uint32_t coll_seq[2];        /* collective operations started on it, per stream */
-    int coll_tag;                /* nonzero: temporary communicator with one fixed tag */
-    uint64_t coll_key;           /* ... and its agreement key */
     /* state the collective algorithms cache on the communicator (hierarchy, shared-memory
      * areas); coll_cache_free(coll_cache) runs when the communicator is destroyed */
     void *coll_cache;

@@ -296,19 +296,30 @@ static int create_inter(comm_t *parent, group_t *group, comm_t **out)
 
 int comm_create_group(comm_t *parent, group_t *group, int tag, comm_t **out)
 {
-    /* A temporary communicator over group on parent's contexts: its internal operations use
-     * one tag of their own (negative, so never one of parent's own collective operations). */
-    comm_t t = *parent;
-    t.group = group;
-    t.remote_group = NULL;
-    t.local_comm = NULL;
-    t.rank = group->rank;
-    t.size = group->size;
-    t.refs = 1;
-    t.coll_tag = INT_MIN + (tag & 0x3fffffff);
-    t.coll_key = (parent->key << 30) | (2ull << 28) | (uint64_t)(tag & 0x0fffffff);
+    /* The agreement runs over the group's members on parent's internal context, addressed by
+     * their ranks in parent, with a tag of its own (negative: never one of parent's streams)
+     * derived from the user's. Calls with that tag by different, overlapping groups follow
+     * each other at each member in one order (each is collective over its group), so between
+     * two members every message of one call precedes every message of the next and each call
+     * receives exactly what the other sends in it: the non-overtaking rule keeps the calls
+     * apart. (Group ranks would not: the process that is rank 1 of one call's group may be
+     * another than rank 1 of the next, whose early messages then match the first call's
+     * receives — the agreement then never converged.) */
+    int *ranks = malloc((size_t)group->size * sizeof *ranks);
+    int *in_parent = group_rank_map(parent->group); /* a subgroup: checked by the API */
+    if (!ranks || !in_parent) {
+        free(ranks);
+        free(in_parent);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < group->size; i++)
+        ranks[i] = in_parent[group_world_rank(group, i)];
+    free(in_parent);
+    icoll_team_t team = { parent, group->size, group->rank, ranks };
+    uint64_t key = (parent->key << 30) | (2ull << 28) | (uint64_t)(tag & 0x0fffffff);
     uint32_t ctx;
-    int rc = ctxid_agree(&t, 1, &ctx);
+    int rc = ctxid_agree_team(&team, INT_MIN + (tag & 0x3fffffff), key, &ctx);
+    free(ranks);
     if (rc != MPI_SUCCESS)
         return rc;
     group_retain(group);
