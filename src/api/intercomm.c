@@ -1,8 +1,12 @@
 /* Inter-communicator constructors (MPI-3.1 §6.6.2). Objects: core/comm_create.c. */
 #include "api/api.h"
+#include "core/match.h"
 
 static int failed(MPI_Comm comm, int rc, const char *F)
 {
+    if (rc == MPI_ERR_NOT_SAME)
+        return err_raise(comm, rc, F, "the members called collective operations in different "
+                                      "orders: %s", match_last_clash());
     return err_raise(comm, rc, F, "%s",
                      rc == MPI_ERR_NO_MEM ? "out of memory for the new communicator"
                      : rc == MPI_ERR_OTHER ? "no context id is free at every member"

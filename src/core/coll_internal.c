@@ -108,9 +108,9 @@ icoll_sched_t *icoll_sched_new(int tag)
     return s;
 }
 
-icoll_sched_t *icoll_sched_new_op(comm_t *c, comm_stream_t stream)
+icoll_sched_t *icoll_sched_new_op(comm_t *c, comm_stream_t stream, comm_op_kind_t kind)
 {
-    icoll_sched_t *s = icoll_sched_new(comm_next_op(c, stream).tag);
+    icoll_sched_t *s = icoll_sched_new(comm_next_op(c, stream, kind).tag);
     if (s)
         s->stream = stream;
     return s;
@@ -712,7 +712,7 @@ void icoll_sched_alltoallv(icoll_sched_t *s, comm_t *c, const void *send, const 
 
 static icoll_sched_t *new_op(comm_t *c)
 {
-    return icoll_sched_new_op(c, COMM_BLOCKING);
+    return icoll_sched_new_op(c, COMM_BLOCKING, COMM_OP_INTERNAL);
 }
 
 static int run(icoll_sched_t *s)

@@ -54,9 +54,9 @@ typedef void (*icoll_done_fn)(int err, void *arg);
 
 /* A new, empty schedule whose messages carry tag; NULL when out of memory. */
 icoll_sched_t *icoll_sched_new(int tag);
-/* A new, empty schedule for the next operation of stream on c (comm_next_op); NULL when out
- * of memory. */
-icoll_sched_t *icoll_sched_new_op(comm_t *c, comm_stream_t stream);
+/* A new, empty schedule for the next operation of stream on c, of kind (comm_next_op); NULL
+ * when out of memory. */
+icoll_sched_t *icoll_sched_new_op(comm_t *c, comm_stream_t stream, comm_op_kind_t kind);
 /* The stream of the operation s builds (COMM_BLOCKING unless made by icoll_sched_new_op):
  * state an algorithm keeps per communicator and orders by operation (shared-memory areas)
  * is kept per stream. */

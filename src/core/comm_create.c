@@ -56,7 +56,7 @@ static int attach_local_comm(comm_t *c, uint32_t ctx)
  * is then broadcast in each local group. One collective operation on c. */
 static int inter_swap(comm_t *c, const void *send, size_t sbytes, void *recv, size_t rbytes)
 {
-    icoll_sched_t *s = icoll_sched_new(comm_next_op(c, COMM_BLOCKING).tag);
+    icoll_sched_t *s = icoll_sched_new_op(c, COMM_BLOCKING, COMM_OP_INTERNAL);
     if (!s)
         return MPI_ERR_NO_MEM;
     if (c->local_comm->rank == 0) {
@@ -72,7 +72,7 @@ static int inter_swap(comm_t *c, const void *send, size_t sbytes, void *recv, si
  * local_comm's), and the remote group's new recv_ctx. One agreement and one swap on c. */
 static int inter_contexts(comm_t *c, uint32_t ids[2], uint32_t *remote)
 {
-    comm_op_t op = comm_next_op(c, COMM_BLOCKING);
+    comm_op_t op = comm_next_op(c, COMM_BLOCKING, COMM_OP_INTERNAL);
     icoll_sched_t *s = icoll_sched_new(op.tag);
     if (!s)
         return MPI_ERR_NO_MEM;
@@ -123,7 +123,7 @@ static void dup_done(int err, void *arg)
 static int dup_begin(comm_t *parent, comm_stream_t stream, comm_t **out, icoll_sched_t **sched,
                      dup_state_t **state)
 {
-    comm_op_t op = comm_next_op(parent, stream);
+    comm_op_t op = comm_next_op(parent, stream, COMM_OP_INTERNAL);
     icoll_sched_t *s = icoll_sched_new(op.tag);
     comm_t *c = comm_new_object(parent, parent->group, parent->remote_group);
     dup_state_t *d = s ? icoll_sched_alloc(s, sizeof *d) : NULL;
@@ -411,7 +411,7 @@ static int split_inter(comm_t *parent, int color, int key, comm_t **out)
     int *rtable = malloc(2 * (size_t)rn * sizeof *rtable);
     int rc = table && rtable ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
-        icoll_sched_t *s = icoll_sched_new(comm_next_op(parent, COMM_BLOCKING).tag);
+        icoll_sched_t *s = icoll_sched_new_op(parent, COMM_BLOCKING, COMM_OP_INTERNAL);
         if (!s) {
             rc = MPI_ERR_NO_MEM;
         } else {

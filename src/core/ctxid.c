@@ -244,7 +244,7 @@ void ctxid_sched_agree(icoll_sched_t *s, comm_t *c, int n, uint64_t key, uint32_
 
 int ctxid_agree(comm_t *c, int n, uint32_t *ctx)
 {
-    comm_op_t op = comm_next_op(c, COMM_BLOCKING);
+    comm_op_t op = comm_next_op(c, COMM_BLOCKING, COMM_OP_INTERNAL);
     icoll_sched_t *s = icoll_sched_new(op.tag);
     if (!s)
         return MPI_ERR_NO_MEM;
