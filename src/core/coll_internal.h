@@ -13,8 +13,9 @@
  * local steps (copy, reduce) and callbacks — executed in order by the progress engine. Sends
  * and receives that follow each other are started together; a local step or callback runs
  * when everything before it has completed. A callback may insert further entries right
- * after itself (this is how context-id agreement loops), or ask to be called again later
- * (ICOLL_AGAIN). All messages of one schedule carry one tag; within a schedule the messages
+ * after itself (this is how context-id agreement loops: the finished entries are dropped at a
+ * callback once they outnumber the rest, so a looping schedule stays bounded), or ask to be
+ * called again later (ICOLL_AGAIN). All messages of one schedule carry one tag; within a schedule the messages
  * between two processes are sent and received in the same order, so one tag suffices, and
  * concurrent schedules on one communicator have distinct tags.
  */
