@@ -139,7 +139,6 @@ static int round_start(icoll_sched_t *s, void *arg)
  * process held then has ended (claims always end: ctxid.h), rather than spinning rounds. */
 static int claims_moved(icoll_sched_t *s, void *arg)
 {
-    (void)s;
     agree_t *a = arg;
     if (a->hid && claims_gen == a->hid_gen)
         return ICOLL_AGAIN;
