@@ -20,6 +20,10 @@ their gateways on free ports of 127.0.0.1:
                    kernel does not have ends at once with one line;
   neighbor_split   a neighbourhood exchange sends one WAN frame per site pair and call, which
                    the other site's gateway splits (a MULTI per call: METAMPI_GW_STATS);
+  slow_rank        a rank outside MPI for 3 s behind a 16 MiB flood of small messages from the
+                   other site, whose ranks meanwhile keep sending small messages to the other
+                   rank of its site: those arrive within a second (the slow rank holds up
+                   only its own traffic), the gateways stay up, the flood arrives in order;
   windows          windows of 64 messages of 8 and 16 KiB, each answered by an ack: no
                    window waits for the gateway's loop timer (100 ms) to send its last batch;
   usage            the daemon's own command-line and key errors.
@@ -39,7 +43,7 @@ import tempfile
 import time
 import unittest
 
-MPIRUN = PROG = FLOOD = WINDOW = NEIGHBOR = GATEWAY = VCLUSTER = WANEMU = None
+MPIRUN = PROG = FLOOD = WINDOW = NEIGHBOR = SLOWRANK = GATEWAY = VCLUSTER = WANEMU = None
 CHALLENGE_LEN, HELLO_LEN = 24, 68
 
 
@@ -315,6 +319,24 @@ class Local(unittest.TestCase):
             self.assertLess(t, 2.0, "60 windows of %d B took %.2f s" % (n, t))
         self.assert_clean()
 
+    def test_slow_rank(self):
+        # Before, the frames for the sleeping rank held up every frame behind them at the
+        # receiving gateway (its reorder window filled), so the trickle to the other rank
+        # waited the whole 3 s, or the gateway ended the job ("WAN frame N out of order").
+        # Now the frames for it wait at the sending gateway (parked: it had no credit left).
+        env = dict(os.environ, METAMPI_GW_STATS="1")
+        r = subprocess.run([MPIRUN, "--bind-to", "none", "--metacomputer", self.desc, "-n", "4",
+                            SLOWRANK, "2", "1.0"], capture_output=True, text=True, timeout=80,
+                           env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"slowrank ok [0-9.]+")
+        self.assertEqual(mpirun_lines(r.stderr), [])
+        parked = re.search(r"site=alpha to=beta .* parked=(\d+) credits_in=(\d+)", r.stderr)
+        self.assertTrue(parked, r.stderr)
+        self.assertGreater(int(parked.group(1)), 0, r.stderr)
+        self.assertGreater(int(parked.group(2)), 0, r.stderr)
+        self.assert_clean()
+
     def test_usage(self):
         r = subprocess.run([GATEWAY, "--site", "0"], capture_output=True, text=True, timeout=10)
         self.assertEqual(r.returncode, 2)
@@ -400,7 +422,7 @@ class Wan(unittest.TestCase):
 
 
 def main():
-    global MPIRUN, PROG, FLOOD, WINDOW, NEIGHBOR, GATEWAY, VCLUSTER, WANEMU
+    global MPIRUN, PROG, FLOOD, WINDOW, NEIGHBOR, SLOWRANK, GATEWAY, VCLUSTER, WANEMU
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog", required=True)
@@ -408,11 +430,12 @@ def main():
     ap.add_argument("--flood")
     ap.add_argument("--window")
     ap.add_argument("--neighbor")
+    ap.add_argument("--slowrank")
     ap.add_argument("--vcluster")
     ap.add_argument("--wanemu")
     args, rest = ap.parse_known_args()
     MPIRUN, PROG, FLOOD, GATEWAY = args.mpirun, args.prog, args.flood, args.gateway
-    WINDOW, NEIGHBOR = args.window, args.neighbor
+    WINDOW, NEIGHBOR, SLOWRANK = args.window, args.neighbor, args.slowrank
     VCLUSTER, WANEMU = args.vcluster, args.wanemu
     r = unittest.main(argv=[sys.argv[0]] + rest, exit=False).result
     if r.skipped and not r.failures and not r.errors and r.testsRun == len(r.skipped):

@@ -18,7 +18,10 @@
  * holds.
  *
  * Flow control: one queue for all remote peers; send() refuses (0) while it holds
- * QUEUE_COPIED_MAX copied or QUEUE_BORROWED_MAX borrowed bytes.
+ * QUEUE_COPIED_MAX copied or QUEUE_BORROWED_MAX borrowed bytes, and refuses frames for a
+ * peer between the gateway's STOP for it and its GO (wire.h): the frames the gateway holds
+ * for a peer that does not read pass a bound (tools/gateway/link.h), so the protocol keeps
+ * the sends to that peer queued, and this rank's traffic to every other peer goes on.
  *
  * Groups (transport.h): while a group is open, a frame of at most GW_MULTI_ITEM_MAX bytes
  * (header included) is copied into its site's *stage* instead of the queue; a stage is
@@ -86,6 +89,8 @@ static struct {
     unsigned char **stage;         /* per site: GW_FRAME_HDR + GW_MULTI_MAX bytes, or NULL */
     size_t *staged;                /* per site: the inner frames' bytes in it */
     int *staged_n;                 /* per site: how many */
+    unsigned char *stopped;        /* per rank: the gateway said STOP and not yet GO */
+    tr_deliver_fn deliver;         /* the protocol's */
 } g = { .fd = -1 };
 
 static long long now_ms(void)
@@ -95,15 +100,27 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A frame from the gateway, header first: STOP and GO are ours, the rest the protocol's. */
+static void deliver_frame(int src, const void *frame, size_t len)
+{
+    const unsigned char *f = frame;
+    uint8_t kind = gw_frame_kind(f);
+    if (kind == GW_KIND_STOP || kind == GW_KIND_GO)
+        g.stopped[src] = kind == GW_KIND_STOP;
+    else
+        g.deliver(src, f + GW_FRAME_HDR, len - GW_FRAME_HDR);
+}
+
 static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
 {
     g.rank = boot->rank;
     g.size = boot->size;
     g.usize = (uint32_t)boot->size;
-    g.rx_ops = (tcp_rx_ops_t){ .deliver = deliver, .place = boot->place,
+    g.deliver = deliver;
+    g.rx_ops = (tcp_rx_ops_t){ .deliver = deliver_frame, .place = boot->place,
                                .place_min = PLACE_MIN, .max_frame = MAX_FRAME,
                                .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_frame_parse_rx,
-                               .hdr_ctx = &g.usize };
+                               .hdr_ctx = &g.usize, .with_header = 1 };
     if (sites_count() < 2)
         return 0;
     g.site = sites_of(g.rank);
@@ -130,7 +147,9 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
     g.stage = calloc((size_t)ns, sizeof *g.stage);
     g.staged = calloc((size_t)ns, sizeof *g.staged);
     g.staged_n = calloc((size_t)ns, sizeof *g.staged_n);
-    if (tcp_rx_init(&g.rx, RX_BUFFER) != 0 || !g.stage || !g.staged || !g.staged_n) {
+    g.stopped = calloc((size_t)g.size, 1);
+    if (tcp_rx_init(&g.rx, RX_BUFFER) != 0 || !g.stage || !g.staged || !g.staged_n ||
+        !g.stopped) {
         snprintf(err, (size_t)errlen, "out of memory for the gateway connection");
         return -1;
     }
@@ -384,7 +403,7 @@ static int gw_group_end(char *err, int errlen)
 static int gw_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
                    char *err, int errlen)
 {
-    if (full())
+    if (full() || g.stopped[dst])
         return 0;
     size_t len = pk ? pk->len : 0;
     for (int i = 0; i < iovcnt; i++)
@@ -409,7 +428,7 @@ static int gw_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer
 static int gw_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent)(void *ctx),
                       void *ctx, char *err, int errlen)
 {
-    if (full())
+    if (full() || g.stopped[dst])
         return 0;
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
@@ -520,6 +539,7 @@ static void gw_close(void)
     free(g.stage);
     free(g.staged);
     free(g.staged_n);
+    free(g.stopped);
     memset(&g, 0, sizeof g);
     g.fd = -1;
 }

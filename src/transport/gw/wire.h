@@ -30,6 +30,10 @@
  * GW_MULTI_MAX bytes in all. The gateway sends them on as one BATCH of their own, which the
  * other site's gateway splits as any batch: frames a rank sent as one group (the transport's
  * group_begin/group_end) cross the WAN as one frame.
+ Kinds STOP and GO (gateway -> rank only; len 0, dst the rank told, src the rank it is
+ * about): stop sending to rank src / send to it again. A gateway says STOP when the frames
+ * for src that wait for its credit (below) pass a bound, so that a rank that stays outside
+ * MPI holds up only the frames for itself (tools/gateway/link.h, "Flow control").
  *
  * WAN frames, on each of a link's TCP streams (GW_WAN_HDR bytes of header, then len):
  *   u32 len | u8 kind | u8 flags | u16 0 | u32 raw_len | u32 src | u64 seq
@@ -38,7 +42,10 @@
  *          the rank frame's header): a large frame is cut into pieces with consecutive
  *          sequence numbers, sent on several streams, put together again at the receiver;
  *   BEAT   a heartbeat on an idle stream (no body, seq 0);
- *   BYE    the sending gateway ends the link on purpose (no body, seq 0).
+ *   BYE    the sending gateway ends the link on purpose (no body, seq 0);
+ *   CREDIT (seq 0, src 0, never compressed) u32 rank | u32 bytes entries: the receiving
+ *          gateway has written that many more bytes of rank frames from this link to that
+ *          rank of its site; the sender may send that much more to it (link.h).
  * seq numbers the BATCH and PIECE frames of one direction of a link from 0, in the order the
  * sending gateway made them; the receiver forwards them in that order, whichever stream
  * brought them. flags GW_WAN_Z: the body is zstd-compressed, raw_len its size when
@@ -65,11 +72,15 @@ enum {
     GW_WAN_MAX = (4 << 20) + 4096,      /* the largest WAN frame body, and decompressed */
     GW_MULTI_ITEM_MAX = 64 << 10,       /* an inner frame of a MULTI, header included */
     GW_MULTI_MAX = 256 << 10,           /* a MULTI's body: one batch of the gateway's */
+    GW_CREDIT_ENTRY = 8,                /* rank, bytes */
+    GW_CREDIT_MAX = 8192 * GW_CREDIT_ENTRY, /* a CREDIT frame's body at most */
 };
 
 enum { GW_ROLE_RANK = 1, GW_ROLE_LINK = 2 };
-enum { GW_KIND_FRAME = TCP_KIND_FRAME, GW_KIND_BYE = TCP_KIND_BYE, GW_KIND_MULTI = 2 };
-enum { GW_WAN_BYE = TCP_KIND_BYE, GW_WAN_BATCH = 2, GW_WAN_PIECE = 3, GW_WAN_BEAT = 4 };
+enum { GW_KIND_FRAME = TCP_KIND_FRAME, GW_KIND_BYE = TCP_KIND_BYE, GW_KIND_MULTI = 2,
+       GW_KIND_STOP = 3, GW_KIND_GO = 4 };
+enum { GW_WAN_BYE = TCP_KIND_BYE, GW_WAN_BATCH = 2, GW_WAN_PIECE = 3, GW_WAN_BEAT = 4,
+       GW_WAN_CREDIT = 5 };
 enum { GW_WAN_Z = 1 };
 
 typedef struct gw_hello {
@@ -117,12 +128,15 @@ const char *gw_welcome_parse(const unsigned char in[GW_WELCOME_LEN], const auth_
                              const unsigned char na[AUTH_NONCE], uint32_t expect);
 
 void gw_frame_encode(unsigned char out[GW_FRAME_HDR], const gw_frame_t *f);
+/* The kind of a rank frame whose header a parser has accepted. */
+uint8_t gw_frame_kind(const unsigned char in[GW_FRAME_HDR]);
 /* NULL when in is a valid rank frame header for frames of at most max_len bytes between
  * ranks below size (fills *f), else what is wrong with it. */
 const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
                            uint32_t size, gw_frame_t *f);
-/* The same as a frame reader's header parser (tcp/rx.h): ctx points to the job size (a
- * uint32_t); h->src is the frame's source rank. */
+/* The rank's parser of what its gateway sends, as a frame reader's header parser (tcp/rx.h):
+ * as gw_frame_parse, and STOP and GO too; ctx points to the job size (a uint32_t); h->src is
+ * the frame's source rank (for STOP and GO, the rank they are about). */
 const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
                               const void *ctx);
 /* The gateway's parser of what its ranks send: as gw_frame_parse, and MULTI frames too. */
