@@ -163,7 +163,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t sz)
         memset(buf, 0, sizeof buf);
         memcpy(buf, in, n < sizeof buf ? n : sizeof buf);
         gw_hello_t h;
-        if (!gw_hello_parse(buf, &key, na, &h) && h.role != GW_ROLE_RANK &&
+        const gw_keys_t keys = { key, key };
+        if (!gw_hello_parse(buf, &keys, na, &h) && h.role != GW_ROLE_RANK &&
             h.role != GW_ROLE_LINK)
             abort();
         gw_welcome_parse(buf, &key, nc, na, 1);

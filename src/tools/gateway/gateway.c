@@ -66,7 +66,7 @@ typedef struct sref {
 
 static struct {
     const gw_config_t *c;
-    auth_key_t key;
+    gw_keys_t keys;                 /* derived from the job key (runtime/auth.h) */
     ev_loop_t loop;
     int lfd, sigfd;
     uint32_t size;
@@ -636,7 +636,7 @@ static int write_all(int fd, const void *p, size_t n)
 static void accepted_hello(hs_t *h)
 {
     gw_hello_t m;
-    const char *bad = gw_hello_parse(h->in, &g.key, h->na, &m);
+    const char *bad = gw_hello_parse(h->in, &g.keys, h->na, &m);
     if (bad) {
         hs_drop(h, bad);
         return;
@@ -653,7 +653,7 @@ static void accepted_hello(hs_t *h)
             return;
         }
         unsigned char w[GW_WELCOME_LEN];
-        gw_welcome_encode(w, &g.key, (uint32_t)my_site(), m.nonce, h->na);
+        gw_welcome_encode(w, &g.keys.rank, (uint32_t)my_site(), m.nonce, h->na);
         if (write_all(fd, w, sizeof w) != 0 || tcp_rx_init(&r->rx, RANK_RX) != 0) {
             hs_free(h, 1);
             return;
@@ -677,7 +677,7 @@ static void accepted_hello(hs_t *h)
         return;
     }
     unsigned char w[GW_WELCOME_LEN];
-    gw_welcome_encode(w, &g.key, (uint32_t)my_site(), m.nonce, h->na);
+    gw_welcome_encode(w, &g.keys.link, (uint32_t)my_site(), m.nonce, h->na);
     if (write_all(fd, w, sizeof w) != 0) {
         hs_free(h, 1);
         return;
@@ -746,7 +746,7 @@ static void on_hs(void *arg, int fd, short revents)
         if (auth_nonce(h->nc) != 0)
             fail("no randomness for a nonce");
         unsigned char hello[GW_HELLO_LEN];
-        gw_hello_encode(hello, &g.key, GW_ROLE_LINK,
+        gw_hello_encode(hello, &g.keys.link, GW_ROLE_LINK,
                         (uint32_t)my_site() | (uint32_t)g.c->nsites << 16,
                         (uint32_t)h->stream | (uint32_t)g.c->streams << 16, h->na, h->nc);
         if (write_all(h->fd, hello, sizeof hello) != 0) {
@@ -763,7 +763,8 @@ static void on_hs(void *arg, int fd, short revents)
         if (rc < 0)
             fail("cannot open %s: the other gateway closed it during the handshake (%s)",
                  link_text(h->site), "does it have the same job key?");
-        const char *bad = gw_welcome_parse(h->in, &g.key, h->nc, h->na, (uint32_t)h->site);
+        const char *bad = gw_welcome_parse(h->in, &g.keys.link, h->nc, h->na,
+                                           (uint32_t)h->site);
         if (bad)
             fail("cannot open %s: %s", link_text(h->site), bad);
         int site = h->site, stream = h->stream, sfd = h->fd;
@@ -1035,7 +1036,11 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
     memset(&g, 0, sizeof g);
     g.t_start = now_ms();
     g.c = c;
-    g.key = *key;
+    auth_key_t ranks;
+    if (auth_derive(key, AUTH_RANKS, &ranks) != 0 ||
+        auth_derive(&ranks, AUTH_RANK_GATEWAY, &g.keys.rank) != 0 ||
+        auth_derive(key, AUTH_GATEWAY_LINK, &g.keys.link) != 0)
+        fail("cannot derive its keys from the job key (libcrypto)");
     g.size = (uint32_t)c->size;
     signal(SIGPIPE, SIG_IGN);
     sigset_t set;

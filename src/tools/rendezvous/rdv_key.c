@@ -11,13 +11,13 @@
 int rdv_key_load(const char *path, auth_key_t *k, char *err, size_t errlen)
 {
     if (!path) {
-        const char *hex = getenv(RDV_KEY_ENV);
-        if (!hex) {
+        int rc = auth_key_take_env(RDV_KEY_ENV, k); /* no child of ours inherits it */
+        if (rc == 0) {
             snprintf(err, errlen, "no job key: give --key-file FILE or set %s (make a key "
                      "file with metampi-rendezvous --make-key FILE)", RDV_KEY_ENV);
             return -1;
         }
-        if (auth_key_from_hex(hex, k) != 0) {
+        if (rc < 0) {
             snprintf(err, errlen, "%s is not a job key (expected %d hex digits)", RDV_KEY_ENV,
                      AUTH_KEY_HEX);
             return -1;

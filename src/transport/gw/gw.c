@@ -10,7 +10,8 @@
  * One connection to our site's gateway carries the frames of every peer at another site, in
  * both directions; each frame's header names its destination and source ranks (wire.h).
  * It is opened in connect() (MPI_Init), retried while the gateway is still starting, and
- * authenticated with the job key (METAMPI_JOB_KEY, role RANK). Sending and receiving reuse
+ * authenticated with the key for rank-gateway connections, derived from the ranks' key
+ * (runtime/auth.h, runtime/rank_key.h). Sending and receiving reuse
  * the TCP transport's stream code: framed queues with zero-copy sends (tcp/outq.h) and the
  * frame reader with placement of large bodies (tcp/rx.h). Invariant: frames leave in the
  * order send() took them, on one connection, and the gateways keep the order per (source,
@@ -41,6 +42,7 @@
 #include "transport/transport.h"
 
 #include "runtime/job.h"
+#include "runtime/rank_key.h"
 #include "runtime/sites.h"
 
 #include <arpa/inet.h>
@@ -137,10 +139,14 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
         return -1;
     }
     snprintf(g.gw_text, sizeof g.gw_text, "%s", val);
-    const char *hex = getenv("METAMPI_JOB_KEY");
-    if (!hex || auth_key_from_hex(hex, &g.key) != 0) {
-        snprintf(err, (size_t)errlen, "gateway mode needs the job key in METAMPI_JOB_KEY "
-                 "(%d hex digits), which our mpirun sets", AUTH_KEY_HEX);
+    auth_key_t ranks;
+    if (!rank_key_get(&ranks)) {
+        snprintf(err, (size_t)errlen, "gateway mode needs the ranks' key in %s (%d hex "
+                 "digits), which our mpirun sets", RANK_KEY_ENV, AUTH_KEY_HEX);
+        return -1;
+    }
+    if (auth_derive(&ranks, AUTH_RANK_GATEWAY, &g.key) != 0) {
+        snprintf(err, (size_t)errlen, "cannot derive the key for the gateway (libcrypto)");
         return -1;
     }
     int ns = sites_count();

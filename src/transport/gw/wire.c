@@ -40,7 +40,7 @@ void gw_hello_encode(unsigned char out[GW_HELLO_LEN], const auth_key_t *k, uint3
     auth_mac(k, label ? label : "gw-none", na, nc, pair(a, b), out + 20 + AUTH_NONCE);
 }
 
-const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const auth_key_t *k,
+const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const gw_keys_t *k,
                            const unsigned char na[AUTH_NONCE], gw_hello_t *h)
 {
     if (memcmp(in, MAGIC_HELLO, 8) != 0)
@@ -53,7 +53,8 @@ const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const auth_key_
     const char *label = role_label(h->role);
     if (!label)
         return "hello of an unknown role";
-    if (!auth_check(k, label, na, h->nonce, pair(h->a, h->b), h->mac))
+    const auth_key_t *key = h->role == GW_ROLE_RANK ? &k->rank : &k->link;
+    if (!auth_check(key, label, na, h->nonce, pair(h->a, h->b), h->mac))
         return "wrong job key";
     return NULL;
 }

@@ -7,17 +7,19 @@
  * Handshake (runtime/auth.h has the argument): the gateway accepts and speaks first.
  *   gateway   -> connector  CHALLENGE  as the TCP transport's (tcp/wire.h): "MMPItcp1", Na
  *   connector -> gateway    HELLO      magic "MMPIgwhl", role u32, a u32, b u32, Nc[16],
- *                                      mac = auth_mac(key, label(role), Na, Nc, a | b<<32)
- *                                                                                    68 bytes
+ *                                      mac = auth_mac(key(role), label(role), Na, Nc,
+ *                                                     a | b<<32)                     68 bytes
  *        role RANK ("gw-rank"): a = the rank, b = the job size
  *        role LINK ("gw-link"): a = the connecting gateway's site | sites << 16,
  *                               b = the stream's index | streams << 16
  *   gateway   -> connector  WELCOME    magic "MMPIgwwl", verdict u32 (0), site u32,
- *                                      mac = auth_mac(key, "gw-acc", Nc, Na,
+ *                                      mac = auth_mac(key(role), "gw-acc", Nc, Na,
  *                                                     site | verdict<<32)            48 bytes
- * The labels differ from the TCP transport's ("tcp-c", "tcp-a"), so a proof made for one
- * kind of connection is worth nothing on another. The gateway reads exactly one HELLO and
- * nothing else before it has verified it.
+ * key(RANK) is the rank-gateway key, derived from the ranks' key; key(LINK) the gateway-
+ * gateway key, derived from the job key (auth.h): a rank cannot open a WAN stream, and no
+ * proof of another kind of connection (the TCP transport's, the rendezvous') is worth
+ * anything here; the labels differ as well ("tcp-c", "tcp-a"). The gateway reads exactly one
+ * HELLO and nothing else before it has verified it.
  *
  * Rank <-> gateway frames (GW_FRAME_HDR bytes of header, then len bytes):
  *   u32 len | u8 head_len | u8 kind | u16 0 | u32 dst | u32 src
@@ -93,6 +95,12 @@ typedef struct gw_welcome {
     uint32_t verdict, site;
 } gw_welcome_t;
 
+/* The keys a gateway proves: one per role of the connector. */
+typedef struct gw_keys {
+    auth_key_t rank;             /* auth.h: AUTH_RANK_GATEWAY */
+    auth_key_t link;             /* AUTH_GATEWAY_LINK */
+} gw_keys_t;
+
 /* A rank frame's header. */
 typedef struct gw_frame {
     uint32_t len;
@@ -111,12 +119,14 @@ typedef struct gw_wan {
  * gateway's --gateways entries): 0, or -1 when s is not one. */
 int gw_addr_parse(const char *s, struct sockaddr_in *a);
 
+/* k: the key of the role (gw_keys_t). */
 void gw_hello_encode(unsigned char out[GW_HELLO_LEN], const auth_key_t *k, uint32_t role,
                      uint32_t a, uint32_t b, const unsigned char na[AUTH_NONCE],
                      const unsigned char nc[AUTH_NONCE]);
-/* NULL when in is a HELLO of a known role proving the key for challenge nonce na (fills *h),
- * else what is wrong with it. Whether a and b make sense is the caller's to check. */
-const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const auth_key_t *k,
+/* NULL when in is a HELLO of a known role proving that role's key for challenge nonce na
+ * (fills *h), else what is wrong with it. Whether a and b make sense is the caller's to
+ * check. */
+const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const gw_keys_t *k,
                            const unsigned char na[AUTH_NONCE], gw_hello_t *h);
 
 void gw_welcome_encode(unsigned char out[GW_WELCOME_LEN], const auth_key_t *k, uint32_t site,
