@@ -269,7 +269,7 @@ coll_area_t *coll_shm_area(comm_t *c, comm_stream_t stream)
     }
     cc->shm[stream] = a;
     cc->shm_free = area_free;
-    return NULL;
+    return a; /* the first operation waits for the verdict, as every later one built before it */
 }
 
 unsigned char *shm_area_buffer(coll_area_t *a, int i, size_t bytes)

@@ -48,8 +48,9 @@
  * period after announcing its sleep outlasts a store still in the writer's store buffer.
  *
  * Setup (once per communicator and stream, its own schedule with tag COLL_SHM_SETUP_TAG -
- * stream on the internal context, started by the stream's first coll_shm_* call, which
- * declines): member 0 of the node team creates the segment (exclusively, sized and backed,
+ * stream on the internal context, started by the stream's first coll_shm_* call, which then
+ * waits for the verdict like any operation built before it: so the first call runs the same
+ * algorithm as the later ones, and a reduction gives the same bits every time): member 0 of the node team creates the segment (exclusively, sized and backed,
  * named /metampi.<job>.coll.<world rank of member 0>.<communicator key>.<stream>) and sends
  * each member a status; each member attaches when
  * the status is good and answers; member 0 unlinks the name once all have answered and sends

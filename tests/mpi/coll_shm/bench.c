@@ -102,7 +102,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 #ifdef METAMPI_INTERNAL
     world = comm_lookup(MPI_COMM_WORLD);
-    barrier(); /* the first call declines and sets the area up */
+    barrier(); /* the first call sets the area up */
 #endif
     int maxb = argc > 1 ? atoi(argv[1]) : 1 << 20, small_iters = argc > 2 ? atoi(argv[2]) : 10000;
     float *in = malloc((size_t)maxb), *out = malloc((size_t)maxb);
