@@ -790,8 +790,11 @@ static int acceptor_event(conn_t *c, uint32_t ev, char *err, int errlen)
     unlink_pending(c);
     c->peer = q;
     peer_t *p = &g.peers[q];
-    if (p->c) /* our own attempt loses to the peer's */
+    if (p->c) { /* our own attempt loses to the peer's */
+        if (p->c->state == C_RETRY)
+            retry_unlink(p->c);
         conn_free(p->c);
+    }
     if (!p->have_card) { /* only for its host's name in messages */
         char ignored[256];
         fetch_card(q, ignored, sizeof ignored);
