@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Tests of the WAN benchmarks' machinery that need no namespaces and no timing (ctest
-bench.wan): run_job (a job that hangs after its results, one that times out, one that
-exits), the lower bounds of the WAN check, raw_tcp's schedule as the runner mirrors it and
-its new arguments, coll_latency's factor between sizes, and the target verdicts on made-up
-results.
+"""Tests of the WAN benchmarks' machinery (bench/metabench/wan/) that need no namespaces and
+no timing (ctest bench.wan.machinery): process.run_job (a job that hangs after its results,
+one that times out, one that exits), the lower bounds of the WAN check, raw_tcp's schedule as
+the runner mirrors it and its new arguments, coll_latency's factor between sizes, and the
+target verdicts on made-up results.
 
     test_wan.py --build BUILD [unittest options]
 """
@@ -18,22 +18,27 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-import run_benchmarks as rb            # noqa: E402  (after the path)
-from wan import measure as wm          # noqa: E402
-from wan import report as wrp          # noqa: E402
+from metabench import limits, process  # noqa: E402  (after the path)
+from metabench.wan import measure as wm  # noqa: E402
+from metabench.wan import targets as wt  # noqa: E402
 
 BUILD = None
 
 
+def run_job(cmd, timeout, done):
+    """process.run_job as the WAN rounds call it."""
+    return process.run_job(cmd, timeout, done, wm.GRACE)
+
+
 class RunJob(unittest.TestCase):
     def test_exits(self):
-        status, out, err, _, hung = wm.run_job(["sh", "-c", "echo one; echo two >&2"], 20,
+        status, out, err, _, hung = run_job(["sh", "-c", "echo one; echo two >&2"], 20,
                                                lambda o: False)
         self.assertEqual((status, out, err, hung), (0, "one\n", "two\n", False))
 
     def test_hangs_after_its_results(self):
         # the results are kept and the job ends GRACE s after them, long before the timeout
-        status, out, err, seconds, hung = wm.run_job(
+        status, out, err, seconds, hung = run_job(
             ["sh", "-c", "echo 'size 8 done'; exec sleep 100"], 60,
             lambda o: re.search(r"^size 8 ", o, re.M) is not None)
         self.assertEqual((status, out, hung), (124, "size 8 done\n", True))
@@ -41,20 +46,20 @@ class RunJob(unittest.TestCase):
         self.assertIn("after its results", err)
 
     def test_times_out(self):
-        status, out, err, _, hung = wm.run_job(["sh", "-c", "echo partial; exec sleep 100"], 2,
+        status, out, err, _, hung = run_job(["sh", "-c", "echo partial; exec sleep 100"], 2,
                                                lambda o: False)
         self.assertEqual((status, out, hung), (124, "partial\n", False))
         self.assertTrue(err.startswith("timed out after 2 s"), err)
 
     def test_a_descendant_holding_the_pipes_does_not_hold_the_runner(self):
         # the job exits; a process of another session keeps its stdout open
-        status, out, _, seconds, _ = wm.run_job(
+        status, out, _, seconds, _ = run_job(
             ["sh", "-c", "setsid sleep 30 & echo gone"], 20, lambda o: False)
         self.assertEqual((status, out), (0, "gone\n"))
         self.assertLess(seconds, 15)
 
     def test_cannot_start(self):
-        status, _, err, _, hung = wm.run_job(["/nonexistent/prog"], 5, lambda o: False)
+        status, _, err, _, hung = run_job(["/nonexistent/prog"], 5, lambda o: False)
         self.assertEqual((status, hung), (127, False))
         self.assertIn("nonexistent", err)
 
@@ -75,7 +80,7 @@ class Bounds(unittest.TestCase):
         for size in (1, 16384, 32768, 1 << 20):
             for lat in (True, False):
                 self.assertEqual(wm.raw_iterations(size, lat, 1.0),
-                                 rb.raw_iterations(size, lat))
+                                 limits.raw_iterations(size, lat))
         self.assertEqual(wm.raw_iterations(8, True, 0.002), 20)
         self.assertEqual(wm.raw_iterations(8, False, 0.01), 10)
         self.assertEqual(wm.raw_iterations(1 << 20, False, 0.01), 1)   # never below 1
@@ -163,60 +168,60 @@ def made_up_run(latency=None, raw=None, bandwidth=None, iperf=None, colls=None,
 
 class Targets(unittest.TestCase):
     def verdicts(self, wr):
-        return [v for _, (v, _) in wrp.targets(wr)]
+        return [v for _, (v, _) in wt.targets(wr)]
 
     def test_latency(self):
         raw = {1: 5000.0, 2: 5000.0, 4: 5000.0, 8: 5000.0}
         good = {b: 5400.0 for b in (0, 1, 2, 4, 8)}
         bad = {**good, 8: 5600.0}
-        self.assertEqual(wrp.latency_eval(made_up_run({"metampi": good}, raw), "metampi")[0],
+        self.assertEqual(wt.latency_eval(made_up_run({"metampi": good}, raw), "metampi")[0],
                          "met")
-        verdict, text = wrp.latency_eval(made_up_run({"metampi": bad}, raw), "metampi")
+        verdict, text = wt.latency_eval(made_up_run({"metampi": bad}, raw), "metampi")
         self.assertEqual(verdict, "not met")
         self.assertIn("worst 8 B: 1.120× raw TCP", text)
-        self.assertEqual(wrp.latency_eval(made_up_run({}, raw), "metampi")[0], "not evaluated")
+        self.assertEqual(wt.latency_eval(made_up_run({}, raw), "metampi")[0], "not evaluated")
 
     def test_bandwidth(self):
         def run(v):
             return made_up_run(bandwidth={"metampi": {512 << 10: v, 1 << 20: 120.0}},
                                iperf=110.0)
-        self.assertEqual(wrp.bandwidth_eval(run(100.0), "metampi")[0], "met")
-        self.assertEqual(wrp.bandwidth_eval(run(98.0), "metampi")[0], "not met")
+        self.assertEqual(wt.bandwidth_eval(run(100.0), "metampi")[0], "met")
+        self.assertEqual(wt.bandwidth_eval(run(98.0), "metampi")[0], "not met")
 
     def test_collectives(self):
-        small = {b: 10.0 for b in wm.coll_sizes("bcast") if b <= wrp.COLL_SMALL}
-        large = {b: 10.0 for b in wm.coll_sizes("bcast") if b >= wrp.COLL_LARGE}
+        small = {b: 10.0 for b in wm.coll_sizes("bcast") if b <= wt.COLL_SMALL}
+        large = {b: 10.0 for b in wm.coll_sizes("bcast") if b >= wt.COLL_LARGE}
         colls = {}
         for coll in wm.COLLS:
             sizes = {0: 10.0} if coll == "barrier" else {**small, **large}
             colls[(coll, "metampi")] = sizes
-            colls[(coll, "openmpi")] = {b: 20.0 if b <= wrp.COLL_SMALL else 15.0
+            colls[(coll, "openmpi")] = {b: 20.0 if b <= wt.COLL_SMALL else 15.0
                                         for b in sizes}
             colls[(coll, "mpich")] = {b: 40.0 for b in sizes}
         wr = made_up_run(colls=colls)
-        self.assertEqual(wrp.coll_eval(wr, "metampi", False)[0], "met")     # exactly 2x
-        self.assertEqual(wrp.coll_eval(wr, "metampi", True)[0], "met")      # exactly 1.5x
+        self.assertEqual(wt.coll_eval(wr, "metampi", False)[0], "met")     # exactly 2x
+        self.assertEqual(wt.coll_eval(wr, "metampi", True)[0], "met")      # exactly 1.5x
         colls[("bcast", "openmpi")] = {**colls[("bcast", "openmpi")], 4: 19.0}
-        verdict, text = wrp.coll_eval(made_up_run(colls=colls), "metampi", False)
+        verdict, text = wt.coll_eval(made_up_run(colls=colls), "metampi", False)
         self.assertEqual(verdict, "not met")
         self.assertIn("worst bcast 4 B: 1.90× faster than the better peer", text)
 
     def test_floor(self):
         # 5 ms one way; iperf3's rate 100 MB/s = 100 bytes/µs
         wr = made_up_run(iperf=100.0)
-        self.assertEqual(wrp.floor_us(wr, "barrier", 0), 5000.0)
-        self.assertEqual(wrp.floor_us(wr, "allreduce", 100000), 6000.0)
-        self.assertEqual(wrp.floor_us(wr, "alltoall", 10000), 5000.0 + 16 * 100.0)
-        self.assertIsNone(wrp.floor_us(wr, "bcast", 4))
+        self.assertEqual(wt.floor_us(wr, "barrier", 0), 5000.0)
+        self.assertEqual(wt.floor_us(wr, "allreduce", 100000), 6000.0)
+        self.assertEqual(wt.floor_us(wr, "alltoall", 10000), 5000.0 + 16 * 100.0)
+        self.assertIsNone(wt.floor_us(wr, "bcast", 4))
         # without iperf3: the emulated rate, 1 Gbit/s = 125 bytes/µs
-        self.assertEqual(wrp.floor_us(made_up_run(), "allreduce", 125000), 6000.0)
+        self.assertEqual(wt.floor_us(made_up_run(), "allreduce", 125000), 6000.0)
         # a peer at 1.2 x the floor: a 2x target is beyond the link, and the verdict says so
         colls = {("barrier", "metampi"): {0: 5900.0}, ("barrier", "openmpi"): {0: 6000.0},
                  ("barrier", "mpich"): {0: 30000.0}}
         wr = made_up_run(colls=colls, iperf=100.0)
-        self.assertTrue(wrp.above_floor(wr, "barrier", 0, 2.0))
-        self.assertFalse(wrp.above_floor(wr, "barrier", 0, 1.1))
-        verdict, text = wrp.coll_eval(wr, "metampi", False)
+        self.assertTrue(wt.above_floor(wr, "barrier", 0, 2.0))
+        self.assertFalse(wt.above_floor(wr, "barrier", 0, 1.1))
+        verdict, text = wt.coll_eval(wr, "metampi", False)
         self.assertEqual(verdict, "not met")
         self.assertIn("1 of the 1 not met ask for more than the link allows", text)
 
@@ -224,7 +229,7 @@ class Targets(unittest.TestCase):
         wr = made_up_run({"metampi-direct": {b: 5000.0 for b in (0, 1, 2, 4, 8)}},
                          {b: 5000.0 for b in (1, 2, 4, 8)},
                          unavailable={"metampi": "gateway mode does not start here: X"})
-        rows = wrp.targets(wr)
+        rows = wt.targets(wr)
         self.assertEqual([v for _, (v, _) in rows], ["not evaluated"] * 4)
         self.assertIn("for comparison, --direct-wan: met", rows[0][1][1])
 
@@ -232,7 +237,7 @@ class Targets(unittest.TestCase):
         wr = made_up_run()
         wr.error = "no namespaces here"
         self.assertTrue(all("not measured: no namespaces here" in d
-                            for _, (_, d) in wrp.targets(wr)))
+                            for _, (_, d) in wt.targets(wr)))
 
 
 if __name__ == "__main__":

@@ -21,14 +21,25 @@
     extern __typeof__(PMPI_##name) MPI_##name                                                  \
         __attribute__((weak, alias("PMPI_" #name), visibility("default")));
 
+/* MPI_ERR_COMM (on MPI_COMM_WORLD) for a handle that is not a usable communicator, with a
+ * message that tells MPI_COMM_NULL, a communicator MPI_Comm_idup is still creating and an
+ * invalid handle apart. */
+int api_raise_bad_comm(MPI_Comm comm, const char *func);
+
 /* Looks up comm, raising MPI_ERR_COMM (from function func) when it is not a communicator. */
 #define API_GET_COMM(var, comm, func)                                                          \
     comm_t *var = comm_lookup(comm);                                                           \
     if (!var)                                                                                  \
-        return err_raise(MPI_COMM_WORLD, MPI_ERR_COMM, func,                                   \
-                         (comm) == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"             \
-                                                 : "invalid communicator handle 0x%x",         \
-                         (unsigned)(comm));
+        return api_raise_bad_comm(comm, func);
+
+/* API_GET_COMM for local calls that neither communicate nor need the context id (names,
+ * hints, handlers, attributes, queries of the groups and the topology): they also accept a
+ * communicator whose MPI_Comm_idup has not completed, as MPICH and Open MPI do (mpi4py sets
+ * the handler of a new communicator before waiting for Comm.Idup). */
+#define API_GET_COMM_LOCAL(var, comm, func)                                                    \
+    comm_t *var = comm_lookup_pending(comm);                                                   \
+    if (!var)                                                                                  \
+        return api_raise_bad_comm(comm, func);
 
 #define API_CHECK_PTR(ptr, comm, func, argname)                                                \
     do {                                                                                       \

@@ -108,7 +108,7 @@ static int free_keyval(attr_kind_t kind, int *keyval, const char *func)
 static int comm_set_attr(MPI_Comm comm, int keyval, void *value, const char *func)
 {
     state_require_initialized(func);
-    API_GET_COMM(c, comm, func);
+    API_GET_COMM_LOCAL(c, comm, func);
     CHECK_KEYVAL(comm, ATTR_COMM, keyval, 0, func);
     int rc = attr_set(ATTR_COMM, c->handle, &c->attrs, keyval, value);
     if (rc != MPI_SUCCESS)
@@ -148,7 +148,7 @@ static int *predefined_value(int keyval)
 static int comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag, const char *func)
 {
     state_require_initialized(func);
-    API_GET_COMM(c, comm, func);
+    API_GET_COMM_LOCAL(c, comm, func);
     API_CHECK_PTR(value, comm, func, "attribute_val");
     API_CHECK_PTR(flag, comm, func, "flag");
     if (keyval_is_predefined(keyval)) {
@@ -169,7 +169,7 @@ static int comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag, cons
 static int comm_delete_attr(MPI_Comm comm, int keyval, const char *func)
 {
     state_require_initialized(func);
-    API_GET_COMM(c, comm, func);
+    API_GET_COMM_LOCAL(c, comm, func);
     CHECK_KEYVAL(comm, ATTR_COMM, keyval, 1, func);
     int rc = attr_delete(ATTR_COMM, c->handle, &c->attrs, keyval);
     if (rc != MPI_SUCCESS)

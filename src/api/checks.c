@@ -1,5 +1,7 @@
 #include "api/checks.h"
 
+#include "api/api.h"
+
 #include "core/bsend.h"
 #include "core/errors.h"
 #include "datatype/dtype.h"
@@ -7,6 +9,19 @@
 
 #include <limits.h>
 #include <stdint.h>
+
+int api_raise_bad_comm(MPI_Comm comm, const char *func)
+{
+    if (comm == MPI_COMM_NULL)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_COMM, func, "communicator is MPI_COMM_NULL");
+    if (comm_lookup_pending(comm))
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_COMM, func,
+                         "communicator 0x%x is still being created by MPI_Comm_idup: "
+                         "only local calls may use it before its request completes",
+                         (unsigned)comm);
+    return err_raise(MPI_COMM_WORLD, MPI_ERR_COMM, func, "invalid communicator handle 0x%x",
+                     (unsigned)comm);
+}
 
 int check_datatype(MPI_Comm comm, MPI_Datatype t, const char *func)
 {

@@ -13,8 +13,8 @@ API_EXPORT int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     static const char *const F = "MPI_Comm_compare";
     state_require_initialized(F);
-    API_GET_COMM(a, comm1, F);
-    API_GET_COMM(b, comm2, F);
+    API_GET_COMM_LOCAL(a, comm1, F);
+    API_GET_COMM_LOCAL(b, comm2, F);
     API_CHECK_PTR(result, comm1, F, "result");
     if (a == b)
         *result = MPI_IDENT;
@@ -39,7 +39,7 @@ API_EXPORT int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     static const char *const F = "MPI_Comm_set_name";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     API_CHECK_PTR(comm_name, comm, F, "comm_name");
     size_t n = strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1);
     memcpy(c->name, comm_name, n);
@@ -52,7 +52,7 @@ API_EXPORT int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen
 {
     static const char *const F = "MPI_Comm_get_name";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     API_CHECK_PTR(comm_name, comm, F, "comm_name");
     API_CHECK_PTR(resultlen, comm, F, "resultlen");
     size_t n = strlen(c->name);
@@ -67,7 +67,7 @@ API_EXPORT int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     static const char *const F = "MPI_Comm_set_info";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     info_t *i = info_lookup(info);
     if (!i)
         return err_raise(comm, MPI_ERR_INFO, F,
@@ -88,7 +88,7 @@ API_EXPORT int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     static const char *const F = "MPI_Comm_get_info";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     API_CHECK_PTR(info_used, comm, F, "info_used");
     info_t *copy = info_copy(c->info);
     if (!copy || !info_publish(copy)) {
@@ -105,15 +105,15 @@ API_EXPORT int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     static const char *const F = "MPI_Comm_test_inter";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     API_CHECK_PTR(flag, comm, F, "flag");
     *flag = comm_is_inter(c);
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Comm_test_inter)
 
-#define API_GET_INTER(var, comm, func)                                                         \
-    API_GET_COMM(var, comm, func);                                                             \
+#define API_GET_INTER_LOCAL(var, comm, func)                                                   \
+    API_GET_COMM_LOCAL(var, comm, func);                                                       \
     if (!comm_is_inter(var))                                                                   \
         return err_raise(comm, MPI_ERR_COMM, func, "comm is not an inter-communicator");
 
@@ -121,7 +121,7 @@ API_EXPORT int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     static const char *const F = "MPI_Comm_remote_size";
     state_require_initialized(F);
-    API_GET_INTER(c, comm, F);
+    API_GET_INTER_LOCAL(c, comm, F);
     API_CHECK_PTR(size, comm, F, "size");
     *size = c->remote_group->size;
     return MPI_SUCCESS;
@@ -132,7 +132,7 @@ API_EXPORT int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char *const F = "MPI_Comm_remote_group";
     state_require_initialized(F);
-    API_GET_INTER(c, comm, F);
+    API_GET_INTER_LOCAL(c, comm, F);
     API_CHECK_PTR(group, comm, F, "group");
     group_retain(c->remote_group);
     MPI_Group h = group_publish(c->remote_group);

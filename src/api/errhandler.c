@@ -24,7 +24,7 @@ API_WEAK_ALIAS(Comm_create_errhandler)
 API_EXPORT int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     state_require_initialized("MPI_Comm_set_errhandler");
-    API_GET_COMM(c, comm, "MPI_Comm_set_errhandler");
+    API_GET_COMM_LOCAL(c, comm, "MPI_Comm_set_errhandler");
     if (!errhandler_is_valid(errhandler))
         return err_raise(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler",
                          errhandler == MPI_ERRHANDLER_NULL ? "error handler is MPI_ERRHANDLER_NULL"
@@ -41,7 +41,7 @@ API_WEAK_ALIAS(Comm_set_errhandler)
 API_EXPORT int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     state_require_initialized("MPI_Comm_get_errhandler");
-    API_GET_COMM(c, comm, "MPI_Comm_get_errhandler");
+    API_GET_COMM_LOCAL(c, comm, "MPI_Comm_get_errhandler");
     API_CHECK_PTR(errhandler, comm, "MPI_Comm_get_errhandler", "errhandler");
     errhandler_retain(c->errhandler);
     *errhandler = c->errhandler;
@@ -69,7 +69,7 @@ API_WEAK_ALIAS(Errhandler_free)
 API_EXPORT int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     state_require_initialized("MPI_Comm_call_errhandler");
-    API_GET_COMM(c, comm, "MPI_Comm_call_errhandler");
+    API_GET_COMM_LOCAL(c, comm, "MPI_Comm_call_errhandler");
     err_call_handler(c->handle, errorcode, "MPI_Comm_call_errhandler");
     return MPI_SUCCESS;
 }

@@ -273,7 +273,7 @@ API_EXPORT int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char *const F = "MPI_Comm_group";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     API_CHECK_PTR(group, comm, F, "group");
     group_retain(c->group);
     return give(c->group, group, F);

@@ -60,7 +60,7 @@ API_EXPORT int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, 
 {
     static const char *const F = "MPI_Pack";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     (void)c;
     API_CHECK_PTR(position, comm, F, "position");
     dtype_t *t;
@@ -83,7 +83,7 @@ API_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *o
 {
     static const char *const F = "MPI_Unpack";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     (void)c;
     API_CHECK_PTR(position, comm, F, "position");
     dtype_t *t;
@@ -106,7 +106,7 @@ API_EXPORT int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 {
     static const char *const F = "MPI_Pack_size";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     (void)c;
     API_CHECK_PTR(size, comm, F, "size");
     if (incount < 0)

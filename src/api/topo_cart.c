@@ -86,7 +86,7 @@ API_EXPORT int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const i
 {
     static const char F[] = "MPI_Cart_map";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     int nnodes, rc = check_intracomm(c, F);
     if (rc == MPI_SUCCESS)
         rc = check_cart(c, ndims, dims, periods, F, &nnodes);
@@ -102,7 +102,7 @@ API_EXPORT int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     static const char F[] = "MPI_Cartdim_get";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_CART, F, &t);
     if (rc != MPI_SUCCESS)
@@ -118,7 +118,7 @@ API_EXPORT int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods
 {
     static const char F[] = "MPI_Cart_get";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_CART, F, &t);
     if (rc != MPI_SUCCESS)
@@ -144,7 +144,7 @@ API_EXPORT int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     static const char F[] = "MPI_Cart_rank";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_CART, F, &t);
     if (rc != MPI_SUCCESS)
@@ -170,7 +170,7 @@ API_EXPORT int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords
 {
     static const char F[] = "MPI_Cart_coords";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_CART, F, &t);
     if (rc == MPI_SUCCESS)
@@ -192,7 +192,7 @@ API_EXPORT int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank
 {
     static const char F[] = "MPI_Cart_shift";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_CART, F, &t);
     if (rc != MPI_SUCCESS)

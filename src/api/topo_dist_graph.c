@@ -166,7 +166,7 @@ API_EXPORT int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int
 {
     static const char F[] = "MPI_Dist_graph_neighbors_count";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_DIST_GRAPH, F, &t);
     if (rc != MPI_SUCCESS)
@@ -213,7 +213,7 @@ API_EXPORT int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sou
 {
     static const char F[] = "MPI_Dist_graph_neighbors";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_DIST_GRAPH, F, &t);
     if (rc == MPI_SUCCESS)

@@ -37,7 +37,7 @@ API_EXPORT int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], cons
 {
     static const char F[] = "MPI_Graph_map";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     int rc = check_intracomm(c, F);
     if (rc == MPI_SUCCESS)
         rc = check_graph(c, nnodes, index, edges, F);
@@ -53,7 +53,7 @@ API_EXPORT int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     static const char F[] = "MPI_Graphdims_get";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_GRAPH, F, &t);
     if (rc != MPI_SUCCESS)
@@ -71,7 +71,7 @@ API_EXPORT int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int ind
 {
     static const char F[] = "MPI_Graph_get";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_GRAPH, F, &t);
     if (rc != MPI_SUCCESS)
@@ -98,7 +98,7 @@ API_EXPORT int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbo
 {
     static const char F[] = "MPI_Graph_neighbors_count";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_GRAPH, F, &t);
     if (rc == MPI_SUCCESS)
@@ -116,7 +116,7 @@ API_EXPORT int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, i
 {
     static const char F[] = "MPI_Graph_neighbors";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     const topo_t *t;
     int rc = check_topo(c, MPI_GRAPH, F, &t);
     if (rc == MPI_SUCCESS)

@@ -6,7 +6,7 @@ API_EXPORT int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     static const char F[] = "MPI_Topo_test";
     state_require_initialized(F);
-    API_GET_COMM(c, comm, F);
+    API_GET_COMM_LOCAL(c, comm, F);
     API_CHECK_PTR(status, comm, F, "status");
     *status = c->topo ? c->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;

@@ -52,9 +52,18 @@ comm_t *comm_lookup(MPI_Comm handle)
     return c && c->ready ? c : NULL;
 }
 
+comm_t *comm_lookup_pending(MPI_Comm handle)
+{
+    if (handle == MPI_COMM_WORLD)
+        return &world;
+    if (handle == MPI_COMM_SELF)
+        return &self;
+    return handle_get(&table, handle);
+}
+
 const char *comm_name(MPI_Comm handle)
 {
-    comm_t *c = comm_lookup(handle);
+    comm_t *c = comm_lookup_pending(handle);
     if (c)
         return c->name[0] ? c->name : "an unnamed communicator";
     if (handle == MPI_COMM_NULL)

@@ -63,6 +63,9 @@ void comm_finalize(void);
 /* The communicator behind a handle, or NULL for MPI_COMM_NULL, invalid and freed handles
  * and communicators MPI_Comm_idup has not finished creating. */
 comm_t *comm_lookup(MPI_Comm handle);
+/* comm_lookup that also returns a communicator MPI_Comm_idup is still creating (its groups,
+ * name, hints, handler, attributes and topology exist; its context does not yet). */
+comm_t *comm_lookup_pending(MPI_Comm handle);
 static inline int comm_peer_world_rank(const comm_t *c, int rank)
 {
     return group_world_rank(c->remote_group ? c->remote_group : c->group, rank);

@@ -214,7 +214,7 @@ void err_fatal(int errclass, const char *func, const char *fmt, ...)
  * user handler is given. */
 static MPI_Errhandler handler_of(MPI_Comm *comm)
 {
-    comm_t *c = comm_lookup(*comm);
+    comm_t *c = comm_lookup_pending(*comm);
     if (!c) {
         *comm = MPI_COMM_WORLD;
         c = comm_lookup(MPI_COMM_WORLD);

@@ -14,12 +14,27 @@ static inline int env_matches(uint32_t ctx, int source, int tag, const proto_env
            (tag == MPI_ANY_TAG || tag == e->tag);
 }
 
+/* A message's envelope names its sender by its rank in the communicator (what MPI_SOURCE
+ * reports): checked once the communicator is known, at matching, against the rank that sent
+ * the frame. A peer that names another rank breaks the protocol. */
+static void check_source(const comm_t *c, const proto_msg_t *m)
+{
+    int s = m->env.src;
+    if (s < 0 || s >= comm_peer_size(c))
+        proto_bad_frame(m->peer, "a message on %s names source rank %d (of %d)",
+                        comm_name(c->handle), s, comm_peer_size(c));
+    if (comm_peer_world_rank(c, s) != m->peer)
+        proto_bad_frame(m->peer, "a message on %s names source rank %d (world rank %d)",
+                        comm_name(c->handle), s, comm_peer_world_rank(c, s));
+}
+
 void match_incoming(const proto_msg_t *m)
 {
     for (request_t **pp = &posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
         request_t *r = *pp;
         if (!env_matches(r->comm->recv_ctx, r->peer, r->tag, &m->env))
             continue;
+        check_source(r->comm, m);
         *pp = r->next;
         if (posted_tail == r)
             posted_tail = prev;
@@ -69,11 +84,12 @@ int match_withdraw(int peer, uint64_t remote_id)
     return 0;
 }
 
-static unexpected_t *find(uint32_t ctx, int source, int tag, int take)
+static unexpected_t *find(const comm_t *c, int source, int tag, int take)
 {
     for (unexpected_t *u = uq_head, *prev = NULL; u; prev = u, u = u->next) {
-        if (!env_matches(ctx, source, tag, &u->m.env))
+        if (!env_matches(c->recv_ctx, source, tag, &u->m.env))
             continue;
+        check_source(c, &u->m);
         if (take)
             uq_unlink(prev, u);
         return u;
@@ -81,14 +97,14 @@ static unexpected_t *find(uint32_t ctx, int source, int tag, int take)
     return NULL;
 }
 
-unexpected_t *match_peek(uint32_t ctx, int source, int tag)
+unexpected_t *match_peek(const comm_t *c, int source, int tag)
 {
-    return find(ctx, source, tag, 0);
+    return find(c, source, tag, 0);
 }
 
-unexpected_t *match_take(uint32_t ctx, int source, int tag)
+unexpected_t *match_take(const comm_t *c, int source, int tag)
 {
-    return find(ctx, source, tag, 1);
+    return find(c, source, tag, 1);
 }
 
 void match_deliver(request_t *r, unexpected_t *u)
@@ -100,7 +116,7 @@ void match_deliver(request_t *r, unexpected_t *u)
 void match_post_recv(request_t *r)
 {
     if (uq_head) {
-        unexpected_t *u = find(r->comm->recv_ctx, r->peer, r->tag, 1);
+        unexpected_t *u = find(r->comm, r->peer, r->tag, 1);
         if (u) {
             match_deliver(r, u);
             return;

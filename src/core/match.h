@@ -5,7 +5,8 @@
  * receive's is MPI_ANY_SOURCE, and the tag is equal or the receive's is MPI_ANY_TAG.
  * An arriving message goes to the oldest matching posted receive; a new receive takes the
  * oldest matching unexpected message. With per-pair ordered transports this gives the
- * non-overtaking guarantee. Unexpected eager payloads are copied (one allocation per message,
+ * non-overtaking guarantee. The source a message names must be the rank that sent it
+ * (checked when it matches; anything else ends the job as a bad frame). Unexpected eager payloads are copied (one allocation per message,
  * envelope and data together); unexpected rendezvous messages hold only their RTS.
  */
 #ifndef METAMPI_MATCH_H
@@ -30,10 +31,10 @@ void match_post_recv(request_t *r);
 /* Removes a posted, unmatched receive (cancel). Returns 1 when it was removed. */
 int match_unpost(request_t *r);
 
-/* The oldest unexpected message matching (ctx, source, tag), left in place (peek) or taken
- * out of the queue (take). NULL when there is none. */
-unexpected_t *match_peek(uint32_t ctx, int source, int tag);
-unexpected_t *match_take(uint32_t ctx, int source, int tag);
+/* The oldest unexpected message matching (c's receive context, source, tag), left in place
+ * (peek) or taken out of the queue (take). NULL when there is none. */
+unexpected_t *match_peek(const comm_t *c, int source, int tag);
+unexpected_t *match_take(const comm_t *c, int source, int tag);
 /* Delivers a taken message into receive r and frees it. */
 void match_deliver(request_t *r, unexpected_t *u);
 

@@ -253,6 +253,11 @@ int p2p_recv_data(comm_t *c, const p2p_data_t *d, int source, int tag, MPI_Statu
     return r.error;
 }
 
+static int cancel_decided(void *arg)
+{
+    return !((const proto_op_t *)arg)->cancel_pending;
+}
+
 void p2p_cancel(request_t *r)
 {
     if (r->complete || !r->active)
@@ -267,6 +272,12 @@ void p2p_cancel(request_t *r)
         return;
     }
     proto_cancel_send(&r->op);
+    /* A send to ourselves is withdrawn (or found matched) by our own progress only: decide it
+     * now, so that MPI_Cancel followed by MPI_Request_get_status/MPI_Test tells the program
+     * whether it must still receive the message (MPI-3.1 §3.8.4: cancel is local, and the
+     * answer here needs no other process). */
+    if (r->op.peer == job.rank)
+        progress_wait_until(cancel_decided, &r->op);
 }
 
 static void status_of_message(MPI_Status *st, const unexpected_t *u)
@@ -281,10 +292,10 @@ static void status_of_message(MPI_Status *st, const unexpected_t *u)
 
 void p2p_iprobe(comm_t *c, int source, int tag, int *flag, MPI_Status *status)
 {
-    const unexpected_t *u = match_peek(c->recv_ctx, source, tag);
+    const unexpected_t *u = match_peek(c, source, tag);
     if (!u) {
         progress_poll();
-        u = match_peek(c->recv_ctx, source, tag);
+        u = match_peek(c, source, tag);
     }
     *flag = u != NULL;
     if (u)
@@ -292,29 +303,29 @@ void p2p_iprobe(comm_t *c, int source, int tag, int *flag, MPI_Status *status)
 }
 
 typedef struct probe_arg {
-    uint32_t ctx;
+    const comm_t *c;
     int source, tag;
 } probe_arg_t;
 
 static int message_waiting(void *arg)
 {
     const probe_arg_t *p = arg;
-    return match_peek(p->ctx, p->source, p->tag) != NULL;
+    return match_peek(p->c, p->source, p->tag) != NULL;
 }
 
 void p2p_probe(comm_t *c, int source, int tag, MPI_Status *status)
 {
-    probe_arg_t a = { c->recv_ctx, source, tag };
+    probe_arg_t a = { c, source, tag };
     progress_wait_until(message_waiting, &a);
-    status_of_message(status, match_peek(a.ctx, source, tag));
+    status_of_message(status, match_peek(c, source, tag));
 }
 
 unexpected_t *p2p_improbe(comm_t *c, int source, int tag, MPI_Status *status)
 {
-    unexpected_t *u = match_take(c->recv_ctx, source, tag);
+    unexpected_t *u = match_take(c, source, tag);
     if (!u) {
         progress_poll();
-        u = match_take(c->recv_ctx, source, tag);
+        u = match_take(c, source, tag);
     }
     if (u)
         status_of_message(status, u);
@@ -323,9 +334,9 @@ unexpected_t *p2p_improbe(comm_t *c, int source, int tag, MPI_Status *status)
 
 unexpected_t *p2p_mprobe(comm_t *c, int source, int tag, MPI_Status *status)
 {
-    probe_arg_t a = { c->recv_ctx, source, tag };
+    probe_arg_t a = { c, source, tag };
     progress_wait_until(message_waiting, &a);
-    unexpected_t *u = match_take(a.ctx, source, tag);
+    unexpected_t *u = match_take(c, source, tag);
     status_of_message(status, u);
     return u;
 }

@@ -52,8 +52,12 @@ void proto_send_ctrl(int peer, const void *frame, size_t len);
 /* A cursor over op's typed data for a DATA stream (op->cur); ends the job when out of
  * memory. Freed by proto_complete. */
 void proto_stream_cursor(proto_op_t *op);
-/* Marks op done and runs its callback. */
+/* Marks op done and runs its callback — or, while a CANCEL of it is in flight, notes that
+ * it finished and leaves the rest to the CANCEL_REPLY. */
 void proto_complete(proto_op_t *op);
+/* Ends op for good: closes its wire id, marks it done and runs its callback (which may free
+ * it). */
+void proto_finish(proto_op_t *op);
 
 /* Frame handlers, by side */
 void proto_on_match_frame(int src, const void *frame, size_t len);   /* EAGER*, RTS */
@@ -69,7 +73,11 @@ void proto_on_sender_reply(int src, const void *frame, size_t len);  /* CTS FIN 
 int proto_send_pending(proto_op_t *op, char *err, int errlen);
 void proto_after_sent(proto_op_t *op);
 
-/* A broken invariant in a frame from a peer (same library, same job): end the job. */
-_Noreturn void proto_bad_frame(int src, const char *what);
+/* The live operation that id names in a frame (kind: its name, for the report) from src, and
+ * it is src's own; ends the job (proto_bad_frame) otherwise. The caller checks that its
+ * state accepts the frame. */
+proto_op_t *proto_named_op(int src, uint64_t id, const char *kind);
+/* An op state's name, for reports. */
+const char *proto_state_name(int state);
 
 #endif

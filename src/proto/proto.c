@@ -1,8 +1,38 @@
-/* Peers, transports, outgoing queues and frame dispatch of the protocol layer. */
+/*
+ * Peers, transports, outgoing queues and frame dispatch of the protocol layer.
+ *
+ * Checks. Every frame is input from another process, and a corrupted or forged peer controls
+ * all of it (a holder of the job key can open a TCP connection as a rank that has not
+ * connected yet, or inject into a gateway's stream). Nothing in a frame is used before it is
+ * checked, and a frame that fails a check ends the job with one line (proto_bad_frame) that
+ * names the peer, the transport and what was wrong — never a signal:
+ *   - the source: a frame is taken only from the transport that carries its source rank's
+ *     frames (deliver_from): a TCP connection or a gateway frame that claims a rank of this
+ *     host could otherwise make this rank read that rank's memory wherever it says;
+ *   - lengths: each kind's exact or smallest length; a CTS asks for no more than the
+ *     message, a DATA frame continues exactly where the received data ends and stays within
+ *     what the receiver asked for (so it never writes outside the receive buffer);
+ *   - ids (sreq, rreq): looked up in the table of live operations (ids.h), never
+ *     dereferenced; the operation must be the sender's own and in a state that takes that
+ *     kind of frame;
+ *   - remote reads: an RTS names an address in its sender's memory, which is read
+ *     (rma_readv) only from that process, through the transport that carries it, into no more
+ *     than the receive buffer holds; a bad address is the kernel's EFAULT, reported as such.
+ *     A peer can thus make this rank read nothing but its own memory, which it could send
+ *     anyway. The layout of a typed RTS is read the same way and checked in full
+ *     (dt_layout_check) before any use.
+ *   - envelopes: the source rank a message names must be the rank that sent it (checked by
+ *     the core when the message matches, once the communicator is known); the size an RTS
+ *     announces fits MPI_Count.
+ * What changes no memory access is taken as it comes: context ids and tags, the sizes of
+ * messages (a receive is bounded by its buffer), a CANCEL's sreq (the core only compares it).
+ */
+#include "proto/ids.h"
 #include "proto/internal.h"
 
 #include "runtime/job.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,17 +78,68 @@ static size_t env_size(const char *name, size_t dflt)
     return (size_t)n;
 }
 
-_Noreturn void proto_bad_frame(int src, const char *what)
+static int nranks;
+
+static _Noreturn void bad_frame(const transport_t *via, int src, const char *fmt, va_list ap)
 {
-    char msg[256];
-    snprintf(msg, sizeof msg, "internal error: malformed frame from rank %d (%s)", src, what);
+    char what[256], msg[512];
+    vsnprintf(what, sizeof what, fmt, ap);
+    snprintf(msg, sizeof msg,
+             "bad protocol frame from rank %d through %s: %s (the peer's memory is corrupted, "
+             "or its frames are forged)",
+             src, via ? via->name : "no transport", what);
     job_abort(1, msg);
+}
+
+_Noreturn void proto_bad_frame(int src, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bad_frame(src >= 0 && src < nranks ? proto_peers[src].tr : NULL, src, fmt, ap);
+}
+
+static _Noreturn __attribute__((format(printf, 3, 4))) void
+bad_source(const transport_t *via, int src, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bad_frame(via, src, fmt, ap);
+}
+
+static const char *const state_names[] = {
+    [OP_IDLE] = "idle",
+    [OP_SEND_FIRST] = "not sent yet",
+    [OP_WAIT_ACK] = "waiting for ACK",
+    [OP_WAIT_RNDV] = "waiting for CTS or FIN",
+    [OP_STREAM] = "sending DATA",
+    [OP_STREAM_DRAIN] = "sending DATA",
+    [OP_CTRL] = "a control frame",
+    [OP_RECV_STREAM] = "receiving DATA",
+    [OP_DONE] = "done",
+};
+
+const char *proto_state_name(int state)
+{
+    return state >= 0 && state <= OP_DONE ? state_names[state] : "unknown";
+}
+
+proto_op_t *proto_named_op(int src, uint64_t id, const char *kind)
+{
+    char why[160];
+    proto_op_t *op = proto_id_find(id, why, sizeof why);
+    if (!op)
+        proto_bad_frame(src, "%s names operation %#llx, but %s", kind, (unsigned long long)id,
+                        why);
+    if (op->peer != src)
+        proto_bad_frame(src, "%s names operation %#llx, which is one with rank %d", kind,
+                        (unsigned long long)id, op->peer);
+    return op;
 }
 
 static void deliver(int src, const void *frame, size_t len)
 {
     if (len < 1)
-        proto_bad_frame(src, "empty");
+        proto_bad_frame(src, "an empty frame");
     switch (*(const uint8_t *)frame) {
     case F_EAGER:
     case F_EAGER_SYNC:
@@ -78,16 +159,62 @@ static void deliver(int src, const void *frame, size_t len)
         proto_on_sender_reply(src, frame, len);
         break;
     default:
-        proto_bad_frame(src, "unknown kind");
+        proto_bad_frame(src, "unknown frame kind %u", *(const uint8_t *)frame);
     }
 }
+
+/* Whether a frame from src that transport t delivers comes the way src's frames come. */
+static void check_source(int t, int src)
+{
+    const transport_t *via = all_transports[t];
+    if (src < 0 || src >= nranks)
+        bad_source(via, src, "the job has %d ranks", nranks);
+    if (proto_peers[src].tr != via)
+        bad_source(via, src, "that rank's frames come through %s",
+                   proto_peers[src].tr ? proto_peers[src].tr->name : "no transport");
+}
+
+/* Each transport delivers through its own entries (deliver_from, place_from), so that a frame
+ * is taken only from the transport that carries its source's frames. */
+static void deliver_from(int t, int src, const void *frame, size_t len)
+{
+    check_source(t, src);
+    deliver(src, frame, len);
+}
+
+static int place_from(int t, int src, const void *head, size_t head_len, size_t body_len,
+                      tr_sink_t *sink)
+{
+    check_source(t, src);
+    return proto_place(src, head, head_len, body_len, sink);
+}
+
+#define ENTRIES_OF_TRANSPORT(t)                                                               \
+    static void deliver_via_##t(int src, const void *frame, size_t len)                       \
+    {                                                                                         \
+        deliver_from(t, src, frame, len);                                                     \
+    }                                                                                         \
+    static int place_via_##t(int src, const void *head, size_t head_len, size_t body_len,     \
+                             tr_sink_t *sink)                                                 \
+    {                                                                                         \
+        return place_from(t, src, head, head_len, body_len, sink);                            \
+    }
+ENTRIES_OF_TRANSPORT(0)
+ENTRIES_OF_TRANSPORT(1)
+ENTRIES_OF_TRANSPORT(2)
+ENTRIES_OF_TRANSPORT(3)
+static const tr_deliver_fn deliver_via[] = { deliver_via_0, deliver_via_1, deliver_via_2,
+                                             deliver_via_3 };
+static const tr_place_fn place_via[] = { place_via_0, place_via_1, place_via_2, place_via_3 };
+_Static_assert(sizeof deliver_via / sizeof *deliver_via == NTRANSPORTS,
+               "one pair of entries per transport");
 
 int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, int errlen)
 {
     tr_boot_t b = *boot_in, *boot = &b;
-    b.place = proto_place;
     proto_up = *up;
     proto_my_rank = boot->rank;
+    nranks = boot->size;
     proto_peers = calloc((size_t)boot->size, sizeof *proto_peers);
     active = calloc((size_t)boot->size, sizeof *active);
     if (!proto_peers || !active) {
@@ -95,7 +222,8 @@ int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, i
         return -1;
     }
     for (int i = 0; i < NTRANSPORTS; i++) {
-        if (all_transports[i]->open(boot, deliver, err, errlen) != 0)
+        b.place = place_via[i];
+        if (all_transports[i]->open(boot, deliver_via[i], err, errlen) != 0)
             return -1;
         opened[i] = 1;
     }
@@ -169,6 +297,14 @@ void proto_close(void)
             all_transports[i]->close();
     memset(opened, 0, sizeof opened);
     bundling = 0;
+    for (int r = 0; proto_peers && r < nranks; r++) /* left only by a job that ends early */
+        for (proto_op_t *op = proto_peers[r].qhead, *next; op; op = next) {
+            next = op->qnext;
+            if (op->state == OP_CTRL)
+                free(op);
+        }
+    proto_ids_free();
+    nranks = 0;
     free(proto_peers);
     free(active);
     proto_peers = NULL;
@@ -241,6 +377,13 @@ void proto_complete(proto_op_t *op)
         op->finished_early = 1;
         return;
     }
+    proto_finish(op);
+}
+
+void proto_finish(proto_op_t *op)
+{
+    if (op->id)
+        proto_id_close(op);
     op->state = OP_DONE;
     op->done(op);
 }

@@ -74,7 +74,9 @@ struct proto_op {
     int state;
     int cancel_pending;   /* a CANCEL is in flight: completion waits for its reply */
     int finished_early;   /* completion arrived while cancel_pending */
-    uint64_t remote_id;   /* the peer's op id (sreq or rreq) */
+    uint64_t id;          /* this op's wire id while a peer's frame may name it, else 0
+                           * (ids.h) */
+    uint64_t remote_id;   /* the peer's op id (sreq or rreq), echoed, never dereferenced */
     size_t sent;          /* send: bytes of DATA handed to the transport */
     size_t want;          /* send: bytes the receiver asked for in CTS */
     proto_op_t *qnext;    /* in a destination's outgoing queue */
@@ -173,6 +175,12 @@ int proto_rma_read(int peer, void *local, const void *remote, size_t bytes, char
 /* The other direction: copies local into peer's memory at remote (same results). */
 int proto_rma_write(int peer, const void *local, void *remote, size_t bytes, char *err,
                     int errlen);
+
+/* A frame from rank src that breaks the protocol (also a message whose envelope the core
+ * finds wrong): ends the job with one line naming the peer, the transport its frames come
+ * through, and what is wrong (proto.c, "Checks"). */
+_Noreturn void proto_bad_frame(int src, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Largest message sent eagerly to peer (bytes). */
 size_t proto_eager_limit(int peer);

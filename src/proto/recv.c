@@ -1,5 +1,6 @@
 /* The receiving side of the protocols: announcing arrived messages to the core, delivering a
  * matched message (copy, remote read, or CTS then DATA), and answering CANCEL. */
+#include "proto/ids.h"
 #include "proto/internal.h"
 
 #include "runtime/job.h"
@@ -13,7 +14,7 @@ void proto_on_match_frame(int src, const void *frame, size_t len)
     const char *f = frame;
     f_match_t h;
     if (len < sizeof h)
-        proto_bad_frame(src, "short message header");
+        proto_bad_frame(src, "a message header of %zu bytes", len);
     memcpy(&h, f, sizeof h);
     proto_msg_t m = { .env = { h.ctx, h.src, h.tag }, .peer = src, .kind = h.kind };
     if (h.kind == F_EAGER) {
@@ -22,7 +23,7 @@ void proto_on_match_frame(int src, const void *frame, size_t len)
     } else if (h.kind == F_EAGER_SYNC) {
         f_eager_sync_t s;
         if (len < sizeof s)
-            proto_bad_frame(src, "short synchronous header");
+            proto_bad_frame(src, "a synchronous message header of %zu bytes", len);
         memcpy(&s, f, sizeof s);
         m.remote_id = s.sreq;
         m.size = len - sizeof s;
@@ -30,8 +31,11 @@ void proto_on_match_frame(int src, const void *frame, size_t len)
     } else {
         f_rts_typed_t r = { .layout_len = 0 };
         if (len != sizeof r.r && len != sizeof r)
-            proto_bad_frame(src, "RTS size");
+            proto_bad_frame(src, "an RTS of %zu bytes", len);
         memcpy(&r, f, len);
+        if (r.r.size > INT64_MAX) /* MPI counts it in MPI_Count */
+            proto_bad_frame(src, "an RTS for a message of %llu bytes",
+                            (unsigned long long)r.r.size);
         m.size = r.r.size;
         m.remote_id = r.r.sreq;
         m.remote_addr = r.r.addr;
@@ -82,7 +86,8 @@ static int rma_get(proto_op_t *op, const proto_msg_t *m, size_t n)
     if (m->typed) {
         uint64_t want;
         if (m->layout_len < 8 || m->layout_len > REMOTE_LAYOUT_MAX)
-            proto_bad_frame(m->peer, "RTS names a layout of impossible size");
+            proto_bad_frame(m->peer, "an RTS names a datatype layout of %llu bytes",
+                            (unsigned long long)m->layout_len);
         blob = malloc((size_t)m->layout_len);
         if (!blob)
             job_abort(1, "out of memory for a sender's datatype layout");
@@ -92,8 +97,10 @@ static int rma_get(proto_op_t *op, const proto_msg_t *m, size_t n)
         if (rcode == TR_RMA_OK) {
             rl = dt_layout_check(blob, (size_t)m->layout_len);
             if (!rl || __builtin_mul_overflow((uint64_t)dt_layout_size(rl), m->count, &want) ||
-                want != m->size)
-                proto_bad_frame(m->peer, "the sender's datatype layout is inconsistent");
+                want != m->size) {
+                free(blob);
+                proto_bad_frame(m->peer, "the datatype layout an RTS names is inconsistent");
+            }
             dt_cursor_init(&rc, rl, (uintptr_t)m->remote_addr, (size_t)m->count);
         }
     }
@@ -147,9 +154,12 @@ static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
     }
     op->state = OP_RECV_STREAM;
     op->want = n;
-    if (op->layout && n)
-        proto_stream_cursor(op);
-    f_cts_t c = { .kind = F_CTS, .sreq = m->remote_id, .rreq = (uintptr_t)op, .bytes = n };
+    if (n) { /* DATA frames will name it */
+        proto_id_open(op);
+        if (op->layout)
+            proto_stream_cursor(op);
+    }
+    f_cts_t c = { .kind = F_CTS, .sreq = m->remote_id, .rreq = op->id, .bytes = n };
     proto_send_ctrl(m->peer, &c, sizeof c);
     if (n == 0)
         proto_complete(op);
@@ -162,6 +172,7 @@ void proto_recv_matched(proto_op_t *op, const proto_msg_t *m)
     op->msg_bytes = m->size;
     op->cancel_pending = 0;
     op->got = 0;
+    op->id = 0;
     size_t n = m->size < op->bytes ? (size_t)m->size : op->bytes;
     op->result = m->size > op->bytes ? PROTO_TRUNCATED : PROTO_OK;
     op->cur = NULL;
@@ -182,17 +193,30 @@ void proto_recv_matched(proto_op_t *op, const proto_msg_t *m)
     proto_complete(op);
 }
 
+/* The receive that DATA frame d from src (body of n bytes) continues. */
+static proto_op_t *data_op(int src, const f_data_t *d, size_t n)
+{
+    proto_op_t *op = proto_named_op(src, d->rreq, "DATA");
+    if (op->state != OP_RECV_STREAM)
+        proto_bad_frame(src, "DATA for operation %#llx, which is %s",
+                        (unsigned long long)d->rreq, proto_state_name(op->state));
+    if (d->offset != op->got || n > op->want - op->got)
+        proto_bad_frame(src,
+                        "DATA of %zu bytes at offset %llu for operation %#llx, which has %zu of "
+                        "%zu bytes",
+                        n, (unsigned long long)d->offset, (unsigned long long)d->rreq, op->got,
+                        op->want);
+    return op;
+}
+
 void proto_on_data(int src, const void *frame, size_t len)
 {
     f_data_t d;
     if (len < sizeof d)
-        proto_bad_frame(src, "short DATA header");
+        proto_bad_frame(src, "a DATA frame of %zu bytes", len);
     memcpy(&d, frame, sizeof d);
-    proto_op_t *op = (proto_op_t *)(uintptr_t)d.rreq;
     size_t n = len - sizeof d;
-    if (!op || op->state != OP_RECV_STREAM || op->peer != src || d.offset != op->got ||
-        n > op->want - op->got)
-        proto_bad_frame(src, "DATA for no receive");
+    proto_op_t *op = data_op(src, &d, n);
     if (!op->layout) {
         memcpy((char *)op->buf + d.offset, (const char *)frame + sizeof d, n);
     } else {
@@ -235,10 +259,7 @@ int proto_place(int src, const void *head, size_t head_len, size_t body_len, tr_
     if (head_len != sizeof d || *(const uint8_t *)head != F_DATA)
         return 0;
     memcpy(&d, head, sizeof d);
-    proto_op_t *op = (proto_op_t *)(uintptr_t)d.rreq;
-    if (!op || op->state != OP_RECV_STREAM || op->peer != src || d.offset != op->got ||
-        body_len > op->want - op->got)
-        proto_bad_frame(src, "DATA for no receive");
+    proto_op_t *op = data_op(src, &d, body_len);
     if (op->layout && !proto_iov_worthy(op->layout))
         return 0; /* small blocks: unpacked from the whole frame */
     if (op->layout && op->cur->pos != d.offset)
@@ -252,7 +273,7 @@ void proto_on_cancel(int src, const void *frame, size_t len)
 {
     f_ctrl_t c;
     if (len != sizeof c)
-        proto_bad_frame(src, "CANCEL size");
+        proto_bad_frame(src, "a CANCEL of %zu bytes", len);
     memcpy(&c, frame, sizeof c);
     reply(src, F_CANCEL_REPLY, c.sreq, (uint8_t)proto_up.withdraw(src, c.sreq));
 }

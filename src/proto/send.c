@@ -1,5 +1,6 @@
 /* The sending side of the protocols: first frame (EAGER, EAGER_SYNC or RTS), DATA streaming
  * after CTS, the replies that complete a send, and withdrawal (cancel). */
+#include "proto/ids.h"
 #include "proto/internal.h"
 
 #include "runtime/job.h"
@@ -75,6 +76,9 @@ int proto_send_start(proto_op_t *op, char *err, int errlen)
     op->sent = op->want = 0;
     op->zc_pending = 0;
     op->cur = NULL;
+    op->id = 0;
+    if (!is_eager(op) || op->sync) /* a reply will name it */
+        proto_id_open(op);
     proto_emit_or_queue(op);
     return 0;
 }
@@ -85,7 +89,7 @@ static int send_first(proto_op_t *op, const transport_t *tr, char *err, int errl
     struct iovec iov[2];
     if (!is_eager(op)) {
         m.kind = F_RTS;
-        f_rts_typed_t h = { .r = { .m = m, .size = op->bytes, .sreq = (uintptr_t)op,
+        f_rts_typed_t h = { .r = { .m = m, .size = op->bytes, .sreq = op->id,
                                    .addr = (uintptr_t)op->buf } };
         size_t len = sizeof h.r;
         if (op->layout) {
@@ -108,7 +112,7 @@ static int send_first(proto_op_t *op, const transport_t *tr, char *err, int errl
         return send_payload(op, tr, iov, 0, op->bytes, err, errlen);
     }
     m.kind = F_EAGER_SYNC;
-    f_eager_sync_t h = { .m = m, .sreq = (uintptr_t)op };
+    f_eager_sync_t h = { .m = m, .sreq = op->id };
     iov[0] = (struct iovec){ &h, sizeof h };
     return send_payload(op, tr, iov, 0, op->bytes, err, errlen);
 }
@@ -207,11 +211,13 @@ void proto_after_sent(proto_op_t *op)
     }
 }
 
-static proto_op_t *sender_op(int src, uint64_t sreq, int state, const char *frame)
+/* The send that a reply of this kind from src names, in the state that takes the reply. */
+static proto_op_t *sender_op(int src, uint64_t sreq, int state, const char *kind)
 {
-    proto_op_t *op = (proto_op_t *)(uintptr_t)sreq;
-    if (!op || op->peer != src || (state >= 0 && op->state != state))
-        proto_bad_frame(src, frame);
+    proto_op_t *op = proto_named_op(src, sreq, kind);
+    if (op->state != state)
+        proto_bad_frame(src, "%s for operation %#llx, which is %s", kind,
+                        (unsigned long long)sreq, proto_state_name(op->state));
     return op;
 }
 
@@ -221,11 +227,12 @@ void proto_on_sender_reply(int src, const void *frame, size_t len)
     if (kind == F_CTS) {
         f_cts_t c;
         if (len != sizeof c)
-            proto_bad_frame(src, "CTS size");
+            proto_bad_frame(src, "a CTS of %zu bytes", len);
         memcpy(&c, frame, sizeof c);
-        proto_op_t *op = sender_op(src, c.sreq, OP_WAIT_RNDV, "CTS for no rendezvous send");
+        proto_op_t *op = sender_op(src, c.sreq, OP_WAIT_RNDV, "CTS");
         if (c.bytes > op->bytes)
-            proto_bad_frame(src, "CTS asks for more than the message");
+            proto_bad_frame(src, "CTS asks for %llu bytes of a %zu-byte message",
+                            (unsigned long long)c.bytes, op->bytes);
         op->remote_id = c.rreq;
         op->want = c.bytes;
         op->sent = 0;
@@ -241,23 +248,28 @@ void proto_on_sender_reply(int src, const void *frame, size_t len)
     }
     f_ctrl_t c;
     if (len != sizeof c)
-        proto_bad_frame(src, "control frame size");
+        proto_bad_frame(src, "a control frame (kind %u) of %zu bytes", kind, len);
     memcpy(&c, frame, sizeof c);
     if (kind == F_FIN) {
-        proto_complete(sender_op(src, c.sreq, OP_WAIT_RNDV, "FIN for no rendezvous send"));
+        proto_complete(sender_op(src, c.sreq, OP_WAIT_RNDV, "FIN"));
     } else if (kind == F_ACK) {
-        proto_complete(sender_op(src, c.sreq, OP_WAIT_ACK, "ACK for no synchronous send"));
+        proto_complete(sender_op(src, c.sreq, OP_WAIT_ACK, "ACK"));
     } else {
-        proto_op_t *op = sender_op(src, c.sreq, -1, "CANCEL_REPLY for no send");
+        proto_op_t *op = proto_named_op(src, c.sreq, "CANCEL_REPLY");
         if (!op->cancel_pending)
-            proto_bad_frame(src, "CANCEL_REPLY without CANCEL");
+            proto_bad_frame(src, "CANCEL_REPLY for operation %#llx, which asked for no cancel",
+                            (unsigned long long)c.sreq);
+        /* Withdrawn means never matched: no reply to the first frame has come, and nothing
+         * of the op is queued or still read by a transport. */
+        if (c.result && (op->finished_early ||
+                         (op->state != OP_WAIT_ACK && op->state != OP_WAIT_RNDV)))
+            proto_bad_frame(src, "CANCEL_REPLY withdraws operation %#llx, which was matched",
+                            (unsigned long long)c.sreq);
         op->cancel_pending = 0;
         if (c.result)
             op->cancelled = 1;
-        if (c.result || op->finished_early) {
-            op->state = OP_DONE;
-            op->done(op);
-        }
+        if (c.result || op->finished_early)
+            proto_finish(op);
     }
 }
 
@@ -285,14 +297,13 @@ int proto_cancel_send(proto_op_t *op)
     case OP_SEND_FIRST: /* never left this rank: withdraw locally */
         unqueue(op);
         op->cancelled = 1;
-        op->state = OP_DONE;
-        op->done(op);
+        proto_finish(op);
         return 1;
     case OP_WAIT_ACK:
     case OP_WAIT_RNDV:
         if (!op->cancel_pending) {
             op->cancel_pending = 1;
-            f_ctrl_t c = { .kind = F_CANCEL, .sreq = (uintptr_t)op };
+            f_ctrl_t c = { .kind = F_CANCEL, .sreq = op->id };
             proto_send_ctrl(op->peer, &c, sizeof c);
         }
         return 1;

@@ -1,8 +1,10 @@
 /*
  * Frame formats of the message protocols (internal to proto/). Every frame starts with a
  * one-byte kind. Frames travel between ranks of one job built from the same library, so
- * fields are in host order; ids (sreq, rreq) are the sender's/receiver's own operation
- * addresses, echoed back unchanged and only ever dereferenced by the rank that issued them.
+ * fields are in host order; ids (sreq, rreq) are the sender's/receiver's wire ids of its own
+ * operations (ids.h: index and generation in its table of live operations, never addresses),
+ * echoed back unchanged. Every field is untrusted input to the receiver (see proto.c,
+ * "Checks").
  *
  *   EAGER       match header, payload                       (message, no reply)
  *   EAGER_SYNC  match header, sreq, payload                 (ACK sreq once matched)

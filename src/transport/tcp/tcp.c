@@ -10,7 +10,8 @@
  * Connections (wire.h has the handshake): the first send to a peer reads its card, connects
  * (trying its addresses in card order) and queues frames until the handshake is done. The
  * acceptor reads one fixed-size HELLO before anything else and drops (and logs) any
- * connection whose HELLO does not prove the job key, without disturbing the job. When two
+ * connection whose HELLO does not prove the job key, or claims a rank of this host (which
+ * would reach us through shared memory), without disturbing the job. When two
  * ranks connect to each other at once, the connection opened by the lower rank wins: the
  * acceptor of the other answers DUPLICATE and its connector then waits for the winner.
  *
@@ -773,6 +774,12 @@ static int acceptor_event(conn_t *c, uint32_t ev, char *err, int errlen)
         return 1;
     }
     int q = (int)h.rank;
+    if (g.host_of[q] == g.host_of[g.rank]) { /* such a rank never comes by TCP: forged */
+        char why[96];
+        snprintf(why, sizeof why, "it claims to be rank %d, which shares this host", q);
+        drop(c, why);
+        return 1;
+    }
     uint32_t verdict = verdict_for(q);
     tcp_welcome_encode(c->hs_out, &g.key, verdict, (uint32_t)g.rank, h.nonce, c->na);
     c->hs_len = TCP_WELCOME_LEN;

@@ -1,7 +1,8 @@
 /* MPI_Comm_idup (MPI-3.1 §6.4.2): completion by every Wait/Test form, several in flight on
  * one communicator, concurrent ones on overlapping communicators started in different orders
  * on different ranks (as nonblocking collectives allow), mixed with blocking constructors and
- * point-to-point traffic, and a parent freed before completion. Every new communicator must
+ * point-to-point traffic, a parent freed before completion, and the local calls allowed on the
+ * new communicator before completion. Every new communicator must
  * work and be isolated from the others. */
 #include "../check.h"
 
@@ -211,6 +212,69 @@ static void parent_freed(void)
     MPI_Comm_free(&n);
 }
 
+/* Local calls on the new communicator before its request completes (MPICH and Open MPI
+ * accept them; mpi4py's Comm.Idup sets the handler at once): handler, name, attributes,
+ * groups, topology queries. A call that communicates is refused with MPI_ERR_COMM until then,
+ * and everything set beforehand is still there afterwards. */
+static int handler_calls;
+static void count_handler(MPI_Comm *c, int *code, ...)
+{
+    (void)c;
+    (void)code;
+    handler_calls++;
+}
+
+static void local_before_completion(void)
+{
+    MPI_Comm n;
+    MPI_Request r;
+    MPI_Errhandler eh, got;
+    int key, val = 42, *pv = NULL, flag = 0, sz = -1, rk = -1, result, inter = -1, topo;
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = 0;
+    CHECK_RC(MPI_Comm_create_errhandler(count_handler, &eh), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key, NULL),
+             MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_idup(MPI_COMM_WORLD, &n, &r), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_set_errhandler(n, eh), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_get_errhandler(n, &got), MPI_SUCCESS);
+    CHECK(got == eh);
+    CHECK_RC(MPI_Errhandler_free(&got), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_set_name(n, "pending"), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_set_attr(n, key, &val), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_size(n, &sz), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_rank(n, &rk), MPI_SUCCESS);
+    CHECK(sz == size && rk == rank);
+    CHECK_RC(MPI_Comm_test_inter(n, &inter), MPI_SUCCESS);
+    CHECK(inter == 0);
+    CHECK_RC(MPI_Comm_compare(n, MPI_COMM_WORLD, &result), MPI_SUCCESS);
+    CHECK(result == MPI_CONGRUENT);
+    CHECK_RC(MPI_Topo_test(n, &topo), MPI_SUCCESS);
+    CHECK(topo == MPI_UNDEFINED);
+    MPI_Group g;
+    CHECK_RC(MPI_Comm_group(n, &g), MPI_SUCCESS);
+    CHECK_RC(MPI_Group_free(&g), MPI_SUCCESS);
+    /* an error of a local call goes to the new communicator's own handler */
+    CHECK_RC(MPI_Comm_set_name(n, NULL), MPI_ERR_ARG);
+    CHECK(handler_calls == 1);
+    /* communication waits for completion: refused (on MPI_COMM_WORLD, ERRORS_RETURN here).
+     * With peers the agreement cannot have ended yet (none of these calls made progress);
+     * alone, it ended within MPI_Comm_idup. */
+    if (size > 1)
+        CHECK_RC(MPI_Send(&val, 1, MPI_INT, rank, 0, n), MPI_ERR_COMM);
+    CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_get_name(n, name, &len), MPI_SUCCESS);
+    CHECK(strcmp(name, "pending") == 0 && len == 7);
+    CHECK_RC(MPI_Comm_get_attr(n, key, &pv, &flag), MPI_SUCCESS);
+    CHECK(flag && pv == &val);
+    CHECK_RC(MPI_Comm_set_name(n, NULL), MPI_ERR_ARG);
+    CHECK(handler_calls == 2);
+    check_dup(n, MPI_COMM_WORLD);
+    CHECK_RC(MPI_Comm_free(&n), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_free_keyval(&key), MPI_SUCCESS);
+    CHECK_RC(MPI_Errhandler_free(&eh), MPI_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -222,6 +286,7 @@ int main(int argc, char **argv)
     overlapping();
     waits_between();
     parent_freed();
+    local_before_completion();
     MPI_Finalize();
     return 0;
 }

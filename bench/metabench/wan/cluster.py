@@ -10,45 +10,26 @@ of 2 ranks) without the WAN.
 
 A layout is a list of sites, each a list of (host, ranks). metampi gets a metacomputer
 description of the layout (`mpirun --metacomputer`); Open MPI and MPICH get the hosts, and run
-their launcher on the first host as between two hosts (run_benchmarks.py, "between two
-hosts"), every process with a host name of its own.
+their launcher on the first host as between two hosts, every process with a host name of its
+own (mpis.launch_sites).
 """
 import contextlib
 import json
 import os
 import re
 
-import run_benchmarks as rb
+from metabench.cluster import Cluster
+from metabench.mpis import launch_sites
+from metabench.paths import NETNS_AGENT
+from metabench.process import run
 
 SITES, HOSTS_PER_SITE = 2, 4
 WAN_DELAY, WAN_RATE = "5ms", "1gbit"
 GATEWAY_PORT = 7100
-# What each contender is given so that it uses the WAN as a real metacomputer would, as the
-# report states it.
-HOW = {
-    "metampi": "a metacomputer description of the layout (one `[site]` per site, its hosts, "
-               "its gateway on its first host, `wan = <that host's address>:7100`; `[wan] "
-               "compression = off`), `mpirun --metacomputer FILE`: one gateway per site carries "
-               "all traffic between the sites. The gateways' WAN streams use cubic (`[wan] "
-               "congestion = auto`); every other connection here, the other contenders', raw "
-               "TCP's and iperf3's, uses the kernel's default (bbr on the reference machine)",
-    "metampi-direct": "the same description and `mpirun --metacomputer FILE --direct-wan`: "
-                      "ranks at different sites connect to each other directly over TCP",
-    "openmpi": "as between two hosts: its own host name on each host, `pml ob1`, `btl "
-               "vader,tcp,self` (`tcp,self` with one rank per host), TCP on 10.0.0.0/16 "
-               "(both sites' subnets); and `mpi_yield_when_idle 1`, what `--oversubscribe` "
-               "turns on: the 8 ranks share 2 cores, which Open MPI cannot see from 2 slots "
-               "per host (its 4 B allreduce took 70-100 ms without, 8-13 ms with)",
-    "mpich": "as between two hosts: its own host name on each host, `UCX_TLS=tcp,self` (UCX "
-             "takes shared memory between namespaces otherwise), and `UCX_KEEPALIVE_INTERVAL="
-             "inf` (fewer hangs in MPI_Finalize across the WAN: with the keepalive on, 2 ranks "
-             "at different sites hung there every time; 8 ranks still do, see the checks). "
-             "MPICH 4.0.2 has no switch to yield the core while it waits",
-}
 
 
 class Contender:
-    """One way of running MPI programs across the sites: an MPI (run_benchmarks.Mpi, whose
+    """One way of running MPI programs across the sites: an MPI (mpis.Mpi, whose
     programs are built) and, for metampi, the WAN mode ("gateway" or "direct")."""
 
     def __init__(self, slug, name, mpi, mode=None):
@@ -63,8 +44,8 @@ def contenders(mpis):
             Contender("mpich", "MPICH", by["mpich"])]
 
 
-class SiteCluster(rb.Cluster):
-    """The two sites for the length of a `with` block (see run_benchmarks.Cluster)."""
+class SiteCluster(Cluster):
+    """The two sites for the length of a `with` block (see metabench.cluster.Cluster)."""
 
     def __init__(self, work, wanemu):
         super().__init__(work, ["--sites", str(SITES), "--hosts-per-site", str(HOSTS_PER_SITE),
@@ -105,7 +86,7 @@ class SiteCluster(rb.Cluster):
     def wan_counters(self):
         """(bytes, packets) through the router's interface to site 1 so far, both directions:
         with two sites, everything that crossed the WAN. None if unreadable."""
-        _, out, _, _ = rb.run(["ip", "-n", self.wan_ns, "-s", "-j", "link", "show", "s1"],
+        _, out, _, _ = run(["ip", "-n", self.wan_ns, "-s", "-j", "link", "show", "s1"],
                               timeout=10)
         try:
             s = json.loads(out)[0]["stats64"]
@@ -122,13 +103,13 @@ class SiteCluster(rb.Cluster):
         removed = []
         try:
             for h in hosts:
-                _, out, _, _ = rb.run(["ip", "-n", h, "-j", "route", "show"], timeout=10)
+                _, out, _, _ = run(["ip", "-n", h, "-j", "route", "show"], timeout=10)
                 try:
                     routes = [r for r in json.loads(out) if r.get("gateway")]
                 except ValueError:
                     routes = []
                 for r in routes:
-                    status, _, err, _ = rb.run(["ip", "-n", h, "route", "del", r["dst"]],
+                    status, _, err, _ = run(["ip", "-n", h, "route", "del", r["dst"]],
                                                timeout=10)
                     if status != 0:
                         raise RuntimeError(f"cannot take the route away from {h}: {err}")
@@ -136,7 +117,7 @@ class SiteCluster(rb.Cluster):
             yield [h for h, _, _ in removed]
         finally:
             for h, dst, via in removed:
-                rb.run(["ip", "-n", h, "route", "replace", dst, "via", via], timeout=10)
+                run(["ip", "-n", h, "route", "replace", dst, "via", via], timeout=10)
 
     def short(self, text):
         """text with the cluster's prefix taken off the host names (s1h1, ...)."""
@@ -164,27 +145,8 @@ def write_description(path, layout, cluster):
 def launch(c, layout, cluster, description):
     """The command that starts len(ranks) ranks of c on the layout, up to the program."""
     hosts = [h for site in layout for h in site]
-    n = str(sum(k for _, k in hosts))
-    if c.mpi.slug == "metampi":
-        cmd = c.mpi.launcher + ["--metacomputer", description]
-        if c.mode == "direct" and len(layout) > 1:
-            cmd.append("--direct-wan")
-        bind = ["--bind-to", "none"] if c.mpi.bind_opts else []
-        return cmd + ["--launch-agent", "ip netns exec {host}"] + bind + ["-n", n]
-    first = hosts[0][0]
-    host_list = ",".join(f"{h}:{k}" for h, k in hosts)
-    if c.mpi.slug == "openmpi":
-        net = ".".join(cluster.addrs[0].split(".")[:2]) + ".0.0/16"
-        btl = "vader,tcp,self" if any(k > 1 for _, k in hosts) else "tcp,self"
-        return rb.in_host(first, c.mpi.launcher + [
-            "--host", host_list, "--mca", "plm_rsh_agent", rb.NETNS_AGENT,
-            "--mca", "pml", "ob1", "--mca", "btl", btl,
-            "--mca", "btl_tcp_if_include", net, "--mca", "oob_tcp_if_include", net,
-            "--mca", "mpi_yield_when_idle", "1", "--bind-to", "none", "-n", n])
-    return rb.in_host(first, c.mpi.launcher + [
-        "-hosts", host_list, "-launcher", "ssh", "-launcher-exec", rb.NETNS_AGENT,
-        "-iface", "eth0", "-bind-to", "none", "-genv", "UCX_TLS", "tcp,self",
-        "-genv", "UCX_KEEPALIVE_INTERVAL", "inf", "-n", n])
+    net = ".".join(cluster.addrs[0].split(".")[:2]) + ".0.0/16"
+    return launch_sites(c.mpi, hosts, net, description, c.mode == "direct" and len(layout) > 1)
 
 
 def launch_text(c, layout, cluster, description, program):
@@ -192,7 +154,7 @@ def launch_text(c, layout, cluster, description, program):
     words = []
     for w in launch(c, layout, cluster, description) + [program]:
         w = cluster.short(w)
-        for long_ in (rb.NETNS_AGENT, description, c.mpi.launcher[0]):
+        for long_ in (NETNS_AGENT, description, c.mpi.launcher[0]):
             w = w.replace(long_, os.path.basename(long_))
         words.append(f"'{w}'" if re.search(r"[\s$\"{&]", w) else w)
     return " ".join(words)

@@ -17,14 +17,18 @@ import contextlib
 import json
 import os
 import re
-import select
 import shutil
-import signal
-import subprocess
 import time
 
-import run_benchmarks as rb
-from wan import cluster as wc
+from metabench import limits
+from metabench.cluster import client_server
+from metabench.formatting import human_bytes, human_bytes_si
+from metabench.limits import IPERF, RAW, RAW_WINDOW, raw_sizes
+from metabench.process import first_error_line, run_job
+from metabench.programs import P2P, expected_sizes, parse_p2p_with_counts, payload
+from metabench.results import LinkCheck, P2pResult
+from metabench.schedule import rotated
+from metabench.wan import cluster as wc
 
 P2P_MAX = 1 << 20           # largest ping-pong and stream message over the WAN
 LAT_SCALE = 0.002           # latency.c/raw_tcp: 20 round trips per size up to 16 KiB
@@ -40,8 +44,6 @@ DEMO_ONE_SITE_LIMIT = 64 << 10   # bytes the one-site run may put on the WAN (no
 IPERF_SECONDS = 3
 RAW_PORT, IPERF_PORT = 5301, 5201
 GRACE = 3                   # seconds a job may take to exit after printing all its results
-RAW, IPERF = rb.RAW, rb.IPERF
-P2P = rb.P2P
 
 
 def coll_program(coll):
@@ -60,20 +62,20 @@ def coll_sizes(coll):
 
 
 class WanRun:
-    """Everything the WAN section measured. results[program][slug] (rb.P2pResult; programs:
+    """Everything the WAN section measured. results[program][slug] (P2pResult; programs:
     latency, bandwidth, coll_<name>; iperf3 under size 0); checks[program][slug]
-    (rb.LinkCheck); failures {(slug, program): why}; hung {(slug, program): runs ended after
+    (LinkCheck); failures {(slug, program): why}; hung {(slug, program): runs ended after
     their results}; demo[config] = [per run: {compute, local, wan, total, checksum}];
     unavailable {slug: why} for a contender that cannot run at all here."""
 
     def __init__(self, slugs):
         programs = list(P2P) + [coll_program(c) for c in COLLS]
-        self.results = {p: {s: rb.P2pResult() for s in slugs} for p in programs}
+        self.results = {p: {s: P2pResult() for s in slugs} for p in programs}
         for p in P2P:
-            self.results[p][RAW] = rb.P2pResult()
-        self.results["bandwidth"][IPERF] = rb.P2pResult()
-        self.checks = {p: {s: rb.LinkCheck() for s in self.results[p]} for p in programs}
-        self.checks["demo"] = {c: rb.LinkCheck() for c in DEMO_CONFIGS}
+            self.results[p][RAW] = P2pResult()
+        self.results["bandwidth"][IPERF] = P2pResult()
+        self.checks = {p: {s: LinkCheck() for s in self.results[p]} for p in programs}
+        self.checks["demo"] = {c: LinkCheck() for c in DEMO_CONFIGS}
         self.demo = {c: [] for c in DEMO_CONFIGS}
         self.demo_wan_bytes = {c: [] for c in DEMO_CONFIGS}
         self.failures, self.hung, self.unavailable = {}, {}, {}
@@ -86,90 +88,6 @@ class WanRun:
         self.iperf_retransmits = []
         self.isolated = set()       # hosts that ran gateway-mode jobs without a WAN route
         self.logdir, self.runs = "", 0     # every run's output: <logdir>/<n>-<program>-<slug>.log
-
-
-# --- running a job ---------------------------------------------------------------------
-
-def run_job(cmd, timeout, done):
-    """Runs cmd in its own process group; returns (status, stdout, stderr, seconds, hung).
-    Once done(stdout so far) is true the job has GRACE seconds to exit; if it does not, it is
-    ended and hung is True (status 124, as for a timeout)."""
-    env = dict(os.environ, **rb.OMPI_ROOT_ENV)
-    start = time.perf_counter()
-    try:
-        p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
-    except OSError as e:
-        return 127, "", str(e), 0.0, False
-    out_fd, err_fd = p.stdout.fileno(), p.stderr.fileno()
-    chunks = {out_fd: [], err_fd: []}
-    open_fds = set(chunks)
-    finished = exited = None
-
-    def read_ready(wait):
-        ready, _, _ = select.select(list(open_fds), [], [], max(0.0, wait))
-        for fd in ready:
-            data = os.read(fd, 65536)
-            if data:
-                chunks[fd].append(data)
-            else:
-                open_fds.discard(fd)
-
-    try:
-        while True:
-            now = time.perf_counter()
-            if exited is None and p.poll() is not None:
-                exited = now
-            limit = start + timeout
-            if finished is not None:
-                limit = min(limit, finished + GRACE)
-            if exited is not None:   # a process left behind may hold the pipes: 2 s at most
-                limit = min(limit, exited + 2)
-            if now >= limit or (exited is not None and not open_fds):
-                break
-            if open_fds:
-                read_ready(min(0.5, limit - now))
-            else:
-                time.sleep(min(0.05, limit - now))
-            if finished is None and done(b"".join(chunks[out_fd]).decode(errors="replace")):
-                finished = time.perf_counter()
-    except BaseException:
-        end_group(p)
-        raise
-    status = p.poll()
-    hung = False
-    note = ""
-    if status is None:
-        ending = time.perf_counter()
-        end_group(p)
-        status, hung = 124, finished is not None
-        note = (f"\n[runner: ended the job {ending - start:.1f} s after its start"
-                f"{'' if finished is None else f', {ending - finished:.1f} s after its results'}"
-                f"; the end took {time.perf_counter() - ending:.1f} s]")
-    drain_until = time.perf_counter() + 2
-    while open_fds and time.perf_counter() < drain_until:
-        read_ready(0.2)
-    p.stdout.close()
-    p.stderr.close()
-    out = b"".join(chunks[out_fd]).decode(errors="replace")
-    err = b"".join(chunks[err_fd]).decode(errors="replace") + note
-    if status == 124 and not hung:
-        err = f"timed out after {timeout} s\n{err}"
-    return status, out, err, time.perf_counter() - start, hung
-
-
-def end_group(p):
-    """SIGTERM to the job's process group, SIGKILL 3 s later."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(p.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            p.wait(timeout=3)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 # --- one run of each kind ------------------------------------------------------------------
@@ -202,8 +120,8 @@ def record(wr, cluster, program, slug, run, values, sizes, bound, before, may_re
         crossed = wr.checks[program][slug].add(link, pay, packets, messages)
         if not crossed:
             wr.failures[(slug, program)] = (
-                f"its traffic did not cross the WAN: {rb.human_bytes_si(link)} and {packets} "
-                f"packets through the router for {rb.human_bytes_si(pay)} of payload in "
+                f"its traffic did not cross the WAN: {human_bytes_si(link)} and {packets} "
+                f"packets through the router for {human_bytes_si(pay)} of payload in "
                 f"{messages or 'n/a'} messages; results discarded")
     if crossed:
         result.add_run(values, complete, sizes)
@@ -211,8 +129,8 @@ def record(wr, cluster, program, slug, run, values, sizes, bound, before, may_re
         wr.hung[(slug, program)] = wr.hung.get((slug, program), 0) + 1
     if not complete and (slug, program) not in wr.failures:
         wr.failures[(slug, program)] = (
-            f"failed from {rb.human_bytes(result.failed_from)} on (exit status {status}): "
-            f"{rb.first_error_line(err + out)}")
+            f"failed from {human_bytes(result.failed_from)} on (exit status {status}): "
+            f"{first_error_line(err + out)}")
     if not crossed:
         result.failed_from = sizes[0]
     ok = complete and crossed
@@ -247,8 +165,13 @@ def name_of(slug):
     return NAMES.get(slug, slug)
 
 
-def before_run(wr, cluster, args):
-    rb.note_load(args, wr.busy)
+DEMO_TITLES = {"one": "one site (4 hosts × 2 ranks)",
+               "gateway": "two sites, gateways (2 × 2 hosts × 2 ranks)",
+               "direct": "two sites, --direct-wan"}
+
+
+def before_run(wr, cluster, idle):
+    idle.before_run(wr.busy)
     wr.loadavg.append(os.getloadavg()[0])
     return cluster.wan_counters()
 
@@ -267,35 +190,35 @@ def last_line_done(pattern):
     return lambda out: re.search(pattern, out, re.M) is not None
 
 
-def p2p_once(wr, cluster, c, program, desc, args, may_retry=False):
-    sizes = rb.expected_sizes(P2P_MAX)
+def p2p_once(wr, cluster, c, program, desc, args, idle, may_retry=False):
+    sizes = expected_sizes(P2P_MAX)
     scale = (LAT_SCALE if program == "latency" else BW_SCALE) * args.scale
     cmd = wc.launch(c, cluster.p2p_layout(), cluster, desc) + [
         c.mpi.programs[program], str(P2P_MAX), f"{scale:.6g}"]
-    before = before_run(wr, cluster, args)
-    run = run_job(cmd, args.wan_timeout, last_line_done(rf"^{P2P_MAX} \d+ "))
-    parsed = rb.parse_tcp_mpi(run[1], program)
+    before = before_run(wr, cluster, idle)
+    run = run_job(cmd, args.wan_timeout, last_line_done(rf"^{P2P_MAX} \d+ "), GRACE)
+    parsed = parse_p2p_with_counts(run[1], program)
     values = {b: v for b, (_, v) in parsed.items()}
     counts = {b: n for b, (n, _) in parsed.items()}
-    bound = rb.payload(program, counts) if counts else None
+    bound = payload(program, counts) if counts else None
     return record(wr, cluster, program, c.slug, run, values, sizes, bound, before, may_retry)
 
 
 def raw_iterations(size, latency, scale):
     """raw_tcp.c's iters() with its scale (sent to the server in millionths)."""
-    n = rb.raw_iterations(size, latency)
+    n = limits.raw_iterations(size, latency)
     ppm = max(1, int(scale * 1e6 + 0.5))
     return max(1, int(n * (ppm / 1e6)))
 
 
-def raw_once(wr, cluster, program, args):
+def raw_once(wr, cluster, program, args, idle):
     raw = os.path.join(args.build_dir, "bench", "raw_tcp")
-    sizes = [b for b in rb.raw_sizes() if b <= P2P_MAX]
+    sizes = [b for b in raw_sizes() if b <= P2P_MAX]
     lat = program == "latency"
     scale = (LAT_SCALE if lat else BW_SCALE) * args.scale
     client, server = cluster.site(0)[0], cluster.site(1)[0]
-    before = before_run(wr, cluster, args)
-    status, out, err, seconds = rb.client_server(
+    before = before_run(wr, cluster, idle)
+    status, out, err, seconds = client_server(
         cluster, [raw, "server", str(RAW_PORT)],
         [raw, "client", cluster.addr(server), str(RAW_PORT), program, str(P2P_MAX),
          f"{scale:.6g}"], RAW_PORT, args.wan_timeout, hosts=(client, server))
@@ -303,14 +226,14 @@ def raw_once(wr, cluster, program, args):
               for m in re.finditer(r"^(\d+) ([\d.]+)$", out, re.M)}
     counts = {b: raw_iterations(b, lat, scale) for b in values}
     record(wr, cluster, program, RAW, (status, out, err, seconds, False), values, sizes,
-           rb.payload(program, counts, rb.RAW_WINDOW) if counts else None, before)
+           payload(program, counts, RAW_WINDOW) if counts else None, before)
 
 
-def iperf_once(wr, cluster, args):
+def iperf_once(wr, cluster, args, idle):
     seconds_ = max(1, round(IPERF_SECONDS * args.scale))
     client, server = cluster.site(0)[0], cluster.site(1)[0]
-    before = before_run(wr, cluster, args)
-    status, out, err, seconds = rb.client_server(
+    before = before_run(wr, cluster, idle)
+    status, out, err, seconds = client_server(
         cluster, ["iperf3", "-s", "-1", "-p", str(IPERF_PORT)],
         ["iperf3", "-c", cluster.addr(server), "-p", str(IPERF_PORT), "-t", str(seconds_), "-J"],
         IPERF_PORT, args.wan_timeout, hosts=(client, server))
@@ -349,15 +272,16 @@ def coll_bound(coll, counts):
             sum(per_call * n for n in counts.values()))
 
 
-def coll_once(wr, cluster, c, coll, desc, args, may_retry=False):
+def coll_once(wr, cluster, c, coll, desc, args, idle, may_retry=False):
     program = coll_program(coll)
     sizes = coll_sizes(coll)
     cmd = wc.launch(c, cluster.coll_layout(), cluster, desc) + [
         c.mpi.programs[program], str(COLL_MAX), f"{COLL_SCALE * args.scale:.6g}", coll,
         str(COLL_STEP)]
-    before = before_run(wr, cluster, args)
+    before = before_run(wr, cluster, idle)
     with isolation(wr, cluster, c, cluster.coll_layout()):
-        run = run_job(cmd, args.wan_timeout, last_line_done(rf"^{coll} {sizes[-1]} \d+ "))
+        run = run_job(cmd, args.wan_timeout, last_line_done(rf"^{coll} {sizes[-1]} \d+ "),
+                      GRACE)
     parsed = parse_coll(run[1], coll)
     values = {b: v for b, (_, v) in parsed.items()}
     counts = {b: n for b, (n, _) in parsed.items()}
@@ -369,16 +293,16 @@ DEMO_TIMES = re.compile(r"compute ([\d.]+)\s+local comm ([\d.]+)\s+WAN comm ([\d
                         r"total ([\d.]+)")
 
 
-def demo_once(wr, cluster, config, c, desc, args):
+def demo_once(wr, cluster, config, c, desc, args, idle):
     """One run of the demo: config "one" (one site) or "gateway"/"direct" (two sites, c's
     mode). Keeps the split per step and the checksum."""
     layout = cluster.one_site_layout() if config == "one" else cluster.coll_layout()
     demo = os.path.join(args.build_dir, "bin", "metampi-demo")
     cmd = wc.launch(c, layout, cluster, desc) + [demo] + DEMO_ARGS
-    before = before_run(wr, cluster, args)
+    before = before_run(wr, cluster, idle)
     with isolation(wr, cluster, c, layout):
         status, out, err, seconds, hung = run_job(cmd, args.wan_timeout,
-                                                  last_line_done(DEMO_TIMES.pattern))
+                                                  last_line_done(DEMO_TIMES.pattern), GRACE)
     log = save_log(wr, "demo-" + config, c.slug, (status, out, err, seconds, hung))
     after = cluster.wan_counters()
     wr.left_behind += cluster.sweep()
@@ -386,16 +310,16 @@ def demo_once(wr, cluster, config, c, desc, args):
     key = ("metampi", "demo " + config)
     problem = None
     if status != 0 or not m or not cs:
-        problem = f"exit status {status}: {rb.first_error_line(err + out)}"
+        problem = f"exit status {status}: {first_error_line(err + out)}"
     elif before is not None and after is not None:
         link, packets = after[0] - before[0], after[1] - before[1]
         wr.demo_wan_bytes[config].append(link)
         if config == "one" and link > DEMO_ONE_SITE_LIMIT:
-            problem = (f"the one-site run put {rb.human_bytes_si(link)} on the WAN; results "
+            problem = (f"the one-site run put {human_bytes_si(link)} on the WAN; results "
                        "discarded")
         elif config != "one" and not wr.checks["demo"][config].add(
                 link, 2 * 8 * DEMO_STEPS, packets, 2 * DEMO_STEPS):
-            problem = (f"its traffic did not cross the WAN ({rb.human_bytes_si(link)}, "
+            problem = (f"its traffic did not cross the WAN ({human_bytes_si(link)}, "
                        f"{packets} packets); results discarded")
     if problem:
         wr.failures.setdefault(key, problem)
@@ -411,17 +335,18 @@ def gateway_probe(cluster, c, desc, args):
     2-rank ping-pong of 0 bytes, one round trip."""
     cmd = wc.launch(c, cluster.p2p_layout(), cluster, desc) + [
         c.mpi.programs["latency"], "0", "0.0001"]
-    status, out, err, _, _ = run_job(cmd, args.wan_timeout, last_line_done(r"^0 \d+ "))
+    status, out, err, _, _ = run_job(cmd, args.wan_timeout, last_line_done(r"^0 \d+ "),
+                                     GRACE)
     cluster.sweep()
     if status == 0 and re.search(r"^0 \d+ ", out, re.M):
         return None
-    why = rb.first_error_line(err + out).replace(desc, os.path.basename(desc))
+    why = first_error_line(err + out).replace(desc, os.path.basename(desc))
     return f"exit status {status}: {cluster.short(why)}"
 
 
 # --- the rounds -----------------------------------------------------------------------------
 
-def measure_wan(mpis, args):
+def measure_wan(mpis, args, idle):
     """WanRun: args.wan_rounds rounds on one emulated metacomputer made for the section."""
     cs = wc.contenders(mpis)
     wr = WanRun([c.slug for c in cs])
@@ -438,14 +363,14 @@ def measure_wan(mpis, args):
             if cluster.error:
                 wr.error = cluster.error
             else:
-                run_rounds(wr, cluster, cs, args)
+                run_rounds(wr, cluster, cs, args, idle)
     if wr.error:
         print(f"  between two sites: NOT MEASURED: {wr.error}", flush=True)
     wr.elapsed = time.perf_counter() - began
     return wr
 
 
-def run_rounds(wr, cluster, cs, args):
+def run_rounds(wr, cluster, cs, args, idle):
     print(f"  emulated sites: {' '.join(cluster.site(0))} | {' '.join(cluster.site(1))}, "
           f"WAN {wc.WAN_DELAY} one way, {wc.WAN_RATE}", flush=True)
     work = os.path.join(args.work, "wan")
@@ -483,30 +408,30 @@ def run_rounds(wr, cluster, cs, args):
         began = time.perf_counter()
         for program in P2P:
             order = live + [RAW] + ([IPERF] if program == "bandwidth" else [])
-            for who in rb.rotated(order, rnd):
+            for who in rotated(order, rnd):
                 slug = who if isinstance(who, str) else who.slug
                 if not runnable(slug, program):
                     continue
                 if who == RAW:
-                    raw_once(wr, cluster, program, args)
+                    raw_once(wr, cluster, program, args, idle)
                 elif who == IPERF:
-                    iperf_once(wr, cluster, args)
+                    iperf_once(wr, cluster, args, idle)
                 elif program in who.mpi.programs:
-                    if not p2p_once(wr, cluster, who, program, desc["p2p"], args, True):
-                        p2p_once(wr, cluster, who, program, desc["p2p"], args)
+                    if not p2p_once(wr, cluster, who, program, desc["p2p"], args, idle, True):
+                        p2p_once(wr, cluster, who, program, desc["p2p"], args, idle)
         for coll in COLLS:
-            for c in rb.rotated(live, rnd):
+            for c in rotated(live, rnd):
                 if coll_program(coll) in c.mpi.programs and runnable(c.slug, coll_program(coll)):
-                    if not coll_once(wr, cluster, c, coll, desc["coll"], args, True):
-                        coll_once(wr, cluster, c, coll, desc["coll"], args)
+                    if not coll_once(wr, cluster, c, coll, desc["coll"], args, idle, True):
+                        coll_once(wr, cluster, c, coll, desc["coll"], args, idle)
         by = {c.slug: c for c in cs}
         configs = [("one", by["metampi"], desc["one"])]
         if "metampi" in [c.slug for c in live]:
             configs.append(("gateway", by["metampi"], desc["coll"]))
         configs.append(("direct", by["metampi-direct"], desc["coll"]))
-        for config, c, d in rb.rotated(configs, rnd):
+        for config, c, d in rotated(configs, rnd):
             if ("metampi", "demo " + config) not in wr.failures and \
                     os.path.exists(os.path.join(args.build_dir, "bin", "metampi-demo")):
-                demo_once(wr, cluster, config, c, d, args)
+                demo_once(wr, cluster, config, c, d, args, idle)
         print(f"  between two sites: round {rnd + 1}/{args.wan_rounds} done "
               f"({time.perf_counter() - began:.0f} s)", flush=True)

@@ -1,0 +1,72 @@
+"""The raw results of a run: what each benchmark measured, the options and the context
+(context.py). The runner saves them (<work>/results.json, results-<part>.json with --only)
+before it writes the report, and writes the report from a Record alone, so that
+--from-results FILE makes the same report again."""
+import argparse
+import os
+
+from metabench import store
+from metabench.coll.measure import CollRun
+from metabench.mpis import Mpi
+from metabench.noncontig import NcResult
+from metabench.p2p.measure import P2pRun
+from metabench.results import LinkCheck, P2pResult
+from metabench.tcp.measure import TcpRun
+from metabench.wan.measure import WanRun
+
+
+class Record:
+    """settings: the options (argparse.Namespace, with build_dir); context: {commit, date;
+    machine and elapsed (s) for the full report; iperf3 when the parts between hosts or sites
+    ran}; mpis: [mpis.Mpi], with the programs they built, and those unavailable or failed.
+    Then what each part measured, None where it did not run: startup {slug: {np: s}}, p2p
+    (p2p.measure.P2pRun), noncontig {label: {slug: NcResult}}, coll (coll.measure.CollRun),
+    tcp (tcp.measure.TcpRun), wan (wan.measure.WanRun)."""
+
+    def __init__(self, settings, context, mpis):
+        self.settings, self.context, self.mpis = settings, context, mpis
+        self.startup = self.p2p = self.noncontig = self.coll = self.tcp = self.wan = None
+
+
+def results_path(args):
+    return os.path.join(args.work, f"results-{args.only}.json" if args.only else "results.json")
+
+
+def save(rec, path):
+    store.save(path, {"format": store.RESULTS_FORMAT, "settings": vars(rec.settings),
+                      "context": rec.context, "mpis": rec.mpis, "startup": rec.startup,
+                      "p2p": rec.p2p, "noncontig": rec.noncontig, "coll": rec.coll,
+                      "tcp": rec.tcp, "wan": rec.wan})
+
+
+def _restore_all(by_key, cls):
+    """{key: {slug: attributes}} -> {key: {slug: cls}}."""
+    return {k: {s: store.restore(cls, attrs) for s, attrs in by.items()}
+            for k, by in by_key.items()}
+
+
+def load(path, docs):
+    """The Record saved in path, its settings.docs replaced by docs (where to write now)."""
+    data = store.load(path)
+    settings = argparse.Namespace(**data["settings"])
+    settings.docs = docs
+    rec = Record(settings, data["context"], [store.restore(Mpi, m) for m in data["mpis"]])
+    rec.startup = data["startup"]
+    if data["p2p"] is not None:
+        rec.p2p = store.restore(P2pRun, data["p2p"])
+        rec.p2p.results = _restore_all(rec.p2p.results, P2pResult)
+    if data["noncontig"] is not None:
+        rec.noncontig = _restore_all(data["noncontig"], NcResult)
+    if data["coll"] is not None:
+        rec.coll = store.restore(CollRun, data["coll"])
+        rec.coll.results = {np: _restore_all(by_coll, P2pResult)
+                            for np, by_coll in rec.coll.results.items()}
+    for part, cls in (("tcp", TcpRun), ("wan", WanRun)):
+        if data[part] is not None:
+            run = store.restore(cls, data[part])
+            run.results = _restore_all(run.results, P2pResult)
+            run.checks = _restore_all(run.checks, LinkCheck)
+            setattr(rec, part, run)
+    if rec.wan is not None:
+        rec.wan.isolated = set(rec.wan.isolated)
+    return rec

@@ -1,0 +1,223 @@
+"""The WAN section's statistics (medians, the best round, the demo's split per step), what the
+emulated link allows (its floor per collective call) and the targets, from a
+measure.WanRun."""
+import statistics
+
+from metabench.document import WAN
+from metabench.formatting import describe_slowdown, human_bytes
+from metabench.programs import expected_sizes
+from metabench.wan import cluster as wc
+from metabench.wan import measure as wm
+
+LAT_LIMIT = 1.10            # metampi 0-8 B latency / raw TCP, at most
+LAT_SMALL = 8
+BW_SHARE = 0.90             # metampi bandwidth / iperf3, at least
+BW_FROM = 512 << 10         # ... for these sizes and up
+COLL_SMALL = 1 << 10        # "small" collectives: up to this (and the barrier)
+COLL_LARGE = 64 << 10       # "large": from this
+COLL_SMALL_SPEEDUP = 2.0    # better peer / metampi, at least
+COLL_LARGE_SPEEDUP = 1.5
+MPI_SLUGS = ("metampi", "metampi-direct", "openmpi", "mpich")
+PEERS = ("openmpi", "mpich")
+
+
+def value(wr, program, slug, b):
+    r = wr.results[program].get(slug)
+    return None if r is None else r.median(b)
+
+
+def best_value(wr, program, slug, b):
+    """The best round's value (latency: the lowest), or None."""
+    r = wr.results[program].get(slug)
+    if r is None or r.median(b) is None:
+        return None
+    samples = r.samples.get(b, [])
+    return (min(samples) if program != "bandwidth" else max(samples)) if samples else None
+
+
+def demo_summary(wr, config):
+    """Medians over the runs of each part (ms per step), or None."""
+    runs = wr.demo[config]
+    if not runs:
+        return None
+    return {k: statistics.median(r[k] for r in runs) for k in ("compute", "local", "wan",
+                                                                "total")}
+
+
+# --- what the link allows -------------------------------------------------------------------
+
+COLL_SITE_RANKS = 4         # ranks per site in the collective runs (2 hosts x 2 ranks)
+
+
+def wan_delay_us():
+    """The emulated WAN's one-way delay (cluster.WAN_DELAY, e.g. "5ms") in µs."""
+    units = {"us": 1, "ms": 1e3, "s": 1e6}
+    for u in ("us", "ms", "s"):
+        if wc.WAN_DELAY.endswith(u):
+            return float(wc.WAN_DELAY[:-len(u)]) * units[u]
+    raise ValueError(f"WAN delay {wc.WAN_DELAY!r}")
+
+
+def link_rate(wr):
+    """The link's rate in bytes per µs: iperf3's measured rate, else the emulated rate."""
+    iperf = value(wr, "bandwidth", wm.IPERF, 0)
+    if iperf:
+        return iperf  # MB/s = bytes/µs
+    units = {"kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
+    for u, f in units.items():
+        if wc.WAN_RATE.endswith(u):
+            return float(wc.WAN_RATE[:-len(u)]) * f / 8 / 1e6
+    raise ValueError(f"WAN rate {wc.WAN_RATE!r}")
+
+
+def floor_us(wr, coll, b):
+    """The least time a call can take on this WAN before the last rank has what it needs from
+    the other site: the one-way delay, plus the bytes one site must send the other at the
+    link's rate (full duplex: both directions at once). For the barrier and the allreduce this
+    also bounds the average over the ranks, however skewed their entries: a rank's call ends
+    at least a delay after the last rank of the other site entered, and the ranks of a site
+    entered no later than its last one. None for the broadcast: the ranks at the root's site
+    need nothing from the WAN, and the average includes them."""
+    wire = {"barrier": 0, "allreduce": b, "alltoall": COLL_SITE_RANKS ** 2 * b}.get(coll)
+    return None if wire is None else wan_delay_us() + wire / link_rate(wr)
+
+
+def above_floor(wr, coll, b, limit):
+    """True when the speedup limit asks for more than the link allows against the better
+    peer: better peer / floor < limit."""
+    f = floor_us(wr, coll, b)
+    _, _, best = speedup(wr, coll, b, "metampi")
+    return f is not None and best is not None and best / f < limit
+
+
+# --- targets --------------------------------------------------------------------------------
+
+
+def latency_eval(wr, slug):
+    """(verdict, details) of the latency target for one metampi mode."""
+    ratios, best, missing = [], [], []
+    for b in [b for b in expected_sizes(wm.P2P_MAX) if b <= LAT_SMALL]:
+        mine, raw = value(wr, "latency", slug, b), value(wr, "latency", wm.RAW, max(b, 1))
+        if mine is None or raw is None:
+            missing.append(f"{'metampi' if mine is None else 'raw TCP'} at {human_bytes(b)}")
+            continue
+        ratios.append((mine / raw, b))
+        best.append((best_value(wr, "latency", slug, b) /
+                     best_value(wr, "latency", wm.RAW, max(b, 1)), b))
+    if not ratios:
+        return "not evaluated", "no results" + (": missing " + ", ".join(missing) if missing
+                                                else "")
+    w, wb = max(ratios), max(best)
+    text = (f"worst {human_bytes(w[1])}: {w[0]:.3f}× raw TCP "
+            f"({value(wr, 'latency', slug, w[1]):.0f} vs "
+            f"{value(wr, 'latency', wm.RAW, max(w[1], 1)):.0f} µs); best rounds: worst "
+            f"{wb[0]:.3f}×")
+    if missing:
+        text += "; missing " + ", ".join(missing)
+    verdict = "not met" if w[0] > LAT_LIMIT else "not evaluated" if missing else "met"
+    return verdict, text
+
+
+def bandwidth_eval(wr, slug):
+    iperf = value(wr, "bandwidth", wm.IPERF, 0)
+    shares, missing = [], []
+    for b in [b for b in expected_sizes(wm.P2P_MAX) if b >= BW_FROM]:
+        mine = value(wr, "bandwidth", slug, b)
+        if mine is None:
+            missing.append(f"metampi at {human_bytes(b)}")
+        elif iperf:
+            shares.append((mine / iperf, b))
+    if not iperf:
+        missing.append("iperf3")
+    if not shares:
+        return "not evaluated", "no results" + (": missing " + ", ".join(missing) if missing
+                                                else "")
+    w = min(shares)
+    text = (f"worst {human_bytes(w[1])}: {w[0]:.0%} of iperf3 "
+            f"({value(wr, 'bandwidth', slug, w[1]):.1f} vs {iperf:.1f} MB/s)")
+    if missing:
+        text += "; missing " + ", ".join(missing)
+    verdict = "not met" if w[0] < BW_SHARE else "not evaluated" if missing else "met"
+    return verdict, text
+
+
+def coll_rows(large):
+    """(collective, size) pairs of the small or large collective target."""
+    rows = []
+    for coll in wm.COLLS:
+        for b in wm.coll_sizes(coll):
+            if coll == "barrier":
+                if not large:
+                    rows.append((coll, b))
+            elif (b >= COLL_LARGE) if large else (b <= COLL_SMALL):
+                rows.append((coll, b))
+    return rows
+
+
+def speedup(wr, coll, b, slug):
+    """(better peer's latency / slug's, slug's, better peer's), None where missing."""
+    program = wm.coll_program(coll)
+    mine = value(wr, program, slug, b)
+    peers = [v for v in (value(wr, program, p, b) for p in PEERS) if v is not None]
+    best = min(peers) if peers else None
+    return (best / mine if mine and best else None), mine, best
+
+
+def coll_eval(wr, slug, large):
+    limit = COLL_LARGE_SPEEDUP if large else COLL_SMALL_SPEEDUP
+    got, missing = [], []
+    for coll, b in coll_rows(large):
+        s, mine, best = speedup(wr, coll, b, slug)
+        if s is None:
+            missing.append(f"{coll} {human_bytes(b)}" +
+                           (" (no peer)" if mine is not None else ""))
+        else:
+            got.append((s, coll, b))
+    if not got:
+        return "not evaluated", "no results"
+    ok = sum(1 for s, _, _ in got if s >= limit)
+    w = min(got)
+    where = w[1] if w[1] == "barrier" else f"{w[1]} {human_bytes(w[2])}"
+    text = (f"{ok} of {len(got)} (collective, size) met; worst {where}: "
+            f"{describe_slowdown(1 / w[0])} the better peer")
+    beyond = sum(1 for s, coll, b in got if s < limit and above_floor(wr, coll, b, limit))
+    if beyond:
+        text += (f"; {beyond} of the {len(got) - ok} not met ask for more than the link allows "
+                 f"(the better peer's time / the WAN floor < {limit:g}; see the tables)")
+    if missing:
+        text += "; missing " + ", ".join(missing)
+    verdict = "not met" if ok < len(got) else "not evaluated" if missing else "met"
+    return verdict, text
+
+
+def targets(wr):
+    """The issue's targets for metampi with gateways, as (name, (verdict, details)); the same
+    computed for --direct-wan follows in the details for comparison."""
+    names = [
+        f"{WAN.target_prefix}: ping-pong latency 0–{LAT_SMALL} B within "
+        f"{LAT_LIMIT - 1:.0%} of the raw TCP round trip (0 B against 1 B), metampi with gateways",
+        f"{WAN.target_prefix}: bandwidth {human_bytes(BW_FROM)}–{human_bytes(wm.P2P_MAX)} "
+        f"at least {BW_SHARE:.0%} of iperf3 (one TCP stream), metampi with gateways",
+        f"{WAN.target_prefix}: Barrier, and Bcast, Allreduce, Alltoall of 4 B–"
+        f"{human_bytes(COLL_SMALL)}, 2 sites × 4 ranks: at least {COLL_SMALL_SPEEDUP:g}× "
+        "faster than both Open MPI and MPICH, metampi with gateways",
+        f"{WAN.target_prefix}: Bcast, Allreduce, Alltoall of {human_bytes(COLL_LARGE)}–"
+        f"{human_bytes(wm.COLL_MAX)}, 2 sites × 4 ranks: at least {COLL_LARGE_SPEEDUP:g}× "
+        "faster than both, metampi with gateways",
+    ]
+    if wr.error:
+        why = f"not measured: {wr.error}"
+        return [(n, ("not evaluated", why)) for n in names]
+    evals = [lambda s: latency_eval(wr, s), lambda s: bandwidth_eval(wr, s),
+             lambda s: coll_eval(wr, s, False), lambda s: coll_eval(wr, s, True)]
+    rows = []
+    for name, ev in zip(names, evals):
+        direct_verdict, direct_text = ev("metampi-direct")
+        compare = f"for comparison, --direct-wan: {direct_verdict}, {direct_text}"
+        if "metampi" in wr.unavailable:
+            rows.append((name, ("not evaluated", f"metampi with gateways not available "
+                                                 f"({wr.unavailable['metampi']}); {compare}")))
+        else:
+            verdict, text = ev("metampi")
+            rows.append((name, (verdict, f"{text}; {compare}")))
+    return rows

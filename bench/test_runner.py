@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Tests of the benchmark runner's structure and raw results (ctest bench.runner; no MPI, no
+namespaces, no timing): the modules of bench/metabench/ import only from the layers below
+theirs (metabench/__init__.py) and never run_benchmarks.py, none is over 800 lines, and the
+raw results of a run, saved and restored (record.py), give the same report, also through
+run_benchmarks.py --from-results.
+
+    test_runner.py [unittest options]
+"""
+import argparse
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from metabench import document, limits, noncontig, programs, record, runner, startup  # noqa: E402
+from metabench.coll import measure as coll_measure  # noqa: E402
+from metabench.coll import report as coll_report  # noqa: E402
+from metabench.mpis import Mpi  # noqa: E402
+from metabench.p2p import measure as p2p_measure  # noqa: E402
+from metabench.tcp import measure as tcp_measure  # noqa: E402
+from metabench.wan import measure as wan_measure  # noqa: E402
+
+PACKAGE = os.path.join(HERE, "metabench")
+TOP = {"metabench.runner", "metabench.record"}
+FAMILIES = ("startup", "noncontig", "p2p", "coll", "tcp", "wan")
+
+
+def modules():
+    """{module name: path} of every module of the package."""
+    found = {}
+    for root, _, files in os.walk(PACKAGE):
+        for f in files:
+            if f.endswith(".py"):
+                rel = os.path.relpath(os.path.join(root, f), HERE)[:-3].replace(os.sep, ".")
+                found[rel[:-len(".__init__")] if rel.endswith(".__init__") else rel] = \
+                    os.path.join(root, f)
+    return found
+
+
+def imports(path, known):
+    """The modules of the package (and run_benchmarks, wan) that a module imports."""
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                out.add(sub if sub in known else node.module)
+    return {m for m in out if m in known or m.split(".")[0] in ("run_benchmarks", "wan")}
+
+
+def family(name):
+    """The benchmark a module belongs to, "top" for the runner, None for a common module."""
+    if name in TOP:
+        return "top"
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in FAMILIES else None
+
+
+class Structure(unittest.TestCase):
+    def test_layers(self):
+        known = modules()
+        graph = {m: imports(p, known) for m, p in known.items()}
+        for m, deps in graph.items():
+            for d in deps:
+                self.assertTrue(d.startswith("metabench"), f"{m} imports {d}")
+                if d == "metabench":
+                    continue
+                mine, theirs = family(m), family(d)
+                if mine is None:
+                    self.assertIsNone(theirs, f"common module {m} imports {d}")
+                elif mine != "top":
+                    self.assertIn(theirs, (None, mine), f"{m} imports {d}")
+        # and no circle: every module can be ordered after what it imports
+        done, doing = set(), []
+
+        def visit(m):
+            self.assertNotIn(m, doing, f"import circle: {' -> '.join(doing + [m])}")
+            if m in done:
+                return
+            doing.append(m)
+            for d in graph.get(m, ()):
+                visit(d)
+            doing.pop()
+            done.add(m)
+        for m in graph:
+            visit(m)
+
+    def test_module_sizes(self):
+        for m, path in modules().items():
+            with open(path) as f:
+                self.assertLess(len(f.readlines()), 800, m)
+
+
+# --- a made-up run ----------------------------------------------------------------------------
+
+def value(*key):
+    """A float that differs per key (the same in every process), with digits that JSON must
+    keep."""
+    return 1 + sum((i + 1) * ord(c) for i, c in enumerate(repr(key))) % 100000 / 7.0
+
+
+def series(result, sizes, *key, fail_from=None):
+    """Two rounds of made-up values into a P2pResult; failed from fail_from if given."""
+    for rnd in range(2):
+        done = {b: value(rnd, b, *key) for b in sizes if fail_from is None or b < fail_from}
+        result.add_run(done, fail_from is None, sizes)
+
+
+def made_up_record(only=None):
+    settings = argparse.Namespace(
+        build="build", docs="docs", work="work", rounds=2, startup_reps=2, scale=0.05,
+        max_bytes=4096, timeout=120, wait_idle=0, coll_rounds=2, coll_max_bytes=1024,
+        coll_timeout=60, wan_rounds=1, wan_timeout=60, only=only, quick=True,
+        from_results=None, build_dir="/b")
+    mpis = [Mpi("metampi", "metampi", ["/b/bin/mpicc"], ["/b/bin/mpirun"], [],
+                ["--bind-to", "core"], ["--bind-to", "none"]),
+            Mpi("Open MPI", "openmpi", ["mpicc.openmpi"], ["mpirun.openmpi"], ["--oversubscribe"],
+                ["--bind-to", "core"], ["--oversubscribe", "--bind-to", "none"]),
+            Mpi("MPICH", "mpich", ["mpicc.mpich"], ["mpirun.mpich"], [], ["-bind-to", "core"],
+                ["-bind-to", "none"])]
+    for m in mpis:
+        m.programs = {p: f"/w/{m.slug}/{p}" for p in programs.SOURCES}
+    mpis[1].unavailable["coll_reduce"] = "does not build: error: no | MPI_Reduce"
+    del mpis[1].programs["coll_reduce"]
+    mpis[2].failed["bandwidth"] = "failed from 1 KiB on (exit status 1): wrong data"
+    ctx = {"commit": "abc1234-dirty", "date": "2026-01-02 03:04 UTC",
+           "machine": [("Date", "2026-01-02 03:04 UTC"), ("CPU", "a | b"), ("nproc", "2")],
+           "elapsed": 1234.5678, "iperf3": "iperf 3.12 (cJSON 1.7.15)"}
+    rec = record.Record(settings, ctx, mpis)
+    slugs = [m.slug for m in mpis]
+    sizes = programs.expected_sizes(settings.max_bytes)
+    if only is None:
+        rec.startup = {s: {np: (None if (s, np) == ("mpich", 8) else value(s, np))
+                           for np in startup.STARTUP_NP} for s in slugs}
+        rec.p2p = p2p_measure.P2pRun({p: {s: p2p_measure.P2pResult() for s in slugs}
+                                      for p in programs.P2P})
+        for p in programs.P2P:
+            for s in slugs:
+                series(rec.p2p.results[p][s], sizes, p, s,
+                       fail_from=1024 if (s, p) == ("mpich", "bandwidth") else None)
+        rec.p2p.busy = [0.01, 0.25, 0.125]
+        rec.noncontig = {label: {s: noncontig.NcResult() for s in slugs}
+                         for label, _ in noncontig.NC_RUNS}
+        for label, _ in noncontig.NC_RUNS:
+            for s in slugs:
+                r = rec.noncontig[label][s]
+                for key in (("contig", 1 << 20, 1 << 20), ("vector", 256, 1 << 20),
+                            ("vector", 8, 1 << 20), ("face_y", 2048, 1 << 19)):
+                    r.samples[key] = [value(label, s, *key), value(s, label, *key)]
+        rec.noncontig["faces 256^3"]["mpich"].failed = "exit status 1: wrong | data"
+    if only in (None, "coll"):
+        rec.coll = coll_measure.CollRun({np: {c: {s: coll_measure.P2pResult() for s in slugs}
+                                              for c in programs.COLLS}
+                                         for np in coll_measure.COLL_NP})
+        for np in coll_measure.COLL_NP:
+            for c in programs.COLLS:
+                for s in slugs:
+                    if (s, c) != ("openmpi", "reduce"):
+                        series(rec.coll.results[np][c][s],
+                               coll_measure.coll_sizes(c, settings.coll_max_bytes), np, c, s)
+        rec.coll.busy, rec.coll.elapsed = [0.5, 0.03], 99.25
+    if only in (None, "tcp"):
+        tr = tcp_measure.TcpRun(slugs)
+        for p in programs.P2P:
+            for s in slugs + [limits.RAW]:
+                series(tr.results[p][s], [b for b in sizes if b or s != limits.RAW], "tcp", p, s)
+                tr.checks[p][s].add(10 ** 6, 900000, 50, 40)
+        series(tr.results["bandwidth"][limits.IPERF], [0], "iperf")
+        tr.failures[("mpich", "latency")] = "its traffic did not cross the link: | x"
+        tr.commands = {s: f"launch {s} 'ip netns exec {{host}}'" for s in slugs}
+        tr.left_behind, tr.iperf_retransmits = 3, [0, None]
+        tr.busy, tr.elapsed = [0.2], 61.5
+        rec.tcp = tr
+    if only in (None, "wan"):
+        wslugs = ["metampi", "metampi-direct", "openmpi", "mpich"]
+        wr = wan_measure.WanRun(wslugs)
+        for p, by in wr.results.items():
+            for s, r in by.items():
+                psizes = (wan_measure.coll_sizes(p[5:]) if p.startswith("coll_") else
+                          [0] if s == limits.IPERF else
+                          [b for b in programs.expected_sizes(wan_measure.P2P_MAX)
+                           if b or s != limits.RAW])
+                series(r, psizes, "wan", p, s)
+                wr.checks[p][s].add(5 * 10 ** 6, 4 * 10 ** 6, 100, 80)
+        for c in wan_measure.DEMO_CONFIGS:
+            wr.demo[c] = [{"compute": value(c, i), "local": value(i, c), "wan": 0.5 * i,
+                           "total": value(c, c, i), "checksum": "0x1234abcd"} for i in range(2)]
+            wr.demo_wan_bytes[c] = [1000, 2000]
+            wr.checks["demo"][c].add(3000, 960, 130, 120)
+        wr.hung[("mpich", "coll_allreduce")] = 2
+        wr.retried[("openmpi", "latency")] = 1
+        wr.failures[("openmpi", "coll_alltoall")] = "failed from 128 KiB on (exit status 124)"
+        wr.commands = {(s, k): f"mpirun {s} {k}" for s in wslugs for k in ("p2p", "coll")}
+        wr.commands[("metampi", "demo-one")] = "mpirun demo"
+        wr.left_behind, wr.busy, wr.loadavg, wr.elapsed = 2, [0.3, 0.04], [3.5, 7.25], 612.0
+        wr.iperf_retransmits, wr.isolated = [12], {"s2h2", "s1h2"}
+        wr.logdir, wr.runs = "/w/wan/logs", 42
+        rec.wan = wr
+    return rec
+
+
+def report_text(rec, docs):
+    """The report of rec as write_report makes it (without plots and exit): the document, or
+    the part --only rewrites in a copy of a document without it."""
+    args, mpis, ctx = rec.settings, rec.mpis, rec.context
+    if args.only is None:
+        return runner.markdown(rec, runner.full_verdicts(rec))
+    path = os.path.join(docs, "performance.md")
+    if args.only == "coll":
+        document.update_report(path, coll_report.coll_section(rec.coll, mpis, args, ctx),
+                               coll_report.coll_targets(rec.coll.results, mpis,
+                                                        args.coll_max_bytes), document.COLL)
+    with open(path) as f:
+        return f.read()
+
+
+class RawResults(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_saved_and_restored_give_the_same_report(self):
+        for only in (None, "tcp", "wan", "coll"):
+            rec = made_up_record(only)
+            path = os.path.join(self.tmp, f"results-{only}.json")
+            record.save(rec, path)
+            back = record.load(path, "elsewhere")
+            self.assertEqual(back.settings.docs, "elsewhere")
+            back.settings.docs = rec.settings.docs
+            if only is None:
+                self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
+            for part in ("tcp", "wan"):
+                if getattr(rec, part) is not None:
+                    a, b = getattr(rec, part), getattr(back, part)
+                    self.assertEqual(a.failures, b.failures)
+                    self.assertEqual([r.median(8) for r in a.results["latency"].values()],
+                                     [r.median(8) for r in b.results["latency"].values()])
+            if rec.wan is not None:
+                self.assertEqual(back.wan.isolated, {"s1h2", "s2h2"})
+                self.assertEqual(back.wan.commands, rec.wan.commands)
+            record.save(back, path + ".again")
+            with open(path) as a, open(path + ".again") as b:
+                self.assertEqual(a.read(), b.read())
+
+    def test_from_results(self):
+        """run_benchmarks.py --from-results writes the part of the document that the saved
+        run measured, and exits as that run would have (1: a program failed)."""
+        rec = made_up_record("coll")
+        path = os.path.join(self.tmp, "results-coll.json")
+        record.save(rec, path)
+        direct, via = os.path.join(self.tmp, "direct"), os.path.join(self.tmp, "via")
+        for d in (direct, via):
+            os.makedirs(d)
+            with open(os.path.join(d, "performance.md"), "w") as f:
+                f.write("# Performance\n\n## Targets (from the issue)\n\n| Target | Status | "
+                        "Worst size |\n|---|---|---|\n| Latency | **met** | x |\n\n## Startup\n")
+        expected = report_text(rec, direct)
+        r = subprocess.run([sys.executable, os.path.join(HERE, "run_benchmarks.py"),
+                            "--docs", via, "--from-results", path],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("FAILED (MPICH bandwidth)", r.stderr)
+        with open(os.path.join(via, "performance.md")) as f:
+            self.assertEqual(f.read(), expected)
+        for np in coll_measure.COLL_NP:
+            self.assertTrue(os.path.exists(os.path.join(via, "perf", f"coll_{np}ranks.png")))
+
+    def test_not_a_results_file(self):
+        path = os.path.join(self.tmp, "x.json")
+        with open(path, "w") as f:
+            f.write('{"format": "something else"}')
+        r = subprocess.run([sys.executable, os.path.join(HERE, "run_benchmarks.py"),
+                            "--docs", self.tmp, "--from-results", path],
+                           capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not a results file of this runner", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Forged protocol frames from a peer that holds the job key (standard library only).
+
+Run: test_forge.py --mpirun PATH --prog PATH/forge_victim [unittest args]
+
+The job runs through a host helper (--host localhost:3), as on a cluster, so the ranks have
+the job key in their environment; the test reads it there (as any process of the job's user
+could), connects to rank 0's listening socket as another rank, passes the TCP handshake and
+sends one crafted protocol frame (src/proto/wire.h) while rank 0 holds live operations of
+every kind (forge_victim.c).
+  Ids       frames that name operations by ids no live operation has (0x4141414141414141,
+            which killed rank 0 with SIGBUS when ids were pointers, and an id of the table's
+            form whose operation has ended): rank 0 ends the job with one line naming itself,
+            the peer and what was wrong — no signal, no hang, nothing left behind.
+  Source    a message claiming another source rank than its sender's: the same.
+  Host      a connection that claims a rank of rank 0's own host (reached through shared
+            memory, never TCP) is dropped at the handshake with one logged line, and the
+            job finishes its work.
+"""
+import argparse
+import glob
+import hashlib
+import hmac
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_tcp import child_pids, listeners, read_line  # noqa: E402
+
+MPIRUN = PROG = None
+CHALLENGE_LEN, WELCOME_LEN = 24, 48
+F_EAGER, F_EAGER_SYNC, F_RTS, F_CTS, F_DATA, F_FIN, F_ACK, F_CANCEL, F_CANCEL_REPLY = range(1, 10)
+BOGUS = 0x4141414141414141
+
+
+def frame(body, head_len=None):
+    """A TCP transport frame: header (length, head length, kind 0) and body."""
+    hl = len(body) if head_len is None else head_len
+    return struct.pack("<IBBxx", len(body), min(hl, 255), 0) + body
+
+
+def ctrl(kind, sreq, result=0):
+    return struct.pack("<BB6xQ", kind, result, sreq)
+
+
+def rank_environ(pid):
+    with open("/proc/%d/environ" % pid, "rb") as f:
+        return dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+
+
+def rank_ports(root):
+    """{rank: ((address, port), job key)} of the ranks under process root."""
+    found = {}
+    for pid in child_pids(root):
+        try:
+            env = rank_environ(pid)
+        except OSError:
+            continue
+        if b"PMI_RANK" in env and b"METAMPI_JOB_KEY" in env:
+            addrs = listeners({pid})  # the ranks listen on the chosen interfaces only
+            if addrs:
+                found[int(env[b"PMI_RANK"])] = (addrs[0], bytes.fromhex(
+                    env[b"METAMPI_JOB_KEY"].decode()))
+    return found
+
+
+def recv_exact(s, n):
+    b = b""
+    while len(b) < n:
+        piece = s.recv(n - len(b))
+        if not piece:
+            break
+        b += piece
+    return b
+
+
+def connect_as(addr, key, rank, size):
+    """Passes the handshake as `rank`; the socket, or None when the rank dropped us."""
+    s = socket.create_connection(addr, timeout=10)
+    ch = recv_exact(s, CHALLENGE_LEN)
+    assert ch[:8] == b"MMPItcp1", ch
+    na, nc = ch[8:], os.urandom(16)
+    mac = hmac.new(key, b"tcp-c" + na + nc + struct.pack("<Q", rank | size << 32),
+                   hashlib.sha256).digest()
+    s.sendall(b"MMPIhelo" + struct.pack("<II", rank, size) + nc + mac)
+    w = recv_exact(s, WELCOME_LEN)
+    if not w:
+        s.close()
+        return None
+    assert w[:8] == b"MMPIwelc" and struct.unpack("<I", w[8:12])[0] == 0, w
+    return s
+
+
+def shm_leftovers():
+    return set(glob.glob("/dev/shm/metampi.*"))
+
+
+class Forge(unittest.TestCase):
+    def run_job(self, hosts, claim, frames, expect_end):
+        """Starts the job, forges, lets it go on; (returncode, stdout, stderr)."""
+        before = shm_leftovers()
+        env = dict(os.environ, METAMPI_VIRTUAL_HOSTS=str(hosts))
+        # through a host helper, as on a cluster: the ranks get the job key in their environment
+        p = subprocess.Popen([MPIRUN, "--host", "localhost:3", "-n", "3", PROG], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            self.assertTrue(read_line(p, "READY", 30), "the job never got ready")
+            ranks = rank_ports(p.pid)
+            self.assertIn(0, ranks, "rank 0 has no listening socket")
+            addr, key = ranks[0]
+            s = connect_as(addr, key, claim, 3)
+            if s is not None:
+                for f in frames:
+                    s.sendall(f)
+                if expect_end:
+                    try:  # rank 0 ends the job; the connection ends with it
+                        s.settimeout(20)
+                        while s.recv(4096):
+                            pass
+                    except OSError:
+                        pass
+                s.close()
+            if p.poll() is None:
+                try:
+                    p.stdin.write("go\n")
+                    p.stdin.flush()
+                except BrokenPipeError:
+                    pass
+            out, err = p.communicate(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        time.sleep(0.2)
+        self.assertEqual(child_pids(p.pid) - {p.pid}, set(), "processes left behind")
+        self.assertEqual(shm_leftovers() - before, set(), "shared memory left behind")
+        return p.returncode, out, err, s is None
+
+    def forged_ends_job(self, name, frames, why):
+        rc, out, err, dropped = self.run_job(3, 2, frames, True)
+        self.assertFalse(dropped, "the forged connection was refused: nothing was tested")
+        self.assertNotEqual(rc, 0, "%s: the job went on\n%s" % (name, err))
+        self.assertNotIn("DONE", out)
+        self.assertNotRegex(err, r"signal|Segmentation|Bus error|core dumped|AddressSanitizer|"
+                                 r"runtime error", name)
+        reports = [l for l in err.splitlines() if l.startswith("mpirun:")]
+        self.assertEqual(len(reports), 1, err)
+        self.assertRegex(reports[0], r"rank 0 .*rank 2.*" + why, err)
+
+    def test_ids(self):
+        """Every reply kind naming an operation no live one has; DATA and CTS too."""
+        cases = [
+            ("DATA", frame(struct.pack("<B7xQQ", F_DATA, BOGUS, 0) + b"x" * 64, 24)),
+            ("CTS", frame(struct.pack("<B7xQQQ", F_CTS, BOGUS, 1, 64))),
+            ("FIN", frame(ctrl(F_FIN, BOGUS))),
+            ("ACK", frame(ctrl(F_ACK, BOGUS))),
+            ("CANCEL_REPLY", frame(ctrl(F_CANCEL_REPLY, BOGUS, 1))),
+        ]
+        # an id of the table's form (index 0, generation 1), which rank 0 has used before
+        cases.append(("FIN", frame(ctrl(F_FIN, 1 << 32))))
+        cases.append(("CTS", frame(struct.pack("<B7xQQQ", F_CTS, 1 << 32, 1, 8))))
+        for name, f in cases:
+            with self.subTest(frame=name):
+                self.forged_ends_job(name, [f], name)
+
+    def test_source(self):
+        """A message whose envelope names another rank as its source, matching the receive
+        rank 0 holds from rank 1 (before: the receive took it as rank 1's)."""
+        eager = struct.pack("<B3xIii", F_EAGER, 0, 1, 77) + b"x"
+        self.forged_ends_job("EAGER", [frame(eager, 16)],
+                             r"MPI_COMM_WORLD names source rank 1 \(world rank 1\)")
+
+    def test_same_host_claim(self):
+        """A connection claiming rank 1, which shares rank 0's host, carrying an RTS for the
+        receive rank 0 holds from rank 1 (before: rank 0 read rank 1's memory at the forged
+        address and sent rank 1 a FIN naming a raw pointer)."""
+        rts = struct.pack("<B3xIiiQQQ", F_RTS, 0, 1, 77, 1 << 20, BOGUS, 0x10000)
+        eager = struct.pack("<B3xIii", F_EAGER, 0, 1, 77) + b"x"
+        rc, out, err, dropped = self.run_job(2, 1, [frame(rts), frame(eager, 16)], False)
+        self.assertTrue(dropped, err)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("DONE", out)
+        drops = [l for l in err.splitlines() if "dropped a TCP connection from" in l]
+        self.assertEqual(len(drops), 1, err)
+        self.assertIn("rank 1", drops[0])
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--prog", required=True)
+    args, rest = ap.parse_known_args()
+    MPIRUN, PROG = args.mpirun, args.prog
+    unittest.main(argv=[sys.argv[0]] + rest)
