@@ -23,8 +23,10 @@ Both ranks run as two hosts of one machine (METAMPI_VIRTUAL_HOSTS=2), so they ta
             pulled (its port on the LAN's bridge goes down: no reset, nothing) while the
             ranks wait with idle connections (keepalive finds it), or while rank 0 waits to
             send to a rank that computes behind a full window (the silent-peer check finds
-            it): the job ends within METAMPI_PEER_TIMEOUT (6 s here) and a few seconds,
-            with one line naming the host, and nothing is left on either host.
+            it), or (two emulated sites of two hosts, through the gateways) a host that is
+            not its site's gateway host: the job ends within METAMPI_PEER_TIMEOUT (6 s here)
+            and a few seconds, with one line naming the host, and nothing is left on any
+            host.
 """
 import argparse
 import hashlib
@@ -40,7 +42,7 @@ import sys
 import time
 import unittest
 
-MPIRUN = PROG = FLOOD_PROG = VANISH_PROG = VCLUSTER = None
+MPIRUN = PROG = FLOOD_PROG = VANISH_PROG = VCLUSTER = WANEMU = None
 CHALLENGE_LEN, HELLO_LEN = 24, 64
 
 
@@ -188,15 +190,18 @@ class Flood(unittest.TestCase):
 
 class Vanish(unittest.TestCase):
     PEER_TIMEOUT = 6
+    HOSTS = '--host ${H[0]}:1,${H[1]}:1 -n 2'
+    SITES = '--metacomputer "$D/desc" -n 4'
     SCRIPT = r"""
 D=$(mktemp -d)
-METAMPI_PEER_TIMEOUT=%(t)d "%(mpirun)s" --bind-to none --host ${H[0]}:1,${H[1]}:1 \
-    --launch-agent "$VCLUSTER_AGENT" -n 2 "%(prog)s" %(mode)s >"$D/out" 2>"$D/err" &
+"%(run_on_sites)s" --describe 2x2x1 "$VCLUSTER_PREFIX" > "$D/desc"
+METAMPI_PEER_TIMEOUT=%(t)d "%(mpirun)s" --bind-to none %(where)s \
+    --launch-agent "$VCLUSTER_AGENT" "%(prog)s" %(mode)s >"$D/out" 2>"$D/err" &
 pid=$!
 for i in $(seq 300); do grep -q READY "$D/out" && break; sleep 0.1; done
 sleep %(settle)s
 t0=$(date +%%s%%N)
-ip -n "$VCLUSTER_LAN_NS" link set h2 down
+ip -n "$VCLUSTER_LAN_NS" link set %(port)s down
 for i in $(seq 900); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
 if kill -0 $pid 2>/dev/null; then echo HUNG; kill -9 $pid; fi
 rc=0; wait $pid || rc=$?
@@ -209,16 +214,22 @@ sed 's/^/ERR /' "$D/err"
 rm -rf "$D"
 """
 
-    def cut(self, mode, settle, bound):
-        if not VCLUSTER or not VANISH_PROG:
-            self.skipTest("no --vcluster / --vanish-prog")
-        chk = subprocess.run([VCLUSTER, "--check"], capture_output=True, text=True)
+    def cut(self, mode, settle, bound, sites=False):
+        if not VCLUSTER or not VANISH_PROG or (sites and not WANEMU):
+            self.skipTest("no --vcluster / --vanish-prog / --wanemu")
+        cluster = (["--sites", "2", "--hosts-per-site", "2", "--wanemu", WANEMU] if sites
+                   else ["--hosts", "2"])
+        chk = subprocess.run([VCLUSTER, "--check"] +
+                             (["--sites", "2", "--wanemu", WANEMU] if sites else []),
+                             capture_output=True, text=True)
         if chk.returncode != 0:
             self.skipTest("no emulated hosts here: " + chk.stdout + chk.stderr)
-        script = self.SCRIPT % dict(t=self.PEER_TIMEOUT, mpirun=MPIRUN, prog=VANISH_PROG,
-                                    mode=mode, settle=settle)
-        r = subprocess.run([VCLUSTER, "--hosts", "2", "--", "bash", "-c",
-                            "set -u; H=($VCLUSTER_HOSTS); " + script],
+        script = self.SCRIPT % dict(
+            t=self.PEER_TIMEOUT, mpirun=MPIRUN, prog=VANISH_PROG, mode=mode, settle=settle,
+            where=self.SITES if sites else self.HOSTS, port="s2h2" if sites else "h2",
+            run_on_sites=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"))
+        r = subprocess.run([VCLUSTER] + cluster + ["--", "bash", "-c",
+                                                    "set -u; H=($VCLUSTER_HOSTS); " + script],
                            capture_output=True, text=True, timeout=120)
         out = r.stdout
         self.assertEqual(r.returncode, 0, out + r.stderr)
@@ -231,7 +242,7 @@ rm -rf "$D"
         self.assertEqual(len(reports), 1, out)
         self.assertRegex(reports[0], r"no answer for %d s .*METAMPI_PEER_TIMEOUT"
                          % self.PEER_TIMEOUT)
-        self.assertRegex(reports[0], r"host \S*h[12]\b")
+        self.assertRegex(reports[0], r"host \S*h2\b")
         self.assertLess(elapsed, bound, out)
         self.assertGreater(elapsed, self.PEER_TIMEOUT / 2, out)
         for h, n in re.findall(r"^LEFT (\S+) (\d+)$", out, re.M):
@@ -242,6 +253,9 @@ rm -rf "$D"
 
     def test_zero_window(self):
         self.cut("zerowin", 2, self.PEER_TIMEOUT + 20)
+
+    def test_sites(self):
+        self.cut("idle", 0.5, self.PEER_TIMEOUT + 8, sites=True)
 
 
 class Tcp(unittest.TestCase):
@@ -312,7 +326,8 @@ if __name__ == "__main__":
     ap.add_argument("--flood-prog")
     ap.add_argument("--vanish-prog")
     ap.add_argument("--vcluster")
+    ap.add_argument("--wanemu")
     args, rest = ap.parse_known_args()
     MPIRUN, PROG, FLOOD_PROG = args.mpirun, args.prog, args.flood_prog
-    VANISH_PROG, VCLUSTER = args.vanish_prog, args.vcluster
+    VANISH_PROG, VCLUSTER, WANEMU = args.vanish_prog, args.vcluster, args.wanemu
     unittest.main(argv=[sys.argv[0]] + rest)
