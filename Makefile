@@ -37,7 +37,7 @@ test-asan: $(ASAN_BUILD)/CMakeCache.txt
 # The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI
 # between communications, over TCP, on emulated hosts and across emulated sites).
 test-soak: $(BUILD)/CMakeCache.txt
-	cmake -S . -B $(BUILD) -DMETAMPI_SOAK_TESTS=ON
+	cmake -S . -B $(BUILD) -DMETAMPI_LONG_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L soak $(CTEST_ARGS)
 

@@ -52,7 +52,7 @@ API_EXPORT int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype s
                                (size_t)recvcount, a.rt);
     if (rc != COLL_DIRECT_DECLINED)
         return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLGATHER);
     rc = s ? coll_allgather(s, a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
                             (size_t)recvcount, a.rt)
            : MPI_ERR_NO_MEM;
@@ -71,7 +71,7 @@ API_EXPORT int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype 
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLGATHER);
     rc = s ? coll_allgather(s, a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
                             (size_t)recvcount, a.rt)
            : MPI_ERR_NO_MEM;
@@ -102,7 +102,7 @@ API_EXPORT int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
                     &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLGATHERV);
     rc = s ? coll_allgatherv(s, a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
                              recvcounts, displs, a.rt)
            : MPI_ERR_NO_MEM;
@@ -122,7 +122,7 @@ API_EXPORT int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLGATHERV);
     rc = s ? coll_allgatherv(s, a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
                              recvcounts, displs, a.rt)
            : MPI_ERR_NO_MEM;

@@ -35,7 +35,7 @@ API_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     rc = red_direct_allreduce(a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op);
     if (rc != RED_DIRECT_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLREDUCE);
     rc = s ? coll_allreduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op)
            : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);
@@ -54,7 +54,7 @@ API_EXPORT int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLREDUCE);
     rc = s ? coll_allreduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op)
            : MPI_ERR_NO_MEM;
     return coll_finish_nb(a.c, comm, s, rc, request, F);

@@ -64,7 +64,7 @@ API_EXPORT int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
                               (size_t)recvcount, a.rt);
     if (rc != COLL_DIRECT_DECLINED)
         return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLTOALL);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount);
     return coll_finish(comm, s, rc, F);
 }
@@ -81,7 +81,7 @@ API_EXPORT int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype s
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLTOALL);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount);
     return coll_finish_nb(a.c, comm, s, rc, request, F);
 }
@@ -124,7 +124,7 @@ API_EXPORT int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const
                     recvtype, comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLTOALLV);
     rc = buildv(s, &a, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls);
     return coll_finish(comm, s, rc, F);
 }
@@ -143,7 +143,7 @@ API_EXPORT int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLTOALLV);
     rc = buildv(s, &a, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls);
     return coll_finish_nb(a.c, comm, s, rc, request, F);
 }
@@ -234,7 +234,7 @@ API_EXPORT int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const
         wdone(&a, stack);
         return rc;
     }
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLTOALLW);
     rc = buildw(s, &a, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls);
     wdone(&a, stack); /* the builder read the types; the schedule holds them */
     return coll_finish(comm, s, rc, F);
@@ -258,7 +258,7 @@ API_EXPORT int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
         wdone(&a, stack);
         return rc;
     }
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLTOALLW);
     rc = buildw(s, &a, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls);
     wdone(&a, stack);
     return coll_finish_nb(a.c, comm, s, rc, request, F);

@@ -1,5 +1,6 @@
 #include "api/coll_api.h"
 
+#include "core/match.h"
 #include "core/request.h"
 
 int coll_check_type(MPI_Comm comm, MPI_Datatype t, dtype_t **out, const char *func,
@@ -110,9 +111,9 @@ int coll_check_request(MPI_Comm comm, const MPI_Request *request, const char *fu
     return MPI_SUCCESS;
 }
 
-icoll_sched_t *coll_begin(comm_t *c)
+icoll_sched_t *coll_begin(comm_t *c, comm_stream_t stream, comm_op_kind_t kind)
 {
-    return icoll_sched_new(comm_next_op(c).tag);
+    return icoll_sched_new_op(c, stream, kind);
 }
 
 static int raise_failed(MPI_Comm comm, int rc, const char *func)
@@ -123,6 +124,12 @@ static int raise_failed(MPI_Comm comm, int rc, const char *func)
                          "(the type signatures of the members do not match)");
     if (rc == MPI_ERR_NO_MEM)
         return err_raise(comm, rc, func, "out of memory");
+    if (rc == MPI_ERR_NOT_SAME)
+        return err_raise(comm, rc, func,
+                         "the members called collective operations in different orders: %s "
+                         "(on a communicator the blocking collectives, and the nonblocking "
+                         "ones, must be called in the same order by every member)",
+                         match_last_clash());
     return err_raise(comm, rc, func, "the collective operation failed");
 }
 

@@ -5,7 +5,7 @@
  * coll_finish() runs it to completion (blocking form), coll_finish_nb() starts it and returns
  * a request (I-form). Both forms share the checks and the builder:
  *
- *     icoll_sched_t *s = coll_begin(c);
+ *     icoll_sched_t *s = coll_begin(c, COMM_BLOCKING, COMM_OP_BCAST);  (I-form: COMM_NONBLOCKING)
  *     int rc = s ? coll_bcast(s, c, buf, count, dt, root) : MPI_ERR_NO_MEM;
  *     return coll_finish(comm, s, rc, F);           (or coll_finish_nb(c, comm, s, rc, req, F))
  *
@@ -45,8 +45,10 @@ int coll_raise_in_place(MPI_Comm comm, const char *func, const char *arg);
 /* request != NULL */
 int coll_check_request(MPI_Comm comm, const MPI_Request *request, const char *func);
 
-/* A new schedule for the next collective operation on c; NULL when out of memory. */
-icoll_sched_t *coll_begin(comm_t *c);
+/* A new schedule for the next collective operation on c in stream (COMM_BLOCKING for the
+ * blocking form, COMM_NONBLOCKING for the I-form: core/comm.h), of kind (COMM_OP_BCAST for
+ * MPI_Bcast and MPI_Ibcast, ...); NULL when out of memory. */
+icoll_sched_t *coll_begin(comm_t *c, comm_stream_t stream, comm_op_kind_t kind);
 /* Blocking form: runs s (unless building failed: rc) and raises any error on comm. s may be
  * NULL (then rc is MPI_ERR_NO_MEM). */
 int coll_finish(MPI_Comm comm, icoll_sched_t *s, int rc, const char *func);

@@ -19,7 +19,7 @@ API_EXPORT int PMPI_Barrier(MPI_Comm comm)
         return rc;
     if ((rc = red_direct_barrier(c)) != RED_DIRECT_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
-    icoll_sched_t *s = coll_begin(c);
+    icoll_sched_t *s = coll_begin(c, COMM_BLOCKING, COMM_OP_BARRIER);
     rc = s ? coll_barrier(s, c) : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);
 }
@@ -35,7 +35,7 @@ API_EXPORT int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(c);
+    icoll_sched_t *s = coll_begin(c, COMM_NONBLOCKING, COMM_OP_BARRIER);
     rc = s ? coll_barrier(s, c) : MPI_ERR_NO_MEM;
     return coll_finish_nb(c, comm, s, rc, request, F);
 }

@@ -31,7 +31,7 @@ API_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int ro
     rc = coll_direct_bcast(c, buffer, (size_t)count, dt, root);
     if (rc != COLL_DIRECT_DECLINED)
         return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(c);
+    icoll_sched_t *s = coll_begin(c, COMM_BLOCKING, COMM_OP_BCAST);
     rc = s ? coll_bcast(s, c, buffer, (size_t)count, dt, root) : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);
 }
@@ -48,7 +48,7 @@ API_EXPORT int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int r
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(c);
+    icoll_sched_t *s = coll_begin(c, COMM_NONBLOCKING, COMM_OP_BCAST);
     rc = s ? coll_bcast(s, c, buffer, (size_t)count, dt, root) : MPI_ERR_NO_MEM;
     return coll_finish_nb(c, comm, s, rc, request, F);
 }

@@ -74,7 +74,7 @@ API_EXPORT int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype send
                             a.recv ? (size_t)recvcount : 0, a.rt, root);
     if (rc != COLL_DIRECT_DECLINED)
         return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_GATHER);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
     return coll_finish(comm, s, rc, F);
 }
@@ -91,7 +91,7 @@ API_EXPORT int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sen
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_GATHER);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
     return coll_finish_nb(a.c, comm, s, rc, request, F);
 }
@@ -130,7 +130,7 @@ API_EXPORT int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                     comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_GATHERV);
     rc = buildv(s, &a, sendbuf, sendcount, recvbuf, recvcounts, displs, root);
     return coll_finish(comm, s, rc, F);
 }
@@ -149,7 +149,7 @@ API_EXPORT int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype se
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_GATHERV);
     rc = buildv(s, &a, sendbuf, sendcount, recvbuf, recvcounts, displs, root);
     return coll_finish_nb(a.c, comm, s, rc, request, F);
 }

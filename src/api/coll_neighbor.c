@@ -95,7 +95,9 @@ static int uniform(uniform_fn build, const void *sendbuf, int sendcount, MPI_Dat
         (rc = coll_check_type(comm, recvtype, &rt, F, "recvtype")) ||
         (rc = check_buf(comm, recvbuf, indeg > 0 && recvcount > 0, rt, F, "recvbuf")))
         return rc;
-    icoll_sched_t *s = coll_begin(c);
+    comm_op_kind_t kind =
+        build == coll_neighbor_allgather ? COMM_OP_NEIGHBOR_ALLGATHER : COMM_OP_NEIGHBOR_ALLTOALL;
+    icoll_sched_t *s = coll_begin(c, nb ? COMM_NONBLOCKING : COMM_BLOCKING, kind);
     rc = s ? build(s, c, sendbuf, (size_t)sendcount, st, recvbuf, (size_t)recvcount, rt)
            : MPI_ERR_NO_MEM;
     return finish(c, comm, s, rc, nb, request, F);
@@ -160,7 +162,8 @@ static int allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         (rc = coll_check_type(comm, recvtype, &rt, F, "recvtype")) ||
         (rc = check_buf(comm, recvbuf, any_positive(recvcounts, indeg), rt, F, "recvbuf")))
         return rc;
-    icoll_sched_t *s = coll_begin(c);
+    icoll_sched_t *s =
+        coll_begin(c, nb ? COMM_NONBLOCKING : COMM_BLOCKING, COMM_OP_NEIGHBOR_ALLGATHERV);
     rc = s ? coll_neighbor_allgatherv(s, c, sendbuf, (size_t)sendcount, st, recvbuf,
                                       recvcounts, displs, rt)
            : MPI_ERR_NO_MEM;
@@ -211,7 +214,8 @@ static int alltoallv(const void *sendbuf, const int sendcounts[], const int sdis
         (rc = coll_check_type(comm, recvtype, &rt, F, "recvtype")) ||
         (rc = check_buf(comm, recvbuf, any_positive(recvcounts, indeg), rt, F, "recvbuf")))
         return rc;
-    icoll_sched_t *s = coll_begin(c);
+    icoll_sched_t *s =
+        coll_begin(c, nb ? COMM_NONBLOCKING : COMM_BLOCKING, COMM_OP_NEIGHBOR_ALLTOALLV);
     rc = s ? coll_neighbor_alltoallv(s, c, sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
                                      rdispls, rt)
            : MPI_ERR_NO_MEM;
@@ -293,7 +297,8 @@ static int alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint
         free(types);
         return rc;
     }
-    icoll_sched_t *s = coll_begin(c);
+    icoll_sched_t *s =
+        coll_begin(c, nb ? COMM_NONBLOCKING : COMM_BLOCKING, COMM_OP_NEIGHBOR_ALLTOALLW);
     rc = s ? coll_neighbor_alltoallw(s, c, sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts,
                                      rdispls, rt)
            : MPI_ERR_NO_MEM;

@@ -45,7 +45,7 @@ API_EXPORT int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
     rc = red_direct_reduce(a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root);
     if (rc != RED_DIRECT_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_REDUCE);
     rc = s ? coll_reduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root)
            : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);
@@ -64,7 +64,7 @@ API_EXPORT int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_REDUCE);
     rc = s ? coll_reduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root)
            : MPI_ERR_NO_MEM;
     return coll_finish_nb(a.c, comm, s, rc, request, F);

@@ -39,7 +39,7 @@ API_EXPORT int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int
     int rc = check(comm, sendbuf, recvbuf, recvcounts, 0, 0, datatype, op, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_REDUCE_SCATTER);
     rc = s ? coll_reduce_scatter(s, a.c, sendbuf, recvbuf, recvcounts, a.dt, a.op)
            : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);
@@ -58,7 +58,7 @@ API_EXPORT int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const in
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_REDUCE_SCATTER);
     rc = s ? coll_reduce_scatter(s, a.c, sendbuf, recvbuf, recvcounts, a.dt, a.op)
            : MPI_ERR_NO_MEM;
     return coll_finish_nb(a.c, comm, s, rc, request, F);
@@ -74,7 +74,7 @@ API_EXPORT int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int
     int rc = check(comm, sendbuf, recvbuf, NULL, recvcount, 1, datatype, op, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_REDUCE_SCATTER_BLOCK);
     rc = s ? coll_reduce_scatter_block(s, a.c, sendbuf, recvbuf, (size_t)recvcount, a.dt, a.op)
            : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);
@@ -93,7 +93,7 @@ API_EXPORT int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, in
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_REDUCE_SCATTER_BLOCK);
     rc = s ? coll_reduce_scatter_block(s, a.c, sendbuf, recvbuf, (size_t)recvcount, a.dt, a.op)
            : MPI_ERR_NO_MEM;
     return coll_finish_nb(a.c, comm, s, rc, request, F);

@@ -38,7 +38,8 @@ static int blocking(builder_t b, const void *sbuf, void *rbuf, int count, MPI_Da
     rc = red_direct_scan(a.c, sbuf, rbuf, (size_t)count, a.dt, a.op, b == coll_exscan);
     if (rc != RED_DIRECT_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s =
+        coll_begin(a.c, COMM_BLOCKING, b == coll_exscan ? COMM_OP_EXSCAN : COMM_OP_SCAN);
     rc = s ? b(s, a.c, sbuf, rbuf, (size_t)count, a.dt, a.op) : MPI_ERR_NO_MEM;
     return coll_finish(comm, s, rc, F);
 }
@@ -53,7 +54,8 @@ static int nonblocking(builder_t b, const void *sbuf, void *rbuf, int count, MPI
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s =
+        coll_begin(a.c, COMM_NONBLOCKING, b == coll_exscan ? COMM_OP_EXSCAN : COMM_OP_SCAN);
     rc = s ? b(s, a.c, sbuf, rbuf, (size_t)count, a.dt, a.op) : MPI_ERR_NO_MEM;
     return coll_finish_nb(a.c, comm, s, rc, request, F);
 }

@@ -74,7 +74,7 @@ API_EXPORT int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sen
                              a.recv ? (size_t)recvcount : 0, a.rt, root);
     if (rc != COLL_DIRECT_DECLINED)
         return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_SCATTER);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
     return coll_finish(comm, s, rc, F);
 }
@@ -91,7 +91,7 @@ API_EXPORT int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype se
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_SCATTER);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
     return coll_finish_nb(a.c, comm, s, rc, request, F);
 }
@@ -131,7 +131,7 @@ API_EXPORT int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const 
                     comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_SCATTERV);
     rc = buildv(s, &a, sendbuf, sendcounts, displs, recvbuf, recvcount, root);
     return coll_finish(comm, s, rc, F);
 }
@@ -150,7 +150,7 @@ API_EXPORT int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c);
+    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_SCATTERV);
     rc = buildv(s, &a, sendbuf, sendcounts, displs, recvbuf, recvcount, root);
     return coll_finish_nb(a.c, comm, s, rc, request, F);
 }

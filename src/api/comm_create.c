@@ -3,6 +3,7 @@
  * core/comm_create.c. */
 #include "api/api.h"
 
+#include "core/match.h"
 #include "core/request.h"
 
 #include <stdlib.h>
@@ -30,11 +31,17 @@ static int get_info(MPI_Comm comm, MPI_Info info, info_t **out, const char *F)
 /* Reports a failed collective construction (rc from core/comm_create.c). */
 static int creation_failed(MPI_Comm comm, int rc, const char *F)
 {
+    if (rc == MPI_ERR_NOT_SAME)
+        return err_raise(comm, rc, F, "the members called collective operations in different "
+                                      "orders: %s", match_last_clash());
     return err_raise(comm, rc, F, "%s",
                      rc == MPI_ERR_NO_MEM ? "out of memory for the new communicator"
                      : rc == MPI_ERR_OTHER ? "no context id is free at every member (too many "
                                              "communicators exist)"
-                                           : "internal communication failed");
+                     : rc == MPI_ERR_INTERN ? "the members did not agree on a context id (do "
+                                              "they all call this constructor with the same "
+                                              "group, in the same order?)"
+                                            : "internal communication failed");
 }
 
 /* The result of a construction: the new handle, or MPI_COMM_NULL. */

@@ -3,6 +3,7 @@
  * MPI_Test_cancelled. */
 #include "api/api.h"
 
+#include "core/match.h"
 #include "core/p2p.h"
 #include "core/progress.h"
 
@@ -86,6 +87,10 @@ static int raise_request_error(const request_t *r, int err, const MPI_Status *st
                          "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
                          "bytes of the receive buffer",
                          r->op.msg_bytes, st->MPI_SOURCE, st->MPI_TAG, r->bytes);
+    if (err == MPI_ERR_NOT_SAME) /* a collective's (core/match.h) */
+        return err_raise(r->comm->handle, err, func,
+                         "the members called collective operations in different orders: %s",
+                         match_last_clash());
     return err_raise(r->comm->handle, err, func, "the request failed");
 }
 

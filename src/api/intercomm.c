@@ -1,12 +1,19 @@
 /* Inter-communicator constructors (MPI-3.1 §6.6.2). Objects: core/comm_create.c. */
 #include "api/api.h"
+#include "core/match.h"
 
 static int failed(MPI_Comm comm, int rc, const char *F)
 {
+    if (rc == MPI_ERR_NOT_SAME)
+        return err_raise(comm, rc, F, "the members called collective operations in different "
+                                      "orders: %s", match_last_clash());
     return err_raise(comm, rc, F, "%s",
                      rc == MPI_ERR_NO_MEM ? "out of memory for the new communicator"
                      : rc == MPI_ERR_OTHER ? "no context id is free at every member"
-                                           : "internal communication failed");
+                     : rc == MPI_ERR_INTERN ? "the members did not agree on a context id (do "
+                                              "they all call this constructor with matching "
+                                              "arguments, in the same order?)"
+                                            : "internal communication failed");
 }
 
 API_EXPORT int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,

@@ -9,7 +9,8 @@
 
 typedef struct coll_cache {
     struct hier_all *hier;        /* team.c: the host hierarchy and the site level */
-    void *shm;                    /* shm/: the node's shared-memory collective area */
+    void *shm[2];                 /* shm/: the node's shared-memory collective area of each
+                                   * stream (comm_stream_t), created on its first use */
     void (*shm_free)(void *shm);
 } coll_cache_t;
 

@@ -88,7 +88,7 @@ int coll_direct_bcast(comm_t *c, void *buf, size_t count, dtype_t *dt, int root)
     p2p_data_t d = mv_typed(buf, count, dt);
     if (mv_bcast_pair_shm(c, &d) != 0)
         return COLL_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_BCAST).tag;
     if (!d.bytes)
         return MPI_SUCCESS;
     comm_t v;
@@ -105,7 +105,7 @@ int coll_direct_gather(comm_t *c, const void *sbuf, size_t scount, dtype_t *styp
 {
     if (!two(c))
         return COLL_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_GATHER).tag;
     comm_t v;
     internal_view(&v, c);
     if (c->rank != root) {
@@ -129,7 +129,7 @@ int coll_direct_scatter(comm_t *c, const void *sbuf, size_t scount, dtype_t *sty
 {
     if (!two(c))
         return COLL_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_SCATTER).tag;
     comm_t v;
     internal_view(&v, c);
     if (c->rank != root) {
@@ -150,10 +150,10 @@ int coll_direct_scatter(comm_t *c, const void *sbuf, size_t scount, dtype_t *sty
 /* The exchange of one block each way, then the own block copied (from != NULL). The receive
  * is posted first, so a blocking rendezvous send cannot wait for a receive that is not
  * there: each member reads the other's data while it waits. */
-static int exchange(comm_t *c, const p2p_data_t *out, const p2p_data_t *in,
+static int exchange(comm_t *c, comm_op_kind_t kind, const p2p_data_t *out, const p2p_data_t *in,
                     const p2p_data_t *from, const p2p_data_t *to)
 {
-    int tag = comm_next_op(c).tag, other = 1 - c->rank;
+    int tag = comm_next_op(c, COMM_BLOCKING, kind).tag, other = 1 - c->rank;
     comm_t v;
     internal_view(&v, c);
     request_t req;
@@ -177,9 +177,9 @@ int coll_direct_allgather(comm_t *c, const void *sbuf, size_t scount, dtype_t *s
     int me = c->rank;
     p2p_data_t mine = block(rbuf, me, rcount, rtype), in = block(rbuf, 1 - me, rcount, rtype);
     if (sbuf == COLL_IN_PLACE)
-        return exchange(c, &mine, &in, NULL, NULL);
+        return exchange(c, COMM_OP_ALLGATHER, &mine, &in, NULL, NULL);
     p2p_data_t out = mv_typed(sbuf, scount, stype);
-    return exchange(c, &out, &in, &out, &mine);
+    return exchange(c, COMM_OP_ALLGATHER, &out, &in, &out, &mine);
 }
 
 int coll_direct_alltoall(comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
@@ -190,5 +190,5 @@ int coll_direct_alltoall(comm_t *c, const void *sbuf, size_t scount, dtype_t *st
     int me = c->rank;
     p2p_data_t out = block(sbuf, 1 - me, scount, stype), in = block(rbuf, 1 - me, rcount, rtype);
     p2p_data_t from = block(sbuf, me, scount, stype), to = block(rbuf, me, rcount, rtype);
-    return exchange(c, &out, &in, &from, &to);
+    return exchange(c, COMM_OP_ALLTOALL, &out, &in, &from, &to);
 }

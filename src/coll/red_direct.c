@@ -106,7 +106,7 @@ int red_direct_barrier(comm_t *c)
 {
     if (!two(c) || red_barrier_shm(2))
         return RED_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_BARRIER).tag;
     comm_t v;
     internal_view(&v, c);
     request_t r;
@@ -130,7 +130,7 @@ int red_direct_reduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, dty
     if (!two(c) || red_reduce_shm(2) || red_reduce_choice(2, count, dt) != RED_R_BINOMIAL ||
         (!op->commute && root != 0))
         return RED_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_REDUCE).tag;
     if (count == 0)
         return MPI_SUCCESS;
     comm_t v;
@@ -163,7 +163,7 @@ int red_direct_allreduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, 
     if (!two(c) || red_allreduce_shm(2) ||
         red_allreduce_choice(2, count, dt, op) != RED_AR_RD)
         return RED_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_ALLREDUCE).tag;
     if (count == 0)
         return MPI_SUCCESS;
     comm_t v;
@@ -201,7 +201,7 @@ int red_direct_scan(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype
 {
     if (!two(c))
         return RED_DIRECT_DECLINED;
-    int tag = comm_next_op(c).tag;
+    int tag = comm_next_op(c, COMM_BLOCKING, excl ? COMM_OP_EXSCAN : COMM_OP_SCAN).tag;
     if (count == 0)
         return MPI_SUCCESS;
     comm_t v;

@@ -26,8 +26,10 @@ static int host_of_world(int world_rank)
 static void cache_free(void *p)
 {
     coll_cache_t *cc = p;
-    if (cc->shm_free)
-        cc->shm_free(cc->shm);
+    if (cc->shm_free) {
+        cc->shm_free(cc->shm[COMM_BLOCKING]);
+        cc->shm_free(cc->shm[COMM_NONBLOCKING]);
+    }
     free(cc->hier);
     free(cc);
 }

@@ -52,6 +52,7 @@ typedef struct hold {
 
 struct icoll_sched {
     int tag;
+    comm_stream_t stream;
     int error;
     /* A receive or copy into a block too small for its data (MPI_ERR_TRUNCATE) is reported
      * at the end but does not stop the schedule: its other steps (a leader forwarding to
@@ -105,6 +106,19 @@ icoll_sched_t *icoll_sched_new(int tag)
     s->tag = tag;
     s->ins = -1;
     return s;
+}
+
+icoll_sched_t *icoll_sched_new_op(comm_t *c, comm_stream_t stream, comm_op_kind_t kind)
+{
+    icoll_sched_t *s = icoll_sched_new(comm_next_op(c, stream, kind).tag);
+    if (s)
+        s->stream = stream;
+    return s;
+}
+
+comm_stream_t icoll_sched_stream(const icoll_sched_t *s)
+{
+    return s->stream;
 }
 
 void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes)
@@ -436,6 +450,20 @@ static void finish(icoll_sched_t *s)
     sched_free(s);
 }
 
+/* Drops the finished entries before a callback when they are the larger part, so that a
+ * schedule whose callbacks keep appending (context-id agreement rounds) stays bounded: at a
+ * callback every entry before it has completed and none after it has started (pos ==
+ * issued), so no request the protocol holds moves. */
+static void compact(icoll_sched_t *s)
+{
+    if (s->pos < 16 || s->pos < s->n - s->pos)
+        return;
+    memmove(s->e, &s->e[s->pos], (size_t)(s->n - s->pos) * sizeof *s->e);
+    s->n -= s->pos;
+    s->issued -= s->pos;
+    s->pos = 0;
+}
+
 /* Runs s as far as it can go. Returns the number of events (0: waiting). */
 static int advance(icoll_sched_t *s)
 {
@@ -491,6 +519,8 @@ static int advance(icoll_sched_t *s)
             break;
         }
         case E_CALL: {
+            compact(s);
+            x = &s->e[s->pos];
             s->ins = s->pos + 1;
             int rc = x->fn(s, x->arg); /* may insert entries (x moves) */
             s->ins = -1;
@@ -555,20 +585,37 @@ int icoll_sched_run(icoll_sched_t *s)
 
 /* ---- collectives as schedule entries --------------------------------------------------- */
 
-/* Binomial tree rooted at root: receive from the parent, then send to the children. */
-void icoll_sched_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
+icoll_team_t icoll_team_all(comm_t *c)
 {
-    int n = c->size, rel = (c->rank - root + n) % n, mask = 1;
+    return (icoll_team_t){ c, c->size, c->rank, NULL };
+}
+
+static int peer_of(const icoll_team_t *t, int i)
+{
+    return t->ranks ? t->ranks[i] : i;
+}
+
+/* Binomial tree rooted at root: receive from the parent, then send to the children. */
+void icoll_sched_bcast_team(icoll_sched_t *s, const icoll_team_t *t, void *buf, size_t bytes,
+                            int root)
+{
+    int n = t->size, rel = (t->rank - root + n) % n, mask = 1;
     for (; mask < n; mask <<= 1)
         if (rel & mask) {
-            icoll_sched_recv(s, c, (rel - mask + root) % n, buf, bytes);
+            icoll_sched_recv(s, t->c, peer_of(t, (rel - mask + root) % n), buf, bytes);
             icoll_sched_fence(s);
             break;
         }
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (rel + mask < n)
-            icoll_sched_send(s, c, (rel + mask + root) % n, buf, bytes);
+            icoll_sched_send(s, t->c, peer_of(t, (rel + mask + root) % n), buf, bytes);
     icoll_sched_fence(s);
+}
+
+void icoll_sched_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
+{
+    icoll_team_t t = icoll_team_all(c);
+    icoll_sched_bcast_team(s, &t, buf, bytes, root);
 }
 
 static size_t type_size(icoll_type_t type)
@@ -576,42 +623,57 @@ static size_t type_size(icoll_type_t type)
     return type == ICOLL_INT ? sizeof(int) : sizeof(uint64_t);
 }
 
-/* Binomial reduction to rank 0 of intra-communicator c (result valid at rank 0 only). */
-static void sched_reduce0(icoll_sched_t *s, comm_t *c, void *vals, int n, icoll_type_t type,
-                          icoll_op_t op)
+/* Binomial reduction to index 0 of team t (result valid there only), receiving into tmp
+ * (each partial is combined before the next receive is started into it). */
+static void sched_reduce0(icoll_sched_t *s, const icoll_team_t *t, void *vals, int n,
+                          icoll_type_t type, icoll_op_t op, void *tmp)
 {
     size_t bytes = (size_t)n * type_size(type);
-    void *tmp = NULL;
-    for (int mask = 1; mask < c->size; mask <<= 1) {
-        if (c->rank & mask) {
-            icoll_sched_send(s, c, c->rank - mask, vals, bytes);
+    for (int mask = 1; mask < t->size; mask <<= 1) {
+        if (t->rank & mask) {
+            icoll_sched_send(s, t->c, peer_of(t, t->rank - mask), vals, bytes);
             break;
         }
-        if (c->rank + mask < c->size) {
-            if (!tmp && !(tmp = icoll_sched_alloc(s, bytes)))
-                return;
-            icoll_sched_recv(s, c, c->rank + mask, tmp, bytes);
+        if (t->rank + mask < t->size) {
+            icoll_sched_recv(s, t->c, peer_of(t, t->rank + mask), tmp, bytes);
             icoll_sched_reduce(s, tmp, vals, n, type, op);
         }
     }
     icoll_sched_fence(s);
 }
 
-void icoll_sched_allreduce(icoll_sched_t *s, comm_t *c, void *vals, int n, icoll_type_t type,
-                           icoll_op_t op)
+void icoll_sched_allreduce_team(icoll_sched_t *s, const icoll_team_t *t, void *vals, int n,
+                                icoll_type_t type, icoll_op_t op, void *scratch)
 {
     size_t bytes = (size_t)n * type_size(type);
-    comm_t *local = comm_is_inter(c) ? c->local_comm : c;
-    sched_reduce0(s, local, vals, n, type, op);
-    if (local != c && local->rank == 0) {
-        void *tmp = icoll_sched_alloc(s, bytes);
-        if (!tmp)
-            return;
+    if (!scratch && t->size > 1 && !(scratch = icoll_sched_alloc(s, bytes)))
+        return;
+    sched_reduce0(s, t, vals, n, type, op, scratch);
+    icoll_sched_bcast_team(s, t, vals, bytes, 0);
+}
+
+void icoll_sched_allreduce(icoll_sched_t *s, comm_t *c, void *vals, int n, icoll_type_t type,
+                           icoll_op_t op, void *scratch)
+{
+    if (!comm_is_inter(c)) {
+        icoll_team_t t = icoll_team_all(c);
+        icoll_sched_allreduce_team(s, &t, vals, n, type, op, scratch);
+        return;
+    }
+    /* each group reduces to its leader, the leaders swap and combine, each broadcasts (one
+     * temporary: the fence ending the reduction separates its two uses) */
+    size_t bytes = (size_t)n * type_size(type);
+    icoll_team_t local = icoll_team_all(c->local_comm);
+    void *tmp = scratch ? scratch : icoll_sched_alloc(s, bytes);
+    if (!tmp)
+        return;
+    sched_reduce0(s, &local, vals, n, type, op, tmp);
+    if (local.rank == 0) {
         icoll_sched_send(s, c, 0, vals, bytes);
         icoll_sched_recv(s, c, 0, tmp, bytes);
         icoll_sched_reduce(s, tmp, vals, n, type, op);
     }
-    icoll_sched_bcast(s, local, vals, bytes, 0);
+    icoll_sched_bcast_team(s, &local, vals, bytes, 0);
 }
 
 /* Everyone's block to rank 0, then the whole to everyone. */
@@ -650,7 +712,7 @@ void icoll_sched_alltoallv(icoll_sched_t *s, comm_t *c, const void *send, const 
 
 static icoll_sched_t *new_op(comm_t *c)
 {
-    return icoll_sched_new(comm_next_op(c).tag);
+    return icoll_sched_new_op(c, COMM_BLOCKING, COMM_OP_INTERNAL);
 }
 
 static int run(icoll_sched_t *s)
@@ -662,7 +724,7 @@ int icoll_barrier(comm_t *c)
 {
     icoll_sched_t *s = new_op(c);
     if (s)
-        icoll_sched_allreduce(s, c, NULL, 0, ICOLL_INT, ICOLL_SUM);
+        icoll_sched_allreduce(s, c, NULL, 0, ICOLL_INT, ICOLL_SUM, NULL);
     return run(s);
 }
 
@@ -711,7 +773,7 @@ int icoll_allreduce_int(comm_t *c, int *vals, int n, icoll_op_t op)
 {
     icoll_sched_t *s = new_op(c);
     if (s)
-        icoll_sched_allreduce(s, c, vals, n, ICOLL_INT, op);
+        icoll_sched_allreduce(s, c, vals, n, ICOLL_INT, op, NULL);
     return run(s);
 }
 
@@ -719,6 +781,6 @@ int icoll_allreduce_u64(comm_t *c, uint64_t *vals, int n, icoll_op_t op)
 {
     icoll_sched_t *s = new_op(c);
     if (s)
-        icoll_sched_allreduce(s, c, vals, n, ICOLL_U64, op);
+        icoll_sched_allreduce(s, c, vals, n, ICOLL_U64, op, NULL);
     return run(s);
 }

@@ -7,14 +7,15 @@
  *
  * The blocking icoll_* functions take an intra-communicator (for an inter-communicator, pass
  * its local_comm); each is one collective operation on it, so every member must call them in
- * the same order (tags come from the communicator's operation counter, comm_next_op()).
+ * the same order (tags come from the communicator's blocking stream, comm_next_op()).
  *
  * Schedules. Underneath, every operation is a schedule: a list of entries — sends, receives,
  * local steps (copy, reduce) and callbacks — executed in order by the progress engine. Sends
  * and receives that follow each other are started together; a local step or callback runs
  * when everything before it has completed. A callback may insert further entries right
- * after itself (this is how context-id agreement loops), or ask to be called again later
- * (ICOLL_AGAIN). All messages of one schedule carry one tag; within a schedule the messages
+ * after itself (this is how context-id agreement loops: the finished entries are dropped at a
+ * callback once they outnumber the rest, so a looping schedule stays bounded), or ask to be
+ * called again later (ICOLL_AGAIN). All messages of one schedule carry one tag; within a schedule the messages
  * between two processes are sent and received in the same order, so one tag suffices, and
  * concurrent schedules on one communicator have distinct tags.
  */
@@ -54,6 +55,13 @@ typedef void (*icoll_done_fn)(int err, void *arg);
 
 /* A new, empty schedule whose messages carry tag; NULL when out of memory. */
 icoll_sched_t *icoll_sched_new(int tag);
+/* A new, empty schedule for the next operation of stream on c, of kind (comm_next_op); NULL
+ * when out of memory. */
+icoll_sched_t *icoll_sched_new_op(comm_t *c, comm_stream_t stream, comm_op_kind_t kind);
+/* The stream of the operation s builds (COMM_BLOCKING unless made by icoll_sched_new_op):
+ * state an algorithm keeps per communicator and orders by operation (shared-memory areas)
+ * is kept per stream. */
+comm_stream_t icoll_sched_stream(const icoll_sched_t *s);
 /* Zeroed memory that lives as long as the schedule (NULL: no memory, recorded as the
  * schedule's error). */
 void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes);
@@ -97,8 +105,26 @@ int icoll_sched_failed(const icoll_sched_t *s);
  * local group, exchange between the two leaders, broadcast in each group; the operation
  * must be commutative). */
 void icoll_sched_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root);
+/* scratch: n elements of type the reduction receives into (NULL: allocated from s), so that an
+ * operation appended again and again (context-id agreement rounds) allocates nothing. */
 void icoll_sched_allreduce(icoll_sched_t *s, comm_t *c, void *vals, int n, icoll_type_t type,
-                           icoll_op_t op);
+                           icoll_op_t op, void *scratch);
+
+/* The members of an internal collective: intra-communicator c, or a subgroup of it whose
+ * messages travel on c's internal context addressed by c's ranks (MPI_Comm_create_group:
+ * consecutive calls over different groups with one tag stay apart because a member's rank
+ * in c names it in every call, while its rank in the group may name another process in the
+ * next call). */
+typedef struct icoll_team {
+    comm_t *c;
+    int size, rank;           /* team size, this process's index */
+    const int *ranks;         /* index -> rank in c; NULL: the identity (the whole of c) */
+} icoll_team_t;
+icoll_team_t icoll_team_all(comm_t *c);
+void icoll_sched_bcast_team(icoll_sched_t *s, const icoll_team_t *t, void *buf, size_t bytes,
+                            int root);
+void icoll_sched_allreduce_team(icoll_sched_t *s, const icoll_team_t *t, void *vals, int n,
+                                icoll_type_t type, icoll_op_t op, void *scratch);
 void icoll_sched_allgather(icoll_sched_t *s, comm_t *c, const void *send, size_t bytes,
                            void *recv);
 void icoll_sched_alltoallv(icoll_sched_t *s, comm_t *c, const void *send, const size_t *scounts,

@@ -71,17 +71,33 @@ const char *comm_name(MPI_Comm handle)
     return "communicator";
 }
 
-comm_op_t comm_next_op(comm_t *c)
+comm_op_t comm_next_op(comm_t *c, comm_stream_t stream, comm_op_kind_t kind)
 {
-    if (c->coll_tag)
-        return (comm_op_t){ c->coll_tag, c->coll_key };
-    uint32_t seq = c->coll_seq++;
-    int tag = (int)(seq & 0x3fffffff);
-    /* an inter-communicator's operations also run over its local_comm: their own tag range
-     * keeps them apart from operations on the local_comm itself */
+    uint32_t seq = c->coll_seq[stream]++;
+    int tag = (int)(seq & 0xffffff) | (int)kind << COMM_TAG_KIND_SHIFT | (int)stream << 29;
     if (comm_is_inter(c))
         tag |= 0x40000000;
-    return (comm_op_t){ tag, (c->key << 30) | (seq & 0x0fffffff) };
+    return (comm_op_t){ tag, (c->key << 30) | (uint64_t)stream << 28 | (seq & 0x0fffffff) };
+}
+
+const char *comm_op_name(comm_stream_t stream, comm_op_kind_t kind)
+{
+    static const char *const names[2][COMM_OP_KINDS] = {
+        { "a communicator or topology constructor", "MPI_Barrier", "MPI_Bcast", "MPI_Gather",
+          "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv",
+          "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce", "MPI_Allreduce",
+          "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan",
+          "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall",
+          "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw" },
+        { "MPI_Comm_idup", "MPI_Ibarrier", "MPI_Ibcast", "MPI_Igather", "MPI_Igatherv",
+          "MPI_Iscatter", "MPI_Iscatterv", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall",
+          "MPI_Ialltoallv", "MPI_Ialltoallw", "MPI_Ireduce", "MPI_Iallreduce",
+          "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Iscan", "MPI_Iexscan",
+          "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall",
+          "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw" },
+    };
+    return (unsigned)kind < COMM_OP_KINDS ? names[stream != COMM_BLOCKING][kind]
+                                          : "an unknown operation";
 }
 
 comm_t *comm_new_object(comm_t *parent, group_t *group, group_t *remote)

@@ -48,9 +48,7 @@ typedef struct comm {
     int ready;                   /* 0 while MPI_Comm_idup is still agreeing on its context */
     int user_freed;              /* MPI_Comm_free was called (the handle is gone) */
     uint64_t key;                /* see above: recv_ctx, or both groups' contexts */
-    uint32_t coll_seq;           /* internal collective operations started on it */
-    int coll_tag;                /* nonzero: temporary communicator with one fixed tag */
-    uint64_t coll_key;           /* ... and its agreement key */
+    uint32_t coll_seq[2];        /* collective operations started on it, per stream */
     /* state the collective algorithms cache on the communicator (hierarchy, shared-memory
      * areas); coll_cache_free(coll_cache) runs when the communicator is destroyed */
     void *coll_cache;
@@ -83,13 +81,51 @@ static inline int comm_is_inter(const comm_t *c)
 /* The communicator's name for messages ("MPI_COMM_WORLD", a user-set name, ...). */
 const char *comm_name(MPI_Comm handle);
 
-/* The tag and agreement key of the next internal collective operation on c (every member
- * calls it in the same order). */
+/* The collective operations of a communicator form two ordered streams: the blocking ones
+ * (MPI_Barrier, MPI_Comm_dup, the library's internal collectives, ...) and the nonblocking
+ * ones (MPI_Ibarrier, MPI_Comm_idup, ...). Each member starts the operations of one stream in
+ * the same order (MPI-3.1 §5.12 orders both kinds together; Open MPI and MPICH keep them
+ * apart, and programs rely on it, e.g. mpi4py's MPI_Comm_iagree fallback, an MPI_Iallreduce
+ * that members start before or after a blocking collective). The streams never share a tag
+ * or a shared-memory area (coll/shm/), so an operation of one never matches the other's
+ * messages, however far apart the members are in either.
+ *
+ * Tags of internal messages (on the internal context recv_ctx + 1):
+ *   bits 0..23  the operation's number in its stream (wraps: 2^24 operations are never
+ *               pending at once)
+ *   bits 24..28 what the operation is (comm_op_kind_t): a receive of operation n that meets a
+ *               message of operation n of another kind from any member — members that called
+ *               collectives in different orders — completes with MPI_ERR_NOT_SAME
+ *               (core/match.c) instead of matching another collective's data
+ *   bit 29      the stream (1: nonblocking)
+ *   bit 30      an inter-communicator's operation (those also run over its local_comm, whose
+ *               own operations have bit 30 clear)
+ *   negative    fixed purposes outside every stream: COLL_SHM_SETUP_TAG (coll/shm/area.h),
+ *               MPI_Comm_create_group and the leaders of MPI_Intercomm_create (comm_create.c)
+ * The key (agreement priorities, core/ctxid.h) is c->key << 30 | stream << 28 | number;
+ * MPI_Comm_create_group's is c->key << 30 | 2 << 28 | its tag. */
+typedef enum { COMM_BLOCKING = 0, COMM_NONBLOCKING = 1 } comm_stream_t;
+typedef enum {
+    COMM_OP_INTERNAL, /* the library's own: communicator and topology constructors */
+    COMM_OP_BARRIER, COMM_OP_BCAST, COMM_OP_GATHER, COMM_OP_GATHERV, COMM_OP_SCATTER,
+    COMM_OP_SCATTERV, COMM_OP_ALLGATHER, COMM_OP_ALLGATHERV, COMM_OP_ALLTOALL, COMM_OP_ALLTOALLV,
+    COMM_OP_ALLTOALLW, COMM_OP_REDUCE, COMM_OP_ALLREDUCE, COMM_OP_REDUCE_SCATTER,
+    COMM_OP_REDUCE_SCATTER_BLOCK, COMM_OP_SCAN, COMM_OP_EXSCAN, COMM_OP_NEIGHBOR_ALLGATHER,
+    COMM_OP_NEIGHBOR_ALLGATHERV, COMM_OP_NEIGHBOR_ALLTOALL, COMM_OP_NEIGHBOR_ALLTOALLV,
+    COMM_OP_NEIGHBOR_ALLTOALLW, COMM_OP_KINDS
+} comm_op_kind_t;
+#define COMM_TAG_KIND_SHIFT 24
+#define COMM_TAG_KIND_MASK (0x1f << COMM_TAG_KIND_SHIFT)
+_Static_assert(COMM_OP_KINDS <= 32, "operation kinds fit in 5 bits of the tag");
 typedef struct comm_op {
     int tag;
     uint64_t key;
 } comm_op_t;
-comm_op_t comm_next_op(comm_t *c);
+/* The tag and key of the next operation of stream on c, of kind (every member calls it in
+ * the same order per stream). */
+comm_op_t comm_next_op(comm_t *c, comm_stream_t stream, comm_op_kind_t kind);
+/* "MPI_Bcast", "MPI_Ibcast", ... for reports. */
+const char *comm_op_name(comm_stream_t stream, comm_op_kind_t kind);
 
 /* Collective creation (internal: no attributes copied, no handle checks). Each returns
  * MPI_SUCCESS or an error class; *out is NULL for processes outside the new communicator

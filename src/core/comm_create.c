@@ -56,7 +56,7 @@ static int attach_local_comm(comm_t *c, uint32_t ctx)
  * is then broadcast in each local group. One collective operation on c. */
 static int inter_swap(comm_t *c, const void *send, size_t sbytes, void *recv, size_t rbytes)
 {
-    icoll_sched_t *s = icoll_sched_new(comm_next_op(c).tag);
+    icoll_sched_t *s = icoll_sched_new_op(c, COMM_BLOCKING, COMM_OP_INTERNAL);
     if (!s)
         return MPI_ERR_NO_MEM;
     if (c->local_comm->rank == 0) {
@@ -72,7 +72,7 @@ static int inter_swap(comm_t *c, const void *send, size_t sbytes, void *recv, si
  * local_comm's), and the remote group's new recv_ctx. One agreement and one swap on c. */
 static int inter_contexts(comm_t *c, uint32_t ids[2], uint32_t *remote)
 {
-    comm_op_t op = comm_next_op(c);
+    comm_op_t op = comm_next_op(c, COMM_BLOCKING, COMM_OP_INTERNAL);
     icoll_sched_t *s = icoll_sched_new(op.tag);
     if (!s)
         return MPI_ERR_NO_MEM;
@@ -118,10 +118,12 @@ static void dup_done(int err, void *arg)
     d->done(err, d->arg);
 }
 
-/* The new communicator (not ready) and the schedule that gives it its context. */
-static int dup_begin(comm_t *parent, comm_t **out, icoll_sched_t **sched, dup_state_t **state)
+/* The new communicator (not ready) and the schedule that gives it its context: the next
+ * operation of stream on parent (MPI_Comm_idup's is the nonblocking one). */
+static int dup_begin(comm_t *parent, comm_stream_t stream, comm_t **out, icoll_sched_t **sched,
+                     dup_state_t **state)
 {
-    comm_op_t op = comm_next_op(parent);
+    comm_op_t op = comm_next_op(parent, stream, COMM_OP_INTERNAL);
     icoll_sched_t *s = icoll_sched_new(op.tag);
     comm_t *c = comm_new_object(parent, parent->group, parent->remote_group);
     dup_state_t *d = s ? icoll_sched_alloc(s, sizeof *d) : NULL;
@@ -162,7 +164,7 @@ int comm_dup(comm_t *parent, comm_t **out)
     comm_t *c;
     icoll_sched_t *s;
     dup_state_t *d;
-    int rc = dup_begin(parent, &c, &s, &d);
+    int rc = dup_begin(parent, COMM_BLOCKING, &c, &s, &d);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = icoll_sched_run(s);
@@ -181,7 +183,7 @@ int comm_idup(comm_t *parent, comm_t **out, void (*done)(int err, void *arg), vo
     comm_t *c;
     icoll_sched_t *s;
     dup_state_t *d;
-    int rc = dup_begin(parent, &c, &s, &d);
+    int rc = dup_begin(parent, COMM_NONBLOCKING, &c, &s, &d);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = comm_publish(c); /* the handle exists at once; lookups fail until it is ready */
@@ -294,19 +296,30 @@ static int create_inter(comm_t *parent, group_t *group, comm_t **out)
 
 int comm_create_group(comm_t *parent, group_t *group, int tag, comm_t **out)
 {
-    /* A temporary communicator over group on parent's contexts: its internal operations use
-     * one tag of their own (negative, so never one of parent's own collective operations). */
-    comm_t t = *parent;
-    t.group = group;
-    t.remote_group = NULL;
-    t.local_comm = NULL;
-    t.rank = group->rank;
-    t.size = group->size;
-    t.refs = 1;
-    t.coll_tag = INT_MIN + (tag & 0x3fffffff);
-    t.coll_key = (parent->key << 30) | (1ull << 28) | (uint64_t)(tag & 0x0fffffff);
+    /* The agreement runs over the group's members on parent's internal context, addressed by
+     * their ranks in parent, with a tag of its own (negative: never one of parent's streams)
+     * derived from the user's. Calls with that tag by different, overlapping groups follow
+     * each other at each member in one order (each is collective over its group), so between
+     * two members every message of one call precedes every message of the next and each call
+     * receives exactly what the other sends in it: the non-overtaking rule keeps the calls
+     * apart. (Group ranks would not: the process that is rank 1 of one call's group may be
+     * another than rank 1 of the next, whose early messages then match the first call's
+     * receives — the agreement then never converged.) */
+    int *ranks = malloc((size_t)group->size * sizeof *ranks);
+    int *in_parent = group_rank_map(parent->group); /* a subgroup: checked by the API */
+    if (!ranks || !in_parent) {
+        free(ranks);
+        free(in_parent);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < group->size; i++)
+        ranks[i] = in_parent[group_world_rank(group, i)];
+    free(in_parent);
+    icoll_team_t team = { parent, group->size, group->rank, ranks };
+    uint64_t key = (parent->key << 30) | (2ull << 28) | (uint64_t)(tag & 0x0fffffff);
     uint32_t ctx;
-    int rc = ctxid_agree(&t, 1, &ctx);
+    int rc = ctxid_agree_team(&team, INT_MIN + (tag & 0x3fffffff), key, &ctx);
+    free(ranks);
     if (rc != MPI_SUCCESS)
         return rc;
     group_retain(group);
@@ -398,7 +411,7 @@ static int split_inter(comm_t *parent, int color, int key, comm_t **out)
     int *rtable = malloc(2 * (size_t)rn * sizeof *rtable);
     int rc = table && rtable ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
-        icoll_sched_t *s = icoll_sched_new(comm_next_op(parent).tag);
+        icoll_sched_t *s = icoll_sched_new_op(parent, COMM_BLOCKING, COMM_OP_INTERNAL);
         if (!s) {
             rc = MPI_ERR_NO_MEM;
         } else {

@@ -28,6 +28,13 @@
  * progressed). A candidate is committed only when every member voted yes, and a yes vote
  * means the voter holds the only claim on it, so no process ever gives one pair to two
  * communicators.
+ *
+ * Bounds. A round allocates nothing (the schedule drops finished rounds, reductions reuse one
+ * buffer); a round that found no common pair only because claims hid some waits until a claim
+ * held here ends instead of spinning; phase 1 also carries a "go on" word, which a member
+ * clears after MAX_ROUNDS (ctxid.c) rounds, so an agreement that cannot converge (members not
+ * running the same agreement) ends with MPI_ERR_INTERN at every member. Exhaustion (nothing
+ * common and no claims anywhere) is MPI_ERR_OTHER.
  */
 #ifndef METAMPI_CTXID_H
 #define METAMPI_CTXID_H
@@ -45,6 +52,9 @@ void ctxid_init(void);
 void ctxid_sched_agree(icoll_sched_t *s, comm_t *c, int n, uint64_t key, uint32_t *ctx);
 /* Blocking agreement as the next collective operation on c. */
 int ctxid_agree(comm_t *c, int n, uint32_t *ctx);
+/* Blocking agreement on one context id over team t (a subgroup of an intra-communicator,
+ * MPI_Comm_create_group), its messages carrying tag, with agreement key key. */
+int ctxid_agree_team(const icoll_team_t *t, int tag, uint64_t key, uint32_t *ctx);
 /* Returns recv_ctx (and its internal partner) to the free pool. */
 void ctxid_release(uint32_t ctx);
 

@@ -1,12 +1,15 @@
 #include "core/match.h"
 
+#include "core/comm.h"
 #include "core/errors.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static request_t *posted_head, *posted_tail;
 static unexpected_t *uq_head, *uq_tail;
+static char clash[256];
 
 static inline int env_matches(uint32_t ctx, int source, int tag, const proto_env_t *e)
 {
@@ -28,19 +31,55 @@ static void check_source(const comm_t *c, const proto_msg_t *m)
                         comm_name(c->handle), s, comm_peer_world_rank(c, s));
 }
 
+/* A receive (ctx, tag) is of the same collective operation as envelope e, but e's sender
+ * called another kind of collective there: internal context (odd), stream operations (tags
+ * >= 0, so not MPI_ANY_TAG), tags that differ in the kind bits only. Any sender: the
+ * operation's number says that it is at the same point of the stream. */
+static inline int kind_clash(uint32_t ctx, int tag, const proto_env_t *e)
+{
+    return (ctx & 1) && tag >= 0 && e->tag >= 0 && ctx == e->ctx && tag != e->tag &&
+           ((tag ^ e->tag) & ~COMM_TAG_KIND_MASK) == 0;
+}
+
+static const char *op_name(int tag)
+{
+    return comm_op_name((tag >> 29) & 1 ? COMM_NONBLOCKING : COMM_BLOCKING,
+                        (comm_op_kind_t)((tag & COMM_TAG_KIND_MASK) >> COMM_TAG_KIND_SHIFT));
+}
+
+/* Completes receive r (no longer posted) with MPI_ERR_NOT_SAME: it met m from job rank peer. */
+static void fail_clash(request_t *r, const proto_env_t *m, int peer)
+{
+    snprintf(clash, sizeof clash, "job rank %d called %s where this process called %s", peer,
+             op_name(m->tag), op_name(r->tag));
+    request_complete_empty(r, m->src);
+    r->error = MPI_ERR_NOT_SAME;
+}
+
+const char *match_last_clash(void)
+{
+    return clash[0] ? clash : "the members called different collective operations";
+}
+
 void match_incoming(const proto_msg_t *m)
 {
     for (request_t **pp = &posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
         request_t *r = *pp;
-        if (!env_matches(r->comm->recv_ctx, r->peer, r->tag, &m->env))
+        int clashes = 0;
+        if (!env_matches(r->comm->recv_ctx, r->peer, r->tag, &m->env) &&
+            !(clashes = kind_clash(r->comm->recv_ctx, r->tag, &m->env)))
             continue;
         check_source(r->comm, m);
         *pp = r->next;
         if (posted_tail == r)
             posted_tail = prev;
         r->posted = 0;
-        proto_recv_matched(&r->op, m);
-        return;
+        if (!clashes) {
+            proto_recv_matched(&r->op, m);
+            return;
+        }
+        fail_clash(r, &m->env, m->peer); /* the message stays unexpected */
+        break;
     }
     size_t keep = m->data ? m->size : 0;
     unexpected_t *u = malloc(sizeof *u + keep);
@@ -121,6 +160,12 @@ void match_post_recv(request_t *r)
             match_deliver(r, u);
             return;
         }
+        if (r->comm->recv_ctx & 1)
+            for (u = uq_head; u; u = u->next)
+                if (kind_clash(r->comm->recv_ctx, r->tag, &u->m.env)) {
+                    fail_clash(r, &u->m.env, u->m.peer);
+                    return;
+                }
     }
     r->posted = 1;
     r->next = NULL;

@@ -8,6 +8,13 @@
  * non-overtaking guarantee. The source a message names must be the rank that sent it
  * (checked when it matches; anything else ends the job as a bad frame). Unexpected eager payloads are copied (one allocation per message,
  * envelope and data together); unexpected rendezvous messages hold only their RTS.
+ *
+ * Collective order (core/comm.h, "Tags"): on an internal context, a receive of a collective
+ * operation that meets a message of the same operation number and stream but of another kind
+ * (from any member: it called a different collective at that point) does not wait for a match
+ * that cannot come: it completes with MPI_ERR_NOT_SAME, and match_last_clash() says what
+ * met. Found in the scans matching does anyway, so it costs a comparison. (Not found: a
+ * member that posts no receive in that operation; the shared-memory area's operations.)
  */
 #ifndef METAMPI_MATCH_H
 #define METAMPI_MATCH_H
@@ -39,5 +46,8 @@ unexpected_t *match_take(const comm_t *c, int source, int tag);
 void match_deliver(request_t *r, unexpected_t *u);
 
 void match_close(void);
+
+/* "job rank R called MPI_Allreduce where this process called MPI_Bcast" (the last clash). */
+const char *match_last_clash(void);
 
 #endif

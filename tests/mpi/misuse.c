@@ -30,6 +30,34 @@ int main(int argc, char **argv)
         } else {
             MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
+    } else if (strcmp(mode, "swapped") == 0 || strcmp(mode, "swapped-nb") == 0) {
+        /* rank 0 calls MPI_Bcast then MPI_Allreduce, the others the other way round (the
+         * I-forms with "swapped-nb"): must fail with MPI_ERR_NOT_SAME, not mix their data */
+        int nb = mode[7] != 0, buf[4] = {1, 2, 3, 4}, out[4];
+        MPI_Request rq[2];
+        for (int k = 0; k < 2; k++) {
+            if ((k == 0) == (rank == 0)) {
+                if (nb)
+                    MPI_Ibcast(buf, 4, MPI_INT, 0, MPI_COMM_WORLD, &rq[k]);
+                else
+                    MPI_Bcast(buf, 4, MPI_INT, 0, MPI_COMM_WORLD);
+            } else {
+                if (nb)
+                    MPI_Iallreduce(buf, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[k]);
+                else
+                    MPI_Allreduce(buf, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            }
+        }
+        for (int k = 0; nb && k < 2; k++)
+            MPI_Wait(&rq[k], MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "dup-vs-barrier") == 0) {
+        /* rank 0 duplicates the communicator while the others enter a barrier */
+        MPI_Comm c;
+        if (rank == 0)
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank != 0)
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
     } else if (strcmp(mode, "init-twice") == 0) {
         MPI_Init(&argc, &argv);
     } else if (strcmp(mode, "after-finalize") == 0) {

@@ -15,10 +15,10 @@ HOST = socket.gethostname()
 HYDRA = shutil.which("mpiexec.hydra")
 
 
-def run(cmd, timeout=30):
+def run(cmd, timeout=30, env=None):
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
+                       stdin=subprocess.DEVNULL, env=env)
     return p, time.monotonic() - t0
 
 
@@ -45,6 +45,27 @@ class Fatal(unittest.TestCase):
         p, _ = run([MPIRUN, "-n", "2", MISUSE, "truncate"])
         self.check_failed(p, "MPI_Recv: message of 8 bytes from rank 0 (tag 3) truncated to "
                           "the 4 bytes of the receive buffer", "MPI_ERR_TRUNCATE")
+
+    def test_collectives_in_different_orders(self):
+        # on two ranks the blocking forms take the direct paths, on three the first call of
+        # a communicator runs as messages, on four without the shared-memory area
+        for n, env in ((2, {}), (3, {}), (4, {"METAMPI_COLL_SHM": "0"})):
+            for mode in ("swapped", "swapped-nb"):
+                i = "I" if mode == "swapped-nb" else ""
+                p, dt = run([MPIRUN, "-n", str(n), MISUSE, mode], env={**os.environ, **env})
+                self.check_failed(p, "MPI_ERR_NOT_SAME",
+                                  "the members called collective operations in different orders")
+                names = (f"MPI_{i}bcast", f"MPI_{i}allreduce") if i else ("MPI_Bcast",
+                                                                           "MPI_Allreduce")
+                out = p.stdout + p.stderr
+                self.assertTrue(f"called {names[0]} where this process called {names[1]}" in out
+                                or f"called {names[1]} where this process called {names[0]}"
+                                in out, out)
+                self.assertLess(dt, 20)
+        for n in (2, 3):
+            p, _ = run([MPIRUN, "-n", str(n), MISUSE, "dup-vs-barrier"])
+            self.check_failed(p, "MPI_ERR_NOT_SAME", "MPI_Barrier where this process called a "
+                              "communicator or topology constructor")
 
     def test_before_init(self):
         p, _ = run([MPIRUN, "-n", "2", MISUSE, "before-init"])

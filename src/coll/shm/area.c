@@ -204,9 +204,9 @@ static void setup_done(int err, void *arg)
     a->state = AREA_FAILED;
 }
 
-static int start_setup(comm_t *c, coll_area_t *a)
+static int start_setup(comm_t *c, comm_stream_t stream, coll_area_t *a)
 {
-    icoll_sched_t *s = icoll_sched_new(COLL_SHM_SETUP_TAG);
+    icoll_sched_t *s = icoll_sched_new(COLL_SHM_SETUP_TAG - (int)stream);
     if (!s)
         return -1;
     int root = a->crank ? a->crank[0] : 0;
@@ -233,13 +233,13 @@ static int start_setup(comm_t *c, coll_area_t *a)
     return 0;
 }
 
-coll_area_t *coll_shm_area(comm_t *c)
+coll_area_t *coll_shm_area(comm_t *c, comm_stream_t stream)
 {
     coll_cache_t *cc = coll_cache_of(c);
     if (!cc)
         return NULL;
-    if (cc->shm)
-        return cc->shm;
+    if (cc->shm[stream])
+        return cc->shm[stream];
     const coll_hier_t *h = coll_hier(c);
     if (!h || h->node.size < 2)
         return NULL;
@@ -254,8 +254,8 @@ coll_area_t *coll_shm_area(comm_t *c)
     a->world = malloc((size_t)a->n * sizeof *a->world);
     a->answers = calloc((size_t)a->n, 1);
     int leader = comm_peer_world_rank(c, a->crank ? a->crank[0] : 0);
-    int len = snprintf(a->name, sizeof a->name, "/metampi.%s.coll.%d.%" PRIx64, job.id, leader,
-                       c->key);
+    int len = snprintf(a->name, sizeof a->name, "/metampi.%s.coll.%d.%" PRIx64 ".%d", job.id,
+                       leader, c->key, (int)stream);
     if (!a->world || !a->answers || len < 0 || (size_t)len >= sizeof a->name || len - 1 > NAME_MAX) {
         area_free(a);
         return NULL;
@@ -263,11 +263,11 @@ coll_area_t *coll_shm_area(comm_t *c)
     for (int k = 0; k < a->n; k++)
         a->world[k] = comm_peer_world_rank(c, a->crank ? a->crank[k] : k);
     a->state = AREA_PENDING;
-    if (start_setup(c, a) < 0) {
+    if (start_setup(c, stream, a) < 0) {
         area_free(a);
         return NULL;
     }
-    cc->shm = a;
+    cc->shm[stream] = a;
     cc->shm_free = area_free;
     return NULL;
 }

@@ -2,8 +2,8 @@
  * The shared area of one communicator on one host (internal to coll/shm/): what it holds,
  * how it is set up, and the flag protocol every shared-memory algorithm follows.
  *
- * Layout (one POSIX segment per communicator and host, mapped by every member of the node
- * team; n members, K slots per member):
+ * Layout (one POSIX segment per communicator, stream and host, mapped by every member of the
+ * node team; n members, K slots per member):
  *
  *   | header (page) | ctl[0] ... ctl[n-1] (256 B each) | member 0: K slots | member 1 | ... |
  *   ctl[m]:  post (member m writes; barriers) in a 128 B block | ack (member m writes) in one
@@ -15,9 +15,14 @@
  * publishes. Data of up to SHM_INLINE bytes per member and round travels in the slot's first
  * line, next to the position that publishes it, so a reader takes a single cache miss.
  *
- * Operations. Every shared-memory collective on the communicator is an operation with a
- * sequence number s = 1, 2, ... given in build order, the same at every member (all members
- * call the coll_shm_* functions in the same order with consistent arguments, and decline
+ * Streams. The blocking and the nonblocking collectives of a communicator are two streams
+ * that members may interleave differently (core/comm.h); each stream has an area of its own
+ * (the nonblocking one set up by the first nonblocking collective that offers itself here),
+ * so nothing below ever relates operations of different streams.
+ *
+ * Operations. Every shared-memory collective of the stream is an operation with a sequence
+ * number s = 1, 2, ... given in build order, the same at every member (all members call the
+ * coll_shm_* functions in the same order per stream with consistent arguments, and decline
  * consistently). Operations run in sequence order at each member (op s waits until op s-1
  * has finished here), so per member "finished s" implies "finished every op before s".
  * Words hold positions pos(s, x) = s * 2^24 + x, compared as numbers:
@@ -42,10 +47,11 @@
  * owned, ~100 ns per operation): as in the shm transport's handshake 1, the sleeper's grace
  * period after announcing its sleep outlasts a store still in the writer's store buffer.
  *
- * Setup (once per communicator, its own schedule with tag COLL_SHM_SETUP_TAG on the internal
- * context, started by the first coll_shm_* call, which declines): member 0 of the node team
- * creates the segment (exclusively, sized and backed, named /metampi.<job>.coll.<world rank
- * of member 0>.<communicator key>) and sends each member a status; each member attaches when
+ * Setup (once per communicator and stream, its own schedule with tag COLL_SHM_SETUP_TAG -
+ * stream on the internal context, started by the stream's first coll_shm_* call, which
+ * declines): member 0 of the node team creates the segment (exclusively, sized and backed,
+ * named /metampi.<job>.coll.<world rank of member 0>.<communicator key>.<stream>) and sends
+ * each member a status; each member attaches when
  * the status is good and answers; member 0 unlinks the name once all have answered and sends
  * each one the verdict: usable only if everyone attached. So every member ends in the same
  * state, READY or FAILED (FAILED also when member 0 already has METAMPI_COLL_SHM_AREAS areas).
@@ -73,6 +79,7 @@ static inline uint64_t shm_pos(uint64_t s, uint64_t x)
     return (s << POS_BITS) | x;
 }
 
+/* the setup's tag: COLL_SHM_SETUP_TAG - stream (-2 blocking, -3 nonblocking) */
 #define COLL_SHM_SETUP_TAG (-2)
 
 typedef struct shm_ctl {
@@ -149,10 +156,10 @@ int coll_shm_cma_allowed(void);
 int coll_shm_max_areas(void);  /* areas a process creates at most (as member 0) */
 
 /* ---- area.c ---- */
-/* c's area, whatever its state (operations wait for the verdict, and run as messages if it
- * is FAILED); NULL when it did not exist before this call, which starts its setup, or cannot
- * exist (team of one, out of memory). */
-coll_area_t *coll_shm_area(comm_t *c);
+/* c's area of stream, whatever its state (operations wait for the verdict, and run as
+ * messages if it is FAILED); NULL when it did not exist before this call, which starts its
+ * setup, or cannot exist (team of one, out of memory). */
+coll_area_t *coll_shm_area(comm_t *c, comm_stream_t stream);
 
 /* Member's slot for global round g: its header, and where `bytes` of data go. */
 static inline shm_slot_hdr_t *shm_slot_hdr(const coll_area_t *a, int member, uint64_t g)

@@ -107,12 +107,12 @@ int coll_shm_fail_member(void)
     return member;
 }
 
-/* The area when c's node team may use it for this call; NULL: decline. */
-static coll_area_t *usable(comm_t *c)
+/* The area of s's stream when c's node team may use it for this call; NULL: decline. */
+static coll_area_t *usable(icoll_sched_t *s, comm_t *c)
 {
     if (!coll_knob(&knob_on) || comm_is_inter(c))
         return NULL;
-    return coll_shm_area(c);
+    return coll_shm_area(c, icoll_sched_stream(s));
 }
 
 /* An operation's record comes from the area's spares (a blocking collective in a loop
@@ -191,7 +191,7 @@ static int run(icoll_sched_t *s, void *arg)
 
 int coll_shm_barrier(icoll_sched_t *s, comm_t *c)
 {
-    coll_area_t *a = usable(c);
+    coll_area_t *a = usable(s, c);
     if (!a)
         return COLL_SHM_DECLINED;
     shm_op_t *o = new_op(c, a, SHM_BARRIER, 0);
@@ -208,7 +208,7 @@ int coll_shm_bcast_pair(size_t bytes)
 
 int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
 {
-    coll_area_t *a = usable(c);
+    coll_area_t *a = usable(s, c);
     size_t max = a && a->n == 2 ? coll_shm_bcast_pair(bytes) ? SIZE_MAX : coll_knob(&knob_bcast_max2)
                                 : coll_knob(&knob_bcast_max);
     if (!a || bytes > max ||
@@ -232,7 +232,7 @@ int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int roo
 static int reduction(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t count,
                      dtype_t *dt, op_t *op, int root)
 {
-    coll_area_t *a = usable(c);
+    coll_area_t *a = usable(s, c);
     if (!a)
         return COLL_SHM_DECLINED;
     size_t es = (size_t)dt->size;

@@ -32,7 +32,7 @@ static int run(icoll_sched_t *s, int rc)
 }
 static icoll_sched_t *begin(void)
 {
-    return icoll_sched_new(comm_next_op(world).tag);
+    return icoll_sched_new_op(world, COMM_BLOCKING, COMM_OP_INTERNAL);
 }
 static int barrier(void)
 {
