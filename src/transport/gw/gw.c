@@ -291,9 +291,11 @@ static int lost(const char *why, char *err, int errlen)
 
 static int silent(char *err, int errlen)
 {
+    if (g.timeout_s <= 0)
+        return lost(strerror(ETIMEDOUT), err, errlen);
     char why[128];
     snprintf(why, sizeof why, "no answer for %d s (its host is down or unreachable; %s)",
-             g.timeout_s ? g.timeout_s : LIVENESS_DEFAULT_S, LIVENESS_ENV);
+             g.timeout_s, LIVENESS_ENV);
     return lost(why, err, errlen);
 }
 

@@ -282,10 +282,10 @@ static void drop_oldest(void)
  * says what that means. */
 static void lost_text(char *err, int errlen, int r, int e)
 {
-    if (e == ETIMEDOUT)
+    if (e == ETIMEDOUT && g.timeout_s > 0)
         snprintf(err, (size_t)errlen, "lost the connection to rank %d (host %s): no answer "
                  "for %d s (its host is down or unreachable; %s)", r, peer_host(r),
-                 g.timeout_s ? g.timeout_s : LIVENESS_DEFAULT_S, LIVENESS_ENV);
+                 g.timeout_s, LIVENESS_ENV);
     else
         snprintf(err, (size_t)errlen, "lost the connection to rank %d (host %s): %s", r,
                  peer_host(r), strerror(e));
