@@ -15,7 +15,9 @@ mpirun and the helpers give up on each other after 2 s of silence.
                   the timeout and a second, and mpirun, continued, ends with a failure;
   job_suspended   the whole job (mpirun, helpers, ranks) is stopped for twice the timeout and
                   continued, as a batch system suspends a job: nobody takes the others' silence
-                  for a failure, and the job finishes.
+                  for a failure, and the job finishes;
+  bad_value       METAMPI_PEER_TIMEOUT that is no number of seconds: one line, status 1,
+                  nothing started.
 """
 import argparse
 import os
@@ -138,6 +140,16 @@ class Heartbeat(unittest.TestCase):
                              err)
         self.assertIn("no word from mpirun for %d s" % (PEER_TIMEOUT // 2), err)
         self.assertEqual(descendants(p.pid), [p.pid])
+
+    def test_bad_value(self):
+        env = dict(os.environ, METAMPI_PEER_TIMEOUT="soon")
+        r = subprocess.run([MPIRUN, "--host", "hbA:1,hbB:1", "--launch-agent", AGENT + " {host}",
+                            "-n", "2", "true"], capture_output=True, text=True, timeout=30,
+                           env=env)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stderr.splitlines(), [
+            "mpirun: METAMPI_PEER_TIMEOUT=soon is not a number of seconds from 0 (off) to "
+            "86400"])
 
     def test_job_suspended(self):
         p = self.start(COMPUTE_PROG, ["3"])
