@@ -1,9 +1,13 @@
 #include "runtime/auth.h"
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/kdf.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
+#include <stdlib.h>
 #include <string.h>
 
 int auth_key_generate(auth_key_t *k)
@@ -75,4 +79,53 @@ int auth_check(const auth_key_t *k, const char *label, const unsigned char first
     unsigned char want[AUTH_MAC];
     auth_mac(k, label, first, second, identity, want);
     return CRYPTO_memcmp(want, mac, AUTH_MAC) == 0;
+}
+
+/* The HKDF info of each purpose: fixed forever (changing one changes every derived key). */
+static const char *purpose_label(auth_purpose_t p)
+{
+    switch (p) {
+    case AUTH_RANKS:
+        return "metampi v1 ranks";
+    case AUTH_RANK_TCP:
+        return "metampi v1 rank-rank tcp";
+    case AUTH_RANK_GATEWAY:
+        return "metampi v1 rank-gateway";
+    case AUTH_GATEWAY_LINK:
+        return "metampi v1 gateway-gateway";
+    case AUTH_RENDEZVOUS:
+        return "metampi v1 rendezvous";
+    }
+    return NULL;
+}
+
+int auth_derive(const auth_key_t *from, auth_purpose_t purpose, auth_key_t *out)
+{
+    const char *label = purpose_label(purpose);
+    EVP_KDF *kdf = label ? EVP_KDF_fetch(NULL, OSSL_KDF_NAME_HKDF, NULL) : NULL;
+    EVP_KDF_CTX *ctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
+    EVP_KDF_free(kdf);
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)from->b, AUTH_KEY),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)label,
+                                          label ? strlen(label) : 0),
+        OSSL_PARAM_construct_end(),
+    };
+    int ok = ctx && EVP_KDF_derive(ctx, out->b, AUTH_KEY, params) == 1;
+    EVP_KDF_CTX_free(ctx);
+    if (!ok)
+        memset(out->b, 0, AUTH_KEY);
+    return ok ? 0 : -1;
+}
+
+int auth_key_take_env(const char *name, auth_key_t *k)
+{
+    char *v = getenv(name);
+    if (!v)
+        return 0;
+    int rc = auth_key_from_hex(v, k) == 0 ? 1 : -1;
+    OPENSSL_cleanse(v, strlen(v));
+    unsetenv(name);
+    return rc;
 }

@@ -10,9 +10,22 @@
  *      key too (mutual), bound to this connection's nonces, so neither side can be replayed.
  * Nonces come from the kernel's random source, so no two connections share them.
  *
- * Invariant: a key never travels over a socket; it reaches a rank through its environment
- * (METAMPI_JOB_KEY, 64 hex digits), set by the process that started it, and reaches a per-host
- * helper on its standard input.
+ * Keys per purpose: every connection proves a key of its own purpose, derived with HKDF-SHA256
+ * (RFC 5869, OpenSSL's EVP_KDF) from the job key, so that a key (or any proof made with it)
+ * is worth nothing for another purpose, and each process holds only the keys its part needs:
+ *
+ *   job key J           mpirun, the per-host helpers, the gateways, the rendezvous key file
+ *   |- ranks' key R     = derive(J, RANKS): the only key a rank gets (METAMPI_RANK_KEY)
+ *   |  |- derive(R, RANK_TCP)      rank <-> rank, the TCP transport
+ *   |  `- derive(R, RANK_GATEWAY)  rank <-> its site's gateway
+ *   |- derive(J, GATEWAY_LINK)     gateway <-> gateway, the WAN streams
+ *   `- derive(J, RENDEZVOUS)       the parts of a federated job <-> the rendezvous server
+ *
+ * Invariant: a key never travels over a socket; it reaches a process through its environment
+ * (METAMPI_RANK_KEY for a rank, METAMPI_JOB_KEY for a gateway; 64 hex digits), set by the
+ * process that started it — which takes it out of its environment as soon as it has read it
+ * (auth_key_take_env), so that nothing the process starts inherits it — or on a per-host
+ * helper's standard input, or from a key file.
  */
 #ifndef METAMPI_AUTH_H
 #define METAMPI_AUTH_H
@@ -29,6 +42,24 @@ typedef struct auth_key {
 /* A fresh random key / nonce. 0, or -1 when the system has no randomness to give. */
 int auth_key_generate(auth_key_t *k);
 int auth_nonce(unsigned char nonce[AUTH_NONCE]);
+
+/* The purposes of the keys derived from a job key (see above). */
+typedef enum auth_purpose {
+    AUTH_RANKS,          /* from J: the ranks' key */
+    AUTH_RANK_TCP,       /* from R */
+    AUTH_RANK_GATEWAY,   /* from R */
+    AUTH_GATEWAY_LINK,   /* from J */
+    AUTH_RENDEZVOUS,     /* from J */
+} auth_purpose_t;
+
+/* out = HKDF-SHA256(ikm = from, no salt, info = the purpose's label), AUTH_KEY bytes. 0, or
+ * -1 when libcrypto fails (out is then zeros: it proves nothing). */
+int auth_derive(const auth_key_t *from, auth_purpose_t purpose, auth_key_t *out);
+
+/* Takes a key out of the environment variable `name`: reads it, overwrites the value in
+ * place (the memory /proc/<pid>/environ shows, too) and removes the variable. 1 taken (*k),
+ * 0 not set, -1 set but not AUTH_KEY_HEX hex digits (removed all the same). */
+int auth_key_take_env(const char *name, auth_key_t *k);
 
 /* hex: AUTH_KEY_HEX characters plus a terminating NUL. */
 void auth_key_to_hex(const auth_key_t *k, char hex[AUTH_KEY_HEX + 1]);

@@ -1,5 +1,7 @@
 #include "runtime/job.h"
 
+#include "runtime/rank_key.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,9 @@ int job_init(char *err, int errlen)
     memset(&job, 0, sizeof job);
     job.pmi.fd = -1;
     set_hostname();
+    /* first, so that no child of this process inherits the key, whatever happens next */
+    if (rank_key_take(err, errlen) != 0)
+        return -1;
     const char *reports = getenv("METAMPI_MPIRUN");
     job.launcher_reports_abort = reports && strcmp(reports, "1") == 0;
     if (pmi_client_init(&job.pmi, err, errlen) != 0)
@@ -65,6 +70,7 @@ int job_barrier(char *err, int errlen)
 
 int job_finalize(void)
 {
+    rank_key_forget();
     return pmi_client_finalize(&job.pmi);
 }
 

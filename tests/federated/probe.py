@@ -5,7 +5,7 @@ gave it, as one line
   probe rank=R size=S host=H key=K mapping=M sites=... names=... rank_sites=... seen=A-B
 
 where seen is the ranks whose PMI puts it can read after a barrier (its own site's only: each
-part has its own key-value space) and key is a digest of METAMPI_JOB_KEY. Exits 0 after
+part has its own key-value space) and key is a digest of METAMPI_RANK_KEY. Exits 0 after
 finalize; "probe FAIL <why>" and exit 3 when a reply is wrong.
 Usage: probe.py [--sleep SECONDS] [--exit CODE]  (sleep before finalize; exit with CODE
 without finalize, as a crashing rank would)
@@ -54,7 +54,7 @@ def main():
         print("probe FAIL barrier", flush=True)
         sys.exit(3)
     seen = [r for r in range(p.size) if get(p, kvs, "probe.%d" % r) == "here"]
-    key = hashlib.sha256(os.environ.get("METAMPI_JOB_KEY", "").encode()).hexdigest()[:12]
+    key = hashlib.sha256(os.environ.get("METAMPI_RANK_KEY", "").encode()).hexdigest()[:12]
     print("probe rank=%d size=%d pmi_size=%d host=%s key=%s mapping=%s sites=%s names=%s "
           "rank_sites=%s seen=%s" % (p.rank, size, p.size, os.environ.get("METAMPI_HOSTNAME", "-"),
                                      key, info["PMI_process_mapping"], info["metampi.sites"],

@@ -463,6 +463,32 @@ class Options(FederatedTest):
         self.env["METAMPI_JOB_KEY"] = "12"
         rc, err = self.mpirun(*args)
         self.assertIn("METAMPI_JOB_KEY is not a job key (expected 64 hex digits)", err)
+        del self.env["METAMPI_JOB_KEY"]
+        # issue 15, item 10: a FIFO is refused at once (before, open() waited for a writer),
+        # as is a file of another user (who could have put any key in it) and a link
+        fifo = os.path.join(self.dir, "fifo.key")
+        os.mkfifo(fifo, 0o600)
+        t0 = time.monotonic()
+        rc, err = self.mpirun(*args, "--key-file", fifo)
+        self.assertEqual((rc, err), (1, "mpirun: the key file '%s' is not a regular file "
+                                        "(a FIFO)" % fifo))
+        rc, err = self.server_run("--listen", "127.0.0.1:0", "--job", "j", "--metacomputer",
+                                  self.mc, "--key-file", fifo)
+        self.assertEqual((rc, err), (2, "metampi-rendezvous: the key file '%s' is not a "
+                                        "regular file (a FIFO)" % fifo))
+        self.assertLess(time.monotonic() - t0, 10)
+        link = os.path.join(self.dir, "link.key")
+        os.symlink(self.key, link)
+        rc, err = self.mpirun(*args, "--key-file", link)
+        self.assertEqual((rc, err), (1, "mpirun: the key file '%s' is a symbolic link; give "
+                                        "the file itself" % link))
+        if os.geteuid() == 0:
+            theirs = self.write("theirs.key", "ab" * 32 + "\n", 0o600)
+            os.chown(theirs, 65534, 65534)
+            rc, err = self.mpirun(*args, "--key-file", theirs)
+            self.assertEqual((rc, err), (1, "mpirun: the key file '%s' belongs to uid 65534, "
+                                            "not to this user (uid 0) or root: its owner could "
+                                            "have put any key in it" % theirs))
 
     def test_server_errors(self):
         base = ["--metacomputer", self.mc, "--key-file", self.key]

@@ -3,11 +3,12 @@
  * parse (transport/gw/wire.c, tools/gateway/link.c, tcp/rx.c with the gateway formats). The
  * first input byte picks the parser, the second how a stream is cut into reads:
  *   0  a gateway's HELLO (ranks and other gateways connect to it) and a rank's WELCOME;
- *   1  the rank frames a rank reads from its gateway (header with ranks, placement);
+ *   1  the rank frames a rank reads from its gateway (header with ranks, placement, STOP
+ *      and GO);
  *   2  the rank frames a gateway reads from a rank (relayed with their headers; MULTI frames
  *      taken apart as the gateway checks them);
- *   3  a WAN stream: frames into a link's reorder window, forwarded in order (batches,
- *      pieces, compressed bodies).
+ *   3  a WAN stream: frames into a link's reorder window as the gateway admits them,
+ *      forwarded in order (batches, pieces, compressed bodies), and CREDIT frames.
  * Invariants checked: nothing accepted breaks the limits its parser promises (ASan catches
  * reads and writes outside the buffers).
  */
@@ -32,6 +33,22 @@ static void deliver(int src, const void *frame, size_t len)
         abort();
     for (size_t i = 0; i < len; i++)
         checksum ^= ((const unsigned char *)frame)[i];
+}
+
+/* As a rank takes its gateway's frame (header in front): STOP and GO for the transport, the
+ * rest for the protocol. */
+static void rank_deliver(int src, const void *frame, size_t len)
+{
+    const unsigned char *p = frame;
+    if (len < GW_FRAME_HDR || src < 0 || src >= SIZE)
+        abort();
+    uint8_t kind = gw_frame_kind(p);
+    if (kind == GW_KIND_STOP || kind == GW_KIND_GO) {
+        if (len != GW_FRAME_HDR)
+            abort();
+        return;
+    }
+    deliver(src, p + GW_FRAME_HDR, len - GW_FRAME_HDR);
 }
 
 /* As the gateway takes a rank's frame (header in front): a MULTI's inner frames checked one
@@ -104,16 +121,32 @@ static int fwd(void *ctx, const gw_frame_t *h, unsigned char *f, size_t n, int o
 }
 
 static gw_link_t *fuzz_link;
+static int link_failed;
+
+/* As the gateway admits a WAN frame: the window's rule (a gateway reads nothing else). */
+static int wan_admit(void *ctx, const unsigned char *hdr, const tcp_frame_hdr_t *h)
+{
+    (void)ctx;
+    (void)h;
+    gw_wan_t w;
+    if (gw_wan_parse(hdr, SIZE, &w) != NULL)
+        abort(); /* the reader asks only about valid headers */
+    return gw_link_may_read(fuzz_link, &w);
+}
 
 static void wan_deliver(int src, const void *frame, size_t len)
 {
     (void)src;
     char err[256];
+    if (link_failed)
+        return; /* the gateway would have ended the job */
     gw_wan_t w;
-    if (gw_wan_parse(frame, SIZE, &w) == NULL && !gw_link_may_read(fuzz_link, &w))
-        return; /* a gateway would not have read it yet */
-    if (gw_link_take(fuzz_link, frame, len, err, sizeof err) == 0)
-        gw_link_forward(fuzz_link, fwd, NULL, err, sizeof err);
+    if (gw_wan_parse(frame, SIZE, &w) == NULL && (w.kind == GW_WAN_BATCH || w.kind == GW_WAN_PIECE) &&
+        (w.seq < fuzz_link->seq_in || w.seq - fuzz_link->seq_in >= GW_RWIN))
+        abort(); /* admitted outside the window */
+    if (gw_link_take(fuzz_link, frame, len, err, sizeof err) != 0 ||
+        gw_link_forward(fuzz_link, fwd, NULL, err, sizeof err) < 0)
+        link_failed = 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t sz)
@@ -130,7 +163,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t sz)
         memset(buf, 0, sizeof buf);
         memcpy(buf, in, n < sizeof buf ? n : sizeof buf);
         gw_hello_t h;
-        if (!gw_hello_parse(buf, &key, na, &h) && h.role != GW_ROLE_RANK &&
+        const gw_keys_t keys = { key, key };
+        if (!gw_hello_parse(buf, &keys, na, &h) && h.role != GW_ROLE_RANK &&
             h.role != GW_ROLE_LINK)
             abort();
         gw_welcome_parse(buf, &key, nc, na, 1);
@@ -142,11 +176,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t sz)
         if (tcp_rx_init(&rx, 4096) != 0)
             return 0;
         int relay = data[0] % 4 == 2;
-        tcp_rx_ops_t ops = { .deliver = relay ? relay_deliver : deliver,
+        tcp_rx_ops_t ops = { .deliver = relay ? relay_deliver : rank_deliver,
                              .place = relay ? NULL : place, .place_min = 64, .max_frame = MAXF,
                              .hdr_len = GW_FRAME_HDR,
                              .parse_hdr = relay ? gw_rank_frame_parse_rx : gw_frame_parse_rx,
-                             .hdr_ctx = &size, .with_header = relay };
+                             .hdr_ctx = &size, .with_header = 1 };
         tcp_rx_feed(&rx, in, n, piece, 0, &ops, err, sizeof err);
         tcp_rx_free(&rx);
         break;
@@ -158,9 +192,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t sz)
             return 0;
         }
         fuzz_link = &l;
+        link_failed = 0;
         tcp_rx_ops_t ops = { .deliver = wan_deliver, .max_frame = 1 << 20,
                              .hdr_len = GW_WAN_HDR, .parse_hdr = gw_wan_parse_rx,
-                             .hdr_ctx = &size, .with_header = 1 };
+                             .hdr_ctx = &size, .with_header = 1, .admit = wan_admit };
         tcp_rx_feed(&l.st[0].rx, in, n, piece, 0, &ops, err, sizeof err);
         gw_link_free(&l);
         break;
@@ -179,9 +214,9 @@ static void add_frame(unsigned char *s, size_t *n, int dst, int src, const char 
         s[(*n)++] = (unsigned char)body_text[i % strlen(body_text)];
 }
 
-/* A HELLO, a rank stream (a frame, a frame to place, BYE), a gateway's rank stream with a
- * MULTI, a WAN stream (a batch of two frames, a large frame in two pieces, a heartbeat,
- * BYE). */
+/* A HELLO, a rank stream (a frame, STOP, a frame to place, GO, BYE), a gateway's rank stream
+ * with a MULTI, a WAN stream (a batch of two frames, a large frame in two pieces, a
+ * heartbeat, a CREDIT, BYE). */
 void fuzz_make_seeds(void (*add)(const void *data, size_t size))
 {
     static const auth_key_t key = { { 1, 2, 3, 4, 5, 6, 7, 8 } };
@@ -193,7 +228,11 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     size_t n = 2;
     s[0] = 1;
     add_frame(s, &n, 1, 2, "EAGER", 40);
+    gw_frame_encode(s + n, &(gw_frame_t){ .kind = GW_KIND_STOP, .dst = 1, .src = 4 });
+    n += GW_FRAME_HDR;
     add_frame(s, &n, 1, 3, "P", 300);
+    gw_frame_encode(s + n, &(gw_frame_t){ .kind = GW_KIND_GO, .dst = 1, .src = 4 });
+    n += GW_FRAME_HDR;
     gw_frame_encode(s + n, &(gw_frame_t){ .kind = GW_KIND_BYE });
     n += GW_FRAME_HDR;
     add(s, n);
@@ -227,6 +266,10 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     add(s, 2 + GW_WAN_HDR + 10); /* cut short */
     gw_wan_encode(s + n, &(gw_wan_t){ .kind = GW_WAN_BEAT });
     n += GW_WAN_HDR;
+    gw_wan_encode(s + n, &(gw_wan_t){ .kind = GW_WAN_CREDIT, .len = 16, .raw_len = 16 });
+    n += GW_WAN_HDR;
+    memset(s + n, 0, 16); /* credit for 0 bytes to ranks 0 and 0 */
+    n += 16;
     gw_wan_encode(s + n, &(gw_wan_t){ .kind = GW_WAN_BYE });
     n += GW_WAN_HDR;
     add(s, n);

@@ -20,8 +20,16 @@ their gateways on free ports of 127.0.0.1:
                    kernel does not have ends at once with one line;
   neighbor_split   a neighbourhood exchange sends one WAN frame per site pair and call, which
                    the other site's gateway splits (a MULTI per call: METAMPI_GW_STATS);
+  slow_rank        a rank outside MPI for 3 s behind a 16 MiB flood of small messages from the
+                   other site, whose ranks meanwhile keep sending small messages to the other
+                   rank of its site: those arrive within a second (the slow rank holds up
+                   only its own traffic), the gateways stay up, the flood arrives in order;
   windows          windows of 64 messages of 8 and 16 KiB, each answered by an ack: no
                    window waits for the gateway's loop timer (100 ms) to send its last batch;
+  key_purposes     a gateway proves and accepts only the keys derived from the job key for
+                   its connections: a rank's hello under the rank-gateway key, a WAN
+                   stream's under the gateway-gateway key; the job key itself, the ranks' key,
+                   the TCP transport's key, the other kind's key: refused (issue 15, item 10);
   usage            the daemon's own command-line and key errors;
   flood            1500 idle connections on each gateway's port, coming again as they are
                    closed, from before the job starts (the ranks connect through them) to its
@@ -34,6 +42,8 @@ Wan (root: an emulated metacomputer, vcluster.sh --sites 2 with the WAN emulator
                    address and the cause.
 """
 import argparse
+import hashlib
+import hmac
 import os
 import re
 import resource
@@ -45,7 +55,7 @@ import tempfile
 import time
 import unittest
 
-MPIRUN = PROG = FLOOD = WINDOW = NEIGHBOR = GATEWAY = VCLUSTER = WANEMU = None
+MPIRUN = PROG = FLOOD = WINDOW = NEIGHBOR = SLOWRANK = GATEWAY = VCLUSTER = WANEMU = None
 CHALLENGE_LEN, HELLO_LEN = 24, 68
 
 
@@ -69,6 +79,17 @@ def listening(port):
     out = subprocess.run(["ss", "-ltnH", "sport = :%d" % port], capture_output=True,
                          text=True).stdout
     return bool(out.strip())
+
+
+def hkdf(key, label):
+    """runtime/auth.c's auth_derive: HKDF-SHA256, no salt, 32 bytes (RFC 5869)."""
+    prk = hmac.new(b"\0" * 32, key, hashlib.sha256).digest()
+    return hmac.new(prk, label.encode() + b"\1", hashlib.sha256).digest()
+
+
+def auth_mac(key, label, first, second, identity):
+    return hmac.new(key, label.encode() + first + second + identity.to_bytes(8, "little"),
+                    hashlib.sha256).digest()
 
 
 def mpirun_lines(err):
@@ -363,6 +384,75 @@ class Local(unittest.TestCase):
             self.assertLess(t, 2.0, "60 windows of %d B took %.2f s" % (n, t))
         self.assert_clean()
 
+    def test_slow_rank(self):
+        # Before, the frames for the sleeping rank held up every frame behind them at the
+        # receiving gateway (its reorder window filled), so the trickle to the other rank
+        # waited the whole 3 s, or the gateway ended the job ("WAN frame N out of order").
+        # Now the frames for it wait at the sending gateway (parked: it had no credit left).
+        env = dict(os.environ, METAMPI_GW_STATS="1")
+        r = subprocess.run([MPIRUN, "--bind-to", "none", "--metacomputer", self.desc, "-n", "4",
+                            SLOWRANK, "2", "1.0"], capture_output=True, text=True, timeout=80,
+                           env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"slowrank ok [0-9.]+")
+        self.assertEqual(mpirun_lines(r.stderr), [])
+        parked = re.search(r"site=alpha to=beta .* parked=(\d+) credits_in=(\d+)", r.stderr)
+        self.assertTrue(parked, r.stderr)
+        self.assertGreater(int(parked.group(1)), 0, r.stderr)
+        self.assertGreater(int(parked.group(2)), 0, r.stderr)
+        self.assert_clean()
+
+    def test_key_purposes(self):
+        job = os.urandom(32)
+        ranks = hkdf(job, "metampi v1 ranks")
+        keys = {"job": job, "ranks": ranks, "tcp": hkdf(ranks, "metampi v1 rank-rank tcp"),
+                "rank-gateway": hkdf(ranks, "metampi v1 rank-gateway"),
+                "gateway-gateway": hkdf(job, "metampi v1 gateway-gateway"),
+                "rendezvous": hkdf(job, "metampi v1 rendezvous")}
+        env = dict(os.environ, METAMPI_JOB_KEY=job.hex())
+        gw = subprocess.Popen([GATEWAY, "--site", "1", "--gateways", "127.0.0.1:%d,127.0.0.1:%d"
+                               % tuple(self.ports), "--rank-sites", "0*2,1*2"],
+                              stderr=subprocess.PIPE, text=True, env=env)
+        self.addCleanup(gw.kill)
+        deadline = time.monotonic() + 10
+        while not listening(self.ports[1]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+        def hello(role, a, b, key):
+            """The WELCOME's verdict and site under `key`, or None when the gateway closed."""
+            with socket.create_connection(("127.0.0.1", self.ports[1]), timeout=10) as s:
+                challenge = b""
+                while len(challenge) < CHALLENGE_LEN:
+                    chunk = s.recv(CHALLENGE_LEN - len(challenge))
+                    self.assertTrue(chunk)
+                    challenge += chunk
+                na, nc = challenge[8:24], os.urandom(16)
+                label = "gw-rank" if role == 1 else "gw-link"
+                s.sendall(b"MMPIgwhl" + b"".join(x.to_bytes(4, "little") for x in (role, a, b))
+                          + nc + auth_mac(key, label, na, nc, a | b << 32))
+                welcome = b""
+                while len(welcome) < 48:
+                    chunk = s.recv(48 - len(welcome))
+                    if not chunk:
+                        return None
+                    welcome += chunk
+                verdict = int.from_bytes(welcome[8:12], "little")
+                site = int.from_bytes(welcome[12:16], "little")
+                self.assertEqual(welcome[16:], auth_mac(key, "gw-acc", nc, na,
+                                                        site | verdict << 32))
+                return verdict, site
+
+        rank, link = (1, 2, 4), (2, 0 | 2 << 16, 0 | 1 << 16)
+        for name in ("job", "ranks", "tcp", "gateway-gateway", "rendezvous"):
+            self.assertIsNone(hello(*rank, keys[name]), "a rank's hello under the %s key" % name)
+        for name in ("job", "ranks", "tcp", "rank-gateway", "rendezvous"):
+            self.assertIsNone(hello(*link, keys[name]), "a link's hello under the %s key" % name)
+        self.assertEqual(hello(*rank, keys["rank-gateway"]), (0, 1))
+        self.assertEqual(hello(*link, keys["gateway-gateway"]), (0, 1))
+        gw.kill()
+        err = gw.communicate(timeout=10)[1]
+        self.assertEqual(err.count("wrong job key"), 10, err)
+
     def test_usage(self):
         r = subprocess.run([GATEWAY, "--site", "0"], capture_output=True, text=True, timeout=10)
         self.assertEqual(r.returncode, 2)
@@ -448,7 +538,7 @@ class Wan(unittest.TestCase):
 
 
 def main():
-    global MPIRUN, PROG, FLOOD, WINDOW, NEIGHBOR, GATEWAY, VCLUSTER, WANEMU
+    global MPIRUN, PROG, FLOOD, WINDOW, NEIGHBOR, SLOWRANK, GATEWAY, VCLUSTER, WANEMU
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog", required=True)
@@ -456,11 +546,12 @@ def main():
     ap.add_argument("--flood")
     ap.add_argument("--window")
     ap.add_argument("--neighbor")
+    ap.add_argument("--slowrank")
     ap.add_argument("--vcluster")
     ap.add_argument("--wanemu")
     args, rest = ap.parse_known_args()
     MPIRUN, PROG, FLOOD, GATEWAY = args.mpirun, args.prog, args.flood, args.gateway
-    WINDOW, NEIGHBOR = args.window, args.neighbor
+    WINDOW, NEIGHBOR, SLOWRANK = args.window, args.neighbor, args.slowrank
     VCLUSTER, WANEMU = args.vcluster, args.wanemu
     r = unittest.main(argv=[sys.argv[0]] + rest, exit=False).result
     if r.skipped and not r.failures and not r.errors and r.testsRun == len(r.skipped):

@@ -268,8 +268,8 @@ static void test_bounds(void)
     init_pair(&a, &b, 1, GW_Z_OFF);
     size_t n = 0;
     int k = 0;
-    while (!gw_link_full(&a) && k < 100) {
-        unsigned char *f = make_frame(0, 8, 2 << 20, (unsigned)k, &n);
+    while (!gw_link_full(&a) && k < 100) { /* to different ranks: within their credit */
+        unsigned char *f = make_frame(0, 8 + k % 8, 2 << 20, 0, &n);
         gw_link_send(&a, f, n);
         free(f);
         k++;
@@ -295,6 +295,100 @@ static void test_bounds(void)
     s.refuse_after = -1;
     CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == k - 3);
     CHECK(b.held == 0);
+    gw_link_free(&a);
+    gw_link_free(&b);
+}
+
+/* The receiving side delivers everything forwarded so far, and its CREDIT frames go back to
+ * the sending side. */
+static void credit_back(gw_link_t *a, gw_link_t *b)
+{
+    for (uint32_t d = 0; d < SIZE; d++)
+        if (b->dst[d].held)
+            gw_link_delivered(b, d, b->dst[d].held);
+    CHECK(gw_link_flush_credit(b) == 0);
+    move_all(b, a);
+}
+
+/* Credit per destination: frames for a rank that does not take them wait at the sending
+ * link once GW_CREDIT bytes are out (in order, parked), while frames for other ranks go on;
+ * the receiver never holds more than the credit for it, and the parked frames leave as its
+ * credit comes back. A MULTI with a frame for that rank is split into its frames. */
+static void test_credit(void)
+{
+    gw_link_t a, b;
+    init_pair(&a, &b, 2, GW_Z_OFF);
+    sink_t s = { .refuse_after = -1 };
+    char err[256];
+    size_t n, sent = 0;
+    unsigned num = 0;
+    while (sent < 3 * (size_t)GW_CREDIT) { /* 24 MiB for rank 9, none delivered */
+        unsigned char *f = make_frame(1, 9, 40000, num++, &n);
+        CHECK(gw_link_send(&a, f, n) == 0);
+        free(f);
+        sent += n;
+    }
+    CHECK(gw_link_flush_batch(&a) == 0);
+    CHECK(a.dst[9].owed <= GW_CREDIT && a.dst[9].owed + n > GW_CREDIT);
+    CHECK(gw_link_parked(&a, 9) == sent - a.dst[9].owed && a.parks == num - a.dst[9].owed / n);
+    /* rank 10's frames, also in a MULTI with one for rank 11, pass the parked ones */
+    unsigned char *f = make_frame(1, 10, 100, 0, &n);
+    CHECK(gw_link_send(&a, f, n) == 0);
+    free(f);
+    unsigned char body[2 * (GW_FRAME_HDR + 100)];
+    f = make_frame(1, 10, 100, 1, &n);
+    memcpy(body, f, n);
+    free(f);
+    f = make_frame(1, 11, 100, 0, &n);
+    memcpy(body + n, f, n);
+    free(f);
+    CHECK(gw_link_send_multi(&a, body, sizeof body) == 0 && a.multi_out == 1);
+    move_all(&a, &b);
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) > 0);
+    CHECK(s.next[1][10] == 2 && s.next[1][11] == 1);
+    CHECK(b.dst[9].held == a.dst[9].owed && b.dst[9].held <= GW_CREDIT);
+    /* a MULTI with a frame for rank 9 (no credit): its frames one by one, 9's parked */
+    f = make_frame(1, 9, 100, num++, &n);
+    memcpy(body, f, n);
+    free(f);
+    f = make_frame(1, 11, 100, 1, &n);
+    memcpy(body + n, f, n);
+    free(f);
+    size_t parked = gw_link_parked(&a, 9);
+    CHECK(gw_link_send_multi(&a, body, sizeof body) == 0 && a.multi_out == 1);
+    CHECK(gw_link_parked(&a, 9) == parked + n);
+    CHECK(gw_link_flush_batch(&a) == 0);
+    move_all(&a, &b);
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == 1 && s.next[1][11] == 2);
+    /* credit in pieces: a report only once GW_CREDIT_REPORT bytes are due */
+    gw_link_delivered(&b, 9, GW_CREDIT_REPORT - 1);
+    CHECK(gw_link_flush_credit(&b) == 0 && b.st[0].out.n + b.st[1].out.n == 0);
+    gw_link_delivered(&b, 9, 1);
+    CHECK(gw_link_flush_credit(&b) == 0 && b.st[0].out.n + b.st[1].out.n == 1);
+    move_all(&b, &a);
+    CHECK(a.credits_in == 1 && gw_link_parked(&a, 9) < parked + n);
+    /* the rest, round after round, until rank 9 has all of its frames, in order */
+    for (int round = 0; round < 20 && (gw_link_parked(&a, 9) || a.dst[9].owed); round++) {
+        CHECK(gw_link_flush_batch(&a) == 0);
+        move_all(&a, &b);
+        CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) >= 0);
+        CHECK(b.dst[9].held <= GW_CREDIT);
+        credit_back(&a, &b);
+    }
+    CHECK(s.next[1][9] == num && gw_link_parked(&a, 9) == 0 && a.parked_total == 0);
+    CHECK(a.dst[9].owed == 0 && b.dst[9].held == 0 && b.dst[9].unreported == 0);
+    /* large frames: the second would pass the credit and waits until the first is credited */
+    for (unsigned k = 0; k < 2; k++) {
+        f = make_frame(2, 12, 4 << 20, k, &n);
+        CHECK(gw_link_send(&a, f, n) == 0 && gw_link_parked(&a, 12) == k * n);
+        free(f);
+    }
+    move_all(&a, &b);
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == 1);
+    credit_back(&a, &b);
+    CHECK(gw_link_parked(&a, 12) == 0);
+    move_all(&a, &b);
+    CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == 1 && s.next[2][12] == 2);
     gw_link_free(&a);
     gw_link_free(&b);
 }
@@ -329,9 +423,60 @@ static void test_violations(void)
     gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_BATCH, .flags = GW_WAN_Z, .len = 20,
                                     .raw_len = 4000, .seq = 0 });
     CHECK(gw_link_take(&c, wan, GW_WAN_HDR + 20, err, sizeof err) == -1);
+    /* credit for bytes never sent */
+    gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_CREDIT, .len = 8, .raw_len = 8 });
+    memcpy(wan + GW_WAN_HDR, "\x09\0\0\0\x10\0\0\0", 8);
+    CHECK(gw_link_take(&c, wan, GW_WAN_HDR + 8, err, sizeof err) == -1);
+    CHECK(strstr(err, "never sent") != NULL);
+    /* frames for a rank beyond its credit (the receiver does not deliver any) */
+    gw_link_t d;
+    CHECK(gw_link_init(&d, 0, 1, SIZE, MAXF, GW_Z_OFF) == 0);
+    unsigned char *big = malloc(GW_WAN_HDR + 3 * GW_BATCH_MAX);
+    size_t at = GW_WAN_HDR;
+    int rc = 0;
+    sink_t fresh = { .refuse_after = -1 };
+    for (unsigned k = 0; rc >= 0 && k < GW_CREDIT / (60 << 10) + 2; k++) {
+        unsigned char *g = make_frame(1, 9, 60 << 10, k, &n);
+        memcpy(big + GW_WAN_HDR, g, n);
+        free(g);
+        at = GW_WAN_HDR + n;
+        gw_wan_encode(big, &(gw_wan_t){ .kind = GW_WAN_BATCH, .len = (uint32_t)n,
+                                        .raw_len = (uint32_t)n, .seq = k });
+        CHECK(gw_link_take(&d, big, at, err, sizeof err) == 0);
+        rc = gw_link_forward(&d, fwd, &fresh, err, sizeof err);
+    }
+    CHECK(rc == -1 && strstr(err, "beyond its credit") != NULL);
+    free(big);
     free(f);
     gw_link_free(&b);
     gw_link_free(&c);
+    gw_link_free(&d);
+}
+
+/* What flow control adds to the wire: STOP and GO only from a gateway to a rank, never in a
+ * batch or from a rank; CREDIT headers checked. */
+static void test_flow_wire(void)
+{
+    unsigned char hdr[GW_WAN_HDR];
+    gw_frame_t p;
+    tcp_frame_hdr_t t;
+    uint32_t size = SIZE;
+    gw_frame_encode(hdr, &(gw_frame_t){ .kind = GW_KIND_STOP, .dst = 3, .src = 9 });
+    CHECK(gw_frame_parse_rx(hdr, MAXF, &t, &size) == NULL && t.src == 9 && t.len == 0);
+    CHECK(gw_frame_kind(hdr) == GW_KIND_STOP);
+    CHECK(gw_frame_parse(hdr, MAXF, SIZE, &p) != NULL);      /* not in a batch */
+    CHECK(gw_rank_frame_parse(hdr, MAXF, SIZE, &p) != NULL); /* not from a rank */
+    gw_frame_encode(hdr, &(gw_frame_t){ .kind = GW_KIND_GO, .len = 1, .dst = 3, .src = 9 });
+    CHECK(gw_frame_parse_rx(hdr, MAXF, &t, &size) != NULL);  /* with a body */
+    gw_frame_encode(hdr, &(gw_frame_t){ .kind = GW_KIND_GO, .dst = 3, .src = SIZE });
+    CHECK(gw_frame_parse_rx(hdr, MAXF, &t, &size) != NULL);  /* about no rank */
+    gw_wan_t w;
+    gw_wan_encode(hdr, &(gw_wan_t){ .kind = GW_WAN_CREDIT, .len = 16, .raw_len = 16 });
+    CHECK(gw_wan_parse(hdr, SIZE, &w) == NULL);
+    gw_wan_encode(hdr, &(gw_wan_t){ .kind = GW_WAN_CREDIT, .len = 12, .raw_len = 12 });
+    CHECK(gw_wan_parse(hdr, SIZE, &w) != NULL);               /* not whole entries */
+    gw_wan_encode(hdr, &(gw_wan_t){ .kind = GW_WAN_CREDIT, .len = 8, .raw_len = 8, .seq = 4 });
+    CHECK(gw_wan_parse(hdr, SIZE, &w) != NULL);               /* numbered */
 }
 
 /* The decision: compressible data is compressed, incompressible data switches it off for a
@@ -384,7 +529,9 @@ int main(void)
     test_multi();
     test_striping();
     test_bounds();
+    test_credit();
     test_violations();
+    test_flow_wire();
     test_compression();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);

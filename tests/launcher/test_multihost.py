@@ -303,16 +303,18 @@ class Output(MultiHostTest):
     def test_env(self):
         job = self.mh_job(["--host", "%s,%s" % (H1, H2), "-x", "MH_A=1", "-x", "MH_FWD",
                            "sh", "-c", 'echo "$PMI_RANK A=$MH_A F=$MH_FWD M=$METAMPI_MPIRUN '
-                           'K=${#METAMPI_JOB_KEY} S=$PMI_SIZE"'],
-                          env={"MH_FWD": "forwarded", "METAMPI_JOB_KEY": "stale"})
+                           'K=${#METAMPI_RANK_KEY} J=${#METAMPI_JOB_KEY} S=$PMI_SIZE"'],
+                          env={"MH_FWD": "forwarded", "METAMPI_JOB_KEY": "stale",
+                               "METAMPI_RANK_KEY": "stale"})
         self.assertEqual(job.p.returncode, 0, job.stderr)
+        # the ranks get their own key, never the job key (runtime/auth.h)
         self.assertEqual(sorted(job.stdout.splitlines()),
-                         ["%d A=1 F=forwarded M=1 K=64 S=2" % r for r in range(2)])
+                         ["%d A=1 F=forwarded M=1 K=64 J=0 S=2" % r for r in range(2)])
         # the key is fresh for every job and on no command line
         keys = set()
         for _ in range(2):
             job = self.mh_job(["--host", "%s,%s" % (H1, H2), "sh", "-c",
-                               'echo $METAMPI_JOB_KEY; cat /proc/$PPID/cmdline | tr "\\0" " "; '
+                               'echo $METAMPI_RANK_KEY; cat /proc/$PPID/cmdline | tr "\\0" " "; '
                                'echo'])
             lines = job.stdout.splitlines()
             keys.add(lines[0])

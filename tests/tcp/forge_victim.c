@@ -51,8 +51,25 @@ static void exchange(int rank, int peer, int salt)
     }
 }
 
+/* The attacker holds the ranks' key (a rank of the job, or anyone who read a rank's
+ * environment): rank 0 hands it to the test in FORGE_KEY_FILE before MPI_Init takes it out of
+ * the environment. */
+static void leak_key(void)
+{
+    const char *file = getenv("FORGE_KEY_FILE"), *key = getenv("METAMPI_RANK_KEY"),
+               *rank = getenv("PMI_RANK");
+    if (!file || !key || !rank || strcmp(rank, "0") != 0)
+        return;
+    FILE *f = fopen(file, "w");
+    if (f) {
+        fputs(key, f);
+        fclose(f);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    leak_key();
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Forged protocol frames from a peer that holds the job key (standard library only).
+"""Forged protocol frames from a peer that holds the ranks' key (standard library only).
 
 Run: test_forge.py --mpirun PATH --prog PATH/forge_victim [unittest args]
 
-The job runs through a host helper (--host localhost:3), as on a cluster, so the ranks have
-the job key in their environment; the test reads it there (as any process of the job's user
-could), connects to rank 0's listening socket as another rank, passes the TCP handshake and
+The job runs through a host helper (--host localhost:3), as on a cluster, so the ranks get
+the ranks' key in their environment; rank 0 leaks it to the test before MPI_Init removes it
+(the attacker is a key holder), the test derives the TCP transport's key from it, connects to rank 0's listening socket as another rank, passes the TCP handshake and
 sends one crafted protocol frame (src/proto/wire.h) while rank 0 holds live operations of
 every kind (forge_victim.c).
   Ids       frames that name operations by ids no live operation has (0x4141414141414141,
@@ -22,10 +22,12 @@ import glob
 import hashlib
 import hmac
 import os
+import shutil
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -54,19 +56,31 @@ def rank_environ(pid):
 
 
 def rank_ports(root):
-    """{rank: ((address, port), job key)} of the ranks under process root."""
+    """{rank: (address, port)} of the ranks under process root."""
     found = {}
     for pid in child_pids(root):
         try:
             env = rank_environ(pid)
         except OSError:
             continue
-        if b"PMI_RANK" in env and b"METAMPI_JOB_KEY" in env:
+        if b"PMI_RANK" in env:
             addrs = listeners({pid})  # the ranks listen on the chosen interfaces only
             if addrs:
-                found[int(env[b"PMI_RANK"])] = (addrs[0], bytes.fromhex(
-                    env[b"METAMPI_JOB_KEY"].decode()))
+                found[int(env[b"PMI_RANK"])] = addrs[0]
     return found
+
+
+def hkdf_sha256(ikm, info):
+    """RFC 5869 with no salt, one block (32 bytes): what runtime/auth.c's auth_derive gives."""
+    prk = hmac.new(b"\0" * 32, ikm, hashlib.sha256).digest()
+    return hmac.new(prk, info + b"\1", hashlib.sha256).digest()
+
+
+def tcp_key(key_file):
+    """The TCP transport's key, derived from the ranks' key the victim leaked."""
+    with open(key_file) as f:
+        ranks_key = bytes.fromhex(f.read().strip())
+    return hkdf_sha256(ranks_key, b"metampi v1 rank-rank tcp")
 
 
 def recv_exact(s, n):
@@ -101,10 +115,15 @@ def shm_leftovers():
 
 
 class Forge(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="forge.")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
     def run_job(self, hosts, claim, frames, expect_end):
         """Starts the job, forges, lets it go on; (returncode, stdout, stderr)."""
         before = shm_leftovers()
-        env = dict(os.environ, METAMPI_VIRTUAL_HOSTS=str(hosts))
+        key_file = os.path.join(self.tmp, "key")
+        env = dict(os.environ, METAMPI_VIRTUAL_HOSTS=str(hosts), FORGE_KEY_FILE=key_file)
         # through a host helper, as on a cluster: the ranks get the job key in their environment
         p = subprocess.Popen([MPIRUN, "--host", "localhost:3", "-n", "3", PROG], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -112,7 +131,7 @@ class Forge(unittest.TestCase):
             self.assertTrue(read_line(p, "READY", 30), "the job never got ready")
             ranks = rank_ports(p.pid)
             self.assertIn(0, ranks, "rank 0 has no listening socket")
-            addr, key = ranks[0]
+            addr, key = ranks[0], tcp_key(key_file)
             s = connect_as(addr, key, claim, 3)
             if s is not None:
                 for f in frames:

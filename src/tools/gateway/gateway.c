@@ -2,6 +2,7 @@
 
 #include "evloop.h"
 #include "link.h"
+#include "origins.h"
 #include "rate.h"
 #include "transport/gw/wire.h"
 #include "transport/tcp/outq.h"
@@ -27,7 +28,6 @@
 enum {
     RANK_MAX_FRAME = (4 << 20) + 256,  /* = the gw transport's max_frame */
     RANK_RX = 256 << 10,
-    DST_MAX = 8 << 20,                 /* queued for one rank: forwarding waits beyond */
     FRAMES_PER_EVENT = 64,
     HELLO_TIMEOUT_MS = 10000,          /* an accepted connection must prove the key by then */
     PENDING_MAX = 256,                 /* unproven accepted connections kept at once; beyond, */
@@ -65,6 +65,7 @@ typedef struct rconn {
     int backlog;                    /* frames may wait in rx */
     tcp_rx_t rx;
     tcp_outq_t out;
+    gw_origins_t from;              /* the link each byte of out came from (its credit) */
 } rconn_t;
 
 typedef struct sref {
@@ -73,7 +74,7 @@ typedef struct sref {
 
 static struct {
     const gw_config_t *c;
-    auth_key_t key;
+    gw_keys_t keys;                 /* derived from the job key (runtime/auth.h) */
     ev_loop_t loop;
     int lfd, sigfd;
     uint32_t size;
@@ -86,6 +87,8 @@ static struct {
     int notes, notes_held;          /* lines written in it, lines held back */
     long long last_pass;            /* when the loop last ran (a suspended gateway) */
     rconn_t *ranks;                 /* per rank of the job; used for this site's */
+    unsigned char *stopped;         /* per rank of the job: our ranks were told STOP for it */
+    uint32_t *stopped_list, nstopped; /* those ranks */
     tcp_rx_ops_t rank_ops, wan_ops;
     rconn_t *cur;                   /* the rank being read (deliver callback) */
     gw_link_t *cur_link;            /* the link being read */
@@ -278,15 +281,25 @@ static void stream_up(int site, int i, int fd)
 
 /* ---- forwarding to this site's ranks ----------------------------------------------------- */
 
+/* Credits n bytes that left rank ctx's queue to the link that brought them. */
+static void credit_back(void *ctx, int link, size_t n)
+{
+    gw_link_delivered(&g.links[link], (uint32_t)((rconn_t *)ctx)->rank, n);
+}
+
 static void rank_flush(rconn_t *r)
 {
     if (r->fd < 0 || !r->out.n)
         return;
     int nout;
+    size_t before = r->out.copied + r->out.borrowed;
     if (tcp_outq_flush(&r->out, r->fd, NULL, 0, &nout) < 0) {
-        /* the rank is gone; the launcher reports it */
+        /* the rank is gone; the launcher reports it. What was queued for it is dropped. */
         r->gone = 1;
         tcp_outq_free(&r->out);
+        gw_origins_take_all(&r->from, credit_back, r);
+    } else {
+        gw_origins_take(&r->from, before - (r->out.copied + r->out.borrowed), credit_back, r);
     }
     if (r->fd >= 0 && !r->gone)
         ev_set_events(&g.loop, r->fd,
@@ -306,10 +319,10 @@ static int forward(void *ctx, const gw_frame_t *h, unsigned char *f, size_t n, i
     if (r->gone || r->bye) { /* its process is gone or finished: nobody will read it */
         if (owned)
             free(f);
+        gw_link_delivered(l, h->dst, n);
         return 1;
     }
-    if (r->out.copied + r->out.borrowed >= DST_MAX)
-        return 0;
+    /* no bound here: the link's credit for this rank bounds what it forwards (link.h) */
     int rc;
     if (owned) {
         rc = tcp_outq_push(&r->out, f, n, f, (tcp_completion_t){ 0 });
@@ -317,6 +330,8 @@ static int forward(void *ctx, const gw_frame_t *h, unsigned char *f, size_t n, i
         struct iovec v = { f, n };
         rc = tcp_outq_push_copy(&r->out, &v, 1, 0);
     }
+    if (rc == 0)
+        rc = gw_origins_push(&r->from, l->site, n);
     if (rc != 0) {
         snprintf(err, (size_t)errlen, "out of memory forwarding a %zu-byte frame", n);
         return -1;
@@ -344,6 +359,17 @@ static void wan_deliver(int stream, const void *frame, size_t len)
         g.cur_bad = 1;
 }
 
+/* The WAN frame reader's admission (tcp/rx.h): the reorder window's rule, checked before
+ * every frame is taken, also the first one of a fresh read (gw_link_may_read). */
+static int admit_wan(void *ctx, const unsigned char *hdr, const tcp_frame_hdr_t *h)
+{
+    (void)ctx;
+    (void)h;
+    gw_wan_t w;
+    gw_wan_parse(hdr, g.size, &w);
+    return gw_link_may_read(g.cur_link, &w);
+}
+
 static void stream_read(int site, int i)
 {
     gw_link_t *l = &g.links[site];
@@ -351,42 +377,30 @@ static void stream_read(int site, int i)
     if (s->fd < 0 || !s->up || s->bye_in)
         return;
     g.cur_link = l;
-    for (int k = 0; k < FRAMES_PER_EVENT; k++) {
-        tcp_frame_hdr_t h;
-        if (tcp_rx_peek(&s->rx, &g.wan_ops, &h)) {
-            gw_wan_t w;
-            gw_wan_parse(s->rx.buf + s->rx.start, g.size, &w);
-            if (!gw_link_may_read(l, &w)) {
-                s->paused = 1;
-                stream_update(site, i);
-                return;
-            }
-        }
-        s->paused = 0;
-        int eof = 0;
-        char err[256];
-        g.cur_bad = 0;
-        int n = tcp_rx_run(&s->rx, s->fd, i, &g.wan_ops, 1, &eof, err, sizeof err);
-        if (g.cur_bad)
-            fail("%s: malformed data: %s", link_text(site), g.cur_err);
-        if (n < 0) {
-            if (g.ending)
-                return;
-            fail("%s failed: %s", link_text(site),
-                 strstr(err, "malformed") ? err : strerror(errno));
-        }
-        if (eof) {
-            if (!s->rx.bye && !g.ending)
-                fail("%s failed: the other gateway closed it without BYE", link_text(site));
-            s->bye_in = 1;
-            ev_unwatch(&g.loop, s->fd);
-            shutdown(s->fd, SHUT_RDWR);
+    int eof = 0;
+    char err[256];
+    g.cur_bad = 0;
+    int n = tcp_rx_run(&s->rx, s->fd, i, &g.wan_ops, FRAMES_PER_EVENT, &eof, err, sizeof err);
+    if (g.cur_bad)
+        fail("%s: malformed data: %s", link_text(site), g.cur_err);
+    if (n < 0) {
+        if (g.ending)
             return;
-        }
-        if (n == 0)
-            break;
-        s->last_rx = now_ms();
+        fail("%s failed: %s", link_text(site), strstr(err, "malformed") ? err : strerror(errno));
     }
+    if (eof) {
+        if (!s->rx.bye && !g.ending)
+            fail("%s failed: the other gateway closed it without BYE", link_text(site));
+        s->bye_in = 1;
+        ev_unwatch(&g.loop, s->fd);
+        shutdown(s->fd, SHUT_RDWR);
+        return;
+    }
+    s->paused = s->rx.refused;
+    /* frames may be left in the buffer, which no event announces: after_pass comes back */
+    s->backlog = n == FRAMES_PER_EVENT;
+    if (n > 0)
+        s->last_rx = now_ms();
     stream_update(site, i);
 }
 
@@ -405,6 +419,48 @@ static void on_stream(void *arg, int fd, short revents)
 }
 
 /* ---- reading this site's ranks ------------------------------------------------------------ */
+
+/* Tells every rank of this site to stop sending to rank `about` (STOP) or to go on (GO); the
+ * frames leave with the next flush of each rank's queue (after_pass). */
+static void tell_ranks(uint8_t kind, uint32_t about)
+{
+    for (uint32_t r = 0; r < g.size; r++) {
+        rconn_t *rc = &g.ranks[r];
+        if (g.c->rank_site[r] != my_site() || rc->gone || rc->bye)
+            continue;
+        unsigned char f[GW_FRAME_HDR];
+        gw_frame_encode(f, &(gw_frame_t){ .kind = kind, .dst = r, .src = about });
+        struct iovec v = { f, sizeof f };
+        if (tcp_outq_push_copy(&rc->out, &v, 1, 0) != 0 ||
+            gw_origins_push(&rc->from, -1, sizeof f) != 0)
+            fail("out of memory");
+    }
+}
+
+/* STOP for rank d once the link holds GW_PARK_STOP bytes for it waiting for credit; GO when
+ * they are down to GW_PARK_GO (go_if_unparked). */
+static void stop_if_parked(const gw_link_t *l, uint32_t d)
+{
+    if (g.stopped[d] || gw_link_parked(l, d) < GW_PARK_STOP)
+        return;
+    g.stopped[d] = 1;
+    g.stopped_list[g.nstopped++] = d;
+    tell_ranks(GW_KIND_STOP, d);
+}
+
+static void go_if_unparked(void)
+{
+    for (uint32_t i = 0; i < g.nstopped;) {
+        uint32_t d = g.stopped_list[i];
+        if (gw_link_parked(&g.links[g.c->rank_site[d]], d) > GW_PARK_GO) {
+            i++;
+            continue;
+        }
+        g.stopped[d] = 0;
+        g.stopped_list[i] = g.stopped_list[--g.nstopped];
+        tell_ranks(GW_KIND_GO, d);
+    }
+}
 
 /* Whether the body of a MULTI from rank src to ranks of site `site` holds only whole frames
  * from src to ranks of that site; else what is wrong (in g.cur_err). */
@@ -449,8 +505,20 @@ static void rank_deliver(int src, const void *frame, size_t len)
     if ((multi ? gw_link_send_multi(l, f + GW_FRAME_HDR, len - GW_FRAME_HDR)
                : gw_link_send(l, f, len)) != 0)
         fail("out of memory for %s", link_text(l->site));
+    if (!multi) {
+        stop_if_parked(l, h.dst);
+        return;
+    }
+    for (size_t at = GW_FRAME_HDR; at < len;) {
+        gw_frame_t in;
+        gw_multi_next(f + at, len - at, g.size, (uint32_t)src, &in);
+        stop_if_parked(l, in.dst);
+        at += GW_FRAME_HDR + in.len;
+    }
 }
 
+/* The rank's connection ends: nothing more is written to it, and what was queued for it is
+ * dropped (its credit returns to the links). */
 static void rank_close(rconn_t *r)
 {
     if (r->fd >= 0) {
@@ -459,57 +527,57 @@ static void rank_close(rconn_t *r)
         r->fd = -1;
     }
     tcp_rx_free(&r->rx);
+    tcp_outq_free(&r->out);
+    gw_origins_take_all(&r->from, credit_back, r);
 }
 
 static void rank_read(rconn_t *r)
 {
     if (r->fd < 0 || r->gone || r->bye)
         return;
-    r->backlog = 0;
     g.cur = r;
-    int k;
-    for (k = 0; k < FRAMES_PER_EVENT; k++) {
-        tcp_frame_hdr_t h;
-        if (tcp_rx_peek(&r->rx, &g.rank_ops, &h) && h.kind != GW_KIND_BYE) {
-            gw_frame_t f;
-            gw_rank_frame_parse(r->rx.buf + r->rx.start, RANK_MAX_FRAME, g.size, &f);
-            int site = g.c->rank_site[f.dst];
-            if (site != my_site() && gw_link_full(&g.links[site])) {
-                r->blocked = 1;
-                break;
-            }
-        }
-        int eof = 0;
-        char err[256];
-        g.cur_bad = 0;
-        int n = tcp_rx_run(&r->rx, r->fd, r->rank, &g.rank_ops, 1, &eof, err, sizeof err);
-        if (g.cur_bad || (n < 0 && strstr(err, "malformed"))) {
-            note("rank %d sent %s; its connection is closed",
-                 r->rank, g.cur_bad ? g.cur_err : err);
-            r->gone = 1;
-            rank_close(r);
-            return;
-        }
-        if (n < 0 || (eof && !r->rx.bye)) { /* the rank died: the launcher says so */
-            r->gone = 1;
-            rank_close(r);
-            return;
-        }
-        if (eof || r->rx.bye) {
-            r->bye = 1;
-            /* what is queued for it goes out, then the connection ends */
-            rank_flush(r);
-            shutdown(r->fd, SHUT_WR);
-            if (eof)
-                rank_close(r);
-            return;
-        }
-        if (n == 0)
-            break;
+    int eof = 0;
+    char err[256];
+    g.cur_bad = 0;
+    /* admit_rank leaves a frame unread whose link is full: blocked */
+    int n = tcp_rx_run(&r->rx, r->fd, r->rank, &g.rank_ops, FRAMES_PER_EVENT, &eof, err,
+                       sizeof err);
+    r->blocked = r->rx.refused;
+    r->backlog = n == FRAMES_PER_EVENT;
+    if (g.cur_bad || (n < 0 && strstr(err, "malformed"))) {
+        note("rank %d sent %s; its connection is closed", r->rank, g.cur_bad ? g.cur_err : err);
+        r->gone = 1;
+        rank_close(r);
+        return;
     }
-    r->backlog = k == FRAMES_PER_EVENT;
+    if (n < 0 || (eof && !r->rx.bye)) { /* the rank died: the launcher says so */
+        r->gone = 1;
+        rank_close(r);
+        return;
+    }
+    if (eof || r->rx.bye) {
+        r->bye = 1;
+        /* what is queued for it goes out, then the connection ends */
+        rank_flush(r);
+        shutdown(r->fd, SHUT_WR);
+        if (eof)
+            rank_close(r);
+        return;
+    }
     ev_set_events(&g.loop, r->fd,
                   (short)((r->blocked ? 0 : POLLIN) | (r->out.n ? POLLOUT : 0)));
+}
+
+/* The rank frame reader's admission (tcp/rx.h): a frame for another site is read only while
+ * its link is not full. */
+static int admit_rank(void *ctx, const unsigned char *hdr, const tcp_frame_hdr_t *h)
+{
+    (void)ctx;
+    (void)h;
+    gw_frame_t f;
+    gw_rank_frame_parse(hdr, RANK_MAX_FRAME, g.size, &f);
+    int site = g.c->rank_site[f.dst];
+    return site == my_site() || !gw_link_full(&g.links[site]);
 }
 
 static void on_rank(void *arg, int fd, short revents)
@@ -617,7 +685,7 @@ static int write_all(int fd, const void *p, size_t n)
 static void accepted_hello(hs_t *h)
 {
     gw_hello_t m;
-    const char *bad = gw_hello_parse(h->in, &g.key, h->na, &m);
+    const char *bad = gw_hello_parse(h->in, &g.keys, h->na, &m);
     if (bad) {
         hs_drop(h, bad);
         return;
@@ -634,7 +702,7 @@ static void accepted_hello(hs_t *h)
             return;
         }
         unsigned char w[GW_WELCOME_LEN];
-        gw_welcome_encode(w, &g.key, (uint32_t)my_site(), m.nonce, h->na);
+        gw_welcome_encode(w, &g.keys.rank, (uint32_t)my_site(), m.nonce, h->na);
         if (write_all(fd, w, sizeof w) != 0 || tcp_rx_init(&r->rx, RANK_RX) != 0) {
             hs_free(h, 1);
             return;
@@ -658,7 +726,7 @@ static void accepted_hello(hs_t *h)
         return;
     }
     unsigned char w[GW_WELCOME_LEN];
-    gw_welcome_encode(w, &g.key, (uint32_t)my_site(), m.nonce, h->na);
+    gw_welcome_encode(w, &g.keys.link, (uint32_t)my_site(), m.nonce, h->na);
     if (write_all(fd, w, sizeof w) != 0) {
         hs_free(h, 1);
         return;
@@ -728,7 +796,7 @@ static void on_hs(void *arg, int fd, short revents)
         if (auth_nonce(h->nc) != 0)
             fail("no randomness for a nonce");
         unsigned char hello[GW_HELLO_LEN];
-        gw_hello_encode(hello, &g.key, GW_ROLE_LINK,
+        gw_hello_encode(hello, &g.keys.link, GW_ROLE_LINK,
                         (uint32_t)my_site() | (uint32_t)g.c->nsites << 16,
                         (uint32_t)h->stream | (uint32_t)g.c->streams << 16, h->na, h->nc);
         if (write_all(h->fd, hello, sizeof hello) != 0) {
@@ -748,7 +816,8 @@ static void on_hs(void *arg, int fd, short revents)
                            "have the same job key?)");
             return;
         }
-        const char *bad = gw_welcome_parse(h->in, &g.key, h->nc, h->na, (uint32_t)h->site);
+        const char *bad = gw_welcome_parse(h->in, &g.keys.link, h->nc, h->na,
+                                           (uint32_t)h->site);
         if (bad)
             fail("cannot open %s: %s", link_text(h->site), bad);
         int site = h->site, stream = h->stream, sfd = h->fd;
@@ -877,13 +946,15 @@ static int after_pass(void)
             update_rate(l);
         for (int i = 0; i < l->nst; i++) {
             gw_stream_t *st = &l->st[i];
-            if (st->paused) { /* the window may have room now */
+            if (st->paused || st->backlog) { /* the window may have room now */
                 stream_read(s, i);
-                again |= !st->paused && tcp_rx_midframe(&st->rx);
+                again |= st->backlog;
             }
         }
         if (gw_link_backlog(l) || l->part_ready)
             forward_link(s);
+        if (gw_link_flush_credit(l) != 0)
+            fail("out of memory for %s", link_text(s));
         /* The streams are written before the open batch is looked at: a stream that drains
          * now is idle now, and the batch that waited for it leaves in this pass (nothing
          * else would wake the loop for it: an empty queue asks for no POLLOUT). */
@@ -907,26 +978,14 @@ static int after_pass(void)
                      link_text(s), g.c->timeout_ms);
         }
     }
+    go_if_unparked();
     for (int r = 0; r < (int)g.size; r++) {
         rconn_t *rc = &g.ranks[r];
         if (g.c->rank_site[r] != my_site())
             continue;
         if (rc->out.n)
             rank_flush(rc);
-        if (rc->blocked) {
-            gw_frame_t f;
-            tcp_frame_hdr_t h;
-            int site = -1;
-            if (tcp_rx_peek(&rc->rx, &g.rank_ops, &h) && h.kind != GW_KIND_BYE) {
-                gw_rank_frame_parse(rc->rx.buf + rc->rx.start, RANK_MAX_FRAME, g.size, &f);
-                site = g.c->rank_site[f.dst];
-            }
-            if (site < 0 || !gw_link_full(&g.links[site])) {
-                rc->blocked = 0;
-                rank_read(rc);
-                again |= rc->backlog;
-            }
-        } else if (rc->backlog) {
+        if (rc->blocked || rc->backlog) { /* the link may take its next frame now */
             rank_read(rc);
             again |= rc->backlog;
         }
@@ -980,11 +1039,12 @@ static void print_stats(void)
         char line[512];
         int n = snprintf(line, sizeof line, "metampi-gateway-stats site=%s to=%s "
                          "rank_frames=%llu multis=%llu wan_frames=%llu wan_bytes=%llu "
-                         "rank_frames_in=%llu wan_frames_in=%llu\n", site_name(my_site()),
-                         site_name(s), (unsigned long long)l->frames_out,
+                         "rank_frames_in=%llu wan_frames_in=%llu parked=%llu credits_in=%llu\n",
+                         site_name(my_site()), site_name(s), (unsigned long long)l->frames_out,
                          (unsigned long long)l->multi_out, (unsigned long long)l->wan_out,
                          (unsigned long long)l->bytes_out, (unsigned long long)l->frames_in,
-                         (unsigned long long)l->wan_in);
+                         (unsigned long long)l->wan_in, (unsigned long long)l->parks,
+                         (unsigned long long)l->credits_in);
         ssize_t w = write(2, line, (size_t)n);
         (void)w;
     }
@@ -1074,7 +1134,11 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
     memset(&g, 0, sizeof g);
     g.t_start = now_ms();
     g.c = c;
-    g.key = *key;
+    auth_key_t ranks;
+    if (auth_derive(key, AUTH_RANKS, &ranks) != 0 ||
+        auth_derive(&ranks, AUTH_RANK_GATEWAY, &g.keys.rank) != 0 ||
+        auth_derive(key, AUTH_GATEWAY_LINK, &g.keys.link) != 0)
+        fail("cannot derive its keys from the job key (libcrypto)");
     g.size = (uint32_t)c->size;
     signal(SIGPIPE, SIG_IGN);
     sigset_t set;
@@ -1090,14 +1154,16 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
     ev_watch(&g.loop, g.sigfd, POLLIN, on_signal, NULL);
     g.rank_ops = (tcp_rx_ops_t){ .deliver = rank_deliver, .max_frame = RANK_MAX_FRAME,
                                  .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_rank_frame_parse_rx,
-                                 .hdr_ctx = &g.size, .with_header = 1 };
+                                 .hdr_ctx = &g.size, .with_header = 1, .admit = admit_rank };
     g.wan_ops = (tcp_rx_ops_t){ .deliver = wan_deliver, .max_frame = GW_WAN_MAX,
                                 .hdr_len = GW_WAN_HDR, .parse_hdr = gw_wan_parse_rx,
-                                .hdr_ctx = &g.size, .with_header = 1 };
+                                .hdr_ctx = &g.size, .with_header = 1, .admit = admit_wan };
     g.links = calloc((size_t)c->nsites, sizeof *g.links);
     g.srefs = calloc((size_t)(c->nsites * c->streams), sizeof *g.srefs);
     g.ranks = calloc((size_t)c->size, sizeof *g.ranks);
-    if (!g.links || !g.srefs || !g.ranks)
+    g.stopped = calloc((size_t)c->size, 1);
+    g.stopped_list = calloc((size_t)c->size, sizeof *g.stopped_list);
+    if (!g.links || !g.srefs || !g.ranks || !g.stopped || !g.stopped_list)
         fail("out of memory");
     for (int r = 0; r < c->size; r++) {
         g.ranks[r].rank = r;

@@ -4,8 +4,8 @@
  * other site (link.h: N TCP streams, sequence numbers, batches, pieces, compression).
  *
  * One listening socket, on the site's WAN address (config.h), takes both its site's ranks
- * and the other sites' gateways; every connection proves the job key (transport/gw/wire.h)
- * before anything else is read. The gateway of the lower site opens the links' streams.
+ * and the other sites' gateways; every connection proves a key derived from the job key for
+ * its kind (transport/gw/wire.h, runtime/auth.h) before anything else is read. The gateway of the lower site opens the links' streams.
  *
  * Life cycle: started by the launcher with the ranks (metampi-hostd on the site's gateway
  * host), ended by SIGTERM at the end of the job (killed in a teardown): then it says BYE on its
@@ -22,7 +22,7 @@
 #include "config.h"
 #include "runtime/auth.h"
 
-/* Runs the gateway until SIGTERM (0) or a failure (1, after the report). */
+/* Runs the gateway with the job key until SIGTERM (0) or a failure (1, after the report). */
 int gateway_run(const gw_config_t *c, const auth_key_t *key);
 
 #endif

@@ -13,7 +13,9 @@ int gw_link_init(gw_link_t *l, int site, int nstreams, uint32_t size, size_t max
     l->size = size;
     l->max_frame = max_frame;
     l->st = calloc((size_t)nstreams, sizeof *l->st);
-    if (!l->st || gw_z_init(&l->z, compression) != 0)
+    l->dst = calloc(size, sizeof *l->dst);
+    l->report = malloc(size * sizeof *l->report);
+    if (!l->st || !l->dst || !l->report || gw_z_init(&l->z, compression) != 0)
         return -1;
     for (int i = 0; i < nstreams; i++) {
         l->st[i].fd = -1;
@@ -37,6 +39,13 @@ void gw_link_free(gw_link_t *l)
         }
     free(l->batch);
     free(l->part);
+    for (uint32_t d = 0; l->dst && d < l->size; d++)
+        for (gw_parked_t *p = l->dst[d].park, *next; p; p = next) {
+            next = p->next;
+            free(p);
+        }
+    free(l->dst);
+    free(l->report);
     gw_z_free(&l->z);
     memset(l, 0, sizeof *l);
 }
@@ -51,7 +60,12 @@ size_t gw_link_queued(const gw_link_t *l)
 
 int gw_link_full(const gw_link_t *l)
 {
-    return gw_link_queued(l) >= GW_LINK_MAX;
+    return gw_link_queued(l) >= GW_LINK_MAX || l->parked_total >= GW_PARK_TOTAL;
+}
+
+size_t gw_link_parked(const gw_link_t *l, uint32_t dst)
+{
+    return l->dst[dst].parked;
 }
 
 int gw_link_idle_stream(const gw_link_t *l)
@@ -123,9 +137,10 @@ int gw_link_flush_batch(gw_link_t *l)
     return emit(l, b, n, GW_WAN_BATCH, 0);
 }
 
-int gw_link_send(gw_link_t *l, const unsigned char *f, size_t n)
+/* Puts rank frame f[0..n) on the link (credit already taken): into the open batch, or cut
+ * into pieces. 0, or -1 out of memory. */
+static int transmit(gw_link_t *l, const unsigned char *f, size_t n)
 {
-    l->frames_out++;
     if (n <= GW_BATCH_FRAME_MAX) {
         if (l->batch_len + n > GW_BATCH_MAX && gw_link_flush_batch(l) != 0)
             return -1;
@@ -152,22 +167,126 @@ int gw_link_send(gw_link_t *l, const unsigned char *f, size_t n)
     return 0;
 }
 
+static uint32_t frame_dst(const gw_link_t *l, const unsigned char *f)
+{
+    gw_frame_t h;
+    gw_frame_parse(f, l->max_frame, l->size, &h);
+    return h.dst;
+}
+
+/* Whether n more bytes for d fit its credit (a frame larger than the credit goes alone). */
+static int has_credit(const gw_dst_t *d, size_t n)
+{
+    return d->owed == 0 || d->owed + n <= GW_CREDIT;
+}
+
+static int park(gw_link_t *l, gw_dst_t *d, const unsigned char *f, size_t n)
+{
+    gw_parked_t *p = malloc(sizeof *p + n);
+    if (!p)
+        return -1;
+    p->next = NULL;
+    p->n = n;
+    memcpy(p->f, f, n);
+    if (d->park_tail)
+        d->park_tail->next = p;
+    else
+        d->park = p;
+    d->park_tail = p;
+    d->parked += n;
+    l->parked_total += n;
+    l->parks++;
+    return 0;
+}
+
+/* Sends d's parked frames, oldest first, while its credit lasts. 0, or -1 out of memory. */
+static int unpark(gw_link_t *l, gw_dst_t *d)
+{
+    while (d->park && has_credit(d, d->park->n)) {
+        gw_parked_t *p = d->park;
+        d->owed += p->n;
+        if (transmit(l, p->f, p->n) != 0)
+            return -1;
+        d->park = p->next;
+        if (!d->park)
+            d->park_tail = NULL;
+        d->parked -= p->n;
+        l->parked_total -= p->n;
+        free(p);
+    }
+    return 0;
+}
+
+int gw_link_send(gw_link_t *l, const unsigned char *f, size_t n)
+{
+    l->frames_out++;
+    gw_dst_t *d = &l->dst[frame_dst(l, f)];
+    if (d->park || !has_credit(d, n)) /* behind its earlier frames: the pair's order */
+        return park(l, d, f, n);
+    d->owed += n;
+    return transmit(l, f, n);
+}
+
 _Static_assert((long)GW_MULTI_ITEM_MAX == (long)GW_BATCH_FRAME_MAX &&
                    (long)GW_MULTI_MAX <= (long)GW_BATCH_MAX,
                "a MULTI is one batch");
 
+/* Takes (sign 1) or gives back (-1) the credit for the first `count` inner frames of a MULTI
+ * body; with sign 1, stops at the first frame whose destination has frames parked or no
+ * credit for it, and returns how many it took. */
+static size_t multi_credit(gw_link_t *l, const unsigned char *body, size_t n, int sign,
+                           size_t count)
+{
+    size_t k = 0;
+    for (size_t at = 0; at < n && k < count; k++) {
+        gw_frame_t h;
+        gw_frame_parse(body + at, l->max_frame, l->size, &h);
+        size_t m = GW_FRAME_HDR + h.len;
+        gw_dst_t *d = &l->dst[h.dst];
+        if (sign < 0) {
+            d->owed -= m;
+        } else {
+            if (d->park || !has_credit(d, m))
+                break;
+            d->owed += m;
+        }
+        at += m;
+    }
+    return k;
+}
+
 int gw_link_send_multi(gw_link_t *l, const unsigned char *body, size_t n)
 {
+    size_t frames = 0;
+    for (size_t at = 0; at < n; frames++) {
+        gw_frame_t h;
+        gw_frame_parse(body + at, l->max_frame, l->size, &h);
+        at += GW_FRAME_HDR + h.len;
+    }
+    size_t took = multi_credit(l, body, n, 1, frames);
+    if (took != frames) {
+        /* some destination waits for credit: each frame on its own, in order per pair */
+        multi_credit(l, body, n, -1, took);
+        for (size_t at = 0; at < n;) {
+            gw_frame_t h;
+            gw_frame_parse(body + at, l->max_frame, l->size, &h);
+            if (gw_link_send(l, body + at, GW_FRAME_HDR + h.len) != 0)
+                return -1;
+            at += GW_FRAME_HDR + h.len;
+        }
+        return 0;
+    }
     /* the open batch first (the sender's order), then a batch of exactly these frames: each
      * fits a batch (GW_MULTI_ITEM_MAX = GW_BATCH_FRAME_MAX), all of them one (GW_MULTI_MAX =
-     * GW_BATCH_MAX), so gw_link_send closes none in between */
+     * GW_BATCH_MAX), so transmit closes none in between */
     if (gw_link_flush_batch(l) != 0)
         return -1;
     l->multi_out++;
     for (size_t at = 0; at < n;) {
         gw_frame_t h;
         gw_frame_parse(body + at, l->max_frame, l->size, &h);
-        if (gw_link_send(l, body + at, GW_FRAME_HDR + h.len) != 0)
+        l->frames_out++;
+        if (transmit(l, body + at, GW_FRAME_HDR + h.len) != 0)
             return -1;
         at += GW_FRAME_HDR + h.len;
     }
@@ -204,6 +323,78 @@ int gw_link_backlog(const gw_link_t *l)
     return l->win[l->seq_in % GW_RWIN] != NULL;
 }
 
+static uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A CREDIT body b[0..n) (whole entries: gw_wan_parse). */
+static int take_credit(gw_link_t *l, const unsigned char *b, size_t n, char *err, int errlen)
+{
+    l->credits_in++;
+    for (size_t at = 0; at < n; at += GW_CREDIT_ENTRY) {
+        uint32_t rank = get32(b + at), bytes = get32(b + at + 4);
+        if (rank >= l->size || bytes > l->dst[rank].owed) {
+            snprintf(err, (size_t)errlen, "credit for %u bytes to rank %u, which were never "
+                     "sent", bytes, rank);
+            return -1;
+        }
+        gw_dst_t *d = &l->dst[rank];
+        d->owed -= bytes;
+        if (unpark(l, d) != 0) {
+            snprintf(err, (size_t)errlen, "out of memory sending parked frames");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void gw_link_delivered(gw_link_t *l, uint32_t dst, size_t n)
+{
+    gw_dst_t *d = &l->dst[dst];
+    d->held -= n;
+    d->unreported += n;
+    if (d->unreported >= GW_CREDIT_REPORT && !d->listed) {
+        d->listed = 1;
+        l->report[l->nreport++] = dst;
+    }
+}
+
+int gw_link_flush_credit(gw_link_t *l)
+{
+    while (l->nreport) {
+        uint32_t k = l->nreport < GW_CREDIT_MAX / GW_CREDIT_ENTRY
+                         ? l->nreport
+                         : GW_CREDIT_MAX / GW_CREDIT_ENTRY;
+        size_t body = (size_t)k * GW_CREDIT_ENTRY;
+        unsigned char *b = malloc(GW_WAN_HDR + body);
+        if (!b)
+            return -1;
+        gw_wan_encode(b, &(gw_wan_t){ .len = (uint32_t)body, .raw_len = (uint32_t)body,
+                                      .kind = GW_WAN_CREDIT });
+        for (uint32_t i = 0; i < k; i++) {
+            gw_dst_t *d = &l->dst[l->report[l->nreport - 1 - i]];
+            put32(b + GW_WAN_HDR + i * GW_CREDIT_ENTRY, l->report[l->nreport - 1 - i]);
+            put32(b + GW_WAN_HDR + i * GW_CREDIT_ENTRY + 4, (uint32_t)d->unreported);
+            d->unreported = 0;
+            d->listed = 0;
+        }
+        l->nreport -= k;
+        gw_stream_t *s = &l->st[pick_stream(l)];
+        if (tcp_outq_push(&s->out, b, GW_WAN_HDR + body, b, (tcp_completion_t){ 0 }) != 0) {
+            free(b);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, int errlen)
 {
     gw_wan_t w;
@@ -214,6 +405,8 @@ int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, in
         snprintf(err, (size_t)errlen, "%s", bad);
         return -1;
     }
+    if (w.kind == GW_WAN_CREDIT)
+        return take_credit(l, wan + GW_WAN_HDR, w.len, err, errlen);
     if (w.kind != GW_WAN_BATCH && w.kind != GW_WAN_PIECE)
         return 0; /* heartbeats: their arrival is all they say */
     if (w.seq < l->seq_in || w.seq - l->seq_in >= GW_RWIN || l->win[w.seq % GW_RWIN]) {
@@ -286,6 +479,18 @@ static int add_piece(gw_link_t *l, gw_rframe_t *r, char *err, int errlen)
     return 0;
 }
 
+/* Whether the sender kept to dst's credit with n more bytes (held grows only while the
+ * sender's owed is at least as large: see Flow control). */
+static int within_credit(const gw_link_t *l, uint32_t dst, size_t n, char *err, int errlen)
+{
+    size_t held = l->dst[dst].held;
+    if (held == 0 || held + n <= GW_CREDIT)
+        return 1;
+    snprintf(err, (size_t)errlen, "frames for rank %u beyond its credit (%zu bytes held, "
+             "%zu more)", dst, held, n);
+    return 0;
+}
+
 int gw_link_forward(gw_link_t *l, gw_fwd_fn fwd, void *ctx, char *err, int errlen)
 {
     int frames = 0;
@@ -293,7 +498,12 @@ int gw_link_forward(gw_link_t *l, gw_fwd_fn fwd, void *ctx, char *err, int errle
         if (l->part_ready) {
             gw_frame_t h;
             gw_frame_parse(l->part, l->max_frame, l->size, &h);
+            if (!within_credit(l, h.dst, l->part_len, err, errlen))
+                return -1;
+            l->dst[h.dst].held += l->part_len; /* before: fwd may report it delivered */
             int rc = fwd(ctx, &h, l->part, l->part_len, 1, err, errlen);
+            if (rc != 1)
+                l->dst[h.dst].held -= l->part_len;
             if (rc < 0)
                 return -1;
             if (rc == 0)
@@ -320,7 +530,12 @@ int gw_link_forward(gw_link_t *l, gw_fwd_fn fwd, void *ctx, char *err, int errle
                 return -1;
             }
             size_t n = GW_FRAME_HDR + h.len;
+            if (!within_credit(l, h.dst, n, err, errlen))
+                return -1;
+            l->dst[h.dst].held += n;
             int rc = fwd(ctx, &h, r->data + r->off, n, 0, err, errlen);
+            if (rc != 1)
+                l->dst[h.dst].held -= n;
             if (rc < 0)
                 return -1;
             if (rc == 0)

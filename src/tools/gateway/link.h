@@ -20,18 +20,33 @@
  * The pieces of one frame are consecutive (the sender cuts a whole frame at once), so one
  * frame at a time is put together.
  *
- * Flow control (no buffer grows without bound):
+ * Flow control (no buffer grows without bound), per destination rank so that a rank that
+ * stays outside MPI holds up only the frames for itself:
+ *   - credit: the sender sends rank frames for rank d over the link while the bytes it sent
+ *     for d and has not had credited (owed) stay within GW_CREDIT (a frame that would pass
+ *     it waits, unless nothing is owed: a frame larger than the credit goes alone); the
+ *     receiver forwards every frame at once — its queue for d holds at most GW_CREDIT per
+ *     link, which it checks (gw_link_forward) — and credits the bytes back as the gateway
+ *     writes them to d's socket (gw_link_delivered), in CREDIT frames (gw_link_flush_credit)
+ *     once GW_CREDIT_REPORT bytes are due. GW_CREDIT - GW_CREDIT_REPORT holds the largest
+ *     frame, so the credit left unreported never stops a frame;
+ *   - parking: frames waiting for credit are kept per destination, in order (gw_link_parked);
+ *     the gateway tells its ranks to stop sending to d once GW_PARK_STOP bytes wait and to
+ *     go on at GW_PARK_GO, so that only what its ranks had queued before they heard STOP
+ *     comes in after it (the library's queue bounds that per rank);
  *   - the sender stops reading a rank whose next frame goes to a link holding GW_LINK_MAX
- *     bytes or more (gw_link_full), so a link holds at most that plus one frame;
+ *     bytes in its queues or GW_PARK_TOTAL parked (gw_link_full), so a link holds at most
+ *     that plus one frame each. Only there does one destination hold up the others: when
+ *     ranks had more than GW_PARK_TOTAL queued for destinations without credit;
  *   - the receiver reads a stream's next WAN frame only when gw_link_may_read says so: the
  *     next frame to forward always (it is at the head of its stream, behind frames already
  *     forwarded), others while the window has room; a stream left unread stops its sender by
- *     TCP's own flow control;
- *   - forwarding stops at a frame whose destination rank's queue is full (the callback says
- *     0) and resumes when called again.
+ *     TCP's own flow control. The window fills only while streams overtake each other: no
+ *     rank holds up forwarding.
  * No cycle of waits: a rank's library reads its gateway connection whenever it is inside MPI,
- * so a full rank queue drains without waiting for the link; the frame the window needs next
- * is always read; and a gateway always reads its ranks' frames for links that have room.
+ * so its queue drains and its credit returns without waiting for any link; the frame the
+ * window needs next is always read; and a gateway always reads its ranks' frames for links
+ * that have room.
  */
 #ifndef GATEWAY_LINK_H
 #define GATEWAY_LINK_H
@@ -52,13 +67,41 @@ enum {
     GW_REORDER_MAX = 16 << 20,
     GW_LINK_MAX = 8 << 20,
     GW_STREAM_RX = 1 << 20,
+    GW_CREDIT = 8 << 20,
+    GW_CREDIT_REPORT = GW_CREDIT / 4,
+    GW_PARK_STOP = 1 << 20,
+    GW_PARK_GO = GW_PARK_STOP / 2,
+    GW_PARK_TOTAL = 64 << 20,
 };
+
+_Static_assert((long)GW_CREDIT - GW_CREDIT_REPORT >= (long)GW_WAN_MAX,
+               "the credit never left unreported leaves room for the largest frame");
+
+/* A rank frame waiting for credit. */
+typedef struct gw_parked {
+    struct gw_parked *next;
+    size_t n;
+    unsigned char f[];
+} gw_parked_t;
+
+/* What a link keeps per rank of the job (used for the ranks of the two sites it joins). */
+typedef struct gw_dst {
+    /* sending, for a rank of the remote site */
+    size_t owed;                  /* bytes sent to it, not yet credited */
+    gw_parked_t *park, *park_tail;
+    size_t parked;                /* bytes in park */
+    /* receiving, for a rank of this site */
+    size_t held;                  /* bytes forwarded to it from this link, not yet delivered */
+    size_t unreported;            /* delivered, not yet credited back */
+    int listed;                   /* in the link's report list */
+} gw_dst_t;
 
 typedef struct gw_stream {
     int fd;                       /* -1 until connected */
     int up;                       /* the handshake is done: frames may be written */
     int bye_in;                   /* the peer said BYE on it */
     int paused;                   /* not read: the reorder window is full */
+    int backlog;                  /* frames may be left in rx (the reader's budget ran out) */
     tcp_outq_t out;
     tcp_rx_t rx;
     long long last_rx, last_tx;   /* ms: bytes last read / written */
@@ -92,14 +135,20 @@ typedef struct gw_link {
     size_t part_len, part_got;
     uint32_t part_src;
     int part_ready;               /* complete, waiting for room at its destination */
+    /* flow control per destination */
+    gw_dst_t *dst;                /* size entries */
+    size_t parked_total;
+    uint32_t *report;             /* ranks whose credit is due, nreport of them */
+    uint32_t nreport;
     /* counters */
-    uint64_t wan_out, wan_in, frames_out, frames_in, bytes_out, multi_out;
+    uint64_t wan_out, wan_in, frames_out, frames_in, bytes_out, multi_out, parks, credits_in;
 } gw_link_t;
 
 /* The gateway's forwarding callback: the rank frame f[0..n) (header and body) for its
  * destination. owned: f is a malloc'ed buffer the callee takes (frees) when it returns 1.
- * 1 taken, 0 the destination is full (offer it again later), -1 the frame is not acceptable
- * (err says why). */
+ * 1 taken (its n bytes count as held for the destination until gw_link_delivered, which the
+ * callee may call at once), 0 the destination is full (offer it again later: the gateway
+ * never says so, credit bounds its queues), -1 the frame is not acceptable (err says why). */
 typedef int (*gw_fwd_fn)(void *ctx, const gw_frame_t *h, unsigned char *f, size_t n, int owned,
                          char *err, int errlen);
 
@@ -110,11 +159,17 @@ void gw_link_free(gw_link_t *l);
 
 /* Bytes waiting in the streams' queues and the open batch. */
 size_t gw_link_queued(const gw_link_t *l);
+/* Nonzero when the link's queues or its parked frames are at their bound (Flow control):
+ * it takes no more rank frames. */
 int gw_link_full(const gw_link_t *l);
-/* Sends one rank frame f[0..n) (header and body, already checked). 0, or -1 out of memory. */
+/* Bytes of rank frames for dst waiting for its credit. */
+size_t gw_link_parked(const gw_link_t *l, uint32_t dst);
+/* Sends one rank frame f[0..n) (header and body, already checked), or parks it until dst has
+ * credit. 0, or -1 out of memory. */
 int gw_link_send(gw_link_t *l, const unsigned char *f, size_t n);
 /* Sends the inner frames of a MULTI (body[0..n), checked: gw_multi_next) as one BATCH of
- * their own, after the open batch. 0, or -1 out of memory. */
+ * their own, after the open batch, when every destination has credit for them and nothing
+ * parked; else each as gw_link_send does. 0, or -1 out of memory. */
 int gw_link_send_multi(gw_link_t *l, const unsigned char *body, size_t n);
 /* Closes the open batch (if any) into a WAN frame. 0, or -1 out of memory. */
 int gw_link_flush_batch(gw_link_t *l);
@@ -125,12 +180,20 @@ int gw_link_signal(gw_link_t *l, int i, int kind);
 
 /* Whether the WAN frame whose header is w may be read now (see Flow control). */
 int gw_link_may_read(const gw_link_t *l, const gw_wan_t *w);
-/* A WAN frame (header and body, as a stream brought it). 0, or -1 with err (a protocol
- * violation: sequence number out of the window or repeated, a bad compressed body). */
+/* A WAN frame (header and body, as a stream brought it): stored in the window, or, a CREDIT,
+ * applied (which may send parked frames). 0, or -1 with err (a protocol violation: sequence
+ * number out of the window or repeated, a bad compressed body, credit for bytes not sent). */
 int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, int errlen);
-/* Forwards what is in order. Returns the rank frames forwarded, or -1 with err. */
+/* Forwards what is in order. Returns the rank frames forwarded, or -1 with err (also a
+ * frame for a rank beyond its credit). */
 int gw_link_forward(gw_link_t *l, gw_fwd_fn fwd, void *ctx, char *err, int errlen);
 /* Nonzero while received frames wait to be forwarded. */
 int gw_link_backlog(const gw_link_t *l);
+/* The gateway has written (or dropped) n more bytes of the frames this link forwarded to
+ * rank dst: they are credited back to the sender (gw_link_flush_credit). */
+void gw_link_delivered(gw_link_t *l, uint32_t dst, size_t n);
+/* Queues a CREDIT frame for the ranks whose credit is due (if any) on the stream with the
+ * fewest queued bytes. 0, or -1 out of memory. */
+int gw_link_flush_credit(gw_link_t *l);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * metampi-gateway: a site's communication daemon (gateway.h), started by the launcher on the
- * site's gateway host. The job key comes in METAMPI_JOB_KEY (never on the command line), the
- * rest of the configuration on the command line (config.h).
+ * site's gateway host. The job key comes in METAMPI_JOB_KEY (never on the command line; taken
+ * out of the environment at once), the rest of the configuration on the command line
+ * (config.h). The keys it proves are derived from it (runtime/auth.h).
  */
 #include "config.h"
 #include "gateway.h"
@@ -23,14 +24,12 @@ int main(int argc, char **argv)
         return 2;
     }
     auth_key_t key;
-    const char *hex = getenv("METAMPI_JOB_KEY");
-    if (!hex || auth_key_from_hex(hex, &key) != 0) {
+    if (auth_key_take_env("METAMPI_JOB_KEY", &key) != 1) {
         fprintf(stderr, "metampi-gateway: METAMPI_JOB_KEY must hold the job key (%d hex "
                         "digits)\n", AUTH_KEY_HEX);
         gw_config_free(&c);
         return 2;
     }
-    unsetenv("METAMPI_JOB_KEY");
     int rc = gateway_run(&c, &key);
     gw_config_free(&c);
     return rc;

@@ -13,6 +13,9 @@
 #include "util.h"
 #include "runtime/fdlimit.h"
 
+#include "runtime/auth.h"
+#include "runtime/rank_key.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -283,13 +286,24 @@ static void start_job(hostd_t *h, const ctl_job_t *j)
     ctl_strs_t e = j->env;
     for (uint32_t i = 0; i < j->env.n; i++)
         jobenv_add(&h->env, ctl_strs_next(&e));
-    size_t kl = strlen("METAMPI_JOB_KEY=") + CTL_KEY_HEX + 1;
+    /* the ranks get only their own key, derived from the job key (runtime/auth.h) */
+    auth_key_t job_key, ranks = { { 0 } };
+    char ranks_hex[AUTH_KEY_HEX + 1];
+    int derived = auth_key_from_hex(h->key, &job_key) == 0 &&
+                  auth_derive(&job_key, AUTH_RANKS, &ranks) == 0;
+    auth_key_to_hex(&ranks, ranks_hex);
+    size_t kl = strlen(RANK_KEY_ENV "=") + AUTH_KEY_HEX + 1;
     h->env_extra[0] = util_xmalloc(kl);
-    snprintf(h->env_extra[0], kl, "METAMPI_JOB_KEY=%s", h->key);
+    snprintf(h->env_extra[0], kl, RANK_KEY_ENV "=%s", ranks_hex);
     h->env_extra[1] = util_xmalloc(strlen(h->host) + 32);
     sprintf(h->env_extra[1], "METAMPI_HOSTNAME=%s", h->host);
 
     char text[1024];
+    if (!derived) {
+        send_fail(h, 1, "cannot derive the ranks' key from the job key (libcrypto)");
+        h->failed = 1;
+        return;
+    }
     if (chdir(j->cwd) != 0) {
         snprintf(text, sizeof text, "cannot change to mpirun's working directory '%s': %s",
                  j->cwd, strerror(errno));

@@ -38,7 +38,8 @@ static int launcher_owned(const char *entry)
 {
     static const char *const names[] = { "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT",
                                          "PMI_ID", "PMI_KVSNAME", "METAMPI_MPIRUN",
-                                         "METAMPI_BIND", "METAMPI_JOB_KEY" };
+                                         "METAMPI_BIND", "METAMPI_JOB_KEY",
+                                         "METAMPI_RANK_KEY" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t n = strlen(names[i]);
         if (strncmp(entry, names[i], n) == 0 && entry[n] == '=')

@@ -185,8 +185,13 @@ int part_run(const mpirun_opts_t *opts)
     }
     rdv_result_t res;
     int signo = 0;
-    int rc = rdv_client_join(opts->rendezvous, &key, &req, PART_CONNECT_WAIT_MS, sigfd, &res,
-                             &signo, err, sizeof err);
+    auth_key_t rdv_key;
+    int rc = RDV_CLIENT_FAIL;
+    if (auth_derive(&key, AUTH_RENDEZVOUS, &rdv_key) != 0)
+        snprintf(err, sizeof err, "cannot derive the rendezvous key from the job key");
+    else
+        rc = rdv_client_join(opts->rendezvous, &rdv_key, &req, PART_CONNECT_WAIT_MS, sigfd,
+                             &res, &signo, err, sizeof err);
     close(sigfd);
     if (rc == RDV_CLIENT_SIGNAL) {
         util_msg("received signal %d (%s) while site %s of job %s waited at the rendezvous; "

@@ -247,8 +247,13 @@ int main(int argc, char **argv)
         }
     }
     rdv_server_config_t cfg = { .job = job, .timeout_ms = timeout * 1000LL, .log = log_line };
-    if (rdv_key_load(key_file, &cfg.key, err, sizeof err) != 0) {
+    auth_key_t job_key;
+    if (rdv_key_load(key_file, &job_key, err, sizeof err) != 0) {
         msg("%s", err);
+        return 2;
+    }
+    if (auth_derive(&job_key, AUTH_RENDEZVOUS, &cfg.key) != 0) {
+        msg("cannot derive the rendezvous key from the job key (libcrypto)");
         return 2;
     }
     metacomputer_t mc;

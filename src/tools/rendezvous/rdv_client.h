@@ -38,7 +38,8 @@ typedef struct rdv_result {
 
 enum { RDV_CLIENT_OK = 0, RDV_CLIENT_FAIL = 1, RDV_CLIENT_SIGNAL = 2 };
 
-/* server: "HOST:PORT" ("[v6addr]:PORT" too). RDV_CLIENT_OK with *res; RDV_CLIENT_FAIL with
+/* server: "HOST:PORT" ("[v6addr]:PORT" too); key: the rendezvous key, derived from the job
+ * key (auth.h: AUTH_RENDEZVOUS). RDV_CLIENT_OK with *res; RDV_CLIENT_FAIL with
  * one line in err (the server refused the part or called the job off — its text is quoted —,
  * or cannot be reached, or broke the protocol); RDV_CLIENT_SIGNAL with *signo. */
 int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request_t *req,

@@ -1,5 +1,7 @@
 #include "rdv_key.h"
 
+#include <openssl/crypto.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,31 +13,43 @@
 int rdv_key_load(const char *path, auth_key_t *k, char *err, size_t errlen)
 {
     if (!path) {
-        const char *hex = getenv(RDV_KEY_ENV);
-        if (!hex) {
+        int rc = auth_key_take_env(RDV_KEY_ENV, k); /* no child of ours inherits it */
+        if (rc == 0) {
             snprintf(err, errlen, "no job key: give --key-file FILE or set %s (make a key "
                      "file with metampi-rendezvous --make-key FILE)", RDV_KEY_ENV);
             return -1;
         }
-        if (auth_key_from_hex(hex, k) != 0) {
+        if (rc < 0) {
             snprintf(err, errlen, "%s is not a job key (expected %d hex digits)", RDV_KEY_ENV,
                      AUTH_KEY_HEX);
             return -1;
         }
         return 0;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO (or a device) must not hold us in open(); fstat refuses it next */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot open the key file '%s': %s", path, strerror(errno));
+        if (errno == ELOOP)
+            snprintf(err, errlen, "the key file '%s' is a symbolic link; give the file itself",
+                     path);
+        else
+            snprintf(err, errlen, "cannot open the key file '%s': %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
     char buf[AUTH_KEY_HEX + 3];
     ssize_t n = -1;
+    uid_t me = geteuid();
     if (fstat(fd, &st) != 0) {
         snprintf(err, errlen, "cannot read the key file '%s': %s", path, strerror(errno));
     } else if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "the key file '%s' is not a regular file", path);
+        snprintf(err, errlen, "the key file '%s' is not a regular file (%s)", path,
+                 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+                 : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+    } else if (st.st_uid != me && st.st_uid != 0) {
+        snprintf(err, errlen, "the key file '%s' belongs to uid %u, not to this user (uid %u) "
+                 "or root: its owner could have put any key in it", path, (unsigned)st.st_uid,
+                 (unsigned)me);
     } else if (st.st_mode & 077) {
         snprintf(err, errlen, "the key file '%s' may be read or written by others (mode "
                  "%04o); make it private with chmod 600 '%s'", path,
@@ -49,7 +63,9 @@ int rdv_key_load(const char *path, auth_key_t *k, char *err, size_t errlen)
     buf[n] = '\0';
     if (n > 0 && buf[n - 1] == '\n')
         buf[--n] = '\0';
-    if (auth_key_from_hex(buf, k) != 0) {
+    int bad = auth_key_from_hex(buf, k) != 0;
+    OPENSSL_cleanse(buf, sizeof buf);
+    if (bad) {
         snprintf(err, errlen, "the key file '%s' does not hold a job key (expected %d hex "
                  "digits and at most a newline)", path, AUTH_KEY_HEX);
         return -1;

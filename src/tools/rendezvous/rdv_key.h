@@ -5,8 +5,13 @@
  * environment (METAMPI_JOB_KEY).
  *
  * A key file holds the key as 64 hex digits (a trailing newline is allowed, nothing else).
- * It must be a regular file that only its owner may read or write (mode 0600 or 0400, as ssh
- * demands of private keys); rdv_key_create makes one with a fresh random key.
+ * It must be a regular file (not a symbolic link; a FIFO or a device is refused without
+ * waiting on it), owned by the user reading it (or root), that only its owner may read or
+ * write (mode 0600 or 0400, as ssh demands of private keys); rdv_key_create makes one with a
+ * fresh random key. From the environment, the key is taken out of it once read.
+ *
+ * The job key is what the parts and the server share; the rendezvous proves a key derived
+ * from it (runtime/auth.h: AUTH_RENDEZVOUS).
  */
 #ifndef RDV_KEY_H
 #define RDV_KEY_H

@@ -40,7 +40,7 @@ typedef struct rdv_server_config {
     const char *const *sites;        /* the description's site names, in order */
     int nsites;
     const char *wan;                 /* its [wan] settings, as the parts send them */
-    auth_key_t key;
+    auth_key_t key;                  /* the rendezvous key (auth.h: AUTH_RENDEZVOUS) */
     long long timeout_ms;            /* from the first JOIN accepted */
     int listen_fd;                   /* listening, non-blocking */
     int signal_fd;                   /* signalfd for SIGINT/SIGTERM/SIGHUP, or -1 */

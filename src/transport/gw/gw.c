@@ -11,16 +11,20 @@
  * both directions; each frame's header names its destination and source ranks (wire.h).
  * It is opened in connect() (MPI_Init), retried while the gateway is still starting and
  * while the gateway closes it before its WELCOME (a flood on its port evicts the oldest
- * unproven connections), and authenticated with the job key (METAMPI_JOB_KEY, role RANK).
- * Liveness (runtime/liveness.h): keepalive, and once a second the silent-peer check. Sending and receiving reuse
- * the TCP transport's stream code: framed queues with zero-copy sends (tcp/outq.h) and the
+ * unproven connections), and authenticated with the key for rank-gateway connections,
+ * derived from the ranks' key (runtime/auth.h, runtime/rank_key.h). Liveness
+ * (runtime/liveness.h): keepalive, and once a second the silent-peer check. Sending and
+ * receiving reuse the TCP transport's stream code: framed queues with zero-copy sends (tcp/outq.h) and the
  * frame reader with placement of large bodies (tcp/rx.h). Invariant: frames leave in the
  * order send() took them, on one connection, and the gateways keep the order per (source,
  * destination) pair end to end (tools/gateway/link.h), so the transport's per-pair order
  * holds.
  *
  * Flow control: one queue for all remote peers; send() refuses (0) while it holds
- * QUEUE_COPIED_MAX copied or QUEUE_BORROWED_MAX borrowed bytes.
+ * QUEUE_COPIED_MAX copied or QUEUE_BORROWED_MAX borrowed bytes, and refuses frames for a
+ * peer between the gateway's STOP for it and its GO (wire.h): the frames the gateway holds
+ * for a peer that does not read pass a bound (tools/gateway/link.h), so the protocol keeps
+ * the sends to that peer queued, and this rank's traffic to every other peer goes on.
  *
  * Groups (transport.h): while a group is open, a frame of at most GW_MULTI_ITEM_MAX bytes
  * (header included) is copied into its site's *stage* instead of the queue; a stage is
@@ -41,6 +45,7 @@
 
 #include "runtime/job.h"
 #include "runtime/liveness.h"
+#include "runtime/rank_key.h"
 #include "runtime/sites.h"
 
 #include <arpa/inet.h>
@@ -90,6 +95,8 @@ static struct {
     unsigned char **stage;         /* per site: GW_FRAME_HDR + GW_MULTI_MAX bytes, or NULL */
     size_t *staged;                /* per site: the inner frames' bytes in it */
     int *staged_n;                 /* per site: how many */
+    unsigned char *stopped;        /* per rank: the gateway said STOP and not yet GO */
+    tr_deliver_fn deliver;         /* the protocol's */
     int timeout_s;                 /* METAMPI_PEER_TIMEOUT */
     long long next_check;
 } g = { .fd = -1 };
@@ -101,15 +108,27 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A frame from the gateway, header first: STOP and GO are ours, the rest the protocol's. */
+static void deliver_frame(int src, const void *frame, size_t len)
+{
+    const unsigned char *f = frame;
+    uint8_t kind = gw_frame_kind(f);
+    if (kind == GW_KIND_STOP || kind == GW_KIND_GO)
+        g.stopped[src] = kind == GW_KIND_STOP;
+    else
+        g.deliver(src, f + GW_FRAME_HDR, len - GW_FRAME_HDR);
+}
+
 static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
 {
     g.rank = boot->rank;
     g.size = boot->size;
     g.usize = (uint32_t)boot->size;
-    g.rx_ops = (tcp_rx_ops_t){ .deliver = deliver, .place = boot->place,
+    g.deliver = deliver;
+    g.rx_ops = (tcp_rx_ops_t){ .deliver = deliver_frame, .place = boot->place,
                                .place_min = PLACE_MIN, .max_frame = MAX_FRAME,
                                .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_frame_parse_rx,
-                               .hdr_ctx = &g.usize };
+                               .hdr_ctx = &g.usize, .with_header = 1 };
     if (sites_count() < 2)
         return 0;
     if (liveness_parse(getenv(LIVENESS_ENV), &g.timeout_s, err, (size_t)errlen) != 0)
@@ -128,17 +147,23 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
         return -1;
     }
     snprintf(g.gw_text, sizeof g.gw_text, "%s", val);
-    const char *hex = getenv("METAMPI_JOB_KEY");
-    if (!hex || auth_key_from_hex(hex, &g.key) != 0) {
-        snprintf(err, (size_t)errlen, "gateway mode needs the job key in METAMPI_JOB_KEY "
-                 "(%d hex digits), which our mpirun sets", AUTH_KEY_HEX);
+    auth_key_t ranks;
+    if (!rank_key_get(&ranks)) {
+        snprintf(err, (size_t)errlen, "gateway mode needs the ranks' key in %s (%d hex "
+                 "digits), which our mpirun sets", RANK_KEY_ENV, AUTH_KEY_HEX);
+        return -1;
+    }
+    if (auth_derive(&ranks, AUTH_RANK_GATEWAY, &g.key) != 0) {
+        snprintf(err, (size_t)errlen, "cannot derive the key for the gateway (libcrypto)");
         return -1;
     }
     int ns = sites_count();
     g.stage = calloc((size_t)ns, sizeof *g.stage);
     g.staged = calloc((size_t)ns, sizeof *g.staged);
     g.staged_n = calloc((size_t)ns, sizeof *g.staged_n);
-    if (tcp_rx_init(&g.rx, RX_BUFFER) != 0 || !g.stage || !g.staged || !g.staged_n) {
+    g.stopped = calloc((size_t)g.size, 1);
+    if (tcp_rx_init(&g.rx, RX_BUFFER) != 0 || !g.stage || !g.staged || !g.staged_n ||
+        !g.stopped) {
         snprintf(err, (size_t)errlen, "out of memory for the gateway connection");
         return -1;
     }
@@ -407,7 +432,7 @@ static int gw_group_end(char *err, int errlen)
 static int gw_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
                    char *err, int errlen)
 {
-    if (full())
+    if (full() || g.stopped[dst])
         return 0;
     size_t len = pk ? pk->len : 0;
     for (int i = 0; i < iovcnt; i++)
@@ -432,7 +457,7 @@ static int gw_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer
 static int gw_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent)(void *ctx),
                       void *ctx, char *err, int errlen)
 {
-    if (full())
+    if (full() || g.stopped[dst])
         return 0;
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
@@ -477,12 +502,12 @@ static int gw_progress(char *err, int errlen)
     /* (frames left in the buffer when the budget runs out make this return nonzero, so the
      * progress engine comes back before it sleeps) */
     int n = tcp_rx_run(&g.rx, g.fd, -1, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
+    int e = errno;
     if (tcp_rx_midframe(&g.rx)) { /* see the TCP transport: ACK a streamed frame at once */
         int one = 1;
         setsockopt(g.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
     }
     if (n < 0) {
-        int e = errno;
         if (strstr(err, "malformed"))
             return -1;
         if (e == ETIMEDOUT) /* the kernel gave up: keepalive or retransmissions */
@@ -554,6 +579,7 @@ static void gw_close(void)
     free(g.stage);
     free(g.staged);
     free(g.staged_n);
+    free(g.stopped);
     memset(&g, 0, sizeof g);
     g.fd = -1;
 }

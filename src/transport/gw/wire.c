@@ -40,7 +40,7 @@ void gw_hello_encode(unsigned char out[GW_HELLO_LEN], const auth_key_t *k, uint3
     auth_mac(k, label ? label : "gw-none", na, nc, pair(a, b), out + 20 + AUTH_NONCE);
 }
 
-const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const auth_key_t *k,
+const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const gw_keys_t *k,
                            const unsigned char na[AUTH_NONCE], gw_hello_t *h)
 {
     if (memcmp(in, MAGIC_HELLO, 8) != 0)
@@ -53,7 +53,8 @@ const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const auth_key_
     const char *label = role_label(h->role);
     if (!label)
         return "hello of an unknown role";
-    if (!auth_check(k, label, na, h->nonce, pair(h->a, h->b), h->mac))
+    const auth_key_t *key = h->role == GW_ROLE_RANK ? &k->rank : &k->link;
+    if (!auth_check(key, label, na, h->nonce, pair(h->a, h->b), h->mac))
         return "wrong job key";
     return NULL;
 }
@@ -93,8 +94,17 @@ void gw_frame_encode(unsigned char out[GW_FRAME_HDR], const gw_frame_t *f)
     put32(out + 12, f->src);
 }
 
+uint8_t gw_frame_kind(const unsigned char in[GW_FRAME_HDR])
+{
+    return in[5];
+}
+
+/* Which kinds besides FRAME and BYE a parser takes: MULTI from a rank, STOP and GO from a
+ * gateway. */
+enum { KINDS_PLAIN, KINDS_FROM_RANK, KINDS_TO_RANK };
+
 static const char *frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
-                               uint32_t size, int multi, gw_frame_t *f)
+                               uint32_t size, int kinds, gw_frame_t *f)
 {
     f->len = get32(in);
     f->head_len = in[4];
@@ -106,7 +116,14 @@ static const char *frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_
     if (f->kind == GW_KIND_BYE)
         return f->len || f->head_len || f->dst || f->src ? "frame header: BYE with a body"
                                                          : NULL;
-    if (multi && f->kind == GW_KIND_MULTI) {
+    if (kinds == KINDS_TO_RANK && (f->kind == GW_KIND_STOP || f->kind == GW_KIND_GO)) {
+        if (f->len || f->head_len)
+            return "frame header: a STOP or GO with a body";
+        if (f->dst >= size || f->src >= size || f->dst == f->src)
+            return "frame header: rank out of range";
+        return NULL;
+    }
+    if (kinds == KINDS_FROM_RANK && f->kind == GW_KIND_MULTI) {
         if (f->head_len)
             return "frame header: a MULTI with a head";
         if (f->len < GW_FRAME_HDR + 1 || f->len > GW_MULTI_MAX)
@@ -130,20 +147,20 @@ static const char *frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_
 const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
                            uint32_t size, gw_frame_t *f)
 {
-    return frame_parse(in, max_len, size, 0, f);
+    return frame_parse(in, max_len, size, KINDS_PLAIN, f);
 }
 
 const char *gw_rank_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
                                 uint32_t size, gw_frame_t *f)
 {
-    return frame_parse(in, max_len, size, 1, f);
+    return frame_parse(in, max_len, size, KINDS_FROM_RANK, f);
 }
 
 static const char *parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
-                            const void *ctx, int multi)
+                            const void *ctx, int kinds)
 {
     gw_frame_t f;
-    const char *bad = frame_parse(in, max_len, *(const uint32_t *)ctx, multi, &f);
+    const char *bad = frame_parse(in, max_len, *(const uint32_t *)ctx, kinds, &f);
     h->len = f.len;
     h->head_len = f.head_len;
     h->kind = f.kind;
@@ -154,13 +171,13 @@ static const char *parse_rx(const unsigned char *in, size_t max_len, tcp_frame_h
 const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
                               const void *ctx)
 {
-    return parse_rx(in, max_len, h, ctx, 0);
+    return parse_rx(in, max_len, h, ctx, KINDS_TO_RANK);
 }
 
 const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
                                    const void *ctx)
 {
-    return parse_rx(in, max_len, h, ctx, 1);
+    return parse_rx(in, max_len, h, ctx, KINDS_FROM_RANK);
 }
 
 const char *gw_multi_next(const unsigned char *p, size_t left, uint32_t size, uint32_t sender,
@@ -214,6 +231,11 @@ const char *gw_wan_parse(const unsigned char in[GW_WAN_HDR], uint32_t size, gw_w
     if (w->kind == GW_WAN_BYE || w->kind == GW_WAN_BEAT)
         return w->len || w->flags || w->raw_len || w->src || w->seq
                    ? "WAN frame header: a BYE or heartbeat with a body"
+                   : NULL;
+    if (w->kind == GW_WAN_CREDIT)
+        return w->flags || w->src || w->seq || w->raw_len != w->len || w->len == 0 ||
+                       w->len > GW_CREDIT_MAX || w->len % GW_CREDIT_ENTRY
+                   ? "WAN frame header: a malformed CREDIT"
                    : NULL;
     if (w->kind != GW_WAN_BATCH && w->kind != GW_WAN_PIECE)
         return "WAN frame header: unknown kind";

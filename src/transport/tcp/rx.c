@@ -160,6 +160,7 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
     int events = 0;
     *eof = 0;
     s->drained = 0;
+    rx->refused = 0;
     while (events < budget) {
         long r = 1;
         int from = rx->h.src >= 0 ? rx->h.src : src;
@@ -198,6 +199,10 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
                     rx->bye = 1;
                     rx->start += hl;
                     continue;
+                }
+                if (ops->admit && !ops->admit(ops->admit_ctx, f, &rx->h)) {
+                    rx->refused = 1;
+                    break;
                 }
                 size_t whole = hl + rx->h.len, body = rx->h.len - rx->h.head_len;
                 size_t need = whole;
@@ -264,12 +269,6 @@ int tcp_rx_midframe(const tcp_rx_t *rx)
     return rx->state != RX_HDR || rx->start != rx->end;
 }
 
-int tcp_rx_peek(const tcp_rx_t *rx, const tcp_rx_ops_t *ops, tcp_frame_hdr_t *h)
-{
-    return rx->state == RX_HDR && rx->end - rx->start >= hdr_len(ops) &&
-           parse_hdr(ops, rx->buf + rx->start, h) == NULL;
-}
-
 int tcp_rx_run(tcp_rx_t *rx, int fd, int src, const tcp_rx_ops_t *ops, int budget, int *eof,
                char *err, int errlen)
 {
@@ -287,6 +286,8 @@ int tcp_rx_feed(tcp_rx_t *rx, const void *data, size_t len, size_t piece, int sr
         if (n < 0)
             return -1;
         total += n;
+        if (rx->refused)
+            break; /* the rest waits for admission, which nothing here will change */
     }
     return total;
 }

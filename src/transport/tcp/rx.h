@@ -34,6 +34,7 @@ typedef struct tcp_rx {
     unsigned char *big;         /* BIG */
     size_t big_got;
     int bye;                    /* the peer said BYE */
+    int refused;                /* the last run stopped at a frame admit() refused */
 } tcp_rx_t;
 
 /* Parses a frame header of hdr_len bytes: NULL when valid for frames of at most max_len
@@ -55,6 +56,13 @@ typedef struct tcp_rx_ops {
     const void *hdr_ctx;        /* parse_hdr's ctx */
     int with_header;            /* deliver each frame with its header in front (a relay,
                                  * which forwards the bytes as they came; len includes it) */
+    /* Admission (NULL: every frame is taken): asked about each frame, with its raw and
+     * parsed header, before any byte of it is consumed — on every path, whether the header
+     * was in the buffer before the call or has just been read. 0 leaves that frame (and all
+     * after it) where it is: tcp_rx_run returns, sets `refused`, and the next call asks
+     * again. BYE is not asked about. */
+    int (*admit)(void *ctx, const unsigned char *hdr, const tcp_frame_hdr_t *h);
+    void *admit_ctx;
 } tcp_rx_ops_t;
 
 enum { TCP_RX_HDR_MAX = 64 };
@@ -72,13 +80,10 @@ int tcp_rx_run(tcp_rx_t *rx, int fd, int src, const tcp_rx_ops_t *ops, int budge
 /* Nonzero while a frame has been started but not finished (its body is still arriving). */
 int tcp_rx_midframe(const tcp_rx_t *rx);
 
-/* 1 when the header of the next frame is in the buffer and valid (fills *h), else 0: lets a
- * relay decide whether it has room for that frame before it takes it. */
-int tcp_rx_peek(const tcp_rx_t *rx, const tcp_rx_ops_t *ops, tcp_frame_hdr_t *h);
-
 /* The same parser over bytes already in memory, for the fuzz target: feeds data (as if read
- * from a socket in pieces of at most `piece` bytes) and handles every frame. -1 with err on
- * a malformed stream, else the frames handled. Placed bodies are copied into the sink. */
+ * from a socket in pieces of at most `piece` bytes) and handles every frame, up to the first
+ * that admit() refuses. -1 with err on a malformed stream, else the frames handled. Placed
+ * bodies are copied into the sink. */
 int tcp_rx_feed(tcp_rx_t *rx, const void *data, size_t len, size_t piece, int src,
                 const tcp_rx_ops_t *ops, char *err, int errlen);
 

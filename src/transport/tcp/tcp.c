@@ -3,9 +3,10 @@
  * pair of ranks that talk, opened on first use.
  *
  * Bootstrap: when the job spans hosts, every rank listens on an ephemeral port of all its
- * interfaces and publishes its card (card.h) in open(); nothing is connected yet. The job
- * key comes from METAMPI_JOB_KEY (set by our launcher); without it (another launcher), rank 0
- * makes one and publishes it through the process manager, the others read it in connect().
+ * interfaces and publishes its card (card.h) in open(); nothing is connected yet. Its key is
+ * derived from the ranks' key (runtime/auth.h: purpose RANK_TCP), which our launcher gives
+ * every rank (runtime/rank_key.h); without it (another launcher), rank 0 makes a ranks' key
+ * and publishes it through the process manager, the others read it in connect().
  *
  * Connections (wire.h has the handshake): the first send to a peer reads its card, connects
  * (trying its addresses in card order) and queues frames until the handshake is done. The
@@ -47,6 +48,7 @@
 #include "runtime/fdlimit.h"
 #include "runtime/job.h"
 #include "runtime/liveness.h"
+#include "runtime/rank_key.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -920,6 +922,17 @@ static int listener_of(const void *ptr)
     return -1;
 }
 
+/* This transport's key, from the ranks' key. */
+static int use_ranks_key(const auth_key_t *ranks, char *err, int errlen)
+{
+    if (auth_derive(ranks, AUTH_RANK_TCP, &g.key) != 0) {
+        snprintf(err, (size_t)errlen, "cannot derive the TCP transport's key (libcrypto)");
+        return -1;
+    }
+    g.have_key = 1;
+    return 0;
+}
+
 static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
 {
     g.rank = boot->rank;
@@ -942,23 +955,19 @@ static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int
         snprintf(err, (size_t)errlen, "cannot set up the TCP transport: %s", strerror(errno));
         return -1;
     }
-    const char *hex = getenv("METAMPI_JOB_KEY");
-    if (hex) {
-        if (auth_key_from_hex(hex, &g.key) != 0) {
-            snprintf(err, (size_t)errlen, "METAMPI_JOB_KEY is not %d hex digits", AUTH_KEY_HEX);
+    auth_key_t ranks;
+    if (rank_key_get(&ranks)) {
+        if (use_ranks_key(&ranks, err, errlen) != 0)
             return -1;
-        }
-        g.have_key = 1;
-    } else if (g.rank == 0) { /* another launcher: share a key through it */
+    } else if (g.rank == 0) { /* another launcher: share a ranks' key through it */
         char h[AUTH_KEY_HEX + 1];
-        if (auth_key_generate(&g.key) != 0) {
+        if (auth_key_generate(&ranks) != 0) {
             snprintf(err, (size_t)errlen, "no randomness for the job key");
             return -1;
         }
-        auth_key_to_hex(&g.key, h);
-        if (job_put("tcp.key", h, err, errlen) != 0)
+        auth_key_to_hex(&ranks, h);
+        if (job_put("tcp.key", h, err, errlen) != 0 || use_ranks_key(&ranks, err, errlen) != 0)
             return -1;
-        g.have_key = 1;
     }
     return listen_and_publish(err, errlen);
 }
@@ -968,14 +977,14 @@ static int tcp_connect(char *err, int errlen)
     if (!g.active || g.have_key)
         return 0;
     char h[AUTH_KEY_HEX + 1];
+    auth_key_t ranks;
     int rc = job_get("tcp.key", h, sizeof h, err, errlen);
-    if (rc != 0 || auth_key_from_hex(h, &g.key) != 0) {
+    if (rc != 0 || auth_key_from_hex(h, &ranks) != 0) {
         if (rc >= 0)
             snprintf(err, (size_t)errlen, "rank 0 published no usable job key");
         return -1;
     }
-    g.have_key = 1;
-    return 0;
+    return use_ranks_key(&ranks, err, errlen);
 }
 
 static int tcp_ready(char *err, int errlen)
