@@ -6,7 +6,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan install demo bench bench-coll bench-tcp bench-wan clean
+.PHONY: all build test test-asan test-soak install demo bench bench-coll bench-tcp bench-wan clean
 
 all: build
 
@@ -33,6 +33,13 @@ test-asan: $(ASAN_BUILD)/CMakeCache.txt
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:handle_segv=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI
+# between communications, over TCP, on emulated hosts and across emulated sites).
+test-soak: $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DMETAMPI_LONG_TESTS=ON
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L soak $(CTEST_ARGS)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

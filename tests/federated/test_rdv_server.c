@@ -10,6 +10,8 @@
  *   rejoin    a part that leaves while waiting can join again
  *   signal    SIGTERM to the server calls the job off for the waiting parts
  *   noserver  nobody listens: the part gives up after its connect wait, naming the address
+ *   flood     200 idle connections (more than the server keeps in the handshake) before the
+ *             parts come: the server drops the oldest, every part gets the layout
  * Usage: test_rdv_server SCENARIO (one ctest entry each).
  */
 #include "rdv_client.h"
@@ -331,6 +333,41 @@ static void scenario_noserver(void)
     CHECK(took >= 2500 && took < 8000);
 }
 
+/* Opens n connections to addr that never say anything; returns their fds. */
+static int *idle_connections(const char *addr, int n)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    char host[32];
+    unsigned port;
+    sscanf(addr, "%31[^:]:%u", host, &port);
+    inet_pton(AF_INET, host, &a.sin_addr);
+    a.sin_port = htons((uint16_t)port);
+    int *fds = malloc((size_t)n * sizeof *fds);
+    for (int i = 0; i < n; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        connect(fds[i], (struct sockaddr *)&a, sizeof a); /* in progress: the queue decides */
+    }
+    return fds;
+}
+
+static void scenario_flood(void)
+{
+    server_t s = start_server("job7", SITES3, 3, 20000);
+    enum { IDLE = 200 };
+    int *idle = idle_connections(s.addr, IDLE);
+    usleep(100 * 1000);
+    part_t p[3] = { start_part(s.addr, part_args("alpha", 2)),
+                    start_part(s.addr, part_args("beta", 1)),
+                    start_part(s.addr, part_args("gamma", 3)) };
+    const char *want = "OK size 6 sites 3 alpha:0:2:2:- beta:2:1:1:- gamma:3:3:2:-";
+    for (int i = 0; i < 3; i++)
+        CHECK(strcmp(finish_part(&p[i]), want) == 0);
+    CHECK(wait_status(s.pid) == 0);
+    for (int i = 0; i < IDLE; i++)
+        close(idle[i]);
+    free(idle);
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -338,6 +375,7 @@ int main(int argc, char **argv)
         { "all", scenario_all }, { "missing", scenario_missing },
         { "refused", scenario_refused }, { "rejoin", scenario_rejoin },
         { "signal", scenario_signal }, { "noserver", scenario_noserver },
+        { "flood", scenario_flood },
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)

@@ -53,6 +53,8 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     ctl_end(&b);
     ctl_begin(&b, CTL_BARRIER_IN);
     ctl_end(&b);
+    ctl_begin(&b, CTL_BEAT);
+    ctl_end(&b);
     add(b.p, b.len);
     /* mpirun -> helper: the job description, with the site layout's key-value pairs */
     ctl_buf_t j = { 0 };
@@ -78,6 +80,7 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     ctl_put_u8(&j, 0);
     ctl_put_u8(&j, 0);
     ctl_put_u8(&j, 0);
+    ctl_put_u32(&j, 60); /* peer timeout */
     ctl_end(&j);
     add(j.p, j.len);
     ctl_buf_free(&j);

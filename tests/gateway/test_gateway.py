@@ -30,7 +30,12 @@ their gateways on free ports of 127.0.0.1:
                    its connections: a rank's hello under the rank-gateway key, a WAN
                    stream's under the gateway-gateway key; the job key itself, the ranks' key,
                    the TCP transport's key, the other kind's key: refused (issue 15, item 10);
-  usage            the daemon's own command-line and key errors.
+  usage            the daemon's own command-line and key errors;
+  flood            1500 idle connections on each gateway's port, coming again as they are
+                   closed, from before the job starts (the ranks connect through them) to its
+                   end, under a descriptor limit of 1024: the job finishes, a few lines at most;
+  silent_gateway   the other site's "gateway" takes the connection but never answers: the
+                   gateway that opens the link ends with one line within its link timeout.
 Wan (root: an emulated metacomputer, vcluster.sh --sites 2 with the WAN emulator):
   link_cut         the WAN stops carrying anything (the emulator is stopped) in the middle of
                    a run: the job ends within seconds with one line naming both sites, the
@@ -41,6 +46,7 @@ import hashlib
 import hmac
 import os
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -105,7 +111,7 @@ class Local(unittest.TestCase):
             for pid in gateway_pids(p):
                 os.kill(pid, signal.SIGKILL)
 
-    def start(self, seconds, wan=None):
+    def start(self, seconds, wan=None, nofile=None):
         desc = self.desc
         if wan is not None:  # the description with a [wan] section first
             with open(self.desc) as f:
@@ -114,9 +120,13 @@ class Local(unittest.TestCase):
             with os.fdopen(fd, "w") as f:
                 f.write("[wan]\n%s\n%s" % (wan, text))
             self.addCleanup(os.unlink, desc)
+        limit = None
+        if nofile:
+            def limit():
+                resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
         return subprocess.Popen([MPIRUN, "--bind-to", "none", "--metacomputer", desc,
                                  "-n", "4", PROG, str(seconds)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE, text=True, preexec_fn=limit)
 
     def link_congestion(self):
         """The congestion control of both ends of the WAN stream (alpha's gateway connects to
@@ -191,6 +201,44 @@ class Local(unittest.TestCase):
         self.assertEqual(err.count("not a metampi gateway hello"), 2, err)
         self.assertEqual(mpirun_lines(err), [])
         self.assert_clean()
+
+    def test_flood(self):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                        "tcp"))
+        from flood import Flood
+        addrs = [("127.0.0.1", port) for port in self.ports]
+        with Flood(addrs, 1500, reopen_per_s=3000) as f:
+            p = self.start(3, nofile=(1024, 1024))
+            out, err = p.communicate(timeout=80)
+            evicted = f.closed_by_peer()
+            opened = f.opened()
+        self.assertEqual(p.returncode, 0, err[-3000:])
+        self.assertIn("loop ok", out)
+        self.assertEqual(mpirun_lines(err), [])
+        self.assertGreater(opened, 1500, "the flood never got going")
+        self.assertGreater(evicted, 0, "no idle connection was ever closed by a gateway")
+        self.assertLess(len(err.splitlines()), 40, err[-3000:])
+        self.assert_clean()
+
+    def test_silent_gateway(self):
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", self.ports[1]))
+        silent.listen(16)  # the kernel takes connections; nobody accepts or answers
+        env = dict(os.environ, METAMPI_JOB_KEY="ab" * 32)
+        try:
+            t0 = time.monotonic()
+            r = subprocess.run([GATEWAY, "--site", "0", "--gateways", "127.0.0.1:%d,127.0.0.1:%d"
+                                % tuple(self.ports), "--rank-sites", "0,1", "--names",
+                                "alpha,beta", "--timeout", "2000"], capture_output=True,
+                               text=True, timeout=30, env=env)
+            elapsed = time.monotonic() - t0
+        finally:
+            silent.close()
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stderr.splitlines(), [
+            "gateway of site alpha: cannot open the WAN link to site beta (127.0.0.1:%d): its "
+            "gateway took the connection but did not answer for 2000 ms" % self.ports[1]])
+        self.assertLess(elapsed, 10)
 
     def test_port_taken(self):
         s = socket.socket()

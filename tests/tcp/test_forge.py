@@ -56,7 +56,7 @@ def rank_environ(pid):
 
 
 def rank_ports(root):
-    """{rank: port} of the ranks under process root."""
+    """{rank: (address, port)} of the ranks under process root."""
     found = {}
     for pid in child_pids(root):
         try:
@@ -64,9 +64,9 @@ def rank_ports(root):
         except OSError:
             continue
         if b"PMI_RANK" in env:
-            ports = listeners({pid})
-            if ports:
-                found[int(env[b"PMI_RANK"])] = ports[0]
+            addrs = listeners({pid})  # the ranks listen on the chosen interfaces only
+            if addrs:
+                found[int(env[b"PMI_RANK"])] = addrs[0]
     return found
 
 
@@ -93,9 +93,9 @@ def recv_exact(s, n):
     return b
 
 
-def connect_as(port, key, rank, size):
+def connect_as(addr, key, rank, size):
     """Passes the handshake as `rank`; the socket, or None when the rank dropped us."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s = socket.create_connection(addr, timeout=10)
     ch = recv_exact(s, CHALLENGE_LEN)
     assert ch[:8] == b"MMPItcp1", ch
     na, nc = ch[8:], os.urandom(16)
@@ -131,8 +131,8 @@ class Forge(unittest.TestCase):
             self.assertTrue(read_line(p, "READY", 30), "the job never got ready")
             ranks = rank_ports(p.pid)
             self.assertIn(0, ranks, "rank 0 has no listening socket")
-            port, key = ranks[0], tcp_key(key_file)
-            s = connect_as(port, key, claim, 3)
+            addr, key = ranks[0], tcp_key(key_file)
+            s = connect_as(addr, key, claim, 3)
             if s is not None:
                 for f in frames:
                     s.sendall(f)

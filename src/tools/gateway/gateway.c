@@ -8,6 +8,7 @@
 #include "transport/tcp/outq.h"
 #include "transport/tcp/rx.h"
 #include "transport/tcp/wire.h"
+#include "runtime/fdlimit.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,7 +29,11 @@ enum {
     RANK_MAX_FRAME = (4 << 20) + 256,  /* = the gw transport's max_frame */
     RANK_RX = 256 << 10,
     FRAMES_PER_EVENT = 64,
-    HELLO_TIMEOUT_MS = 10000,
+    HELLO_TIMEOUT_MS = 10000,          /* an accepted connection must prove the key by then */
+    PENDING_MAX = 256,                 /* unproven accepted connections kept at once; beyond, */
+    EVICT_GRACE_MS = 250,              /* the oldest goes once it had this long to answer */
+    NOTE_WINDOW_MS = 60000,            /* at most NOTES_MAX dropped-connection lines per window */
+    NOTES_MAX = 10,
     CONNECT_TIMEOUT_MS = 60000,        /* the other gateway must listen by then */
     RETRY_MS = 100,
     END_TIMEOUT_MS = 2000,             /* SIGTERM: BYE, then wait this long for the peers */
@@ -44,9 +49,12 @@ typedef struct hs {
     unsigned char na[AUTH_NONCE], nc[AUTH_NONCE];
     unsigned char in[GW_HELLO_LEN];
     size_t got;
-    long long deadline, retry_at;
+    long long deadline, retry_at;   /* accepted: its HELLO's; ours: the last try's, the next */
+    long long step_deadline;        /* ours: the other gateway's answer to this step */
+    long long t_accept;
     struct sockaddr_in from;
     struct hs *next;
+    struct hs *qnext;               /* accepted ones: the FIFO, oldest first */
     int last_errno;
 } hs_t;
 
@@ -73,6 +81,11 @@ static struct {
     gw_link_t *links;               /* nsites; links[own site] unused */
     sref_t *srefs;                  /* nsites * streams */
     hs_t *hs;                       /* handshakes in progress */
+    hs_t *acc, *acc_tail;           /* the accepted ones among them, oldest first */
+    int nacc;
+    long long note_window;          /* dropped-connection lines: this window's start, */
+    int notes, notes_held;          /* lines written in it, lines held back */
+    long long last_pass;            /* when the loop last ran (a suspended gateway) */
     rconn_t *ranks;                 /* per rank of the job; used for this site's */
     unsigned char *stopped;         /* per rank of the job: our ranks were told STOP for it */
     uint32_t *stopped_list, nstopped; /* those ranks */
@@ -590,6 +603,20 @@ static void hs_free(hs_t *h, int close_fd)
             *p = h->next;
             break;
         }
+    if (h->stream < 0) {
+        hs_t *prev = NULL;
+        for (hs_t *q = g.acc; q; prev = q, q = q->qnext)
+            if (q == h) {
+                if (prev)
+                    prev->qnext = h->qnext;
+                else
+                    g.acc = h->qnext;
+                if (g.acc_tail == h)
+                    g.acc_tail = prev;
+                g.nacc--;
+                break;
+            }
+    }
     if (h->fd >= 0) {
         ev_unwatch(&g.loop, h->fd);
         if (close_fd)
@@ -598,11 +625,33 @@ static void hs_free(hs_t *h, int close_fd)
     free(h);
 }
 
+/* At most NOTES_MAX dropped-connection lines per window; the rest are summed up in one
+ * line when the window ends (a flood must not flood stderr). */
+static int note_allowed(long long t)
+{
+    if (t - g.note_window >= NOTE_WINDOW_MS) {
+        if (g.notes_held)
+            note("dropped %d more connections in the last %d s (no valid hello, or no "
+                 "descriptor for them)", g.notes_held, NOTE_WINDOW_MS / 1000);
+        g.note_window = t;
+        g.notes = g.notes_held = 0;
+    }
+    if (g.notes < NOTES_MAX) {
+        g.notes++;
+        return 1;
+    }
+    g.notes_held++;
+    return 0;
+}
+
+/* A connection whose HELLO did not prove the key, or came from where it may not. */
 static void hs_drop(hs_t *h, const char *why)
 {
-    char a[64];
-    addr_text(&h->from, a, sizeof a);
-    note("dropped a connection from %s: %s", a, why);
+    if (note_allowed(now_ms())) {
+        char a[64];
+        addr_text(&h->from, a, sizeof a);
+        note("dropped a connection from %s: %s", a, why);
+    }
     hs_free(h, 1);
 }
 
@@ -715,7 +764,7 @@ static void on_hs(void *arg, int fd, short revents)
     if (h->stream < 0) { /* accepted: its HELLO */
         int rc = read_exact(h, GW_HELLO_LEN);
         if (rc < 0)
-            hs_drop(h, "it closed before its hello");
+            hs_free(h, 1); /* closed before its hello: not worth a line */
         else if (rc > 0)
             accepted_hello(h);
         return;
@@ -729,6 +778,7 @@ static void on_hs(void *arg, int fd, short revents)
             return;
         }
         h->state = HS_CHALLENGE;
+        h->step_deadline = now_ms() + g.c->timeout_ms;
         ev_set_events(&g.loop, h->fd, POLLIN);
     }
     if (h->state == HS_CHALLENGE) {
@@ -755,14 +805,17 @@ static void on_hs(void *arg, int fd, short revents)
         }
         h->got = 0;
         h->state = HS_WELCOME;
+        h->step_deadline = now_ms() + g.c->timeout_ms;
     }
     if (h->state == HS_WELCOME) {
         int rc = read_exact(h, GW_WELCOME_LEN);
         if (rc == 0)
             return;
-        if (rc < 0)
-            fail("cannot open %s: the other gateway closed it during the handshake (%s)",
-                 link_text(h->site), "does it have the same job key?");
+        if (rc < 0) { /* it may evict unproven connections in a flood: try again */
+            connect_failed(h, "the other gateway closed it during the handshake (does it "
+                           "have the same job key?)");
+            return;
+        }
         const char *bad = gw_welcome_parse(h->in, &g.keys.link, h->nc, h->na,
                                            (uint32_t)h->site);
         if (bad)
@@ -785,33 +838,69 @@ static void try_connect(hs_t *h)
         return;
     }
     h->state = rc == 0 ? HS_CHALLENGE : HS_CONNECTING;
+    h->step_deadline = now_ms() + g.c->timeout_ms;
     ev_watch(&g.loop, h->fd, rc == 0 ? POLLIN : POLLOUT, on_hs, h);
 }
 
+static void drop_oldest_accepted(void)
+{
+    if (g.acc)
+        hs_free(g.acc, 1);
+}
+
+/* Takes the waiting connections. At most PENDING_MAX stay unproven at once: beyond, the
+ * oldest goes once it had EVICT_GRACE_MS to send its HELLO (a flood's idle connections make
+ * room; a rank whose connection went retries), and until then the newcomers wait in the
+ * kernel's queue. Out of descriptors, the oldest unproven one goes, or (none) the waiting
+ * connection is taken and closed at once: a flood cannot end the job. */
 static void on_listen(void *arg, int fd, short revents)
 {
     (void)arg;
     (void)revents;
     for (;;) {
+        if (g.nacc >= PENDING_MAX) {
+            if (now_ms() < g.acc->t_accept + EVICT_GRACE_MS)
+                return;
+            drop_oldest_accepted();
+        }
         struct sockaddr_in from;
         socklen_t fl = sizeof from;
         int c = accept4(fd, (struct sockaddr *)&from, &fl, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (c < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-                fail("cannot accept a connection: %s", strerror(errno));
-            return;
+            if (errno == EMFILE || errno == ENFILE) {
+                if (g.acc) {
+                    drop_oldest_accepted();
+                    continue;
+                }
+                if (fdlimit_shed(fd) == 0) {
+                    if (note_allowed(now_ms()))
+                        note("out of descriptors: closed a connection at once");
+                    continue;
+                }
+            }
+            return; /* EAGAIN; ENOBUFS, ENOMEM: later */
         }
         hs_t *h = calloc(1, sizeof *h);
-        if (!h || auth_nonce(h->na) != 0)
-            fail("cannot set up an accepted connection");
+        if (!h || auth_nonce(h->na) != 0) {
+            free(h);
+            close(c);
+            continue;
+        }
         h->fd = c;
         h->stream = -1;
         h->from = from;
-        h->deadline = now_ms() + HELLO_TIMEOUT_MS;
+        h->t_accept = now_ms();
+        h->deadline = h->t_accept + HELLO_TIMEOUT_MS;
         h->next = g.hs;
         g.hs = h;
+        if (g.acc_tail)
+            g.acc_tail->qnext = h;
+        else
+            g.acc = h;
+        g.acc_tail = h;
+        g.nacc++;
         socket_options(c, 0);
         unsigned char ch[TCP_CHALLENGE_LEN];
         tcp_challenge_encode(ch, h->na);
@@ -917,12 +1006,21 @@ static int after_pass(void)
                          "connected", link_text(s), CONNECT_TIMEOUT_MS / 1000, site_name(s));
         }
     }
+    while (g.acc && t > g.acc->deadline) /* the FIFO is in deadline order */
+        hs_free(g.acc, 1); /* no hello in time: a flood's, or a rank's that will retry */
     for (hs_t *h = g.hs, *next; h; h = next) {
         next = h->next;
-        if (h->stream < 0 && t > h->deadline)
-            hs_drop(h, "it did not prove the job key in time");
-        else if (h->stream >= 0 && h->state == HS_NONE && t >= h->retry_at)
+        if (h->stream < 0)
+            continue;
+        if (h->state == HS_NONE && t >= h->retry_at)
             try_connect(h);
+        else if (h->state == HS_CONNECTING && t >= h->step_deadline)
+            connect_failed(h, "the connection attempt timed out"); /* SYNs lost: again */
+        else if (h->state != HS_NONE && t >= h->step_deadline)
+            /* its kernel took the connection, its process does not answer: stopped or hung
+             * (a running gateway answers at once; it is timed like a silent link) */
+            fail("cannot open %s: its gateway took the connection but did not answer for "
+                 "%d ms", link_text(h->site), g.c->timeout_ms);
     }
     return again;
 }
@@ -1080,6 +1178,8 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
                          c->compression) != 0)
             fail("out of memory for %s", link_text(s));
     }
+    fdlimit_raise(-1); /* a connection per rank of the site, the links' streams, and floods */
+    fdlimit_reserve();
     choose_congestion();
     listen_on_own_address();
     /* the lower site opens each link's streams */
@@ -1097,8 +1197,18 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
             try_connect(h);
         }
     int again = 0;
+    g.last_pass = now_ms();
     while (!g.ending) {
         ev_run_once(&g.loop, again ? 0 : 100);
+        long long t = now_ms();
+        if (t - g.last_pass > g.c->timeout_ms / 2) {
+            /* this gateway was not running (stopped, or the whole job suspended): the
+             * silence of the links is its own, not theirs */
+            for (int s = 0; s < g.c->nsites; s++)
+                for (int i = 0; s != my_site() && i < g.links[s].nst; i++)
+                    g.links[s].st[i].last_rx = t;
+        }
+        g.last_pass = t;
         if (!g.ending)
             again = after_pass();
     }

@@ -4,12 +4,14 @@
 #include "ctl.h"
 #include "evloop.h"
 #include "gwproc.h"
+#include "heartbeat.h"
 #include "hostpolicy.h"
 #include "jobenv.h"
 #include "node.h"
 #include "spawn.h"
 #include "teardown.h"
 #include "util.h"
+#include "runtime/fdlimit.h"
 
 #include "runtime/auth.h"
 #include "runtime/rank_key.h"
@@ -48,6 +50,7 @@ typedef struct hostd {
     node_t node;
     int barrier_wait;            /* our ranks are in a barrier, waiting for BARRIER_OUT */
     gwproc_t gw;                 /* the site gateway, when this host runs it */
+    hb_t hb;                     /* heartbeats with mpirun, from JOB on */
     /* teardown */
     int condemned, kill_sent;
     long long t_condemned, t_drain;
@@ -110,6 +113,18 @@ static void condemn(hostd_t *h, int sig)
      * (mpirun --rendezvous) that is how the other sites' parts learn that this one failed;
      * they would otherwise wait for ever for its ranks. */
     gwproc_signal(&h->gw, SIGKILL);
+}
+
+/* mpirun is silent (its host vanished, or it was stopped) or does not read: as on EOF. */
+static void mpirun_lost(hostd_t *h, const char *why)
+{
+    char line[600];
+    int n = snprintf(line, sizeof line, "metampi-hostd (host %s): %s; ending this host's part "
+                     "of the job\n", h->host ? h->host : h->host_arg, why);
+    util_write_all(STDERR_FILENO, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
+    h->mpirun_gone = 1;
+    chan_close(&h->ch);
+    condemn(h, SIGTERM);
 }
 
 /* mpirun broke the protocol: nothing it says can be trusted any more. */
@@ -380,6 +395,8 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
             protocol_error(h, "a second job description");
             return;
         }
+        hb_init(&h->hb, (int)f->u.job.peer_timeout);
+        h->ch.stall_ms = h->hb.timeout_ms;
         start_job(h, &f->u.job);
         return;
     case CTL_STDIN:
@@ -394,6 +411,8 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
         return;
     case CTL_END:
         gwproc_signal(&h->gw, SIGTERM);
+        return;
+    case CTL_BEAT:
         return;
     case CTL_KVS: {
         if (!h->barrier_wait) {
@@ -470,6 +489,7 @@ int hostd_run(int ctl_in, int ctl_out, const char *host_arg)
     memset(&h, 0, sizeof h);
     h.host_arg = host_arg;
     the_hostd = &h;
+    fdlimit_raise(-1); /* its ranks inherit it, as from mpirun on one host */
     teardown_become_subreaper();
     ev_init(&h.loop);
     h.sigfd = util_signalfd();
@@ -522,6 +542,25 @@ int hostd_run(int ctl_in, int ctl_out, const char *host_arg)
         }
         if (over && h.mpirun_gone)
             break;
+        if (hb_round(&h.hb, now))
+            h.ch.t_in = now; /* this helper was not running: mpirun's silence was its own */
+        if (h.have_job && !h.mpirun_gone) {
+            char why[160];
+            if (h.ch.wbroken) {
+                mpirun_lost(&h, "mpirun does not read what this helper sends");
+                continue;
+            }
+            if (hb_silent(&h.hb, &h.ch, now)) {
+                snprintf(why, sizeof why, "no word from mpirun for %lld s (its host is down "
+                         "or unreachable, or it was stopped; %s)", h.hb.timeout_ms / 1000,
+                         "METAMPI_PEER_TIMEOUT");
+                mpirun_lost(&h, why);
+                continue;
+            }
+            if (!h.done_sent) /* DONE: nothing follows */
+                hb_beat(&h.hb, &h.ch, now);
+            hb_fold(&h.hb, &h.ch, now, &timeout);
+        }
         ev_run_once(&h.loop, timeout);
     }
 

@@ -61,6 +61,7 @@ static int read_once(chan_t *c)
     }
     ssize_t n = read(c->rfd, c->in + c->inlen, c->incap - c->inlen);
     if (n > 0) {
+        c->t_in = util_now_ms();
         c->inlen += (size_t)n;
         dispatch(c);
         return c->ended ? -1 : 1;
@@ -100,6 +101,37 @@ static void drop_output(chan_t *c)
     c->outoff = 0;
 }
 
+/* Writes all of buf to the non-blocking fd, waiting for room, unless no byte goes out for
+ * stall_ms (0: wait for ever). 0, or -1 (error, or the stall). */
+static int write_bounded(chan_t *c, const unsigned char *p, size_t len)
+{
+    long long progress = util_now_ms();
+    while (len > 0) {
+        ssize_t n = write(c->wfd, p, len);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+            progress = c->t_out = util_now_ms();
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            long long wait = 1000;
+            if (c->stall_ms) {
+                wait = progress + c->stall_ms - util_now_ms();
+                if (wait <= 0)
+                    return -1;
+                if (wait > 1000)
+                    wait = 1000;
+            }
+            struct pollfd pfd = { .fd = c->wfd, .events = POLLOUT };
+            poll(&pfd, 1, (int)wait);
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static void flush(chan_t *c)
 {
     if (c->wfd < 0 || c->wbroken) {
@@ -107,15 +139,17 @@ static void flush(chan_t *c)
         return;
     }
     if (c->blocking) {
-        if (util_write_all(c->wfd, c->out.p + c->outoff, c->out.len - c->outoff) != 0)
+        if (write_bounded(c, c->out.p + c->outoff, c->out.len - c->outoff) != 0)
             drop_output(c);
         c->out.len = c->outoff = 0;
         return;
     }
     while (c->outoff < c->out.len) {
         ssize_t n = write(c->wfd, c->out.p + c->outoff, c->out.len - c->outoff);
-        if (n > 0)
+        if (n > 0) {
             c->outoff += (size_t)n;
+            c->t_out = util_now_ms();
+        }
         else if (n < 0 && errno == EINTR)
             continue;
         else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -146,12 +180,12 @@ void chan_open(chan_t *c, ev_loop_t *loop, int rfd, int wfd, int blocking,
     c->blocking = blocking;
     c->ops = *ops;
     c->ctx = ctx;
+    c->t_in = c->t_out = util_now_ms();
     util_set_nonblock(rfd);
     ev_watch(loop, rfd, POLLIN, on_read, c);
-    if (!blocking) {
-        util_set_nonblock(wfd);
+    util_set_nonblock(wfd); /* blocking mode waits in write_bounded */
+    if (!blocking)
         ev_watch(loop, wfd, 0, on_write, c);
-    }
 }
 
 ctl_buf_t *chan_out(chan_t *c)

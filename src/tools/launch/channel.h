@@ -11,9 +11,12 @@
  *     delivered after it. The callbacks may call chan_close;
  *   - output: with `blocking` every chan_send writes the whole frame before it returns (the
  *     helper: its peer, mpirun, always reads, and a bounded helper must not queue rank
- *     output without limit); without it frames are queued and written as wfd accepts them
- *     (mpirun: a stuck helper never blocks mpirun). A write error (the peer is gone) drops
- *     all further output; the input side notices the end.
+ *     output without limit) — but a write that makes no progress for `stall_ms` (a peer
+ *     that vanished, with the pipe full) gives up, as on a write error; without `blocking`
+ *     frames are queued and written as wfd accepts them (mpirun: a stuck helper never blocks
+ *     mpirun). A write error (the peer is gone) drops all further output (`wbroken`); the
+ *     input side notices the end;
+ *   - t_in and t_out say when bytes last came in and went out (for heartbeats).
  */
 #ifndef LAUNCH_CHANNEL_H
 #define LAUNCH_CHANNEL_H
@@ -32,6 +35,8 @@ typedef struct chan {
     int blocking;
     int ended;           /* ops.closed was called */
     int wbroken;         /* a write failed: output is dropped */
+    long long stall_ms;  /* blocking output: give up after this long without progress; 0: never */
+    long long t_in, t_out;  /* util_now_ms() of the last bytes read / written */
     unsigned char *in;
     size_t inlen, incap;
     ctl_buf_t out;       /* build frames here (chan_out), then chan_send */

@@ -2,6 +2,7 @@
 
 #include "util.h"
 
+#include "runtime/liveness.h"
 #include "runtime/pmi_wire.h"
 
 #include <stdarg.h>
@@ -143,6 +144,7 @@ static void parse_job(rd_t *r, ctl_job_t *j)
     j->bind = rd_u8(r, "bind policy", 4);
     j->oversubscribe = rd_u8(r, "oversubscribe", 1);
     j->report_bindings = rd_u8(r, "report_bindings", 1);
+    j->peer_timeout = rd_u32(r, "peer timeout", 0, LIVENESS_MAX_S);
     if (r->bad)
         return;
     if (j->host >= j->hosts.n)
@@ -208,6 +210,7 @@ int ctl_parse(const void *buf, size_t len, ctl_frame_t *f, size_t *used, char *e
         break;
     case CTL_BARRIER_OUT:
     case CTL_END:
+    case CTL_BEAT:
     case CTL_BARRIER_IN:
     case CTL_STDIN_CLOSED:
     case CTL_DONE:
@@ -295,6 +298,7 @@ const char *ctl_type_name(uint8_t type, char *tmp, size_t cap)
     static const char *const names[] = {
         [CTL_KEY] = "KEY", [CTL_JOB] = "JOB", [CTL_STDIN] = "STDIN", [CTL_KILL] = "KILL",
         [CTL_BARRIER_OUT] = "BARRIER_OUT", [CTL_KVS] = "KVS", [CTL_END] = "END",
+        [CTL_BEAT] = "BEAT",
         [CTL_HELLO] = "HELLO",
         [CTL_OUTPUT] = "OUTPUT", [CTL_EXITED] = "EXITED", [CTL_ABORTED] = "ABORTED",
         [CTL_PMI_FAILED] = "PMI_FAILED", [CTL_FAIL] = "FAIL", [CTL_NOTE] = "NOTE",

@@ -25,6 +25,10 @@
  *   H: DONE once all its ranks are reaped and their output sent (nothing follows)
  *   M: closes the channel when every host is DONE (or lost): the helper sweeps and exits.
  *   EOF on either side ends the conversation; a helper seeing EOF kills its ranks.
+ *   Both: BEAT when nothing else went out for a period (JOB's peer timeout T / 8, from the
+ *   helper's HELLO on for mpirun, from JOB on for the helper); a side that hears nothing for
+ *   T / 2 takes the other for gone (runtime/liveness.h): mpirun reports the host lost, the
+ *   helper kills its ranks as on EOF. T = 0: no heartbeat.
  */
 #ifndef LAUNCH_CTL_H
 #define LAUNCH_CTL_H
@@ -34,8 +38,9 @@
 
 #define CTL_MAX_FRAME (4u << 20)
 #define CTL_HELLO_MAGIC 0x3144484du   /* "MHD1" */
-#define CTL_VERSION 3   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
-                                 gateway (JOB gateway, END) */
+#define CTL_VERSION 4   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
+                                 gateway (JOB gateway, END); 4: heartbeats (BEAT, JOB
+                                 peer_timeout) */
 #define CTL_KVS_CHUNK (256u << 10)    /* a KVS frame carries at most about this many bytes */
 #define CTL_STDIN_WINDOW (64u << 10)  /* = IOFWD_STDIN_BUF, the helper's stdin buffer */
 #define CTL_KEY_HEX 64
@@ -49,6 +54,7 @@ enum ctl_type {
     CTL_BARRIER_OUT = 5,  /* (empty) */
     CTL_KVS = 6,          /* strs kv: key, value, ... (even count); both directions */
     CTL_END = 7,          /* (empty) every rank of the job has exited: end the gateway */
+    CTL_BEAT = 8,         /* (empty) both directions: still here */
     /* hostd -> mpirun */
     CTL_HELLO = 16,       /* u32 magic, u32 version, u32 pid */
     CTL_OUTPUT = 17,      /* u8 stream (1 stdout, 2 stderr), u8 add_newline, u32 rank, data
@@ -95,6 +101,7 @@ typedef struct ctl_job {
     uint8_t bind;           /* mpirun_bind_t */
     uint8_t oversubscribe;  /* 0/1 */
     uint8_t report_bindings;/* 0/1 */
+    uint32_t peer_timeout;  /* seconds, 0..LIVENESS_MAX_S (0: no heartbeat) */
 } ctl_job_t;
 
 #define CTL_MAX_RANKS 4096

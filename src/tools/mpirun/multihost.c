@@ -9,7 +9,8 @@
  *   - rank output arrives in frames and is written here, with --tag-output prefixes;
  *   - mpirun's stdin goes to rank 0's helper, at most CTL_STDIN_WINDOW bytes unacknowledged;
  *   - a helper whose channel ends before DONE is lost: its agent's exit status, when it comes
- *     within HELPER_STATUS_WAIT_MS, says why;
+ *     within HELPER_STATUS_WAIT_MS, says why; so is one silent for half the peer timeout
+ *     (heartbeat.h: its host vanished, or it was stopped);
  *   - the end: every host DONE (or lost, or given up on at the teardown deadline), then the
  *     channels are closed and the helpers exit (they sweep /dev/shm only then, so that no
  *     host sweeps while another host's ranks still run).
@@ -22,9 +23,11 @@
 #include "ctl.h"
 #include "gateways.h"
 #include "evloop.h"
+#include "heartbeat.h"
 #include "iofwd.h"
 #include "placement.h"
 #include "runtime/auth.h"
+#include "runtime/liveness.h"
 #include "runtime/pmi_wire.h"
 #include "runtime/sitemap.h"
 #include "teardown.h"
@@ -89,6 +92,8 @@ struct mh {
     size_t credit;            /* stdin bytes rank 0's helper can still take */
     char kvsname[64];
     char key[AUTH_KEY_HEX + 1];
+    int peer_timeout;         /* METAMPI_PEER_TIMEOUT, seconds */
+    hb_t hb;
 };
 
 /* ---- helpers ------------------------------------------------------------------------- */
@@ -266,6 +271,22 @@ static void protocol_error(mhost_t *h, const char *why)
     kill_agent(h);
 }
 
+/* Nothing came from the helper for the timeout: its host vanished (power, network) or the
+ * helper is stopped. */
+static void host_silent(mhost_t *h)
+{
+    mh_t *m = h->mh;
+    char ranks[256];
+    rank_list(h, ranks, sizeof ranks);
+    job_fail(&m->job, 1, 0, "host %s: no word from its helper for %lld s (the host is down or "
+             "unreachable, or the helper was stopped; %s); rank%s %s lost", h->name,
+             m->hb.timeout_ms / 1000, LIVENESS_ENV, h->nranks == 1 ? "" : "s", ranks);
+    host_gone(h);
+    chan_close(&h->ch);
+    h->chan_ended = 1;
+    kill_agent(h);
+}
+
 /* The channel ended before DONE: reported once the agent's status is known (or late). */
 static void report_lost(mhost_t *h)
 {
@@ -425,6 +446,8 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
         h->done = 1;
         h->in_barrier = 0;
         return;
+    case CTL_BEAT:
+        return;
     default:
         snprintf(why, sizeof why, "unexpected %s frame from the helper",
                  ctl_type_name(f->type, tmp, sizeof tmp));
@@ -560,6 +583,7 @@ static void send_job(mh_t *m, mhost_t *h, const char *prog_cwd, const char *mapp
     ctl_put_u8(b, (uint8_t)o->bind);
     ctl_put_u8(b, (uint8_t)!!o->oversubscribe);
     ctl_put_u8(b, (uint8_t)!!o->report_bindings);
+    ctl_put_u32(b, (uint32_t)m->peer_timeout);
     if (ctl_end(b) != 0) {
         job_fail(&m->job, 1, 1, "host %s: the job description exceeds %u bytes (too many "
                  "arguments or -x settings)", h->name, CTL_MAX_FRAME);
@@ -599,8 +623,14 @@ static void start_host(mh_t *m, mhost_t *h, const char *hostd_path, const char *
  * (a bare NAME that mpirun does not have is left out). */
 static char **env_settings(const mpirun_opts_t *o, int *n)
 {
-    char **v = util_xmalloc((size_t)(o->nx + 1) * sizeof *v);
+    char **v = util_xmalloc((size_t)(o->nx + 2) * sizeof *v);
     *n = 0;
+    /* the ranks on every host judge silent peers as mpirun and the helpers do; -x wins */
+    const char *t = getenv(LIVENESS_ENV);
+    if (t && *t) {
+        v[*n] = util_xmalloc(strlen(LIVENESS_ENV) + strlen(t) + 2);
+        sprintf(v[(*n)++], "%s=%s", LIVENESS_ENV, t);
+    }
     for (int i = 0; i < o->nx; i++) {
         const char *s = o->xvars[i];
         if (strchr(s, '=')) {
@@ -717,6 +747,13 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
     }
     mh_t m;
     memset(&m, 0, sizeof m);
+    char terr[160];
+    if (liveness_parse(getenv(LIVENESS_ENV), &m.peer_timeout, terr, sizeof terr) != 0) {
+        util_msg("%s", terr);
+        free(hostd_path);
+        return 1;
+    }
+    hb_init(&m.hb, m.peer_timeout);
     m.opts = opts;
     m.plan = plan;
     snprintf(m.key, sizeof m.key, "%s", plan->key);
@@ -795,6 +832,19 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
     for (;;) {
         long long now = util_now_ms();
         int timeout = -1;
+        int away = hb_round(&m.hb, now); /* mpirun was not running: the silence was its own */
+        for (int k = 0; k < m.nhost; k++) {
+            mhost_t *h = &m.host[k];
+            if (!live(h))
+                continue;
+            if (away)
+                h->ch.t_in = now;
+            hb_beat(&m.hb, &h->ch, now);
+            if (h->hello && !h->done && hb_silent(&m.hb, &h->ch, now))
+                host_silent(h);
+            else
+                hb_fold(&m.hb, &h->ch, now, &timeout);
+        }
         for (int k = 0; k < m.nhost; k++) {
             mhost_t *h = &m.host[k];
             if (h->t_ended && !h->done && !h->lost) {

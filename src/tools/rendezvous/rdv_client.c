@@ -17,6 +17,7 @@
 
 typedef struct cl {
     int fd, sigfd;
+    int closed;       /* the server closed the connection (end of stream, a reset) */
     int *signo;
     const char *server;
     char *err;
@@ -190,6 +191,7 @@ static int send_all(cl_t *c, const void *buf, size_t len, long long deadline)
             }
             continue;
         }
+        c->closed = errno == ECONNRESET || errno == EPIPE;
         fail(c, "lost the connection to the rendezvous server at %s: %s", c->server,
              strerror(errno));
         return RDV_CLIENT_FAIL;
@@ -208,12 +210,14 @@ static int recv_some(cl_t *c, unsigned char *buf, size_t cap, size_t *got, long 
             return RDV_CLIENT_OK;
         }
         if (n == 0) {
+            c->closed = 1;
             fail(c, "the rendezvous server at %s closed the connection %s", c->server, what);
             return RDV_CLIENT_FAIL;
         }
         if (errno == EINTR)
             continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK) {
+            c->closed = errno == ECONNRESET;
             fail(c, "lost the connection to the rendezvous server at %s %s: %s", c->server,
                  what, strerror(errno));
             return RDV_CLIENT_FAIL;
@@ -387,10 +391,28 @@ int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request
                .errlen = errlen };
     memset(res, 0, sizeof *res);
     err[0] = '\0';
-    int rc = connect_server(&c, connect_wait_ms);
+    /* A server flooded with idle connections drops the oldest ones in the handshake: a part
+     * whose connection is closed before the server's verdict connects again, for as long as
+     * it would wait for the server to be there at all. */
+    long long deadline = now_ms() + connect_wait_ms;
     rdv_mac_ctx_t tx, rx;
-    if (rc == RDV_CLIENT_OK)
+    int rc;
+    for (;;) {
+        long long left = deadline - now_ms();
+        rc = connect_server(&c, left > 0 ? (int)left : 0);
+        if (rc != RDV_CLIENT_OK)
+            break;
+        c.closed = 0;
         rc = handshake(&c, key, &tx, &rx);
+        if (rc != RDV_CLIENT_FAIL || !c.closed || now_ms() + RETRY_MS > deadline)
+            break;
+        close(c.fd);
+        c.fd = -1;
+        if (wait_for(&c, -1, 0, now_ms() + RETRY_MS) == W_SIGNAL) {
+            rc = RDV_CLIENT_SIGNAL;
+            break;
+        }
+    }
     if (rc == RDV_CLIENT_OK)
         rc = join_and_wait(&c, req, &tx, &rx, res);
     if (c.fd >= 0)

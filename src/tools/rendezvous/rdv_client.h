@@ -4,7 +4,8 @@
  * layout (rdv_wire.h has the protocol).
  *
  * Blocking, with deadlines: connecting is retried while the server is not there yet (it may
- * be started after some parts) for up to connect_wait_ms; the answer to the JOIN must come
+ * be started after some parts), and while it closes the connection before its verdict (a
+ * flood makes it drop the oldest connections in the handshake), for up to connect_wait_ms; the answer to the JOIN must come
  * within RDV_JOIN_ANSWER_MS; then the part waits for as long as the server said it would wait
  * (WAITING's ms_left) plus RDV_LAYOUT_GRACE_MS, so a server that hangs cannot keep a part
  * waiting for ever. A signal on sigfd (a signalfd) ends the wait at once.

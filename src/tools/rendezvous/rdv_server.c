@@ -47,6 +47,9 @@ typedef struct srv {
     enum { RUNNING, HANDED_OUT, CALLED_OFF } end;
     long long t_end;
     int undelivered;          /* a LAYOUT could not be written */
+    long long accept_at;      /* the listener is not read before (the handshakes are full) */
+    long long note_window;    /* "dropped" lines: this minute's start, */
+    int notes, notes_held;    /* lines written in it, lines held back */
 } srv_t;
 
 static long long now_ms(void)
@@ -67,6 +70,32 @@ static void logf_(srv_t *s, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     s->cfg->log(s->cfg->log_ctx, text);
+}
+
+/* A "dropped a connection" line, unless this minute had RDV_NOTES_MAX of them already (a
+ * flood must not flood the log); those held back are counted in one line later. */
+static void drop_note(srv_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void drop_note(srv_t *s, const char *fmt, ...)
+{
+    long long t = now_ms();
+    if (t - s->note_window >= 60000) {
+        if (s->notes_held)
+            logf_(s, "dropped %d more connections in the last minute (no valid HELLO or "
+                  "JOIN, or too many in the handshake)", s->notes_held);
+        s->note_window = t;
+        s->notes = s->notes_held = 0;
+    }
+    if (s->notes >= RDV_NOTES_MAX) {
+        s->notes_held++;
+        return;
+    }
+    s->notes++;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    logf_(s, "%s", text);
 }
 
 /* "a, b and c" of the sites not joined yet (the text is cut when very long). */
@@ -378,7 +407,7 @@ static void on_hello(srv_t *s, conn_t *c)
     const char *bad = rdv_hello_parse(c->in, &s->cfg->key, c->na, c->rx.nc);
     c->inlen = 0;
     if (bad) {
-        logf_(s, "dropped a connection from %s: %s", c->peer, bad);
+        drop_note(s, "dropped a connection from %s: %s", c->peer, bad);
         rdv_verdict_encode(out, &s->cfg->key, RDV_VERDICT_BAD_KEY, c->rx.nc, c->na);
         rdv_put_raw(&c->out, out, sizeof out);
         conn_close_after(c, now_ms());
@@ -423,7 +452,7 @@ static int conn_read(srv_t *s, conn_t *c, long long now)
                   s->cfg->sites[c->site], c->peer, n == 0 ? "connection closed"
                                                           : strerror(errno));
         else if (c->state != C_CLOSING)
-            logf_(s, "dropped a connection from %s: it closed before joining", c->peer);
+            drop_note(s, "dropped a connection from %s: it closed before joining", c->peer);
         conn_drop(s, c);
         return -1;
     }
@@ -451,7 +480,7 @@ static int conn_read(srv_t *s, conn_t *c, long long now)
             logf_(s, "site %s (%s) broke the protocol (%s); dropped, it may join again",
                   s->cfg->sites[c->site], c->peer, err);
         else
-            logf_(s, "dropped a connection from %s: %s", c->peer, err);
+            drop_note(s, "dropped a connection from %s: %s", c->peer, err);
         conn_drop(s, c);
         return -1;
     }
@@ -469,9 +498,36 @@ static int conn_read(srv_t *s, conn_t *c, long long now)
     return 0;
 }
 
+/* The connection in the handshake that came first, and how many are in it. */
+static conn_t *oldest_pending(const srv_t *s, int *pending)
+{
+    conn_t *old = NULL;
+    *pending = 0;
+    for (int i = 0; i < s->n; i++) {
+        conn_t *c = s->c[i];
+        if (c->state != C_HELLO && c->state != C_JOIN)
+            continue;
+        ++*pending;
+        if (!old || c->t_accept < old->t_accept)
+            old = c;
+    }
+    return old;
+}
+
 static void on_accept(srv_t *s, long long now)
 {
     for (;;) {
+        int pending;
+        conn_t *old = oldest_pending(s, &pending);
+        if (pending >= RDV_MAX_PENDING) {
+            if (now < old->t_accept + RDV_EVICT_GRACE_MS) {
+                s->accept_at = old->t_accept + RDV_EVICT_GRACE_MS; /* the rest wait */
+                return;
+            }
+            drop_note(s, "dropped a connection from %s: %d connections were in the handshake "
+                      "and it was the oldest", old->peer, pending);
+            conn_drop(s, old);
+        }
         struct sockaddr_storage sa;
         socklen_t sl = sizeof sa;
         int fd = accept4(s->cfg->listen_fd, (struct sockaddr *)&sa, &sl,
@@ -489,14 +545,9 @@ static void on_accept(srv_t *s, long long now)
             inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
             snprintf(peer, sizeof peer, "[%s]:%u", host, ntohs(a->sin6_port));
         }
-        int pending = 0;
-        for (int i = 0; i < s->n; i++)
-            pending += s->c[i]->state != C_WAITING;
-        conn_t *c = pending < RDV_MAX_PENDING ? calloc(1, sizeof *c) : NULL;
+        conn_t *c = calloc(1, sizeof *c);
         if (!c || (s->n == s->cap &&
                    !(s->c = realloc(s->c, (size_t)(s->cap = 2 * s->cap + 8) * sizeof *s->c)))) {
-            logf_(s, "dropped a connection from %s: %d connections are in the handshake",
-                  peer, pending);
             free(c);
             close(fd);
             if (!s->c) {
@@ -559,9 +610,9 @@ int rdv_server_run(const rdv_server_config_t *cfg)
                                                     : c->t_accept + RDV_JOIN_WAIT_MS;
                 if (now >= d) {
                     if (c->state != C_CLOSING)
-                        logf_(&s, "dropped a connection from %s: no valid %s within %d s",
-                              c->peer, c->state == C_HELLO ? "HELLO" : "JOIN",
-                              RDV_JOIN_WAIT_MS / 1000);
+                        drop_note(&s, "dropped a connection from %s: no valid %s within %d s",
+                                  c->peer, c->state == C_HELLO ? "HELLO" : "JOIN",
+                                  RDV_JOIN_WAIT_MS / 1000);
                     conn_drop(&s, c);
                 } else if (timeout < 0 || d - now < timeout) {
                     timeout = (int)(d - now);
@@ -595,8 +646,10 @@ int rdv_server_run(const rdv_server_config_t *cfg)
         if (!pfd)
             abort();
         int np = 0;
-        pfd[np++] = (struct pollfd){ .fd = s.end == RUNNING ? cfg->listen_fd : -1,
-                                     .events = POLLIN };
+        int accepting = s.end == RUNNING && now >= s.accept_at;
+        if (s.end == RUNNING && !accepting && (timeout < 0 || s.accept_at - now < timeout))
+            timeout = (int)(s.accept_at - now);
+        pfd[np++] = (struct pollfd){ .fd = accepting ? cfg->listen_fd : -1, .events = POLLIN };
         pfd[np++] = (struct pollfd){ .fd = cfg->signal_fd, .events = POLLIN };
         for (int i = 0; i < s.n; i++)
             pfd[np++] = (struct pollfd){ .fd = s.c[i]->fd,

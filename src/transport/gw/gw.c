@@ -9,10 +9,12 @@
  *
  * One connection to our site's gateway carries the frames of every peer at another site, in
  * both directions; each frame's header names its destination and source ranks (wire.h).
- * It is opened in connect() (MPI_Init), retried while the gateway is still starting, and
- * authenticated with the key for rank-gateway connections, derived from the ranks' key
- * (runtime/auth.h, runtime/rank_key.h). Sending and receiving reuse
- * the TCP transport's stream code: framed queues with zero-copy sends (tcp/outq.h) and the
+ * It is opened in connect() (MPI_Init), retried while the gateway is still starting and
+ * while the gateway closes it before its WELCOME (a flood on its port evicts the oldest
+ * unproven connections), and authenticated with the key for rank-gateway connections,
+ * derived from the ranks' key (runtime/auth.h, runtime/rank_key.h). Liveness
+ * (runtime/liveness.h): keepalive, and once a second the silent-peer check. Sending and
+ * receiving reuse the TCP transport's stream code: framed queues with zero-copy sends (tcp/outq.h) and the
  * frame reader with placement of large bodies (tcp/rx.h). Invariant: frames leave in the
  * order send() took them, on one connection, and the gateways keep the order per (source,
  * destination) pair end to end (tools/gateway/link.h), so the transport's per-pair order
@@ -42,6 +44,7 @@
 #include "transport/transport.h"
 
 #include "runtime/job.h"
+#include "runtime/liveness.h"
 #include "runtime/rank_key.h"
 #include "runtime/sites.h"
 
@@ -71,6 +74,7 @@ enum {
     RETRY_MS = 20,
     CLOSE_TIMEOUT_MS = 5000,
     LOST_GRACE_MS = 3000,
+    CHECK_MS = 1000,               /* how often the connection is checked for silence */
 };
 
 static struct {
@@ -93,6 +97,8 @@ static struct {
     int *staged_n;                 /* per site: how many */
     unsigned char *stopped;        /* per rank: the gateway said STOP and not yet GO */
     tr_deliver_fn deliver;         /* the protocol's */
+    int timeout_s;                 /* METAMPI_PEER_TIMEOUT */
+    long long next_check;
 } g = { .fd = -1 };
 
 static long long now_ms(void)
@@ -125,6 +131,8 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
                                .hdr_ctx = &g.usize, .with_header = 1 };
     if (sites_count() < 2)
         return 0;
+    if (liveness_parse(getenv(LIVENESS_ENV), &g.timeout_s, err, (size_t)errlen) != 0)
+        return -1;
     g.site = sites_of(g.rank);
     char key[48], val[64];
     snprintf(key, sizeof key, "metampi.gw.%d", g.site);
@@ -198,13 +206,15 @@ static int read_all(int fd, void *buf, size_t n, long long deadline)
     return 0;
 }
 
-/* One attempt: connect and prove the key. 1 up, 0 the gateway is not listening yet (retry),
- * -1 failed (err). */
+/* One attempt: connect and prove the key. 1 up; 0 try again: the gateway is not listening
+ * yet, or closed the connection before its WELCOME (it may be starting, or evicting unproven
+ * connections in a flood), with why in err; -1 failed (err). */
 static int attempt(long long deadline, char *err, int errlen)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     int one = 1;
-    if (fd < 0 || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) {
+    if (fd < 0 || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0 ||
+        liveness_keepalive(fd, g.timeout_s) != 0 || liveness_opening(fd, g.timeout_s, 1) != 0) {
         snprintf(err, (size_t)errlen, "cannot make a socket: %s", strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -231,9 +241,9 @@ static int attempt(long long deadline, char *err, int errlen)
     }
     unsigned char ch[TCP_CHALLENGE_LEN], na[AUTH_NONCE], nc[AUTH_NONCE];
     unsigned char hello[GW_HELLO_LEN], wel[GW_WELCOME_LEN];
-    const char *bad = NULL;
+    const char *bad = NULL, *again = NULL;
     if (read_all(fd, ch, sizeof ch, deadline) != 0)
-        bad = "it closed the connection at once";
+        again = "it closed the connection at once";
     else if ((bad = tcp_challenge_parse(ch, na)) == NULL) {
         if (auth_nonce(nc) != 0) {
             bad = "no randomness for a nonce";
@@ -242,18 +252,19 @@ static int attempt(long long deadline, char *err, int errlen)
                             na, nc);
             struct iovec v = { hello, sizeof hello };
             if (tcp_sendv(fd, &v, 1) != (long)sizeof hello)
-                bad = "cannot send the hello";
+                again = "cannot send the hello";
             else if (read_all(fd, wel, sizeof wel, deadline) != 0)
-                bad = "it refused this rank (another job key?)";
+                again = "it refused this rank (another job key?)";
             else
                 bad = gw_welcome_parse(wel, &g.key, nc, na, (uint32_t)g.site);
         }
     }
-    if (bad) {
+    if (bad || again) {
         close(fd);
-        snprintf(err, (size_t)errlen, "%s", bad);
-        return -1;
+        snprintf(err, (size_t)errlen, "%s", bad ? bad : again);
+        return bad ? -1 : 0;
     }
+    liveness_opening(fd, g.timeout_s, 0);
     g.fd = fd;
     return 1;
 }
@@ -263,14 +274,16 @@ static int gw_connect(char *err, int errlen)
     if (!g.active)
         return 0;
     long long deadline = now_ms() + CONNECT_TIMEOUT_MS;
-    char why[200] = "it does not listen";
-    for (;;) {
+    char why[200];
+    for (int tries = 0;; tries++) {
+        snprintf(why, sizeof why, "it does not listen");
         int rc = attempt(deadline, why, sizeof why);
         if (rc == 1)
             return 0;
         if (rc < 0 || now_ms() >= deadline)
             break;
-        struct timespec ts = { 0, RETRY_MS * 1000000L };
+        long ms = RETRY_MS << (tries < 5 ? tries : 5); /* up to 640 ms */
+        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
         nanosleep(&ts, NULL);
     }
     snprintf(err, (size_t)errlen, "cannot connect to the gateway of site %s at %s: %s",
@@ -299,6 +312,16 @@ static int lost(const char *why, char *err, int errlen)
     snprintf(err, (size_t)errlen, "lost the connection to the gateway of site %s (%s): %s",
              sites_name(g.site), g.gw_text, why);
     return -1;
+}
+
+static int silent(char *err, int errlen)
+{
+    if (g.timeout_s <= 0)
+        return lost(strerror(ETIMEDOUT), err, errlen);
+    char why[128];
+    snprintf(why, sizeof why, "no answer for %d s (its host is down or unreachable; %s)",
+             g.timeout_s, LIVENESS_ENV);
+    return lost(why, err, errlen);
 }
 
 static int flush(char *err, int errlen)
@@ -479,6 +502,7 @@ static int gw_progress(char *err, int errlen)
     /* (frames left in the buffer when the budget runs out make this return nonzero, so the
      * progress engine comes back before it sleeps) */
     int n = tcp_rx_run(&g.rx, g.fd, -1, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
+    int e = errno;
     if (tcp_rx_midframe(&g.rx)) { /* see the TCP transport: ACK a streamed frame at once */
         int one = 1;
         setsockopt(g.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
@@ -486,11 +510,21 @@ static int gw_progress(char *err, int errlen)
     if (n < 0) {
         if (strstr(err, "malformed"))
             return -1;
-        return lost(strerror(errno), err, errlen);
+        if (e == ETIMEDOUT) /* the kernel gave up: keepalive or retransmissions */
+            return silent(err, errlen);
+        return lost(strerror(e), err, errlen);
     }
     if (eof)
         return lost(g.rx.bye ? "it ended the connection" : "it closed the connection",
                     err, errlen);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    long long t = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (t >= g.next_check) {
+        g.next_check = t + CHECK_MS;
+        if (liveness_silent(g.fd, g.timeout_s))
+            return silent(err, errlen);
+    }
     return events + n;
 }
 

@@ -79,8 +79,7 @@ int tcp_local_addrs(const char *spec, tcp_addr_t *out, int max, char *err, int e
     return n;
 }
 
-int tcp_card_format(const char *host, const tcp_addr_t *addrs, int naddr, uint16_t port,
-                    char *out)
+int tcp_card_format(const char *host, const tcp_addr_t *addrs, int naddr, char *out)
 {
     int len = snprintf(out, TCP_CARD_LEN, "%s|", host);
     if (len < 0 || len >= TCP_CARD_LEN)
@@ -89,7 +88,7 @@ int tcp_card_format(const char *host, const tcp_addr_t *addrs, int naddr, uint16
         char ip[INET_ADDRSTRLEN];
         inet_ntop(AF_INET, &addrs[i].ip, ip, sizeof ip);
         int m = snprintf(out + len, (size_t)(TCP_CARD_LEN - len), "%s%s:%u", i ? "," : "", ip,
-                         (unsigned)port);
+                         (unsigned)addrs[i].port);
         if (m < 0 || m >= TCP_CARD_LEN - len)
             return -1;
         len += m;

@@ -2,6 +2,7 @@
  * Where a rank can be reached over TCP. Each rank publishes a *card* in the job's key-value
  * space under "tcp.<rank>": its host's name and the IPv4 addresses it listens on,
  *     "<host>|<a.b.c.d>:<port>,<a.b.c.d>:<port>,..."
+ * (a listener per address, each on its own port)
  * and a rank that connects picks the first address on a subnet it shares with the peer, else
  * the first one, and tries the others in order when that fails.
  *
@@ -33,10 +34,9 @@ typedef struct tcp_card {
  * many, or -1 with a message in err (a spec that matches nothing is an error). */
 int tcp_local_addrs(const char *spec, tcp_addr_t *out, int max, char *err, int errlen);
 
-/* Writes the card (host, addrs with the given port) into out[TCP_CARD_LEN]; -1 if it does
- * not fit. */
-int tcp_card_format(const char *host, const tcp_addr_t *addrs, int naddr, uint16_t port,
-                    char *out);
+/* Writes the card (host, addrs with their ports) into out[TCP_CARD_LEN]; -1 if it does not
+ * fit. */
+int tcp_card_format(const char *host, const tcp_addr_t *addrs, int naddr, char *out);
 /* NULL when s is a well-formed card (fills *c), else what is wrong with it. */
 const char *tcp_card_parse(const char *s, tcp_card_t *c);
 

@@ -15,6 +15,16 @@
  * would reach us through shared memory), without disturbing the job. When two
  * ranks connect to each other at once, the connection opened by the lower rank wins: the
  * acceptor of the other answers DUPLICATE and its connector then waits for the winner.
+ *
+ * Liveness (runtime/liveness.h): a rank answers nothing while it computes outside MPI, so no
+ * timer here may be tripped by a peer's absence. The acceptor drops connections that have not
+ * proved the key within HELLO_TIMEOUT_MS of its own time in MPI, and evicts the oldest of more
+ * than PENDING_MAX unproven ones (floods); the connector, which may have been away computing
+ * while that happened, opens a new connection whenever its attempt is closed before the
+ * WELCOME (with backoff; it gives up only after attempts closed at once for the whole peer
+ * timeout: a listener that refuses us for good). A vanished host is found by the kernel:
+ * keepalive on every connection, the connect and handshake bounded by the peer timeout, and
+ * once a second liveness_silent() on the connections that wait for acknowledgements.
  * Invariant: a peer has at most one connection in state UP, frames to it travel only on that
  * connection, in the order send() took them (they wait in the peer's queue until then), so a
  * duplicate can neither reorder nor duplicate a frame.
@@ -35,7 +45,9 @@
 #include "transport/tcp/wire.h"
 #include "transport/transport.h"
 
+#include "runtime/fdlimit.h"
 #include "runtime/job.h"
+#include "runtime/liveness.h"
 #include "runtime/rank_key.h"
 
 #include <arpa/inet.h>
@@ -62,11 +74,19 @@ enum {
     FRAMES_PER_POLL = 64,
     MAX_COMPLETIONS = 256,
     HELLO_TIMEOUT_MS = 10000,      /* an accepted connection must prove the key by then */
-    HANDSHAKE_TIMEOUT_MS = 60000,  /* our own connection must be accepted by then */
+    PENDING_MAX = 256,             /* unproven accepted connections kept at once; beyond, */
+    EVICT_GRACE_MS = 250,          /* the oldest goes once it had this long to answer */
+    RETRY_MIN_MS = 10,             /* our attempt was closed in the handshake: a new one after */
+    RETRY_MAX_MS = 1000,           /* this long, doubling up to this */
+    RETRY_GIVE_UP_MIN = 3,         /* attempts closed at once in a row before we give up */
     CLOSE_TIMEOUT_MS = 5000,
+    CHECK_MS = 1000,               /* how often UP connections are checked for silence */
+    NOTE_WINDOW_MS = 60000,        /* at most NOTES_MAX dropped-connection lines per window */
+    NOTES_MAX = 10,
 };
 
 enum conn_state {
+    C_RETRY,           /* connector: closed in the handshake; a new attempt at retry_at */
     C_CONNECTING,      /* connector: connect() in progress */
     C_WAIT_CHALLENGE,  /* connector: reading the acceptor's CHALLENGE */
     C_WAIT_WELCOME,    /* connector: HELLO sent, reading the WELCOME */
@@ -84,10 +104,15 @@ typedef struct conn {
     size_t hs_got;
     unsigned char hs_out[TCP_HELLO_LEN];
     size_t hs_len, hs_off;       /* handshake bytes still to write: [hs_off, hs_len) */
-    uint64_t deadline;           /* ms, CLOCK_MONOTONIC; 0: none */
+    uint64_t deadline;           /* acceptor: ms, CLOCK_MONOTONIC; 0: none */
+    uint64_t t_start;            /* accepted, or this attempt started (ms) */
+    uint64_t retry_at;           /* C_RETRY: when the next attempt starts */
+    uint64_t fail_since;         /* connector: first of the attempts closed at once in a row */
+    int fails;                   /* connector: how many */
+    int last_errno;              /* the handshake read's error (0: end of stream) */
     struct sockaddr_in remote;
     uint32_t events;             /* registered with epoll */
-    struct conn *next;           /* accepted connections before their HELLO */
+    struct conn *next;           /* acceptor: the pending FIFO; connector: the retry list */
 } conn_t;
 
 typedef struct peer {
@@ -110,23 +135,43 @@ static struct {
     tcp_rx_ops_t rx_ops;
     auth_key_t key;
     int have_key;
-    int lfd, ep;
-    uint16_t port;
+    int ep;
+    int lfd[TCP_CARD_MAX_ADDRS]; /* one listener per chosen local address */
     tcp_addr_t local[TCP_CARD_MAX_ADDRS];
     int nlocal;
+    int timeout_s;               /* METAMPI_PEER_TIMEOUT */
     peer_t *peers;
-    conn_t *pending;
+    conn_t *pending, *pending_tail; /* accepted, HELLO not read yet: oldest first */
+    int npending;
+    conn_t *retrying;            /* our attempts in C_RETRY */
     tcp_completion_t done[MAX_COMPLETIONS];
     int ndone;
     unsigned freed;              /* connections freed so far (invalidates epoll events) */
     int nbacklog;                /* peers with backlog set */
-} g = { .lfd = -1, .ep = -1 };
+    uint64_t next_check;         /* coarse ms: the next silence check */
+    uint64_t note_window;        /* dropped-connection lines: this window's start, */
+    int notes, notes_held;       /* lines written in it, lines held back */
+} g = { .ep = -1 };
 
 static uint64_t now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* For the once-a-second checks on the progress path (a few ms of resolution). */
+static uint64_t coarse_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The peer timeout, or 60 s where it is off: how long attempts closed at once may go on. */
+static uint64_t give_up_ms(void)
+{
+    return (uint64_t)(g.timeout_s > 0 ? g.timeout_s : LIVENESS_DEFAULT_S) * 1000;
 }
 
 static const char *peer_host(int r)
@@ -160,31 +205,101 @@ static void conn_free(conn_t *c)
     free(c);
 }
 
+/* ---- the pending FIFO: accepted connections before their HELLO, oldest first ------------ */
+
+static void pending_push(conn_t *c)
+{
+    c->next = NULL;
+    if (g.pending_tail)
+        g.pending_tail->next = c;
+    else
+        g.pending = c;
+    g.pending_tail = c;
+    g.npending++;
+}
+
 static void unlink_pending(conn_t *c)
 {
-    for (conn_t **p = &g.pending; *p; p = &(*p)->next)
-        if (*p == c) {
-            *p = c->next;
+    conn_t *prev = NULL;
+    for (conn_t *p = g.pending; p; prev = p, p = p->next)
+        if (p == c) {
+            if (prev)
+                prev->next = c->next;
+            else
+                g.pending = c->next;
+            if (g.pending_tail == c)
+                g.pending_tail = prev;
+            g.npending--;
             return;
         }
+}
+
+/* Whether a dropped-connection line may be written now: at most NOTES_MAX per window, the
+ * rest are counted and summed up in one line when the window ends (a flood must not flood
+ * the job's stderr). */
+static void notes_roll(uint64_t t)
+{
+    if (t - g.note_window < NOTE_WINDOW_MS)
+        return;
+    if (g.notes_held)
+        fprintf(stderr, "metampi: rank %d (host %s): dropped %d more TCP connections in the "
+                "last %d s (no valid hello, or no descriptor for them)\n", g.rank, job.hostname,
+                g.notes_held, NOTE_WINDOW_MS / 1000);
+    g.note_window = t;
+    g.notes = g.notes_held = 0;
 }
 
 /* Drops an accepted connection that did not prove the key; the job goes on. */
 static void drop(conn_t *c, const char *why)
 {
-    char a[64];
-    addr_text(&c->remote, a, sizeof a);
-    fprintf(stderr, "metampi: rank %d (host %s): dropped a TCP connection from %s: %s\n", g.rank,
-            job.hostname, a, why);
+    notes_roll(now_ms());
+    if (g.notes < NOTES_MAX) {
+        char a[64];
+        addr_text(&c->remote, a, sizeof a);
+        fprintf(stderr, "metampi: rank %d (host %s): dropped a TCP connection from %s: %s\n",
+                g.rank, job.hostname, a, why);
+        g.notes++;
+    } else {
+        g.notes_held++;
+    }
     unlink_pending(c);
     conn_free(c);
 }
 
+/* Drops an accepted connection that has not said anything yet: a peer that computes outside
+ * MPI, whose connector will open a new one, or a flood's. Not worth a line. */
+static void drop_quiet(conn_t *c)
+{
+    unlink_pending(c);
+    conn_free(c);
+}
+
+static void drop_oldest(void)
+{
+    if (g.pending)
+        drop_quiet(g.pending);
+}
+
+/* "lost the connection to rank R (host H): why", where a connection the kernel gave up on
+ * says what that means. */
+static void lost_text(char *err, int errlen, int r, int e)
+{
+    if (e == ETIMEDOUT && g.timeout_s > 0)
+        snprintf(err, (size_t)errlen, "lost the connection to rank %d (host %s): no answer "
+                 "for %d s (its host is down or unreachable; %s)", r, peer_host(r),
+                 g.timeout_s, LIVENESS_ENV);
+    else
+        snprintf(err, (size_t)errlen, "lost the connection to rank %d (host %s): %s", r,
+                 peer_host(r), strerror(e));
+}
+
+/* Options of every connection, ours and accepted; liveness_opening stays on until UP. */
 static int socket_options(int fd)
 {
     int one = 1;
     if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 ||
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0 ||
+        liveness_keepalive(fd, g.timeout_s) != 0 || liveness_opening(fd, g.timeout_s, 1) != 0)
         return -1;
     /* Explicit buffer sizes switch off the kernel's autotuning, which already sizes them to
      * the link's bandwidth x delay; they are for links where its limits are too low. */
@@ -209,7 +324,7 @@ static int conn_add(conn_t *c, uint32_t ev)
 /* ---- handshake byte I/O ----------------------------------------------------------------- */
 
 /* Reads until hs_in holds want bytes, never more (what follows belongs to the frames).
- * 1 complete, 0 not yet, -1 end of stream or error. */
+ * 1 complete, 0 not yet, -1 end of stream or error (c->last_errno: 0, or the error). */
 static int read_exact(conn_t *c, size_t want)
 {
     while (c->hs_got < want) {
@@ -222,6 +337,7 @@ static int read_exact(conn_t *c, size_t want)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
+        c->last_errno = n < 0 ? errno : 0;
         return -1;
     }
     return 1;
@@ -257,8 +373,7 @@ static int peer_flush(peer_t *p, char *err, int errlen)
         g.ndone += nout;
     }
     if (w < 0) {
-        snprintf(err, (size_t)errlen, "lost the connection to rank %d (host %s): %s", c->peer,
-                 peer_host(c->peer), strerror(errno));
+        lost_text(err, errlen, c->peer, errno);
         return -1;
     }
     uint32_t ev = EPOLLIN | (w == 1 && !p->out.n ? 0 : EPOLLOUT);
@@ -274,8 +389,10 @@ static int peer_up(peer_t *p, conn_t *c, char *err, int errlen)
     }
     c->state = UP;
     c->deadline = 0;
+    c->fails = 0;
     p->c = c;
     p->lost_race = 0;
+    liveness_opening(c->fd, g.timeout_s, 0); /* a receiver that computes may fill the window */
     return peer_flush(p, err, errlen);
 }
 
@@ -316,6 +433,10 @@ static int try_connect(conn_t *c, char *err, int errlen)
         c->remote = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr = a->ip,
                                           .sin_port = htons(a->port) };
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        while (fd < 0 && (errno == EMFILE || errno == ENFILE) && g.pending) {
+            drop_oldest();
+            fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        }
         if (fd < 0 || socket_options(fd) != 0) {
             last_errno = errno;
             if (fd >= 0)
@@ -330,6 +451,9 @@ static int try_connect(conn_t *c, char *err, int errlen)
         }
         c->fd = fd;
         c->state = rc == 0 ? C_WAIT_CHALLENGE : C_CONNECTING;
+        c->t_start = now_ms();
+        c->hs_got = c->hs_len = c->hs_off = 0;
+        c->last_errno = 0;
         if (conn_add(c, rc == 0 ? EPOLLIN : EPOLLOUT) != 0) {
             last_errno = errno;
             close(fd);
@@ -362,7 +486,6 @@ static int start_connect(int r, char *err, int errlen)
     }
     c->fd = -1;
     c->peer = r;
-    c->deadline = now_ms() + HANDSHAKE_TIMEOUT_MS;
     if (try_connect(c, err, errlen) != 0) {
         free(c);
         return -1;
@@ -385,10 +508,75 @@ static int ensure_connection(int r, char *err, int errlen)
     return start_connect(r, err, errlen);
 }
 
+static void retry_unlink(conn_t *c)
+{
+    for (conn_t **q = &g.retrying; *q; q = &(*q)->next)
+        if (*q == c) {
+            *q = c->next;
+            return;
+        }
+}
+
+/* Our attempt was closed before the WELCOME: the acceptor drops connections that do not
+ * prove the key in time (we may have been away computing) and evicts the oldest ones in a
+ * flood, so a new attempt follows, later and later. Only attempts closed at once, in a row,
+ * for the whole give-up time mean a listener that will not take us (another job's, or one
+ * with another key). 1, or -1 with the message in err. */
+static int retry_later(conn_t *c, const char *why, char *err, int errlen)
+{
+    peer_t *p = &g.peers[c->peer];
+    uint64_t t = now_ms();
+    if (t - c->t_start >= give_up_ms())
+        c->fails = 0; /* it lived long enough: whatever closed it, it was not refusing us */
+    if (c->fails++ == 0)
+        c->fail_since = t;
+    if (c->fails >= RETRY_GIVE_UP_MIN && t - c->fail_since >= give_up_ms()) {
+        char a[64];
+        addr_text(&c->remote, a, sizeof a);
+        snprintf(err, (size_t)errlen, "cannot open a connection to rank %d (host %s) at %s: "
+                 "%d attempts in %d s ended in the handshake (%s; does it have the same job "
+                 "key?)", c->peer, p->card.host, a, c->fails,
+                 (int)((t - c->fail_since) / 1000), why);
+        return -1;
+    }
+    epoll_ctl(g.ep, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    g.freed++; /* epoll events may still name c with its old state */
+    c->fd = -1;
+    c->events = 0;
+    c->state = C_RETRY;
+    int shift = c->fails < 8 ? c->fails - 1 : 7;
+    uint64_t wait = (uint64_t)RETRY_MIN_MS << shift;
+    c->retry_at = t + (wait < RETRY_MAX_MS ? wait : RETRY_MAX_MS);
+    c->next = g.retrying;
+    g.retrying = c;
+    return 1;
+}
+
+/* Starts the attempts whose time has come. 1 if any did, -1 on failure. */
+static int retry_due(char *err, int errlen)
+{
+    uint64_t t = now_ms();
+    int any = 0;
+    for (conn_t *c = g.retrying, *next; c; c = next) {
+        next = c->next;
+        if (t < c->retry_at)
+            continue;
+        retry_unlink(c);
+        c->addr_i = 0;
+        if (try_connect(c, err, errlen) != 0)
+            return -1;
+        any = 1;
+    }
+    return any;
+}
+
 /* Our connection's state changed or has input. 1 progress, 0 none, -1 failure. */
 static int connector_event(conn_t *c, uint32_t ev, char *err, int errlen)
 {
     peer_t *p = &g.peers[c->peer];
+    if (c->state == C_RETRY)
+        return 0;
     if (c->state == C_CONNECTING) {
         if (!(ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
             return 0;
@@ -410,7 +598,9 @@ static int connector_event(conn_t *c, uint32_t ev, char *err, int errlen)
         int rc = read_exact(c, TCP_CHALLENGE_LEN);
         if (rc == 0)
             return 0;
-        if (rc < 0 || (bad = tcp_challenge_parse(c->hs_in, c->na)) != NULL)
+        if (rc < 0)
+            goto closed;
+        if ((bad = tcp_challenge_parse(c->hs_in, c->na)) != NULL)
             goto failed;
         if (auth_nonce(c->nc) != 0) {
             bad = "no randomness for a nonce";
@@ -420,18 +610,24 @@ static int connector_event(conn_t *c, uint32_t ev, char *err, int errlen)
         c->hs_len = TCP_HELLO_LEN;
         c->hs_off = c->hs_got = 0;
         c->state = C_WAIT_WELCOME;
-        if (write_handshake(c) < 0)
-            goto failed;
+        if (write_handshake(c) < 0) {
+            c->last_errno = errno;
+            goto closed;
+        }
     }
     if (c->state == C_WAIT_WELCOME) {
-        if (c->hs_off < c->hs_len && write_handshake(c) < 0)
-            goto failed;
+        if (c->hs_off < c->hs_len && write_handshake(c) < 0) {
+            c->last_errno = errno;
+            goto closed;
+        }
         int rc = read_exact(c, TCP_WELCOME_LEN);
         if (rc == 0)
             return 0;
+        if (rc < 0)
+            goto closed;
         tcp_welcome_t w;
-        if (rc < 0 || (bad = tcp_welcome_parse(c->hs_in, &g.key, c->nc, c->na,
-                                               (uint32_t)c->peer, &w)) != NULL)
+        if ((bad = tcp_welcome_parse(c->hs_in, &g.key, c->nc, c->na, (uint32_t)c->peer, &w)) !=
+            NULL)
             goto failed;
         if (w.verdict == TCP_VERDICT_DUPLICATE) { /* the peer's own connection wins */
             if (p->c == c) {
@@ -445,47 +641,82 @@ static int connector_event(conn_t *c, uint32_t ev, char *err, int errlen)
         return peer_up(p, c, err, errlen) == 0 ? 1 : -1;
     }
     return 0;
+closed:
+    /* closed by the acceptor (end of stream, a reset): try again; the kernel gave up on the
+     * peer (a timeout, no route): a failure */
+    if (c->last_errno == 0 || c->last_errno == ECONNRESET || c->last_errno == EPIPE)
+        return retry_later(c, c->last_errno ? strerror(c->last_errno) : "closed by the peer",
+                           err, errlen);
+    if (c->last_errno == ETIMEDOUT) {
+        lost_text(err, errlen, c->peer, ETIMEDOUT);
+        return -1;
+    }
+    bad = strerror(c->last_errno);
 failed:;
     char a[64];
     addr_text(&c->remote, a, sizeof a);
     snprintf(err, (size_t)errlen, "cannot open a connection to rank %d (host %s) at %s: %s",
-             c->peer, p->card.host, a, bad ? bad : "the peer closed it during the handshake");
+             c->peer, p->card.host, a, bad);
     return -1;
 }
 
 /* ---- accepting -------------------------------------------------------------------------- */
 
-static int accept_all(char *err, int errlen)
+/* Takes the connections waiting on listener lfd. At most PENDING_MAX stay unproven at once:
+ * beyond, the oldest goes once it had EVICT_GRACE_MS to send its HELLO (a connector that
+ * was away computing opens a new connection; a flood's idle ones make room), and until then
+ * the newcomers wait in the kernel's queue. Out of descriptors, the oldest unproven one
+ * goes, or (none) the waiting connection is taken and closed at once (fdlimit_shed): a
+ * flood cannot end the job. */
+static int accept_all(int lfd, char *err, int errlen)
 {
+    (void)err;
+    (void)errlen;
     int events = 0;
     for (;;) {
+        if (g.npending >= PENDING_MAX) {
+            if (now_ms() < g.pending->t_start + EVICT_GRACE_MS)
+                return events;
+            drop_oldest();
+        }
         struct sockaddr_in from;
         socklen_t fl = sizeof from;
-        int fd = accept4(g.lfd, (struct sockaddr *)&from, &fl, SOCK_CLOEXEC);
+        int fd = accept4(lfd, (struct sockaddr *)&from, &fl, SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                return events;
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                snprintf(err, (size_t)errlen, "cannot accept a TCP connection: %s",
-                         strerror(errno));
-                return -1;
+            if (errno == EMFILE || errno == ENFILE) {
+                if (g.pending) {
+                    drop_oldest();
+                    continue;
+                }
+                if (fdlimit_shed(lfd) == 0) {
+                    notes_roll(now_ms());
+                    if (g.notes < NOTES_MAX) {
+                        fprintf(stderr, "metampi: rank %d (host %s): out of descriptors: "
+                                "closed a TCP connection at once\n", g.rank, job.hostname);
+                        g.notes++;
+                    } else {
+                        g.notes_held++;
+                    }
+                    events++;
+                    continue;
+                }
             }
-            return events;
+            return events; /* EAGAIN; ENOBUFS, ENOMEM: later */
         }
         conn_t *c = calloc(1, sizeof *c);
         if (!c || socket_options(fd) != 0 || auth_nonce(c->na) != 0) {
             close(fd);
             free(c);
-            snprintf(err, (size_t)errlen, "cannot set up an accepted TCP connection");
-            return -1;
+            continue;
         }
         c->fd = fd;
         c->peer = -1;
         c->remote = from;
         c->state = A_WAIT_HELLO;
-        c->deadline = now_ms() + HELLO_TIMEOUT_MS;
+        c->t_start = now_ms();
+        c->deadline = c->t_start + HELLO_TIMEOUT_MS;
         tcp_challenge_encode(c->hs_out, c->na);
         c->hs_len = TCP_CHALLENGE_LEN;
         if (conn_add(c, EPOLLIN) != 0) {
@@ -493,8 +724,7 @@ static int accept_all(char *err, int errlen)
             free(c);
             continue;
         }
-        c->next = g.pending;
-        g.pending = c;
+        pending_push(c);
         if (write_handshake(c) < 0) {
             unlink_pending(c);
             conn_free(c);
@@ -569,8 +799,11 @@ static int acceptor_event(conn_t *c, uint32_t ev, char *err, int errlen)
     unlink_pending(c);
     c->peer = q;
     peer_t *p = &g.peers[q];
-    if (p->c) /* our own attempt loses to the peer's */
+    if (p->c) { /* our own attempt loses to the peer's */
+        if (p->c->state == C_RETRY)
+            retry_unlink(p->c);
         conn_free(p->c);
+    }
     if (!p->have_card) { /* only for its host's name in messages */
         char ignored[256];
         fetch_card(q, ignored, sizeof ignored);
@@ -578,14 +811,13 @@ static int acceptor_event(conn_t *c, uint32_t ev, char *err, int errlen)
     return peer_up(p, c, err, errlen) == 0 ? 1 : -1;
 }
 
+/* The pending FIFO is in accept order, and so in deadline order. Runs after the pass's
+ * events, so a HELLO that arrived while this rank computed outside MPI is read first. */
 static void expire_pending(void)
 {
     uint64_t t = now_ms();
-    for (conn_t *c = g.pending, *next; c; c = next) {
-        next = c->next;
-        if (c->deadline && t > c->deadline)
-            drop(c, "it did not prove the job key in time");
-    }
+    while (g.pending && t > g.pending->deadline)
+        drop_quiet(g.pending);
 }
 
 /* ---- frames in ---------------------------------------------------------------------------- */
@@ -595,6 +827,7 @@ static int peer_readable(int r, char *err, int errlen)
     peer_t *p = &g.peers[r];
     int eof = 0;
     int n = tcp_rx_run(&p->rx, p->c->fd, r, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
+    int rx_errno = errno;
     int more = n == FRAMES_PER_POLL;
     g.nbacklog += more - p->backlog;
     p->backlog = more;
@@ -606,6 +839,10 @@ static int peer_readable(int r, char *err, int errlen)
         setsockopt(p->c->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
     }
     if (n < 0) {
+        if (rx_errno == ETIMEDOUT) { /* the kernel gave up: keepalive or retransmissions */
+            lost_text(err, errlen, r, ETIMEDOUT);
+            return -1;
+        }
         size_t l = strlen(err);
         snprintf(err + l, (size_t)errlen - l, " (rank %d on host %s)", r, peer_host(r));
         return -1;
@@ -635,33 +872,54 @@ static int spans_hosts(const tr_boot_t *b)
     return 0;
 }
 
+/* One listener per chosen local address (METAMPI_TCP_IF, or every interface that is up),
+ * each on its own ephemeral port: nothing listens where the job was told not to. The
+ * backlog is the kernel's largest: ranks that connect to a rank computing outside MPI wait
+ * in it, and a full one drops their SYNs. */
 static int listen_and_publish(char *err, int errlen)
 {
     g.nlocal = tcp_local_addrs(getenv("METAMPI_TCP_IF"), g.local, TCP_CARD_MAX_ADDRS, err,
                                errlen);
     if (g.nlocal < 0)
         return -1;
-    g.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
-    socklen_t al = sizeof a;
-    if (g.lfd < 0 || bind(g.lfd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        listen(g.lfd, 128) != 0 || getsockname(g.lfd, (struct sockaddr *)&a, &al) != 0) {
-        snprintf(err, (size_t)errlen, "cannot listen for TCP connections: %s", strerror(errno));
-        return -1;
-    }
-    g.port = ntohs(a.sin_port);
-    struct epoll_event e = { .events = EPOLLIN, .data.ptr = &g.lfd };
-    if (epoll_ctl(g.ep, EPOLL_CTL_ADD, g.lfd, &e) != 0) {
-        snprintf(err, (size_t)errlen, "epoll: %s", strerror(errno));
-        return -1;
+    for (int i = 0; i < g.nlocal; i++)
+        g.lfd[i] = -1;
+    for (int i = 0; i < g.nlocal; i++) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        g.lfd[i] = fd;
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = g.local[i].ip };
+        socklen_t al = sizeof a;
+        if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 65535) != 0 ||
+            getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+            char ip[INET_ADDRSTRLEN] = "?";
+            inet_ntop(AF_INET, &g.local[i].ip, ip, sizeof ip);
+            snprintf(err, (size_t)errlen, "cannot listen for TCP connections on %s: %s", ip,
+                     strerror(errno));
+            return -1;
+        }
+        g.local[i].port = ntohs(a.sin_port);
+        struct epoll_event e = { .events = EPOLLIN, .data.ptr = &g.lfd[i] };
+        if (epoll_ctl(g.ep, EPOLL_CTL_ADD, fd, &e) != 0) {
+            snprintf(err, (size_t)errlen, "epoll: %s", strerror(errno));
+            return -1;
+        }
     }
     char card[TCP_CARD_LEN], key[32];
-    if (tcp_card_format(job.hostname, g.local, g.nlocal, g.port, card) != 0) {
+    if (tcp_card_format(job.hostname, g.local, g.nlocal, card) != 0) {
         snprintf(err, (size_t)errlen, "the TCP address list does not fit a card");
         return -1;
     }
     snprintf(key, sizeof key, "tcp.%d", g.rank);
     return job_put(key, card, err, errlen);
+}
+
+/* Whether an epoll event names one of our listeners. */
+static int listener_of(const void *ptr)
+{
+    for (int i = 0; i < g.nlocal; i++)
+        if (ptr == &g.lfd[i])
+            return g.lfd[i];
+    return -1;
 }
 
 /* This transport's key, from the ranks' key. */
@@ -686,6 +944,11 @@ static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int
     g.active = spans_hosts(boot);
     if (!g.active)
         return 0;
+    if (liveness_parse(getenv(LIVENESS_ENV), &g.timeout_s, err, (size_t)errlen) != 0)
+        return -1;
+    /* a connection per peer and the unproven ones, on top of what the program was given */
+    fdlimit_raise(fdlimit_raise(0) + g.size + PENDING_MAX);
+    fdlimit_reserve();
     g.peers = calloc((size_t)g.size, sizeof *g.peers);
     g.ep = epoll_create1(EPOLL_CLOEXEC);
     if (!g.peers || g.ep < 0) {
@@ -804,6 +1067,21 @@ static int tcp_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent
     return peer_flush(p, err, errlen) == 0 ? 1 : -1;
 }
 
+/* The connections that wait for acknowledgements nobody sends (runtime/liveness.h). */
+static int check_silent(char *err, int errlen)
+{
+    if (g.timeout_s <= 0)
+        return 0;
+    for (int r = 0; r < g.size; r++) {
+        const conn_t *c = g.peers[r].c;
+        if (c && c->state == UP && liveness_silent(c->fd, g.timeout_s)) {
+            lost_text(err, errlen, r, ETIMEDOUT);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int tcp_progress(char *err, int errlen)
 {
     if (!g.active)
@@ -818,8 +1096,12 @@ static int tcp_progress(char *err, int errlen)
             d[i].sent(d[i].ctx);
         events += n;
     }
-    if (g.pending)
-        expire_pending();
+    if (g.retrying) {
+        int rc = retry_due(err, errlen);
+        if (rc < 0)
+            return -1;
+        events += rc;
+    }
     for (int r = 0; g.nbacklog && r < g.size; r++) {
         if (!g.peers[r].backlog || !g.peers[r].c)
             continue;
@@ -834,9 +1116,9 @@ static int tcp_progress(char *err, int errlen)
     for (int i = 0; i < n && g.freed == freed; i++) {
         /* (a handler that freed a connection may have freed one that a later event names:
          * those events come again from the next epoll_wait) */
-        int rc;
-        if (ev[i].data.ptr == &g.lfd) {
-            rc = accept_all(err, errlen);
+        int rc, lfd = listener_of(ev[i].data.ptr);
+        if (lfd >= 0) {
+            rc = accept_all(lfd, err, errlen);
         } else {
             conn_t *c = ev[i].data.ptr;
             uint32_t e = ev[i].events;
@@ -856,6 +1138,15 @@ static int tcp_progress(char *err, int errlen)
         if (rc < 0)
             return -1;
         events += rc;
+    }
+    if (g.pending)
+        expire_pending();
+    uint64_t t = coarse_ms();
+    if (t >= g.next_check) {
+        g.next_check = t + CHECK_MS;
+        notes_roll(t);
+        if (check_silent(err, errlen) != 0)
+            return -1;
     }
     return events;
 }
@@ -944,14 +1235,16 @@ static void tcp_close(void)
             g.pending = c->next;
             conn_free(c);
         }
+        notes_roll(now_ms() + NOTE_WINDOW_MS);
     }
-    if (g.lfd >= 0)
-        close(g.lfd);
+    for (int i = 0; i < g.nlocal; i++)
+        if (g.lfd[i] >= 0)
+            close(g.lfd[i]);
     if (g.ep >= 0)
         close(g.ep);
     free(g.peers);
     memset(&g, 0, sizeof g);
-    g.lfd = g.ep = -1;
+    g.ep = -1;
 }
 
 const transport_t transport_tcp = {
