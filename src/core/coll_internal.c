@@ -121,6 +121,17 @@ comm_stream_t icoll_sched_stream(const icoll_sched_t *s)
     return s->stream;
 }
 
+int icoll_sched_tag(const icoll_sched_t *s)
+{
+    return s->tag;
+}
+
+comm_op_kind_t icoll_sched_kind(const icoll_sched_t *s)
+{
+    return s->tag < 0 ? COMM_OP_INTERNAL
+                      : (comm_op_kind_t)((s->tag & COMM_TAG_KIND_MASK) >> COMM_TAG_KIND_SHIFT);
+}
+
 void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes)
 {
     size_t units = bytes ? (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) : 1;

@@ -62,6 +62,10 @@ icoll_sched_t *icoll_sched_new_op(comm_t *c, comm_stream_t stream, comm_op_kind_
  * state an algorithm keeps per communicator and orders by operation (shared-memory areas)
  * is kept per stream. */
 comm_stream_t icoll_sched_stream(const icoll_sched_t *s);
+/* The schedule's tag, and what its operation is (from the tag; COMM_OP_INTERNAL for the
+ * fixed, negative tags). */
+int icoll_sched_tag(const icoll_sched_t *s);
+comm_op_kind_t icoll_sched_kind(const icoll_sched_t *s);
 /* Zeroed memory that lives as long as the schedule (NULL: no memory, recorded as the
  * schedule's error). */
 void *icoll_sched_alloc(icoll_sched_t *s, size_t bytes);

@@ -3,6 +3,7 @@
 #include "core/comm.h"
 #include "core/errors.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,26 @@ static void fail_clash(request_t *r, const proto_env_t *m, int peer)
              op_name(m->tag), op_name(r->tag));
     request_complete_empty(r, m->src);
     r->error = MPI_ERR_NOT_SAME;
+}
+
+int match_clash_waiting(const comm_t *c, int tag)
+{
+    uint32_t ctx = c->recv_ctx + 1;
+    for (const unexpected_t *u = uq_head; u; u = u->next)
+        if (kind_clash(ctx, tag, &u->m.env)) {
+            snprintf(clash, sizeof clash, "job rank %d called %s where this process called %s",
+                     u->m.peer, op_name(u->m.env.tag), op_name(tag));
+            return 1;
+        }
+    return 0;
+}
+
+void match_note_clash(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(clash, sizeof clash, fmt, ap);
+    va_end(ap);
 }
 
 const char *match_last_clash(void)

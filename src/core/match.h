@@ -13,8 +13,9 @@
  * operation that meets a message of the same operation number and stream but of another kind
  * (from any member: it called a different collective at that point) does not wait for a match
  * that cannot come: it completes with MPI_ERR_NOT_SAME, and match_last_clash() says what
- * met. Found in the scans matching does anyway, so it costs a comparison. (Not found: a
- * member that posts no receive in that operation; the shared-memory area's operations.)
+ * met. Found in the scans matching does anyway, so it costs a comparison. (Not found here: a
+ * member that posts no receive in that operation. The shared-memory area finds its own
+ * clashes while it waits, coll/shm/area.h, and notes them with match_note_clash.)
  */
 #ifndef METAMPI_MATCH_H
 #define METAMPI_MATCH_H
@@ -49,5 +50,11 @@ void match_close(void);
 
 /* "job rank R called MPI_Allreduce where this process called MPI_Bcast" (the last clash). */
 const char *match_last_clash(void);
+/* For an operation that waits outside matching (the shared-memory area): 1 when a message of
+ * another kind of collective waits unexpected with the same operation number as tag on c's
+ * internal context (noted for match_last_clash), else 0. */
+int match_clash_waiting(const comm_t *c, int tag);
+/* Records a clash found elsewhere (printf-like), for match_last_clash. */
+void match_note_clash(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

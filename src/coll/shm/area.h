@@ -47,6 +47,12 @@
  * owned, ~100 ns per operation): as in the shm transport's handshake 1, the sleeper's grace
  * period after announcing its sleep outlasts a store still in the writer's store buffer.
  *
+ * Order check. A member publishes which operation it runs (sequence number and the collective
+ * it belongs to) in its control block; a member that waits looks there now and then, and a
+ * member whose operation of the same sequence number belongs to another collective called
+ * another collective at that point:
+ * the operation ends with MPI_ERR_NOT_SAME instead of waiting for what cannot come.
+ *
  * Setup (once per communicator and stream, its own schedule with tag COLL_SHM_SETUP_TAG -
  * stream on the internal context, started by the stream's first coll_shm_* call, which then
  * waits for the verdict like any operation built before it: so the first call runs the same
@@ -85,6 +91,7 @@ static inline uint64_t shm_pos(uint64_t s, uint64_t x)
 
 typedef struct shm_ctl {
     alignas(128) _Atomic uint64_t post;
+    _Atomic uint64_t op;      /* (seq << 8) | (call + 1) of the operation the member runs */
     alignas(128) _Atomic uint64_t ack;
 } shm_ctl_t;
 _Static_assert(sizeof(shm_ctl_t) == 256, "a member's control block is 256 bytes");

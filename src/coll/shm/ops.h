@@ -15,6 +15,7 @@ typedef struct shm_op {
     coll_area_t *a;
     comm_t *c;
     int kind;
+    int call;                 /* the collective it belongs to (comm_op_kind_t; order check) */
     uint64_t seq;             /* this operation's sequence number */
     uint64_t g0;              /* global round of its round 0 */
     uint64_t nrounds;
@@ -38,6 +39,8 @@ typedef struct shm_op {
     int step;                 /* position within the round */
     int k;                    /* next member to check while waiting for many */
     int err;                  /* first error of an op_apply (reported at the end) */
+    unsigned polls;           /* passes spent waiting (the order check runs now and then) */
+    uint64_t checked_ms;      /* when it last ran (CLOCK_MONOTONIC, ms) */
     struct shm_op *next;      /* among the area's spare records */
 } shm_op_t;
 

@@ -42,9 +42,12 @@
  *   METAMPI_COLL_SHM_FAIL=<member>       testing: that member's setup fails
  */
 #include "coll/shm/ops.h"
+#include "core/match.h"
 
 #include "coll/tune.h"
 
+#include <stdatomic.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,7 +122,7 @@ static coll_area_t *usable(icoll_sched_t *s, comm_t *c)
  * allocates nothing) and returns there as soon as the operation is done here: its schedule
  * never calls it again, and the point-to-point replacement (fallback.c) does not refer to
  * it. */
-static shm_op_t *new_op(comm_t *c, coll_area_t *a, int kind, uint64_t nrounds)
+static shm_op_t *new_op(icoll_sched_t *s, comm_t *c, coll_area_t *a, int kind, uint64_t nrounds)
 {
     shm_op_t *o = a->spare_ops;
     if (o)
@@ -130,6 +133,7 @@ static shm_op_t *new_op(comm_t *c, coll_area_t *a, int kind, uint64_t nrounds)
     o->a = a;
     o->c = c;
     o->kind = kind;
+    o->call = (int)icoll_sched_kind(s);
     o->seq = ++a->next_seq;
     o->g0 = a->rounds;
     o->nrounds = nrounds;
@@ -153,21 +157,62 @@ void shm_free_spare_ops(coll_area_t *a)
     }
 }
 
+/* Whether o waits for something that cannot come (area.h, "Order check"): a member that
+ * runs an operation of another collective at o's sequence number (once the area is mapped),
+ * or a message of another collective at the schedule's operation number waiting for us (a
+ * member that runs that collective by messages). Noted for the error report. Looked at every
+ * 64th pass o waits, and at least every 100 ms (a member that sleeps makes few passes). */
+static int order_clash(shm_op_t *o, const icoll_sched_t *s)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    if ((++o->polls & 63) != 0 && ms - o->checked_ms < 100)
+        return 0;
+    o->checked_ms = ms;
+    if (icoll_sched_tag(s) >= 0 && match_clash_waiting(o->c, icoll_sched_tag(s)))
+        return 1;
+    const coll_area_t *a = o->a;
+    if (!o->started)
+        return 0;
+    comm_stream_t stream = icoll_sched_stream(s);
+    for (int k = 0; k < a->n; k++) {
+        uint64_t v = atomic_load_explicit(&a->ctl[k].op, memory_order_relaxed);
+        int call = (int)(v & 0xff) - 1;
+        if (k == a->me || v >> 8 != o->seq || call == o->call)
+            continue;
+        match_note_clash("job rank %d called %s where this process called %s", a->world[k],
+                         comm_op_name(stream, (comm_op_kind_t)call),
+                         comm_op_name(stream, (comm_op_kind_t)o->call));
+        return 1;
+    }
+    return 0;
+}
+
+/* o waits: again, unless the order check says that what it waits for cannot come (the
+ * operation then fails; the area is of no further use to an erroneous program). */
+static int wait_or_clash(shm_op_t *o, const icoll_sched_t *s)
+{
+    return order_clash(o, s) ? MPI_ERR_NOT_SAME : ICOLL_AGAIN;
+}
+
 static int run(icoll_sched_t *s, void *arg)
 {
     shm_op_t *o = arg;
     coll_area_t *a = o->a;
     if (!o->started) {
         if (a->state == AREA_PENDING)
-            return ICOLL_AGAIN;
+            return wait_or_clash(o, s);
         if (a->state == AREA_FAILED) {
             shm_fallback(s, o);
             spare(o);
             return MPI_SUCCESS;
         }
         if (a->done_seq != o->seq - 1)
-            return ICOLL_AGAIN;
+            return wait_or_clash(o, s);
         o->started = 1;
+        atomic_store_explicit(&a->ctl[a->me].op, (o->seq << 8) | (uint64_t)(o->call + 1),
+                              memory_order_relaxed);
         /* the same choice everywhere: cma is agreed at setup, bytes are alike */
         coll_knob_t *min = o->kind == SHM_BCAST || a->n == 2 ? &knob_cma_min
                            : o->kind == SHM_REDUCE           ? &knob_cma_min_reduce
@@ -182,7 +227,7 @@ static int run(icoll_sched_t *s, void *arg)
     else
         rc = o->cma ? shm_run_reduce_cma(o) : shm_run_reduce(o);
     if (rc == ICOLL_AGAIN)
-        return rc;
+        return wait_or_clash(o, s);
     a->done_seq = o->seq;
     rc = o->err;
     spare(o);
@@ -194,7 +239,7 @@ int coll_shm_barrier(icoll_sched_t *s, comm_t *c)
     coll_area_t *a = usable(s, c);
     if (!a)
         return COLL_SHM_DECLINED;
-    shm_op_t *o = new_op(c, a, SHM_BARRIER, 0);
+    shm_op_t *o = new_op(s, c, a, SHM_BARRIER, 0);
     if (!o)
         return MPI_ERR_NO_MEM;
     icoll_sched_call(s, run, o);
@@ -216,7 +261,7 @@ int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int roo
         return COLL_SHM_DECLINED;
     if (bytes == 0)
         return MPI_SUCCESS;
-    shm_op_t *o = new_op(c, a, SHM_BCAST, (bytes + a->chunk - 1) / a->chunk);
+    shm_op_t *o = new_op(s, c, a, SHM_BCAST, (bytes + a->chunk - 1) / a->chunk);
     if (!o)
         return MPI_ERR_NO_MEM;
     o->in = buf;
@@ -255,7 +300,7 @@ static int reduction(icoll_sched_t *s, comm_t *c, const void *in, void *out, siz
     void *tmp = NULL;
     if (split && root >= 0 && a->me != root && !(tmp = icoll_sched_alloc(s, per * es)))
         return MPI_ERR_NO_MEM;
-    shm_op_t *o = new_op(c, a, root < 0 ? SHM_ALLREDUCE : SHM_REDUCE, nrounds);
+    shm_op_t *o = new_op(s, c, a, root < 0 ? SHM_ALLREDUCE : SHM_REDUCE, nrounds);
     if (!o)
         return MPI_ERR_NO_MEM;
     o->in = in;
