@@ -102,6 +102,7 @@ int local_run(const mpirun_opts_t *opts)
         free(report);
     }
     teardown_become_subreaper();
+    teardown_sweep_stale_shm();
     job_make_kvsname(l.kvsname, sizeof l.kvsname);
     job_init(&l.job, terminate, &l);
     ev_init(&l.loop);

@@ -805,6 +805,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
     m.credit = CTL_STDIN_WINDOW;
 
     teardown_become_subreaper();
+    teardown_sweep_stale_shm();
     job_make_kvsname(m.kvsname, sizeof m.kvsname);
     job_init(&m.job, terminate, &m);
     ev_init(&m.loop);
