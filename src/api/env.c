@@ -1,6 +1,7 @@
 /* Environment management (MPI-3.1 chapter 8): init, finalize, abort, clocks, versions. */
 #include "api/api.h"
 
+#include "core/attr.h"
 #include "core/p2p.h"
 #include "datatype/dtype.h"
 #include "runtime/job.h"
@@ -30,7 +31,7 @@ static int init(int required, const char *func)
     if (job_init(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot start: %s", err);
     comm_init_predefined(job.rank, job.size);
-    if (dtype_init() != 0)
+    if (dtype_init(attr_delete_type) != 0)
         err_fatal(MPI_ERR_NO_MEM, func, "out of memory for the predefined datatypes");
     /* Transport bootstrap: every endpoint exists before anyone attaches, and everyone has
      * attached before names that a crash would leak are dropped (transport.h). */

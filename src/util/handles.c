@@ -1,4 +1,4 @@
-#include "core/handles.h"
+#include "util/handles.h"
 
 #include <stdlib.h>
 

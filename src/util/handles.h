@@ -8,8 +8,8 @@
  * kind's predefined objects, which their module registers with handle_set(). Freed indices
  * are reused (LIFO) so tables stay dense.
  */
-#ifndef METAMPI_HANDLES_H
-#define METAMPI_HANDLES_H
+#ifndef METAMPI_UTIL_HANDLES_H
+#define METAMPI_UTIL_HANDLES_H
 
 #define HANDLE_INDEX_MASK 0x01ffffffu   /* bits 0..24: bit 25 marks predefined datatypes */
 #define HANDLE_KIND_MASK  0xfe000000u
