@@ -1,7 +1,7 @@
 /* Typed steps, folding, binomial trees and zero-byte synchronisation over teams (red.h). */
 #include "coll/red.h"
 
-#include "datatype/layout.h"
+#include "datatype/engine/layout.h"
 
 #include <stdlib.h>
 

@@ -14,7 +14,7 @@
 #include "coll/red.h"
 
 #include "core/p2p.h"
-#include "datatype/layout.h"
+#include "datatype/engine/layout.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * The datatype compiler: a type's construction tree (combiner, ints, addrs, types — what
- * MPI_Type_get_contents returns) becomes a layout (layout_format.h).
+ * MPI_Type_get_contents returns) becomes a layout (engine/format.h).
  *
  * It first builds an intermediate tree of nodes (lists of entries: disp, reps, stride, body),
  * normalising every entry as it is added:
@@ -22,7 +22,7 @@
  */
 #include "datatype/compile.h"
 
-#include "datatype/layout_format.h"
+#include "datatype/engine/format.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -28,7 +28,7 @@
 #ifndef METAMPI_DATATYPE_DTYPE_H
 #define METAMPI_DATATYPE_DTYPE_H
 
-#include "datatype/layout.h"
+#include "datatype/engine/layout.h"
 
 #include <mpi.h>
 

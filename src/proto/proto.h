@@ -34,7 +34,7 @@
 #ifndef METAMPI_PROTO_H
 #define METAMPI_PROTO_H
 
-#include "datatype/layout.h"
+#include "datatype/engine/layout.h"
 #include "transport/transport.h"
 
 #include <stddef.h>

@@ -1,10 +1,10 @@
 /*
  * Layout accessors and validation of layouts that come from elsewhere (another process's
- * bytes, read for a rendezvous). Validation establishes every invariant of layout_format.h
+ * bytes, read for a rendezvous). Validation establishes every invariant of format.h
  * in one pass over the nodes, which are stored children first: when a node is checked,
  * everything it references has been checked already.
  */
-#include "datatype/layout_format.h"
+#include "datatype/engine/format.h"
 
 #include <stdlib.h>
 #include <string.h>

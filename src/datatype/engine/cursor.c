@@ -1,5 +1,5 @@
 /*
- * Cursors over a layout (layout.h, layout_format.h): a position in the packed stream of
+ * Cursors over a layout (layout.h, format.h): a position in the packed stream of
  * count elements at base, kept as one level per node on the way from the element level down
  * to the current leaf block.
  *
@@ -11,7 +11,7 @@
  * data after pos). Addresses are computed in unsigned arithmetic and never dereferenced
  * except by pack/unpack, so a cursor may describe another process's memory.
  */
-#include "datatype/layout_format.h"
+#include "datatype/engine/format.h"
 
 #include <string.h>
 

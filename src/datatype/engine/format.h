@@ -1,5 +1,5 @@
 /*
- * The layout's byte format (internal to the datatype engine: compile.c writes it, check.c
+ * The layout's byte format (internal to the datatype engine: compile.c writes it, layout.c
  * validates it, cursor.c walks it). All fields are in host order and 8-byte aligned; every
  * reference is an offset from the start of the layout, so the bytes can be copied anywhere
  * (another process reads them for a rendezvous).
@@ -27,10 +27,10 @@
  * largest child height and the root's height is below DT_CURSOR_DEPTH; a leaf's size is a
  * multiple of its signature's period.
  */
-#ifndef METAMPI_DATATYPE_LAYOUT_FORMAT_H
-#define METAMPI_DATATYPE_LAYOUT_FORMAT_H
+#ifndef METAMPI_DATATYPE_ENGINE_FORMAT_H
+#define METAMPI_DATATYPE_ENGINE_FORMAT_H
 
-#include "datatype/layout.h"
+#include "datatype/engine/layout.h"
 
 #include <stdint.h>
 

@@ -16,8 +16,8 @@
  * dt_layout_contiguous(); callers then use (base + true_lb, count * size) directly and never
  * need a cursor on their hot path.
  */
-#ifndef METAMPI_DATATYPE_LAYOUT_H
-#define METAMPI_DATATYPE_LAYOUT_H
+#ifndef METAMPI_DATATYPE_ENGINE_LAYOUT_H
+#define METAMPI_DATATYPE_ENGINE_LAYOUT_H
 
 #include <stddef.h>
 #include <stdint.h>
