@@ -12,6 +12,7 @@
  */
 #include "datatype/dtype.h"
 
+#include "datatype/compile.h"
 #include "datatype/construct.h"
 #include "datatype/predefined.h"
 #include "util/handles.h"
@@ -94,9 +95,20 @@ dtype_t *dtype_alloc(int nints, int naddrs, int ntypes)
     return t;
 }
 
+/* Compiles t (committed or being committed) into its layout: 0, or -1 when out of memory. */
+static int compile(dtype_t *t)
+{
+    dt_layout_t *l = dt_compile_tree(t, dtype_lookup);
+    if (!l)
+        return -1;
+    dt_layout_free(t->layout);
+    t->layout = l;
+    return 0;
+}
+
 int dtype_commit(dtype_t *t)
 {
-    if (!t->layout && dt_compile(t) != 0)
+    if (!t->layout && compile(t) != 0)
         return MPI_ERR_NO_MEM;
     t->committed = 1;
     return MPI_SUCCESS;
@@ -104,7 +116,7 @@ int dtype_commit(dtype_t *t)
 
 const dt_layout_t *dtype_layout(dtype_t *t)
 {
-    if (!t->layout && dt_compile(t) != 0)
+    if (!t->layout && compile(t) != 0)
         return NULL;
     return t->layout;
 }

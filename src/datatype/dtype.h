@@ -1,7 +1,7 @@
 /*
  * Datatype objects: predefined and derived types, their handles, bounds, envelopes (how they
  * were built), names and attributes. The packed-stream machinery lives in layout.h; a type
- * gets its layout when committed (dt_compile).
+ * gets its layout when committed (the compiler, compile.h).
  *
  * Life cycle (reference counted): a derived type is referenced by the user's handles to it
  * (user_refs: its creation, plus every MPI_Type_get_contents that returned it, each until
@@ -91,9 +91,5 @@ typedef int dtype_attr_delete_fn(MPI_Datatype type, struct attr_node **attrs);
  * attributes are ever set (unit tests). dtype_init returns 0, or -1 when out of memory. */
 int dtype_init(dtype_attr_delete_fn *delete_attrs);
 void dtype_finalize(void);
-
-/* Compiles t (committed or being committed) into its layout (datatype engine, compile.c).
- * Returns 0, or -1 when out of memory. */
-int dt_compile(dtype_t *t);
 
 #endif

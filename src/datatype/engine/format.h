@@ -1,5 +1,5 @@
 /*
- * The layout's byte format (internal to the datatype engine: compile.c writes it, layout.c
+ * The layout's byte format (internal to the datatype engine: emit.c writes it, layout.c
  * validates it, cursor.c walks it). All fields are in host order and 8-byte aligned; every
  * reference is an offset from the start of the layout, so the bytes can be copied anywhere
  * (another process reads them for a rendezvous).
