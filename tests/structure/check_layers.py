@@ -414,6 +414,52 @@ def check(src, rules_path, build=None):
     return problems
 
 
+# ---- the overview's copy of the rules ----------------------------------------------------
+
+def check_doc(rules_path, doc):
+    """The table of layers under the heading "The layer rules" of doc must say what the rules
+    say: each layer's folder and the layers it may include."""
+    rules, problems = parse_rules(rules_path)
+    if problems:
+        return problems
+    with open(doc, encoding='utf-8') as f:
+        lines = f.read().split('\n')
+    try:
+        start = next(i for i, l in enumerate(lines) if l.startswith('## The layer rules'))
+    except StopIteration:
+        return ['%s: no section "The layer rules"' % doc]
+    rows = {}
+    for no, l in enumerate(lines[start + 1:], start + 2):
+        if l.startswith('## '):
+            break
+        cells = [c.strip() for c in l.strip().strip('|').split('|')] if l.startswith('|') else []
+        if len(cells) != 3 or cells[0] in ('layer', '') or set(cells[0]) <= set('-'):
+            continue
+        folder = cells[1].replace('`', '').split()[0].rstrip('/')
+        uses = set() if cells[2] in ('nothing', '—', '-') else \
+            {u.strip() for u in cells[2].split(',')}
+        rows[cells[0]] = (no, folder, uses)
+    folders = {}
+    for d, name in rules.dirs:
+        folders.setdefault(name, []).append(d.rstrip('/'))
+    for name, uses in sorted(rules.layers.items()):
+        if name not in rows:
+            problems.append('%s: the layer table has no row for layer %s (%s)'
+                            % (doc, name, rules_path))
+            continue
+        no, folder, said = rows[name]
+        if folder not in folders.get(name, []):
+            problems.append('%s:%d: layer %s is in %s, not %s (%s)'
+                            % (doc, no, name, ' '.join(folders.get(name, [])), folder, rules_path))
+        if said != uses:
+            problems.append('%s:%d: layer %s may include %s, not %s (%s)'
+                            % (doc, no, name, ', '.join(sorted(uses)) or 'nothing',
+                               ', '.join(sorted(said)) or 'nothing', rules_path))
+    for name in sorted(set(rows) - set(rules.layers)):
+        problems.append('%s:%d: layer %s is not in %s' % (doc, rows[name][0], name, rules_path))
+    return problems
+
+
 # ---- self test ----------------------------------------------------------------------------
 
 SELF_TEST_RULES = """
@@ -491,6 +537,21 @@ def self_test():
             if not any(p.startswith(want) for want in SELF_TEST_EXPECT):
                 print('self-test: unexpected: %s' % p)
                 ok = False
+        # the overview's table: one row wrong, one missing
+        doc = os.path.join(tmp, 'overview.md')
+        with open(doc, 'w') as f:
+            f.write('# x\n## The layer rules\n\n| layer | folder | may include |\n|---|---|---|\n'
+                    '| top | `src/top/` | mid, low |\n| mid | `src/mid/` | nothing |\n'
+                    '| low | `src/low/` | nothing |\n## Next\n| side | `src/side/` | x |\n')
+        got = check_doc(rules, doc)
+        for want in ('overview.md:7: layer mid may include low, not nothing',
+                     'overview.md: the layer table has no row for layer side'):
+            if not any(p.replace(tmp + os.sep, '').startswith(want) for p in got):
+                print('self-test: missing: %s (got %s)' % (want, got))
+                ok = False
+        if len(got) != 2:
+            print('self-test: layer table: %s' % got)
+            ok = False
         # the rules themselves: a circle of layers, an unknown layer
         with open(rules, 'w') as f:
             f.write('layer a src/a : b\nlayer b src/b : a c\n')
@@ -512,12 +573,16 @@ def main():
     ap.add_argument('--rules', default=None, help='default: SRC/layers.txt')
     ap.add_argument('--objects', metavar='BUILD_DIR',
                     help='a build tree: also find circles of function uses between .c files')
+    ap.add_argument('--doc', metavar='MD', help='a document whose table of layers must agree '
+                    '(docs/ARCHITECTURE.md, "The layer rules")')
     ap.add_argument('--self-test', action='store_true')
     a = ap.parse_args()
     if a.self_test:
         return self_test()
     rules = a.rules or os.path.join(a.src, 'layers.txt')
     problems = check(a.src, rules, a.objects)
+    if a.doc:
+        problems += check_doc(rules, a.doc)
     for p in problems:
         print(p)
     if problems:
