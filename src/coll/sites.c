@@ -1,7 +1,7 @@
 /*
  * The collectives over several sites (coll/sites.h): barrier, broadcast, gather(v),
  * scatter(v), allgather(v), reduce, allreduce. The WAN phase of each (what crosses between
- * two sites, per call) is tabulated in docs/ARCHITECTURE.md, "Collectives across sites".
+ * two sites, per call) is tabulated in docs/collectives.md, "Collectives across sites".
  *
  * Shapes of the phases within a site (S->local, member indices are indices in the site):
  *  broadcast   mv_bcast_hier (root -> host leaders -> hosts, shared memory within a host), or

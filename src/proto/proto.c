@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Defaults chosen from measurements (docs/performance.md, docs/ARCHITECTURE.md). */
+/* Defaults chosen from measurements (docs/performance.md, docs/p2p.md). */
 enum { DEFAULT_EAGER_LIMIT = 8192, DEFAULT_RNDV_CHUNK = 65536, DEFAULT_DT_IOV_MIN = 256 << 10 };
 
 peer_t *proto_peers;

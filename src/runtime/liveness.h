@@ -1,6 +1,6 @@
 /*
- * Liveness: how long a peer that stopped answering goes unnoticed (docs/ARCHITECTURE.md,
- * "Liveness"). Shared by the library's transports, the launcher, its helpers and the gateway.
+ * Liveness: how long a peer that stopped answering goes unnoticed (docs/liveness.md).
+ * Shared by the library's transports, the launcher, its helpers and the gateway.
  *
  * A rank cannot answer anything while it computes outside MPI (there is no progress thread),
  * so nothing that a rank must answer by itself is timed. Between ranks, and between a rank

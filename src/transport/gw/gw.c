@@ -62,7 +62,7 @@
 
 enum {
     MAX_FRAME = (4 << 20) + 256,   /* as the TCP transport's */
-    EAGER_DEFAULT = 64 << 10,      /* chosen by measurement: docs/ARCHITECTURE.md, gateways */
+    EAGER_DEFAULT = 64 << 10,      /* chosen by measurement: docs/sites.md, gateways */
     CHUNK_DEFAULT = 1 << 20,
     RX_BUFFER = 256 << 10,
     PLACE_MIN = 16 << 10,

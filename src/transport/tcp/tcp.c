@@ -65,7 +65,7 @@
 
 enum {
     MAX_FRAME = (4 << 20) + 256,   /* DATA chunks of up to 4 MiB plus their header */
-    EAGER_DEFAULT = 32 << 10,      /* chosen by measurement: docs/ARCHITECTURE.md, TCP */
+    EAGER_DEFAULT = 32 << 10,      /* chosen by measurement: docs/tcp-transport.md */
     CHUNK_DEFAULT = 512 << 10,
     RX_BUFFER = 256 << 10,
     PLACE_MIN = 16 << 10,          /* bodies from this size are placed by the layer above */
