@@ -39,8 +39,8 @@ static coll_knob_t split_knob = { "METAMPI_COLL_SITES_ALLREDUCE_SPLIT", 2u << 20
 /* WAN messages are cut into pieces of at most this many bytes (0: never): a piece within the
  * protocol's eager limit (32 KiB over TCP, 64 KiB through the gateways) leaves at once, where
  * a larger message first waits for a rendezvous handshake, one more WAN round trip (10 ms in
- * the emulated tests; measured: a 256 KiB combined alltoall message took 29 ms through the
- * gateways, 8 ms without the handshake). */
+ * the emulated tests; measured through the gateways: an alltoall whose combined message per
+ * site pair is 256 KiB takes 16-17 ms per call whole, 6.5-7 ms cut; docs/collectives.md). */
 static coll_knob_t segment_knob = { "METAMPI_COLL_SITES_SEGMENT", 32u << 10, 0, 0 };
 /* Alltoall combines a site pair's blocks into one message up to this size; larger, every rank
  * pair exchanges directly (measured through the gateways: 256 KiB blocks, 2 sites of 4 ranks,
