@@ -8,7 +8,8 @@
 #include "transport/tcp/outq.h"
 #include "transport/tcp/rx.h"
 #include "transport/tcp/wire.h"
-#include "runtime/fdlimit.h"
+#include "net/fdlimit.h"
+#include "net/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,7 +23,6 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -74,7 +74,7 @@ typedef struct sref {
 
 static struct {
     const gw_config_t *c;
-    gw_keys_t keys;                 /* derived from the job key (runtime/auth.h) */
+    gw_keys_t keys;                 /* derived from the job key (net/auth.h) */
     ev_loop_t loop;
     int lfd, sigfd;
     uint32_t size;
@@ -101,13 +101,6 @@ static struct {
     const char *congestion;         /* the WAN streams' TCP congestion control; NULL: the
                                      * kernel's default */
 } g;
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const char *site_name(int s)
 {
@@ -265,7 +258,7 @@ static void stream_flush(int site, int i)
         fail("%s failed: %s", link_text(site), strerror(errno));
     }
     if (s->out.copied != before)
-        s->last_tx = now_ms();
+        s->last_tx = net_now_ms();
     stream_update(site, i);
 }
 
@@ -274,7 +267,7 @@ static void stream_up(int site, int i, int fd)
     gw_stream_t *s = &g.links[site].st[i];
     s->fd = fd;
     s->up = 1;
-    s->last_rx = s->last_tx = now_ms();
+    s->last_rx = s->last_tx = net_now_ms();
     ev_watch(&g.loop, fd, stream_events(s), on_stream, &g.srefs[site * g.c->streams + i]);
     stream_flush(site, i);
 }
@@ -400,7 +393,7 @@ static void stream_read(int site, int i)
     /* frames may be left in the buffer, which no event announces: after_pass comes back */
     s->backlog = n == FRAMES_PER_EVENT;
     if (n > 0)
-        s->last_rx = now_ms();
+        s->last_rx = net_now_ms();
     stream_update(site, i);
 }
 
@@ -410,7 +403,7 @@ static void on_stream(void *arg, int fd, short revents)
     const sref_t *r = arg;
     gw_stream_t *s = stream_of(r);
     if (revents & (POLLIN | POLLERR | POLLHUP)) {
-        s->last_rx = now_ms();
+        s->last_rx = net_now_ms();
         stream_read(r->site, r->stream);
         forward_link(r->site);
     }
@@ -647,7 +640,7 @@ static int note_allowed(long long t)
 /* A connection whose HELLO did not prove the key, or came from where it may not. */
 static void hs_drop(hs_t *h, const char *why)
 {
-    if (note_allowed(now_ms())) {
+    if (note_allowed(net_now_ms())) {
         char a[64];
         addr_text(&h->from, a, sizeof a);
         note("dropped a connection from %s: %s", a, why);
@@ -740,7 +733,7 @@ static void try_connect(hs_t *h);
 
 static void connect_failed(hs_t *h, const char *why)
 {
-    long long t = now_ms();
+    long long t = net_now_ms();
     if (t >= h->deadline) {
         char a[64];
         gw_config_addr_text(g.c, h->site, a, sizeof a);
@@ -778,7 +771,7 @@ static void on_hs(void *arg, int fd, short revents)
             return;
         }
         h->state = HS_CHALLENGE;
-        h->step_deadline = now_ms() + g.c->timeout_ms;
+        h->step_deadline = net_now_ms() + g.c->timeout_ms;
         ev_set_events(&g.loop, h->fd, POLLIN);
     }
     if (h->state == HS_CHALLENGE) {
@@ -805,7 +798,7 @@ static void on_hs(void *arg, int fd, short revents)
         }
         h->got = 0;
         h->state = HS_WELCOME;
-        h->step_deadline = now_ms() + g.c->timeout_ms;
+        h->step_deadline = net_now_ms() + g.c->timeout_ms;
     }
     if (h->state == HS_WELCOME) {
         int rc = read_exact(h, GW_WELCOME_LEN);
@@ -838,7 +831,7 @@ static void try_connect(hs_t *h)
         return;
     }
     h->state = rc == 0 ? HS_CHALLENGE : HS_CONNECTING;
-    h->step_deadline = now_ms() + g.c->timeout_ms;
+    h->step_deadline = net_now_ms() + g.c->timeout_ms;
     ev_watch(&g.loop, h->fd, rc == 0 ? POLLIN : POLLOUT, on_hs, h);
 }
 
@@ -859,7 +852,7 @@ static void on_listen(void *arg, int fd, short revents)
     (void)revents;
     for (;;) {
         if (g.nacc >= PENDING_MAX) {
-            if (now_ms() < g.acc->t_accept + EVICT_GRACE_MS)
+            if (net_now_ms() < g.acc->t_accept + EVICT_GRACE_MS)
                 return;
             drop_oldest_accepted();
         }
@@ -875,7 +868,7 @@ static void on_listen(void *arg, int fd, short revents)
                     continue;
                 }
                 if (fdlimit_shed(fd) == 0) {
-                    if (note_allowed(now_ms()))
+                    if (note_allowed(net_now_ms()))
                         note("out of descriptors: closed a connection at once");
                     continue;
                 }
@@ -891,7 +884,7 @@ static void on_listen(void *arg, int fd, short revents)
         h->fd = c;
         h->stream = -1;
         h->from = from;
-        h->t_accept = now_ms();
+        h->t_accept = net_now_ms();
         h->deadline = h->t_accept + HELLO_TIMEOUT_MS;
         h->next = g.hs;
         g.hs = h;
@@ -934,7 +927,7 @@ static void update_rate(gw_link_t *l)
 static int after_pass(void)
 {
     int again = 0;
-    long long t = now_ms();
+    long long t = net_now_ms();
     int rates = g.c->compression == GW_Z_AUTO && t >= g.rate_at;
     if (rates)
         g.rate_at = t + RATE_MS;
@@ -1053,7 +1046,7 @@ static void print_stats(void)
 static void end_links(void)
 {
     g.ending = 1;
-    long long until = now_ms() + END_TIMEOUT_MS;
+    long long until = net_now_ms() + END_TIMEOUT_MS;
     for (int s = 0; s < g.c->nsites; s++) {
         if (s == my_site())
             continue;
@@ -1071,7 +1064,7 @@ static void end_links(void)
             gw_stream_t *st = &l->st[i];
             if (!st->up || st->fd < 0)
                 continue;
-            while (st->out.n && now_ms() < until) {
+            while (st->out.n && net_now_ms() < until) {
                 int nout;
                 if (tcp_outq_flush(&st->out, st->fd, NULL, 0, &nout) < 0)
                     break;
@@ -1090,7 +1083,7 @@ static void end_links(void)
         gw_link_t *l = &g.links[s];
         for (int i = 0; i < l->nst; i++) {
             gw_stream_t *st = &l->st[i];
-            while (st->up && st->fd >= 0 && !st->bye_in && now_ms() < until) {
+            while (st->up && st->fd >= 0 && !st->bye_in && net_now_ms() < until) {
                 unsigned char sink[65536];
                 ssize_t n = read(st->fd, sink, sizeof sink);
                 if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
@@ -1132,7 +1125,7 @@ static void listen_on_own_address(void)
 int gateway_run(const gw_config_t *c, const auth_key_t *key)
 {
     memset(&g, 0, sizeof g);
-    g.t_start = now_ms();
+    g.t_start = net_now_ms();
     g.c = c;
     auth_key_t ranks;
     if (auth_derive(key, AUTH_RANKS, &ranks) != 0 ||
@@ -1191,16 +1184,16 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
             h->fd = -1;
             h->site = s;
             h->stream = i;
-            h->deadline = now_ms() + CONNECT_TIMEOUT_MS;
+            h->deadline = net_now_ms() + CONNECT_TIMEOUT_MS;
             h->next = g.hs;
             g.hs = h;
             try_connect(h);
         }
     int again = 0;
-    g.last_pass = now_ms();
+    g.last_pass = net_now_ms();
     while (!g.ending) {
         ev_run_once(&g.loop, again ? 0 : 100);
-        long long t = now_ms();
+        long long t = net_now_ms();
         if (t - g.last_pass > g.c->timeout_ms / 2) {
             /* this gateway was not running (stopped, or the whole job suspended): the
              * silence of the links is its own, not theirs */

@@ -26,12 +26,13 @@
 #include "heartbeat.h"
 #include "iofwd.h"
 #include "placement.h"
-#include "runtime/auth.h"
-#include "runtime/liveness.h"
+#include "net/auth.h"
+#include "net/liveness.h"
 #include "runtime/pmi_wire.h"
 #include "runtime/sitemap.h"
 #include "teardown.h"
 #include "util.h"
+#include "net/clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -467,7 +468,7 @@ static void on_chan_closed(void *ctx, const char *why)
         kill_agent(h);
         return;
     }
-    h->t_ended = util_now_ms();
+    h->t_ended = net_now_ms();
     if (h->agent.reaped)
         report_lost(h);
     if (h->mh->stdin_host == h)
@@ -530,7 +531,7 @@ static void reap(mh_t *m)
                 chan_drain(&h->ch);  /* its last frames come before its end */
             if (!h->done && !h->lost) {
                 if (!h->chan_ended)
-                    h->t_ended = util_now_ms();  /* someone else holds the pipe */
+                    h->t_ended = net_now_ms();  /* someone else holds the pipe */
                 else
                     report_lost(h);
             }
@@ -830,7 +831,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
 
     long long t_close = 0;
     for (;;) {
-        long long now = util_now_ms();
+        long long now = net_now_ms();
         int timeout = -1;
         int away = hb_round(&m.hb, now); /* mpirun was not running: the silence was its own */
         for (int k = 0; k < m.nhost; k++) {

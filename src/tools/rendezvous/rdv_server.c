@@ -1,6 +1,7 @@
 #include "rdv_server.h"
 
 #include "rdv_wire.h"
+#include "net/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef enum { C_HELLO, C_JOIN, C_WAITING, C_CLOSING } cstate_t;
@@ -52,13 +52,6 @@ typedef struct srv {
     int notes, notes_held;    /* lines written in it, lines held back */
 } srv_t;
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void logf_(srv_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(srv_t *s, const char *fmt, ...)
 {
@@ -77,7 +70,7 @@ static void logf_(srv_t *s, const char *fmt, ...)
 static void drop_note(srv_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void drop_note(srv_t *s, const char *fmt, ...)
 {
-    long long t = now_ms();
+    long long t = net_now_ms();
     if (t - s->note_window >= 60000) {
         if (s->notes_held)
             logf_(s, "dropped %d more connections in the last minute (no valid HELLO or "
@@ -203,7 +196,7 @@ static void refuse(srv_t *s, conn_t *c, const char *site, const char *fmt, ...)
     logf_(s, "refused %s%s%sfrom %s: %s", site ? "site " : "", site ? site : "",
           site ? " " : "", c->peer, why);
     send_text(c, RDV_REFUSED, why);
-    conn_close_after(c, now_ms());
+    conn_close_after(c, net_now_ms());
 }
 
 static void send_layout(const srv_t *s, conn_t *c)
@@ -410,7 +403,7 @@ static void on_hello(srv_t *s, conn_t *c)
         drop_note(s, "dropped a connection from %s: %s", c->peer, bad);
         rdv_verdict_encode(out, &s->cfg->key, RDV_VERDICT_BAD_KEY, c->rx.nc, c->na);
         rdv_put_raw(&c->out, out, sizeof out);
-        conn_close_after(c, now_ms());
+        conn_close_after(c, net_now_ms());
         return;
     }
     rdv_verdict_encode(out, &s->cfg->key, RDV_VERDICT_ACCEPT, c->rx.nc, c->na);
@@ -599,7 +592,7 @@ int rdv_server_run(const rdv_server_config_t *cfg)
     struct pollfd *pfd = NULL;
     int stop = 0;
     for (;;) {
-        long long now = now_ms();
+        long long now = net_now_ms();
         int timeout = -1;
         if (s.end == RUNNING) {
             for (int i = s.n - 1; i >= 0; i--) {
@@ -662,7 +655,7 @@ int rdv_server_run(const rdv_server_config_t *cfg)
         if (nconn)
             memcpy(snap, s.c, (size_t)nconn * sizeof *snap);
         int rc = poll(pfd, (nfds_t)np, timeout);
-        now = now_ms();
+        now = net_now_ms();
         if (rc > 0) {
             if (pfd[1].revents & POLLIN)
                 stop |= on_signal(&s, now);

@@ -27,7 +27,7 @@
 #ifndef RDV_SERVER_H
 #define RDV_SERVER_H
 
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 #define RDV_JOIN_WAIT_MS 10000    /* from connect to a valid JOIN */
 #define RDV_FLUSH_WAIT_MS 10000   /* for the last frames (LAYOUT, ABORT) to leave */

@@ -12,8 +12,8 @@
  * It is opened in connect() (MPI_Init), retried while the gateway is still starting and
  * while the gateway closes it before its WELCOME (a flood on its port evicts the oldest
  * unproven connections), and authenticated with the key for rank-gateway connections,
- * derived from the ranks' key (runtime/auth.h, runtime/rank_key.h). Liveness
- * (runtime/liveness.h): keepalive, and once a second the silent-peer check. Sending and
+ * derived from the ranks' key (net/auth.h, runtime/rank_key.h). Liveness
+ * (net/liveness.h): keepalive, and once a second the silent-peer check. Sending and
  * receiving reuse the TCP transport's stream code: framed queues with zero-copy sends (tcp/outq.h) and the
  * frame reader with placement of large bodies (tcp/rx.h). Invariant: frames leave in the
  * order send() took them, on one connection, and the gateways keep the order per (source,
@@ -44,9 +44,10 @@
 #include "transport/transport.h"
 
 #include "runtime/job.h"
-#include "runtime/liveness.h"
+#include "net/liveness.h"
 #include "runtime/rank_key.h"
 #include "runtime/sites.h"
+#include "net/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -100,13 +101,6 @@ static struct {
     int timeout_s;                 /* METAMPI_PEER_TIMEOUT */
     long long next_check;
 } g = { .fd = -1 };
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A frame from the gateway, header first: STOP and GO are ours, the rest the protocol's. */
 static void deliver_frame(int src, const void *frame, size_t len)
@@ -175,7 +169,7 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
 static int wait_fd(int fd, short events, long long deadline)
 {
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - net_now_ms();
         if (left <= 0)
             return -1;
         struct pollfd p = { .fd = fd, .events = events };
@@ -273,14 +267,14 @@ static int gw_connect(char *err, int errlen)
 {
     if (!g.active)
         return 0;
-    long long deadline = now_ms() + CONNECT_TIMEOUT_MS;
+    long long deadline = net_now_ms() + CONNECT_TIMEOUT_MS;
     char why[200];
     for (int tries = 0;; tries++) {
         snprintf(why, sizeof why, "it does not listen");
         int rc = attempt(deadline, why, sizeof why);
         if (rc == 1)
             return 0;
-        if (rc < 0 || now_ms() >= deadline)
+        if (rc < 0 || net_now_ms() >= deadline)
             break;
         long ms = RETRY_MS << (tries < 5 ? tries : 5); /* up to 640 ms */
         struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -517,9 +511,7 @@ static int gw_progress(char *err, int errlen)
     if (eof)
         return lost(g.rx.bye ? "it ended the connection" : "it closed the connection",
                     err, errlen);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    long long t = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    long long t = net_coarse_ms();
     if (t >= g.next_check) {
         g.next_check = t + CHECK_MS;
         if (liveness_silent(g.fd, g.timeout_s))
@@ -548,18 +540,18 @@ static int gw_pollfds(struct pollfd *fds, int max)
 static void gw_close(void)
 {
     if (g.active && g.fd >= 0) {
-        long long until = now_ms() + CLOSE_TIMEOUT_MS;
+        long long until = net_now_ms() + CLOSE_TIMEOUT_MS;
         unsigned char bye[GW_FRAME_HDR];
         gw_frame_encode(bye, &(gw_frame_t){ .kind = GW_KIND_BYE });
         struct iovec v = { bye, sizeof bye };
         tcp_outq_push_copy(&g.out, &v, 1, 0);
-        while (g.out.n && now_ms() < until) {
+        while (g.out.n && net_now_ms() < until) {
             int nout;
             g.ndone = 0; /* no completion runs any more */
             if (tcp_outq_flush(&g.out, g.fd, g.done, MAX_COMPLETIONS, &nout) < 0)
                 break;
             if (g.out.n)
-                wait_fd(g.fd, POLLOUT, now_ms() + 10);
+                wait_fd(g.fd, POLLOUT, net_now_ms() + 10);
         }
         shutdown(g.fd, SHUT_WR);
         for (;;) {

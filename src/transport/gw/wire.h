@@ -4,7 +4,7 @@
  * site's gateway, and the WAN frames between two gateways. Every field is little-endian;
  * every parser here is a pure function over the bytes received (tests/fuzz drives them).
  *
- * Handshake (runtime/auth.h has the argument): the gateway accepts and speaks first.
+ * Handshake (net/auth.h has the argument): the gateway accepts and speaks first.
  *   gateway   -> connector  CHALLENGE  as the TCP transport's (tcp/wire.h): "MMPItcp1", Na
  *   connector -> gateway    HELLO      magic "MMPIgwhl", role u32, a u32, b u32, Nc[16],
  *                                      mac = auth_mac(key(role), label(role), Na, Nc,
@@ -56,7 +56,7 @@
 #ifndef METAMPI_GW_WIRE_H
 #define METAMPI_GW_WIRE_H
 
-#include "runtime/auth.h"
+#include "net/auth.h"
 #include "transport/tcp/wire.h"
 
 #include <netinet/in.h>

@@ -4,7 +4,7 @@
  *
  * Bootstrap: when the job spans hosts, every rank listens on an ephemeral port of all its
  * interfaces and publishes its card (card.h) in open(); nothing is connected yet. Its key is
- * derived from the ranks' key (runtime/auth.h: purpose RANK_TCP), which our launcher gives
+ * derived from the ranks' key (net/auth.h: purpose RANK_TCP), which our launcher gives
  * every rank (runtime/rank_key.h); without it (another launcher), rank 0 makes a ranks' key
  * and publishes it through the process manager, the others read it in connect().
  *
@@ -16,7 +16,7 @@
  * ranks connect to each other at once, the connection opened by the lower rank wins: the
  * acceptor of the other answers DUPLICATE and its connector then waits for the winner.
  *
- * Liveness (runtime/liveness.h): a rank answers nothing while it computes outside MPI, so no
+ * Liveness (net/liveness.h): a rank answers nothing while it computes outside MPI, so no
  * timer here may be tripped by a peer's absence. The acceptor drops connections that have not
  * proved the key within HELLO_TIMEOUT_MS of its own time in MPI, and evicts the oldest of more
  * than PENDING_MAX unproven ones (floods); the connector, which may have been away computing
@@ -45,9 +45,10 @@
 #include "transport/tcp/wire.h"
 #include "transport/transport.h"
 
-#include "runtime/fdlimit.h"
+#include "net/fdlimit.h"
 #include "runtime/job.h"
-#include "runtime/liveness.h"
+#include "net/clock.h"
+#include "net/liveness.h"
 #include "runtime/rank_key.h"
 
 #include <arpa/inet.h>
@@ -104,10 +105,10 @@ typedef struct conn {
     size_t hs_got;
     unsigned char hs_out[TCP_HELLO_LEN];
     size_t hs_len, hs_off;       /* handshake bytes still to write: [hs_off, hs_len) */
-    uint64_t deadline;           /* acceptor: ms, CLOCK_MONOTONIC; 0: none */
-    uint64_t t_start;            /* accepted, or this attempt started (ms) */
-    uint64_t retry_at;           /* C_RETRY: when the next attempt starts */
-    uint64_t fail_since;         /* connector: first of the attempts closed at once in a row */
+    long long deadline;           /* acceptor: ms, CLOCK_MONOTONIC; 0: none */
+    long long t_start;            /* accepted, or this attempt started (ms) */
+    long long retry_at;           /* C_RETRY: when the next attempt starts */
+    long long fail_since;         /* connector: first of the attempts closed at once in a row */
     int fails;                   /* connector: how many */
     int last_errno;              /* the handshake read's error (0: end of stream) */
     struct sockaddr_in remote;
@@ -148,30 +149,15 @@ static struct {
     int ndone;
     unsigned freed;              /* connections freed so far (invalidates epoll events) */
     int nbacklog;                /* peers with backlog set */
-    uint64_t next_check;         /* coarse ms: the next silence check */
-    uint64_t note_window;        /* dropped-connection lines: this window's start, */
+    long long next_check;         /* coarse ms: the next silence check */
+    long long note_window;        /* dropped-connection lines: this window's start, */
     int notes, notes_held;       /* lines written in it, lines held back */
 } g = { .ep = -1 };
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* For the once-a-second checks on the progress path (a few ms of resolution). */
-static uint64_t coarse_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* The peer timeout, or 60 s where it is off: how long attempts closed at once may go on. */
-static uint64_t give_up_ms(void)
+static long long give_up_ms(void)
 {
-    return (uint64_t)(g.timeout_s > 0 ? g.timeout_s : LIVENESS_DEFAULT_S) * 1000;
+    return (long long)(g.timeout_s > 0 ? g.timeout_s : LIVENESS_DEFAULT_S) * 1000;
 }
 
 static const char *peer_host(int r)
@@ -237,7 +223,7 @@ static void unlink_pending(conn_t *c)
 /* Whether a dropped-connection line may be written now: at most NOTES_MAX per window, the
  * rest are counted and summed up in one line when the window ends (a flood must not flood
  * the job's stderr). */
-static void notes_roll(uint64_t t)
+static void notes_roll(long long t)
 {
     if (t - g.note_window < NOTE_WINDOW_MS)
         return;
@@ -252,7 +238,7 @@ static void notes_roll(uint64_t t)
 /* Drops an accepted connection that did not prove the key; the job goes on. */
 static void drop(conn_t *c, const char *why)
 {
-    notes_roll(now_ms());
+    notes_roll(net_now_ms());
     if (g.notes < NOTES_MAX) {
         char a[64];
         addr_text(&c->remote, a, sizeof a);
@@ -451,7 +437,7 @@ static int try_connect(conn_t *c, char *err, int errlen)
         }
         c->fd = fd;
         c->state = rc == 0 ? C_WAIT_CHALLENGE : C_CONNECTING;
-        c->t_start = now_ms();
+        c->t_start = net_now_ms();
         c->hs_got = c->hs_len = c->hs_off = 0;
         c->last_errno = 0;
         if (conn_add(c, rc == 0 ? EPOLLIN : EPOLLOUT) != 0) {
@@ -525,7 +511,7 @@ static void retry_unlink(conn_t *c)
 static int retry_later(conn_t *c, const char *why, char *err, int errlen)
 {
     peer_t *p = &g.peers[c->peer];
-    uint64_t t = now_ms();
+    long long t = net_now_ms();
     if (t - c->t_start >= give_up_ms())
         c->fails = 0; /* it lived long enough: whatever closed it, it was not refusing us */
     if (c->fails++ == 0)
@@ -546,7 +532,7 @@ static int retry_later(conn_t *c, const char *why, char *err, int errlen)
     c->events = 0;
     c->state = C_RETRY;
     int shift = c->fails < 8 ? c->fails - 1 : 7;
-    uint64_t wait = (uint64_t)RETRY_MIN_MS << shift;
+    long long wait = (long long)RETRY_MIN_MS << shift;
     c->retry_at = t + (wait < RETRY_MAX_MS ? wait : RETRY_MAX_MS);
     c->next = g.retrying;
     g.retrying = c;
@@ -556,7 +542,7 @@ static int retry_later(conn_t *c, const char *why, char *err, int errlen)
 /* Starts the attempts whose time has come. 1 if any did, -1 on failure. */
 static int retry_due(char *err, int errlen)
 {
-    uint64_t t = now_ms();
+    long long t = net_now_ms();
     int any = 0;
     for (conn_t *c = g.retrying, *next; c; c = next) {
         next = c->next;
@@ -675,7 +661,7 @@ static int accept_all(int lfd, char *err, int errlen)
     int events = 0;
     for (;;) {
         if (g.npending >= PENDING_MAX) {
-            if (now_ms() < g.pending->t_start + EVICT_GRACE_MS)
+            if (net_now_ms() < g.pending->t_start + EVICT_GRACE_MS)
                 return events;
             drop_oldest();
         }
@@ -691,7 +677,7 @@ static int accept_all(int lfd, char *err, int errlen)
                     continue;
                 }
                 if (fdlimit_shed(lfd) == 0) {
-                    notes_roll(now_ms());
+                    notes_roll(net_now_ms());
                     if (g.notes < NOTES_MAX) {
                         fprintf(stderr, "metampi: rank %d (host %s): out of descriptors: "
                                 "closed a TCP connection at once\n", g.rank, job.hostname);
@@ -715,7 +701,7 @@ static int accept_all(int lfd, char *err, int errlen)
         c->peer = -1;
         c->remote = from;
         c->state = A_WAIT_HELLO;
-        c->t_start = now_ms();
+        c->t_start = net_now_ms();
         c->deadline = c->t_start + HELLO_TIMEOUT_MS;
         tcp_challenge_encode(c->hs_out, c->na);
         c->hs_len = TCP_CHALLENGE_LEN;
@@ -815,7 +801,7 @@ static int acceptor_event(conn_t *c, uint32_t ev, char *err, int errlen)
  * events, so a HELLO that arrived while this rank computed outside MPI is read first. */
 static void expire_pending(void)
 {
-    uint64_t t = now_ms();
+    long long t = net_now_ms();
     while (g.pending && t > g.pending->deadline)
         drop_quiet(g.pending);
 }
@@ -1067,7 +1053,7 @@ static int tcp_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent
     return peer_flush(p, err, errlen) == 0 ? 1 : -1;
 }
 
-/* The connections that wait for acknowledgements nobody sends (runtime/liveness.h). */
+/* The connections that wait for acknowledgements nobody sends (net/liveness.h). */
 static int check_silent(char *err, int errlen)
 {
     if (g.timeout_s <= 0)
@@ -1141,7 +1127,7 @@ static int tcp_progress(char *err, int errlen)
     }
     if (g.pending)
         expire_pending();
-    uint64_t t = coarse_ms();
+    long long t = net_coarse_ms();
     if (t >= g.next_check) {
         g.next_check = t + CHECK_MS;
         notes_roll(t);
@@ -1180,7 +1166,7 @@ static int tcp_pollfds(struct pollfd *fds, int max)
  * frames). */
 static void close_peers(void)
 {
-    uint64_t until = now_ms() + CLOSE_TIMEOUT_MS;
+    long long until = net_now_ms() + CLOSE_TIMEOUT_MS;
     char err[256];
     for (int r = 0; r < g.size; r++) {
         peer_t *p = &g.peers[r];
@@ -1193,7 +1179,7 @@ static void close_peers(void)
             memcpy(b, bye, sizeof bye);
             tcp_outq_push(&p->out, b, sizeof bye, b, (tcp_completion_t){ 0 });
         }
-        while (p->out.n && now_ms() < until) {
+        while (p->out.n && net_now_ms() < until) {
             g.ndone = 0; /* no completion is run any more */
             if (peer_flush(p, err, sizeof err) != 0)
                 break;
@@ -1206,7 +1192,7 @@ static void close_peers(void)
     }
     for (int r = 0; r < g.size; r++) {
         peer_t *p = &g.peers[r];
-        while (p->c && p->c->state == UP && now_ms() < until) {
+        while (p->c && p->c->state == UP && net_now_ms() < until) {
             unsigned char sink[4096];
             ssize_t n = read(p->c->fd, sink, sizeof sink);
             if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
@@ -1235,7 +1221,7 @@ static void tcp_close(void)
             g.pending = c->next;
             conn_free(c);
         }
-        notes_roll(now_ms() + NOTE_WINDOW_MS);
+        notes_roll(net_now_ms() + NOTE_WINDOW_MS);
     }
     for (int i = 0; i < g.nlocal; i++)
         if (g.lfd[i] >= 0)

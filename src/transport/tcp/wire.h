@@ -3,7 +3,7 @@
  * Every field is little-endian on the wire; every parser here is a pure function over the
  * bytes received (tests/fuzz drives them with arbitrary input).
  *
- * Handshake (runtime/auth.h has the argument): the acceptor speaks first.
+ * Handshake (net/auth.h has the argument): the acceptor speaks first.
  *   acceptor  -> connector  CHALLENGE  magic "MMPItcp1", Na[16]                      24 bytes
  *   connector -> acceptor   HELLO      magic "MMPIhelo", rank u32, size u32, Nc[16],
  *                                      mac = auth_mac(key, "tcp-c", Na, Nc, rank | size<<32)
@@ -24,7 +24,7 @@
 #ifndef METAMPI_TCP_WIRE_H
 #define METAMPI_TCP_WIRE_H
 
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
