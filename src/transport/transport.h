@@ -73,30 +73,22 @@
 #ifndef METAMPI_TRANSPORT_H
 #define METAMPI_TRANSPORT_H
 
+#include "net/frame.h"
+
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
-typedef void (*tr_deliver_fn)(int src_rank, const void *frame, size_t len);
-
-typedef struct tr_sink {
-    /* Up to max iovecs for the next bytes of the body, at most `bytes` of them; returns how
-     * many iovecs it filled (at least one, covering at least one byte). */
-    int (*next)(void *ctx, struct iovec *iov, int max, size_t bytes);
-    void (*done)(void *ctx);
-    void *ctx;
-} tr_sink_t;
-
-/* 1 when the body is placed through *sink, 0 to receive the frame whole (see "Placement"). */
-typedef int (*tr_place_fn)(int src_rank, const void *head, size_t head_len, size_t body_len,
-                           tr_sink_t *sink);
-
-typedef struct tr_packer {
-    size_t (*pack)(void *ctx, void *dst, size_t n);
-    void *ctx;
-    size_t len;                  /* bytes the packer adds after the iovecs */
-} tr_packer_t;
+/* The stream types of net/frame.h, which the transports' stream code shares: deliver(src
+ * rank, frame, len); a sink's next(ctx, iov, max, bytes) / done(ctx); place(src rank, head,
+ * head_len, body_len, sink): 1 when the body is placed through *sink, 0 to receive the frame
+ * whole (see "Placement"); a packer's pack(ctx, dst, n) and the len bytes it adds after the
+ * iovecs. */
+typedef net_deliver_fn tr_deliver_fn;
+typedef net_sink_t tr_sink_t;
+typedef net_place_fn tr_place_fn;
+typedef net_packer_t tr_packer_t;
 
 /* What a transport may use to set itself up: the job, and which ranks share this host. */
 typedef struct tr_boot {

@@ -5,8 +5,8 @@
 #include "origins.h"
 #include "rate.h"
 #include "transport/gw/wire.h"
-#include "transport/tcp/outq.h"
-#include "transport/tcp/rx.h"
+#include "net/outq.h"
+#include "net/rx.h"
 #include "transport/tcp/wire.h"
 #include "net/fdlimit.h"
 #include "net/clock.h"
@@ -63,8 +63,8 @@ typedef struct rconn {
     int bye, gone;                  /* said BYE / its connection ended */
     int blocked;                    /* not read: its next frame's link is full */
     int backlog;                    /* frames may wait in rx */
-    tcp_rx_t rx;
-    tcp_outq_t out;
+    net_rx_t rx;
+    net_outq_t out;
     gw_origins_t from;              /* the link each byte of out came from (its credit) */
 } rconn_t;
 
@@ -89,7 +89,7 @@ static struct {
     rconn_t *ranks;                 /* per rank of the job; used for this site's */
     unsigned char *stopped;         /* per rank of the job: our ranks were told STOP for it */
     uint32_t *stopped_list, nstopped; /* those ranks */
-    tcp_rx_ops_t rank_ops, wan_ops;
+    net_rx_ops_t rank_ops, wan_ops;
     rconn_t *cur;                   /* the rank being read (deliver callback) */
     gw_link_t *cur_link;            /* the link being read */
     char cur_err[256];
@@ -251,7 +251,7 @@ static void stream_flush(int site, int i)
         return;
     size_t before = s->out.copied;
     int nout;
-    int rc = tcp_outq_flush(&s->out, s->fd, NULL, 0, &nout);
+    int rc = net_outq_flush(&s->out, s->fd, NULL, 0, &nout);
     if (rc < 0) {
         if (g.ending)
             return;
@@ -286,10 +286,10 @@ static void rank_flush(rconn_t *r)
         return;
     int nout;
     size_t before = r->out.copied + r->out.borrowed;
-    if (tcp_outq_flush(&r->out, r->fd, NULL, 0, &nout) < 0) {
+    if (net_outq_flush(&r->out, r->fd, NULL, 0, &nout) < 0) {
         /* the rank is gone; the launcher reports it. What was queued for it is dropped. */
         r->gone = 1;
-        tcp_outq_free(&r->out);
+        net_outq_free(&r->out);
         gw_origins_take_all(&r->from, credit_back, r);
     } else {
         gw_origins_take(&r->from, before - (r->out.copied + r->out.borrowed), credit_back, r);
@@ -318,10 +318,10 @@ static int forward(void *ctx, const gw_frame_t *h, unsigned char *f, size_t n, i
     /* no bound here: the link's credit for this rank bounds what it forwards (link.h) */
     int rc;
     if (owned) {
-        rc = tcp_outq_push(&r->out, f, n, f, (tcp_completion_t){ 0 });
+        rc = net_outq_push(&r->out, f, n, f, (net_completion_t){ 0 });
     } else {
         struct iovec v = { f, n };
-        rc = tcp_outq_push_copy(&r->out, &v, 1, 0);
+        rc = net_outq_push_copy(&r->out, &v, 1, 0);
     }
     if (rc == 0)
         rc = gw_origins_push(&r->from, l->site, n);
@@ -352,9 +352,9 @@ static void wan_deliver(int stream, const void *frame, size_t len)
         g.cur_bad = 1;
 }
 
-/* The WAN frame reader's admission (tcp/rx.h): the reorder window's rule, checked before
+/* The WAN frame reader's admission (net/rx.h): the reorder window's rule, checked before
  * every frame is taken, also the first one of a fresh read (gw_link_may_read). */
-static int admit_wan(void *ctx, const unsigned char *hdr, const tcp_frame_hdr_t *h)
+static int admit_wan(void *ctx, const unsigned char *hdr, const net_frame_hdr_t *h)
 {
     (void)ctx;
     (void)h;
@@ -373,7 +373,7 @@ static void stream_read(int site, int i)
     int eof = 0;
     char err[256];
     g.cur_bad = 0;
-    int n = tcp_rx_run(&s->rx, s->fd, i, &g.wan_ops, FRAMES_PER_EVENT, &eof, err, sizeof err);
+    int n = net_rx_run(&s->rx, s->fd, i, &g.wan_ops, FRAMES_PER_EVENT, &eof, err, sizeof err);
     if (g.cur_bad)
         fail("%s: malformed data: %s", link_text(site), g.cur_err);
     if (n < 0) {
@@ -424,7 +424,7 @@ static void tell_ranks(uint8_t kind, uint32_t about)
         unsigned char f[GW_FRAME_HDR];
         gw_frame_encode(f, &(gw_frame_t){ .kind = kind, .dst = r, .src = about });
         struct iovec v = { f, sizeof f };
-        if (tcp_outq_push_copy(&rc->out, &v, 1, 0) != 0 ||
+        if (net_outq_push_copy(&rc->out, &v, 1, 0) != 0 ||
             gw_origins_push(&rc->from, -1, sizeof f) != 0)
             fail("out of memory");
     }
@@ -519,8 +519,8 @@ static void rank_close(rconn_t *r)
         close(r->fd);
         r->fd = -1;
     }
-    tcp_rx_free(&r->rx);
-    tcp_outq_free(&r->out);
+    net_rx_free(&r->rx);
+    net_outq_free(&r->out);
     gw_origins_take_all(&r->from, credit_back, r);
 }
 
@@ -533,7 +533,7 @@ static void rank_read(rconn_t *r)
     char err[256];
     g.cur_bad = 0;
     /* admit_rank leaves a frame unread whose link is full: blocked */
-    int n = tcp_rx_run(&r->rx, r->fd, r->rank, &g.rank_ops, FRAMES_PER_EVENT, &eof, err,
+    int n = net_rx_run(&r->rx, r->fd, r->rank, &g.rank_ops, FRAMES_PER_EVENT, &eof, err,
                        sizeof err);
     r->blocked = r->rx.refused;
     r->backlog = n == FRAMES_PER_EVENT;
@@ -561,9 +561,9 @@ static void rank_read(rconn_t *r)
                   (short)((r->blocked ? 0 : POLLIN) | (r->out.n ? POLLOUT : 0)));
 }
 
-/* The rank frame reader's admission (tcp/rx.h): a frame for another site is read only while
+/* The rank frame reader's admission (net/rx.h): a frame for another site is read only while
  * its link is not full. */
-static int admit_rank(void *ctx, const unsigned char *hdr, const tcp_frame_hdr_t *h)
+static int admit_rank(void *ctx, const unsigned char *hdr, const net_frame_hdr_t *h)
 {
     (void)ctx;
     (void)h;
@@ -672,7 +672,7 @@ static int read_exact(hs_t *h, size_t want)
 static int write_all(int fd, const void *p, size_t n)
 {
     struct iovec v = { (void *)p, n };
-    return tcp_sendv(fd, &v, 1) == (long)n ? 0 : -1;
+    return net_sendv(fd, &v, 1) == (long)n ? 0 : -1;
 }
 
 static void accepted_hello(hs_t *h)
@@ -696,7 +696,7 @@ static void accepted_hello(hs_t *h)
         }
         unsigned char w[GW_WELCOME_LEN];
         gw_welcome_encode(w, &g.keys.rank, (uint32_t)my_site(), m.nonce, h->na);
-        if (write_all(fd, w, sizeof w) != 0 || tcp_rx_init(&r->rx, RANK_RX) != 0) {
+        if (write_all(fd, w, sizeof w) != 0 || net_rx_init(&r->rx, RANK_RX) != 0) {
             hs_free(h, 1);
             return;
         }
@@ -1066,7 +1066,7 @@ static void end_links(void)
                 continue;
             while (st->out.n && net_now_ms() < until) {
                 int nout;
-                if (tcp_outq_flush(&st->out, st->fd, NULL, 0, &nout) < 0)
+                if (net_outq_flush(&st->out, st->fd, NULL, 0, &nout) < 0)
                     break;
                 if (st->out.n) {
                     struct pollfd p = { .fd = st->fd, .events = POLLOUT };
@@ -1145,12 +1145,14 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
     if (g.sigfd < 0)
         fail("cannot set up its signals: %s", strerror(errno));
     ev_watch(&g.loop, g.sigfd, POLLIN, on_signal, NULL);
-    g.rank_ops = (tcp_rx_ops_t){ .deliver = rank_deliver, .max_frame = RANK_MAX_FRAME,
+    g.rank_ops = (net_rx_ops_t){ .deliver = rank_deliver, .max_frame = RANK_MAX_FRAME,
                                  .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_rank_frame_parse_rx,
-                                 .hdr_ctx = &g.size, .with_header = 1, .admit = admit_rank };
-    g.wan_ops = (tcp_rx_ops_t){ .deliver = wan_deliver, .max_frame = GW_WAN_MAX,
+                                 .hdr_ctx = &g.size, .with_header = 1, .admit = admit_rank,
+                                 .peer = "rank" };
+    g.wan_ops = (net_rx_ops_t){ .deliver = wan_deliver, .max_frame = GW_WAN_MAX,
                                 .hdr_len = GW_WAN_HDR, .parse_hdr = gw_wan_parse_rx,
-                                .hdr_ctx = &g.size, .with_header = 1, .admit = admit_wan };
+                                .hdr_ctx = &g.size, .with_header = 1, .admit = admit_wan,
+                                .peer = "stream" };
     g.links = calloc((size_t)c->nsites, sizeof *g.links);
     g.srefs = calloc((size_t)(c->nsites * c->streams), sizeof *g.srefs);
     g.ranks = calloc((size_t)c->size, sizeof *g.ranks);

@@ -14,8 +14,8 @@
  * unproven connections), and authenticated with the key for rank-gateway connections,
  * derived from the ranks' key (net/auth.h, runtime/rank_key.h). Liveness
  * (net/liveness.h): keepalive, and once a second the silent-peer check. Sending and
- * receiving reuse the TCP transport's stream code: framed queues with zero-copy sends (tcp/outq.h) and the
- * frame reader with placement of large bodies (tcp/rx.h). Invariant: frames leave in the
+ * receiving reuse the TCP transport's stream code: framed queues with zero-copy sends (net/outq.h) and the
+ * frame reader with placement of large bodies (net/rx.h). Invariant: frames leave in the
  * order send() took them, on one connection, and the gateways keep the order per (source,
  * destination) pair end to end (tools/gateway/link.h), so the transport's per-pair order
  * holds.
@@ -39,8 +39,8 @@
  * BYE and waits (bounded) for the gateway's end of stream.
  */
 #include "transport/gw/wire.h"
-#include "transport/tcp/outq.h"
-#include "transport/tcp/rx.h"
+#include "net/outq.h"
+#include "net/rx.h"
 #include "transport/transport.h"
 
 #include "runtime/job.h"
@@ -86,10 +86,10 @@ static struct {
     struct sockaddr_in gw;
     char gw_text[64];
     auth_key_t key;
-    tcp_outq_t out;
-    tcp_rx_t rx;
-    tcp_rx_ops_t rx_ops;
-    tcp_completion_t done[MAX_COMPLETIONS];
+    net_outq_t out;
+    net_rx_t rx;
+    net_rx_ops_t rx_ops;
+    net_completion_t done[MAX_COMPLETIONS];
     int ndone;
     int closed;
     int grouping;                  /* open groups (nested) */
@@ -119,10 +119,10 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
     g.size = boot->size;
     g.usize = (uint32_t)boot->size;
     g.deliver = deliver;
-    g.rx_ops = (tcp_rx_ops_t){ .deliver = deliver_frame, .place = boot->place,
+    g.rx_ops = (net_rx_ops_t){ .deliver = deliver_frame, .place = boot->place,
                                .place_min = PLACE_MIN, .max_frame = MAX_FRAME,
                                .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_frame_parse_rx,
-                               .hdr_ctx = &g.usize, .with_header = 1 };
+                               .hdr_ctx = &g.usize, .with_header = 1, .peer = "rank" };
     if (sites_count() < 2)
         return 0;
     if (liveness_parse(getenv(LIVENESS_ENV), &g.timeout_s, err, (size_t)errlen) != 0)
@@ -156,7 +156,7 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
     g.staged = calloc((size_t)ns, sizeof *g.staged);
     g.staged_n = calloc((size_t)ns, sizeof *g.staged_n);
     g.stopped = calloc((size_t)g.size, 1);
-    if (tcp_rx_init(&g.rx, RX_BUFFER) != 0 || !g.stage || !g.staged || !g.staged_n ||
+    if (net_rx_init(&g.rx, RX_BUFFER) != 0 || !g.stage || !g.staged || !g.staged_n ||
         !g.stopped) {
         snprintf(err, (size_t)errlen, "out of memory for the gateway connection");
         return -1;
@@ -245,7 +245,7 @@ static int attempt(long long deadline, char *err, int errlen)
             gw_hello_encode(hello, &g.key, GW_ROLE_RANK, (uint32_t)g.rank, (uint32_t)g.size,
                             na, nc);
             struct iovec v = { hello, sizeof hello };
-            if (tcp_sendv(fd, &v, 1) != (long)sizeof hello)
+            if (net_sendv(fd, &v, 1) != (long)sizeof hello)
                 again = "cannot send the hello";
             else if (read_all(fd, wel, sizeof wel, deadline) != 0)
                 again = "it refused this rank (another job key?)";
@@ -321,7 +321,7 @@ static int silent(char *err, int errlen)
 static int flush(char *err, int errlen)
 {
     int nout;
-    int rc = tcp_outq_flush(&g.out, g.fd, g.done + g.ndone, MAX_COMPLETIONS - g.ndone, &nout);
+    int rc = net_outq_flush(&g.out, g.fd, g.done + g.ndone, MAX_COMPLETIONS - g.ndone, &nout);
     g.ndone += nout;
     if (rc < 0)
         return lost(strerror(errno), err, errlen);
@@ -341,7 +341,7 @@ static int frame_check(int dst, size_t len, char *err, int errlen)
 static void header(unsigned char hdr[GW_FRAME_HDR], int dst, size_t len, size_t head)
 {
     gw_frame_encode(hdr, &(gw_frame_t){ .len = (uint32_t)len, .kind = GW_KIND_FRAME,
-                                        .head_len = head <= TCP_HEAD_MAX ? (uint8_t)head : 0,
+                                        .head_len = head <= NET_HEAD_MAX ? (uint8_t)head : 0,
                                         .dst = (uint32_t)dst, .src = (uint32_t)g.rank });
 }
 
@@ -368,7 +368,7 @@ static int unstage(int t, char *err, int errlen)
     g.staged[t] = 0;
     g.staged_n[t] = 0;
     size_t at = one ? GW_FRAME_HDR : 0;
-    if (tcp_outq_push(&g.out, b + at, n + GW_FRAME_HDR - at, b, (tcp_completion_t){ 0 }) != 0) {
+    if (net_outq_push(&g.out, b + at, n + GW_FRAME_HDR - at, b, (net_completion_t){ 0 }) != 0) {
         free(b);
         snprintf(err, (size_t)errlen, "out of memory queuing a frame");
         return -1;
@@ -438,7 +438,7 @@ static int gw_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer
         return st;
     unsigned char hdr[GW_FRAME_HDR];
     header(hdr, dst, len, iovcnt > 0 ? iov[0].iov_len : 256);
-    int rc = tcp_outq_frame(&g.out, g.fd, hdr, sizeof hdr, iov, iovcnt, pk);
+    int rc = net_outq_frame(&g.out, g.fd, hdr, sizeof hdr, iov, iovcnt, pk);
     if (rc == -2)
         return lost(strerror(errno), err, errlen);
     if (rc != 0) {
@@ -463,13 +463,13 @@ static int gw_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent)
     if (st < 0)
         return -1;
     if (st > 0) {
-        g.done[g.ndone++] = (tcp_completion_t){ sent, ctx };
+        g.done[g.ndone++] = (net_completion_t){ sent, ctx };
         return 1;
     }
     unsigned char hdr[GW_FRAME_HDR];
     header(hdr, dst, len, iovcnt > 0 ? iov[0].iov_len : 256);
-    if (tcp_outq_frame_zc(&g.out, hdr, sizeof hdr, iov, iovcnt,
-                          (tcp_completion_t){ sent, ctx }) != 0) {
+    if (net_outq_frame_zc(&g.out, hdr, sizeof hdr, iov, iovcnt,
+                          (net_completion_t){ sent, ctx }) != 0) {
         snprintf(err, (size_t)errlen, "out of memory queuing a frame");
         return -1;
     }
@@ -482,7 +482,7 @@ static int gw_progress(char *err, int errlen)
         return 0;
     int events = 0;
     if (g.ndone) {
-        tcp_completion_t d[MAX_COMPLETIONS];
+        net_completion_t d[MAX_COMPLETIONS];
         int n = g.ndone;
         memcpy(d, g.done, (size_t)n * sizeof *d);
         g.ndone = 0;
@@ -495,9 +495,9 @@ static int gw_progress(char *err, int errlen)
     int eof = 0;
     /* (frames left in the buffer when the budget runs out make this return nonzero, so the
      * progress engine comes back before it sleeps) */
-    int n = tcp_rx_run(&g.rx, g.fd, -1, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
+    int n = net_rx_run(&g.rx, g.fd, -1, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
     int e = errno;
-    if (tcp_rx_midframe(&g.rx)) { /* see the TCP transport: ACK a streamed frame at once */
+    if (net_rx_midframe(&g.rx)) { /* see the TCP transport: ACK a streamed frame at once */
         int one = 1;
         setsockopt(g.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
     }
@@ -544,11 +544,11 @@ static void gw_close(void)
         unsigned char bye[GW_FRAME_HDR];
         gw_frame_encode(bye, &(gw_frame_t){ .kind = GW_KIND_BYE });
         struct iovec v = { bye, sizeof bye };
-        tcp_outq_push_copy(&g.out, &v, 1, 0);
+        net_outq_push_copy(&g.out, &v, 1, 0);
         while (g.out.n && net_now_ms() < until) {
             int nout;
             g.ndone = 0; /* no completion runs any more */
-            if (tcp_outq_flush(&g.out, g.fd, g.done, MAX_COMPLETIONS, &nout) < 0)
+            if (net_outq_flush(&g.out, g.fd, g.done, MAX_COMPLETIONS, &nout) < 0)
                 break;
             if (g.out.n)
                 wait_fd(g.fd, POLLOUT, net_now_ms() + 10);
@@ -564,8 +564,8 @@ static void gw_close(void)
         }
         close(g.fd);
     }
-    tcp_outq_free(&g.out);
-    tcp_rx_free(&g.rx);
+    net_outq_free(&g.out);
+    net_rx_free(&g.rx);
     for (int t = 0; g.stage && t < sites_count(); t++)
         free(g.stage[t]);
     free(g.stage);

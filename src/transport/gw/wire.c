@@ -156,7 +156,7 @@ const char *gw_rank_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max
     return frame_parse(in, max_len, size, KINDS_FROM_RANK, f);
 }
 
-static const char *parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+static const char *parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                             const void *ctx, int kinds)
 {
     gw_frame_t f;
@@ -168,13 +168,13 @@ static const char *parse_rx(const unsigned char *in, size_t max_len, tcp_frame_h
     return bad;
 }
 
-const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                               const void *ctx)
 {
     return parse_rx(in, max_len, h, ctx, KINDS_TO_RANK);
 }
 
-const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                                    const void *ctx)
 {
     return parse_rx(in, max_len, h, ctx, KINDS_FROM_RANK);
@@ -254,7 +254,7 @@ const char *gw_wan_parse(const unsigned char in[GW_WAN_HDR], uint32_t size, gw_w
     return NULL;
 }
 
-const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                             const void *ctx)
 {
     gw_wan_t w;

@@ -57,6 +57,7 @@
 #define METAMPI_GW_WIRE_H
 
 #include "net/auth.h"
+#include "net/frame.h"
 #include "transport/tcp/wire.h"
 
 #include <netinet/in.h>
@@ -79,9 +80,9 @@ enum {
 };
 
 enum { GW_ROLE_RANK = 1, GW_ROLE_LINK = 2 };
-enum { GW_KIND_FRAME = TCP_KIND_FRAME, GW_KIND_BYE = TCP_KIND_BYE, GW_KIND_MULTI = 2,
+enum { GW_KIND_FRAME = NET_KIND_FRAME, GW_KIND_BYE = NET_KIND_BYE, GW_KIND_MULTI = 2,
        GW_KIND_STOP = 3, GW_KIND_GO = 4 };
-enum { GW_WAN_BYE = TCP_KIND_BYE, GW_WAN_BATCH = 2, GW_WAN_PIECE = 3, GW_WAN_BEAT = 4,
+enum { GW_WAN_BYE = NET_KIND_BYE, GW_WAN_BATCH = 2, GW_WAN_PIECE = 3, GW_WAN_BEAT = 4,
        GW_WAN_CREDIT = 5 };
 enum { GW_WAN_Z = 1 };
 
@@ -144,15 +145,15 @@ uint8_t gw_frame_kind(const unsigned char in[GW_FRAME_HDR]);
  * ranks below size (fills *f), else what is wrong with it. */
 const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
                            uint32_t size, gw_frame_t *f);
-/* The rank's parser of what its gateway sends, as a frame reader's header parser (tcp/rx.h):
+/* The rank's parser of what its gateway sends, as a frame reader's header parser (net/rx.h):
  * as gw_frame_parse, and STOP and GO too; ctx points to the job size (a uint32_t); h->src is
  * the frame's source rank (for STOP and GO, the rank they are about). */
-const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                               const void *ctx);
 /* The gateway's parser of what its ranks send: as gw_frame_parse, and MULTI frames too. */
 const char *gw_rank_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
                                 uint32_t size, gw_frame_t *f);
-const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                                    const void *ctx);
 /* The first inner frame of a MULTI body p[0..left) from rank sender: NULL (fills *f: its bytes
  * are GW_FRAME_HDR + f->len) or what is wrong. Whether its destination is at the right site
@@ -170,7 +171,7 @@ void gw_wan_encode(unsigned char out[GW_WAN_HDR], const gw_wan_t *w);
 const char *gw_wan_parse(const unsigned char in[GW_WAN_HDR], uint32_t size, gw_wan_t *w);
 /* As a frame reader's header parser: ctx points to the job size; h->src is -1 (the stream
  * reading it is the frame's source). */
-const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                             const void *ctx);
 
 #endif

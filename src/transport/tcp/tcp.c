@@ -40,8 +40,8 @@
  * own end of stream, so no connection is reset with data in flight.
  */
 #include "transport/tcp/card.h"
-#include "transport/tcp/outq.h"
-#include "transport/tcp/rx.h"
+#include "net/outq.h"
+#include "net/rx.h"
 #include "transport/tcp/wire.h"
 #include "transport/transport.h"
 
@@ -120,8 +120,8 @@ typedef struct peer {
     conn_t *c;                   /* our connection to the peer (any state), or the UP one */
     int lost_race;               /* our connection lost to the peer's: wait for it */
     int closed;                  /* the peer said BYE and closed */
-    tcp_outq_t out;              /* frames waiting for the connection or the socket */
-    tcp_rx_t rx;                 /* valid while c is UP */
+    net_outq_t out;              /* frames waiting for the connection or the socket */
+    net_rx_t rx;                 /* valid while c is UP */
     tcp_card_t card;
     int have_card;
     int backlog;                 /* rx holds frames not yet handled (the budget ran out):
@@ -133,7 +133,7 @@ static struct {
     int rank, size;
     const int *host_of;
     tr_deliver_fn deliver;
-    tcp_rx_ops_t rx_ops;
+    net_rx_ops_t rx_ops;
     auth_key_t key;
     int have_key;
     int ep;
@@ -145,7 +145,7 @@ static struct {
     conn_t *pending, *pending_tail; /* accepted, HELLO not read yet: oldest first */
     int npending;
     conn_t *retrying;            /* our attempts in C_RETRY */
-    tcp_completion_t done[MAX_COMPLETIONS];
+    net_completion_t done[MAX_COMPLETIONS];
     int ndone;
     unsigned freed;              /* connections freed so far (invalidates epoll events) */
     int nbacklog;                /* peers with backlog set */
@@ -334,7 +334,7 @@ static int write_handshake(conn_t *c)
 {
     while (c->hs_off < c->hs_len) {
         struct iovec v = { c->hs_out + c->hs_off, c->hs_len - c->hs_off };
-        long w = tcp_sendv(c->fd, &v, 1);
+        long w = net_sendv(c->fd, &v, 1);
         if (w < 0)
             return -1;
         if (w == 0)
@@ -355,7 +355,7 @@ static int peer_flush(peer_t *p, char *err, int errlen)
     int w = write_handshake(c);
     if (w == 1 && p->out.n) {
         int nout;
-        w = tcp_outq_flush(&p->out, c->fd, g.done + g.ndone, MAX_COMPLETIONS - g.ndone, &nout);
+        w = net_outq_flush(&p->out, c->fd, g.done + g.ndone, MAX_COMPLETIONS - g.ndone, &nout);
         g.ndone += nout;
     }
     if (w < 0) {
@@ -369,7 +369,7 @@ static int peer_flush(peer_t *p, char *err, int errlen)
 
 static int peer_up(peer_t *p, conn_t *c, char *err, int errlen)
 {
-    if (tcp_rx_init(&p->rx, RX_BUFFER) != 0) {
+    if (net_rx_init(&p->rx, RX_BUFFER) != 0) {
         snprintf(err, (size_t)errlen, "out of memory for a TCP connection");
         return -1;
     }
@@ -812,12 +812,12 @@ static int peer_readable(int r, char *err, int errlen)
 {
     peer_t *p = &g.peers[r];
     int eof = 0;
-    int n = tcp_rx_run(&p->rx, p->c->fd, r, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
+    int n = net_rx_run(&p->rx, p->c->fd, r, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
     int rx_errno = errno;
     int more = n == FRAMES_PER_POLL;
     g.nbacklog += more - p->backlog;
     p->backlog = more;
-    if (tcp_rx_midframe(&p->rx)) {
+    if (net_rx_midframe(&p->rx)) {
         /* The peer streams a large frame to us and may be limited by its congestion window:
          * ACK at once rather than after the delayed-ACK timer (the kernel leaves quick-ACK
          * mode by itself, so this is renewed while the frame lasts). */
@@ -843,7 +843,7 @@ static int peer_readable(int r, char *err, int errlen)
         conn_free(p->c);
         p->c = NULL;
         p->closed = 1;
-        tcp_rx_free(&p->rx);
+        net_rx_free(&p->rx);
     }
     return n;
 }
@@ -925,8 +925,8 @@ static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int
     g.size = boot->size;
     g.host_of = boot->host_of;
     g.deliver = deliver;
-    g.rx_ops = (tcp_rx_ops_t){ .deliver = deliver, .place = boot->place,
-                               .place_min = PLACE_MIN, .max_frame = MAX_FRAME };
+    g.rx_ops = (net_rx_ops_t){ .deliver = deliver, .place = boot->place,
+                               .place_min = PLACE_MIN, .max_frame = MAX_FRAME, .peer = "rank" };
     g.active = spans_hosts(boot);
     if (!g.active)
         return 0;
@@ -1008,13 +1008,13 @@ static int tcp_send(int dst, const struct iovec *iov, int iovcnt, const tr_packe
         len += iov[i].iov_len;
     if (frame_check(dst, len, err, errlen) != 0)
         return -1;
-    unsigned char hdr[TCP_FRAME_HDR];
-    tcp_frame_hdr_t h = { .len = (uint32_t)len, .kind = TCP_KIND_FRAME,
-                          .head_len = iovcnt > 0 && iov[0].iov_len <= TCP_HEAD_MAX
+    unsigned char hdr[NET_FRAME_HDR];
+    net_frame_hdr_t h = { .len = (uint32_t)len, .kind = NET_KIND_FRAME,
+                          .head_len = iovcnt > 0 && iov[0].iov_len <= NET_HEAD_MAX
                                           ? (uint8_t)iov[0].iov_len : 0 };
-    tcp_frame_hdr_encode(hdr, &h);
+    net_frame_hdr_encode(hdr, &h);
     int up = p->c && p->c->state == UP && p->c->hs_off == p->c->hs_len;
-    int rc = tcp_outq_frame(&p->out, up ? p->c->fd : -1, hdr, sizeof hdr, iov, iovcnt, pk);
+    int rc = net_outq_frame(&p->out, up ? p->c->fd : -1, hdr, sizeof hdr, iov, iovcnt, pk);
     if (rc == -2) {
         snprintf(err, (size_t)errlen, "lost the connection to rank %d (host %s): %s", dst,
                  peer_host(dst), strerror(errno));
@@ -1041,12 +1041,12 @@ static int tcp_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent
     if (frame_check(dst, len, err, errlen) != 0)
         return -1;
     size_t head = iovcnt > 0 ? iov[0].iov_len : 0;
-    unsigned char hdr[TCP_FRAME_HDR];
-    tcp_frame_hdr_t fh = { .len = (uint32_t)len, .kind = TCP_KIND_FRAME,
-                           .head_len = head <= TCP_HEAD_MAX ? (uint8_t)head : 0 };
-    tcp_frame_hdr_encode(hdr, &fh);
-    if (tcp_outq_frame_zc(&p->out, hdr, sizeof hdr, iov, iovcnt,
-                          (tcp_completion_t){ sent, ctx }) != 0) {
+    unsigned char hdr[NET_FRAME_HDR];
+    net_frame_hdr_t fh = { .len = (uint32_t)len, .kind = NET_KIND_FRAME,
+                           .head_len = head <= NET_HEAD_MAX ? (uint8_t)head : 0 };
+    net_frame_hdr_encode(hdr, &fh);
+    if (net_outq_frame_zc(&p->out, hdr, sizeof hdr, iov, iovcnt,
+                          (net_completion_t){ sent, ctx }) != 0) {
         snprintf(err, (size_t)errlen, "out of memory queuing a frame");
         return -1;
     }
@@ -1074,7 +1074,7 @@ static int tcp_progress(char *err, int errlen)
         return 0;
     int events = 0;
     if (g.ndone) { /* completions found by flushes since the last call */
-        tcp_completion_t d[MAX_COMPLETIONS];
+        net_completion_t d[MAX_COMPLETIONS];
         int n = g.ndone;
         memcpy(d, g.done, (size_t)n * sizeof *d);
         g.ndone = 0;
@@ -1172,12 +1172,12 @@ static void close_peers(void)
         peer_t *p = &g.peers[r];
         if (!p->c || p->c->state != UP)
             continue;
-        unsigned char bye[TCP_FRAME_HDR];
-        tcp_frame_hdr_encode(bye, &(tcp_frame_hdr_t){ .kind = TCP_KIND_BYE });
+        unsigned char bye[NET_FRAME_HDR];
+        net_frame_hdr_encode(bye, &(net_frame_hdr_t){ .kind = NET_KIND_BYE });
         unsigned char *b = malloc(sizeof bye);
         if (b) {
             memcpy(b, bye, sizeof bye);
-            tcp_outq_push(&p->out, b, sizeof bye, b, (tcp_completion_t){ 0 });
+            net_outq_push(&p->out, b, sizeof bye, b, (net_completion_t){ 0 });
         }
         while (p->out.n && net_now_ms() < until) {
             g.ndone = 0; /* no completion is run any more */
@@ -1213,8 +1213,8 @@ static void tcp_close(void)
             peer_t *p = &g.peers[r];
             if (p->c)
                 conn_free(p->c);
-            tcp_outq_free(&p->out);
-            tcp_rx_free(&p->rx);
+            net_outq_free(&p->out);
+            net_rx_free(&p->rx);
         }
         while (g.pending) {
             conn_t *c = g.pending;
