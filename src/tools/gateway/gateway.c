@@ -7,7 +7,6 @@
 #include "transport/gw/wire.h"
 #include "net/outq.h"
 #include "net/rx.h"
-#include "transport/tcp/wire.h"
 #include "net/fdlimit.h"
 #include "net/clock.h"
 
@@ -775,7 +774,7 @@ static void on_hs(void *arg, int fd, short revents)
         ev_set_events(&g.loop, h->fd, POLLIN);
     }
     if (h->state == HS_CHALLENGE) {
-        int rc = read_exact(h, TCP_CHALLENGE_LEN);
+        int rc = read_exact(h, GW_CHALLENGE_LEN);
         if (rc == 0)
             return;
         if (rc < 0) {
@@ -783,7 +782,7 @@ static void on_hs(void *arg, int fd, short revents)
                                              : "the other side closed it at once");
             return;
         }
-        const char *bad = tcp_challenge_parse(h->in, h->na);
+        const char *bad = gw_challenge_parse(h->in, h->na);
         if (bad)
             fail("cannot open %s: %s", link_text(h->site), bad);
         if (auth_nonce(h->nc) != 0)
@@ -895,8 +894,8 @@ static void on_listen(void *arg, int fd, short revents)
         g.acc_tail = h;
         g.nacc++;
         socket_options(c, 0);
-        unsigned char ch[TCP_CHALLENGE_LEN];
-        tcp_challenge_encode(ch, h->na);
+        unsigned char ch[GW_CHALLENGE_LEN];
+        gw_challenge_encode(ch, h->na);
         if (write_all(c, ch, sizeof ch) != 0) {
             hs_free(h, 1);
             continue;

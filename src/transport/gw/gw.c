@@ -233,12 +233,12 @@ static int attempt(long long deadline, char *err, int errlen)
         snprintf(err, (size_t)errlen, "%s", strerror(e));
         return -1;
     }
-    unsigned char ch[TCP_CHALLENGE_LEN], na[AUTH_NONCE], nc[AUTH_NONCE];
+    unsigned char ch[GW_CHALLENGE_LEN], na[AUTH_NONCE], nc[AUTH_NONCE];
     unsigned char hello[GW_HELLO_LEN], wel[GW_WELCOME_LEN];
     const char *bad = NULL, *again = NULL;
     if (read_all(fd, ch, sizeof ch, deadline) != 0)
         again = "it closed the connection at once";
-    else if ((bad = tcp_challenge_parse(ch, na)) == NULL) {
+    else if ((bad = gw_challenge_parse(ch, na)) == NULL) {
         if (auth_nonce(nc) != 0) {
             bad = "no randomness for a nonce";
         } else {

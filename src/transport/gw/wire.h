@@ -4,7 +4,8 @@
  * site's gateway, and the WAN frames between two gateways. Every field is little-endian;
  * every parser here is a pure function over the bytes received (tests/fuzz drives them).
  *
- * Handshake (net/auth.h has the argument): the gateway accepts and speaks first.
+ * Handshake (net/handshake.h, with the gateways' magics, words and labels): the gateway
+ * accepts and speaks first.
  *   gateway   -> connector  CHALLENGE  as the TCP transport's (tcp/wire.h): "MMPItcp1", Na
  *   connector -> gateway    HELLO      magic "MMPIgwhl", role u32, a u32, b u32, Nc[16],
  *                                      mac = auth_mac(key(role), label(role), Na, Nc,
@@ -58,13 +59,13 @@
 
 #include "net/auth.h"
 #include "net/frame.h"
-#include "transport/tcp/wire.h"
 
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
 enum {
+    GW_CHALLENGE_LEN = 8 + AUTH_NONCE,
     GW_HELLO_LEN = 8 + 4 + 4 + 4 + AUTH_NONCE + AUTH_MAC,
     GW_WELCOME_LEN = 8 + 4 + 4 + AUTH_MAC,
     GW_FRAME_HDR = 16,
@@ -89,7 +90,6 @@ enum { GW_WAN_Z = 1 };
 typedef struct gw_hello {
     uint32_t role, a, b;
     unsigned char nonce[AUTH_NONCE];
-    unsigned char mac[AUTH_MAC];
 } gw_hello_t;
 
 typedef struct gw_welcome {
@@ -119,6 +119,13 @@ typedef struct gw_wan {
 /* A gateway's WAN address "IPv4:PORT" (the launcher's metampi.gw.<site> value, the
  * gateway's --gateways entries): 0, or -1 when s is not one. */
 int gw_addr_parse(const char *s, struct sockaddr_in *a);
+
+/* The gateway's CHALLENGE with its nonce na. */
+void gw_challenge_encode(unsigned char out[GW_CHALLENGE_LEN],
+                         const unsigned char na[AUTH_NONCE]);
+/* NULL when in is a CHALLENGE (na copied out), else what is wrong with it. */
+const char *gw_challenge_parse(const unsigned char in[GW_CHALLENGE_LEN],
+                               unsigned char na[AUTH_NONCE]);
 
 /* k: the key of the role (gw_keys_t). */
 void gw_hello_encode(unsigned char out[GW_HELLO_LEN], const auth_key_t *k, uint32_t role,

@@ -3,7 +3,8 @@
  * (net/frame.h: the plain frame header; BYE in MPI_Finalize). Every field is little-endian on the wire; every parser here is a pure function over the
  * bytes received (tests/fuzz drives them with arbitrary input).
  *
- * Handshake (net/auth.h has the argument): the acceptor speaks first.
+ * Handshake (net/handshake.h, with the TCP transport's magics, words and labels): the
+ * acceptor speaks first.
  *   acceptor  -> connector  CHALLENGE  magic "MMPItcp1", Na[16]                      24 bytes
  *   connector -> acceptor   HELLO      magic "MMPIhelo", rank u32, size u32, Nc[16],
  *                                      mac = auth_mac(key, "tcp-c", Na, Nc, rank | size<<32)
@@ -35,12 +36,10 @@ enum { TCP_VERDICT_ACCEPT = 0, TCP_VERDICT_DUPLICATE = 1 };
 typedef struct tcp_hello {
     uint32_t rank, size;
     unsigned char nonce[AUTH_NONCE];
-    unsigned char mac[AUTH_MAC];
 } tcp_hello_t;
 
 typedef struct tcp_welcome {
     uint32_t verdict, rank;
-    unsigned char mac[AUTH_MAC];
 } tcp_welcome_t;
 
 void tcp_challenge_encode(unsigned char out[TCP_CHALLENGE_LEN],
