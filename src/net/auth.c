@@ -119,6 +119,11 @@ int auth_derive(const auth_key_t *from, auth_purpose_t purpose, auth_key_t *out)
     return ok ? 0 : -1;
 }
 
+void auth_key_wipe(auth_key_t *k)
+{
+    OPENSSL_cleanse(k->b, AUTH_KEY);
+}
+
 int auth_key_take_env(const char *name, auth_key_t *k)
 {
     char *v = getenv(name);

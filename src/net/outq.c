@@ -1,6 +1,9 @@
 #include "net/outq.h"
 
+#include "net/clock.h"
+
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -179,6 +182,23 @@ int net_outq_frame_zc(net_outq_t *q, const void *hdr, size_t hlen, const struct 
             net_outq_push(q, iov[i].iov_base, iov[i].iov_len, NULL, i == last ? done : none))
             return -1;
     return 0;
+}
+
+int net_outq_drain(net_outq_t *q, int fd, long long deadline)
+{
+    while (q->n) {
+        if (net_now_ms() >= deadline)
+            return 0;
+        net_completion_t ignored[64];
+        int n;
+        if (net_outq_flush(q, fd, ignored, 64, &n) < 0)
+            return -1;
+        if (q->n) {
+            struct pollfd p = { .fd = fd, .events = POLLOUT };
+            poll(&p, 1, 10);
+        }
+    }
+    return 1;
 }
 
 void net_outq_free(net_outq_t *q)

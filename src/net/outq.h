@@ -52,6 +52,10 @@ int net_outq_frame(net_outq_t *q, int fd, const void *hdr, size_t hlen,
  * caller's until done is reported by a flush that wrote them. 0, or -1 out of memory. */
 int net_outq_frame_zc(net_outq_t *q, const void *hdr, size_t hlen, const struct iovec *iov,
                       int iovcnt, net_completion_t done);
+/* At the end of a connection: writes what is queued, waiting for room, until the deadline
+ * (ms, net_now_ms). Completions are not reported any more. 1 when all of it is written, 0
+ * when the deadline came first, -1 on a socket error. */
+int net_outq_drain(net_outq_t *q, int fd, long long deadline);
 /* Frees owned segments and forgets the rest (their completions are never reported). */
 void net_outq_free(net_outq_t *q);
 
