@@ -1,7 +1,8 @@
 /*
  * What travels on a TCP connection between two ranks: first the handshake, then frames
- * (net/frame.h: the plain frame header; BYE in MPI_Finalize). Every field is little-endian on the wire; every parser here is a pure function over the
- * bytes received (tests/fuzz drives them with arbitrary input).
+ * (net/frame.h: the plain frame header; BYE in MPI_Finalize). Every field is little-endian
+ * on the wire; every parser here is a pure function over the bytes received (tests/fuzz
+ * drives them with arbitrary input).
  *
  * Handshake (net/handshake.h, with the TCP transport's magics, words and labels): the
  * acceptor speaks first.
