@@ -18,7 +18,6 @@
  */
 #include "metacomputer.h"
 
-#include "options.h"
 #include "util.h"
 
 #include <arpa/inet.h>
