@@ -1,9 +1,9 @@
 /*
- * runtime/liveness.c: METAMPI_PEER_TIMEOUT's parser, the keepalive tuning a socket gets for a
+ * net/liveness.c: METAMPI_PEER_TIMEOUT's parser, the keepalive tuning a socket gets for a
  * timeout, the silent-peer check on a healthy connection (never silent), and the heartbeat
  * periods.
  */
-#include "runtime/liveness.h"
+#include "net/liveness.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -52,8 +52,8 @@
 #define GATEWAY_LINK_H
 
 #include "transport/gw/wire.h"
-#include "transport/tcp/outq.h"
-#include "transport/tcp/rx.h"
+#include "net/outq.h"
+#include "net/rx.h"
 #include "zc.h"
 
 #include <stddef.h>
@@ -102,8 +102,8 @@ typedef struct gw_stream {
     int bye_in;                   /* the peer said BYE on it */
     int paused;                   /* not read: the reorder window is full */
     int backlog;                  /* frames may be left in rx (the reader's budget ran out) */
-    tcp_outq_t out;
-    tcp_rx_t rx;
+    net_outq_t out;
+    net_rx_t rx;
     long long last_rx, last_tx;   /* ms: bytes last read / written */
 } gw_stream_t;
 

@@ -2,7 +2,7 @@
  * metampi-gateway: a site's communication daemon (gateway.h), started by the launcher on the
  * site's gateway host. The job key comes in METAMPI_JOB_KEY (never on the command line; taken
  * out of the environment at once), the rest of the configuration on the command line
- * (config.h). The keys it proves are derived from it (runtime/auth.h).
+ * (config.h). The keys it proves are derived from it (net/auth.h).
  */
 #include "config.h"
 #include "gateway.h"

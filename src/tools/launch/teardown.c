@@ -1,6 +1,7 @@
 #include "teardown.h"
 
 #include "util.h"
+#include "net/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,12 +130,12 @@ static int list_children(pid_t *out, int max)
 void teardown_kill_orphans(void)
 {
     pid_t kids[256];
-    long long deadline = util_now_ms() + TEARDOWN_KILL_AFTER_MS;
+    long long deadline = net_now_ms() + TEARDOWN_KILL_AFTER_MS;
     for (;;) {
         while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
         int n = list_children(kids, 256);
-        if (n == 0 || util_now_ms() >= deadline)
+        if (n == 0 || net_now_ms() >= deadline)
             return;
         for (int i = 0; i < n; i++)
             kill(kids[i], SIGKILL);

@@ -1,25 +1,36 @@
 #include "transport/gw/wire.h"
 
+#include "net/bytes.h"
+#include "net/handshake.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char MAGIC_HELLO[8] = "MMPIgwhl", MAGIC_WELCOME[8] = "MMPIgwwl";
+/* The gateways' kinds of connection (net/handshake.h): words role, a, b / verdict, site; the
+ * challenge is the TCP transport's. One profile per role: the role picks the label (and the
+ * key) of the HELLO's proof. */
+static const net_hs_profile_t RANK = {
+    .challenge = "MMPItcp1", .hello = "MMPIgwhl", .answer = "MMPIgwwl",
+    .hello_words = 3, .answer_words = 2, .hello_label = "gw-rank", .answer_label = "gw-acc",
+};
+static const net_hs_profile_t LINK = {
+    .challenge = "MMPItcp1", .hello = "MMPIgwhl", .answer = "MMPIgwwl",
+    .hello_words = 3, .answer_words = 2, .hello_label = "gw-link", .answer_label = "gw-acc",
+};
+/* a HELLO of no known role (made only to be refused) */
+static const net_hs_profile_t NONE = {
+    .challenge = "MMPItcp1", .hello = "MMPIgwhl", .answer = "MMPIgwwl",
+    .hello_words = 3, .answer_words = 2, .hello_label = "gw-none", .answer_label = "gw-acc",
+};
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
+_Static_assert((int)GW_CHALLENGE_LEN == (int)NET_HS_CHALLENGE_LEN, "the handshake's challenge");
+_Static_assert((int)GW_HELLO_LEN == NET_HS_MAGIC + 3 * 4 + AUTH_NONCE + AUTH_MAC, "3 words");
+_Static_assert((int)GW_WELCOME_LEN == NET_HS_MAGIC + 2 * 4 + AUTH_MAC, "2 words");
 
-static uint32_t get32(const unsigned char *p)
+static const net_hs_profile_t *profile(uint32_t role)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static const char *role_label(uint32_t role)
-{
-    return role == GW_ROLE_RANK ? "gw-rank" : role == GW_ROLE_LINK ? "gw-link" : NULL;
+    return role == GW_ROLE_RANK ? &RANK : role == GW_ROLE_LINK ? &LINK : NULL;
 }
 
 static uint64_t pair(uint32_t a, uint32_t b)
@@ -27,34 +38,42 @@ static uint64_t pair(uint32_t a, uint32_t b)
     return (uint64_t)a | (uint64_t)b << 32;
 }
 
+void gw_challenge_encode(unsigned char out[GW_CHALLENGE_LEN],
+                         const unsigned char na[AUTH_NONCE])
+{
+    net_hs_challenge(&RANK, out, na);
+}
+
+const char *gw_challenge_parse(const unsigned char in[GW_CHALLENGE_LEN],
+                               unsigned char na[AUTH_NONCE])
+{
+    return net_hs_challenge_parse(&RANK, in, na) ? "not a metampi gateway (bad challenge)"
+                                                 : NULL;
+}
+
 void gw_hello_encode(unsigned char out[GW_HELLO_LEN], const auth_key_t *k, uint32_t role,
                      uint32_t a, uint32_t b, const unsigned char na[AUTH_NONCE],
                      const unsigned char nc[AUTH_NONCE])
 {
-    memcpy(out, MAGIC_HELLO, 8);
-    put32(out + 8, role);
-    put32(out + 12, a);
-    put32(out + 16, b);
-    memcpy(out + 20, nc, AUTH_NONCE);
-    const char *label = role_label(role);
-    auth_mac(k, label ? label : "gw-none", na, nc, pair(a, b), out + 20 + AUTH_NONCE);
+    const net_hs_profile_t *p = profile(role);
+    const uint32_t w[3] = { role, a, b };
+    net_hs_hello(p ? p : &NONE, out, k, w, na, nc, pair(a, b));
 }
 
 const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const gw_keys_t *k,
                            const unsigned char na[AUTH_NONCE], gw_hello_t *h)
 {
-    if (memcmp(in, MAGIC_HELLO, 8) != 0)
+    uint32_t w[3];
+    if (net_hs_hello_parse(&RANK, in, w, h->nonce) != 0)
         return "not a metampi gateway hello";
-    h->role = get32(in + 8);
-    h->a = get32(in + 12);
-    h->b = get32(in + 16);
-    memcpy(h->nonce, in + 20, AUTH_NONCE);
-    memcpy(h->mac, in + 20 + AUTH_NONCE, AUTH_MAC);
-    const char *label = role_label(h->role);
-    if (!label)
+    h->role = w[0];
+    h->a = w[1];
+    h->b = w[2];
+    const net_hs_profile_t *p = profile(h->role);
+    if (!p)
         return "hello of an unknown role";
     const auth_key_t *key = h->role == GW_ROLE_RANK ? &k->rank : &k->link;
-    if (!auth_check(key, label, na, h->nonce, pair(h->a, h->b), h->mac))
+    if (!net_hs_hello_proves(p, in, key, na, pair(h->a, h->b)))
         return "wrong job key";
     return NULL;
 }
@@ -62,20 +81,19 @@ const char *gw_hello_parse(const unsigned char in[GW_HELLO_LEN], const gw_keys_t
 void gw_welcome_encode(unsigned char out[GW_WELCOME_LEN], const auth_key_t *k, uint32_t site,
                        const unsigned char nc[AUTH_NONCE], const unsigned char na[AUTH_NONCE])
 {
-    memcpy(out, MAGIC_WELCOME, 8);
-    put32(out + 8, 0);
-    put32(out + 12, site);
-    auth_mac(k, "gw-acc", nc, na, pair(site, 0), out + 16);
+    const uint32_t w[2] = { 0, site };
+    net_hs_answer(&RANK, out, k, w, nc, na, pair(site, 0));
 }
 
 const char *gw_welcome_parse(const unsigned char in[GW_WELCOME_LEN], const auth_key_t *k,
                              const unsigned char nc[AUTH_NONCE],
                              const unsigned char na[AUTH_NONCE], uint32_t expect)
 {
-    if (memcmp(in, MAGIC_WELCOME, 8) != 0)
+    uint32_t w[2];
+    if (net_hs_answer_parse(&RANK, in, w) != 0)
         return "not a metampi gateway welcome";
-    uint32_t verdict = get32(in + 8), site = get32(in + 12);
-    if (!auth_check(k, "gw-acc", nc, na, pair(site, verdict), in + 16))
+    uint32_t verdict = w[0], site = w[1];
+    if (!net_hs_answer_proves(&RANK, in, k, nc, na, pair(site, verdict)))
         return "the gateway does not know the job key";
     if (verdict != 0)
         return "unknown verdict";
@@ -86,12 +104,12 @@ const char *gw_welcome_parse(const unsigned char in[GW_WELCOME_LEN], const auth_
 
 void gw_frame_encode(unsigned char out[GW_FRAME_HDR], const gw_frame_t *f)
 {
-    put32(out, f->len);
+    net_put32(out, f->len);
     out[4] = f->head_len;
     out[5] = f->kind;
     out[6] = out[7] = 0;
-    put32(out + 8, f->dst);
-    put32(out + 12, f->src);
+    net_put32(out + 8, f->dst);
+    net_put32(out + 12, f->src);
 }
 
 uint8_t gw_frame_kind(const unsigned char in[GW_FRAME_HDR])
@@ -106,11 +124,11 @@ enum { KINDS_PLAIN, KINDS_FROM_RANK, KINDS_TO_RANK };
 static const char *frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
                                uint32_t size, int kinds, gw_frame_t *f)
 {
-    f->len = get32(in);
+    f->len = net_get32(in);
     f->head_len = in[4];
     f->kind = in[5];
-    f->dst = get32(in + 8);
-    f->src = get32(in + 12);
+    f->dst = net_get32(in + 8);
+    f->src = net_get32(in + 12);
     if (in[6] || in[7])
         return "frame header: reserved bytes set";
     if (f->kind == GW_KIND_BYE)
@@ -156,7 +174,7 @@ const char *gw_rank_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max
     return frame_parse(in, max_len, size, KINDS_FROM_RANK, f);
 }
 
-static const char *parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+static const char *parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                             const void *ctx, int kinds)
 {
     gw_frame_t f;
@@ -168,13 +186,13 @@ static const char *parse_rx(const unsigned char *in, size_t max_len, tcp_frame_h
     return bad;
 }
 
-const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                               const void *ctx)
 {
     return parse_rx(in, max_len, h, ctx, KINDS_TO_RANK);
 }
 
-const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                                    const void *ctx)
 {
     return parse_rx(in, max_len, h, ctx, KINDS_FROM_RANK);
@@ -208,24 +226,24 @@ const char *gw_batch_next(const unsigned char *p, size_t left, size_t max_len, u
 
 void gw_wan_encode(unsigned char out[GW_WAN_HDR], const gw_wan_t *w)
 {
-    put32(out, w->len);
+    net_put32(out, w->len);
     out[4] = w->kind;
     out[5] = w->flags;
     out[6] = out[7] = 0;
-    put32(out + 8, w->raw_len);
-    put32(out + 12, w->src);
-    put32(out + 16, (uint32_t)w->seq);
-    put32(out + 20, (uint32_t)(w->seq >> 32));
+    net_put32(out + 8, w->raw_len);
+    net_put32(out + 12, w->src);
+    net_put32(out + 16, (uint32_t)w->seq);
+    net_put32(out + 20, (uint32_t)(w->seq >> 32));
 }
 
 const char *gw_wan_parse(const unsigned char in[GW_WAN_HDR], uint32_t size, gw_wan_t *w)
 {
-    w->len = get32(in);
+    w->len = net_get32(in);
     w->kind = in[4];
     w->flags = in[5];
-    w->raw_len = get32(in + 8);
-    w->src = get32(in + 12);
-    w->seq = (uint64_t)get32(in + 16) | (uint64_t)get32(in + 20) << 32;
+    w->raw_len = net_get32(in + 8);
+    w->src = net_get32(in + 12);
+    w->seq = (uint64_t)net_get32(in + 16) | (uint64_t)net_get32(in + 20) << 32;
     if (in[6] || in[7])
         return "WAN frame header: reserved bytes set";
     if (w->kind == GW_WAN_BYE || w->kind == GW_WAN_BEAT)
@@ -254,7 +272,7 @@ const char *gw_wan_parse(const unsigned char in[GW_WAN_HDR], uint32_t size, gw_w
     return NULL;
 }
 
-const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                             const void *ctx)
 {
     gw_wan_t w;

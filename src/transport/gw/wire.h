@@ -4,7 +4,8 @@
  * site's gateway, and the WAN frames between two gateways. Every field is little-endian;
  * every parser here is a pure function over the bytes received (tests/fuzz drives them).
  *
- * Handshake (runtime/auth.h has the argument): the gateway accepts and speaks first.
+ * Handshake (net/handshake.h, with the gateways' magics, words and labels): the gateway
+ * accepts and speaks first.
  *   gateway   -> connector  CHALLENGE  as the TCP transport's (tcp/wire.h): "MMPItcp1", Na
  *   connector -> gateway    HELLO      magic "MMPIgwhl", role u32, a u32, b u32, Nc[16],
  *                                      mac = auth_mac(key(role), label(role), Na, Nc,
@@ -56,14 +57,15 @@
 #ifndef METAMPI_GW_WIRE_H
 #define METAMPI_GW_WIRE_H
 
-#include "runtime/auth.h"
-#include "transport/tcp/wire.h"
+#include "net/auth.h"
+#include "net/frame.h"
 
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
 enum {
+    GW_CHALLENGE_LEN = 8 + AUTH_NONCE,
     GW_HELLO_LEN = 8 + 4 + 4 + 4 + AUTH_NONCE + AUTH_MAC,
     GW_WELCOME_LEN = 8 + 4 + 4 + AUTH_MAC,
     GW_FRAME_HDR = 16,
@@ -79,16 +81,15 @@ enum {
 };
 
 enum { GW_ROLE_RANK = 1, GW_ROLE_LINK = 2 };
-enum { GW_KIND_FRAME = TCP_KIND_FRAME, GW_KIND_BYE = TCP_KIND_BYE, GW_KIND_MULTI = 2,
+enum { GW_KIND_FRAME = NET_KIND_FRAME, GW_KIND_BYE = NET_KIND_BYE, GW_KIND_MULTI = 2,
        GW_KIND_STOP = 3, GW_KIND_GO = 4 };
-enum { GW_WAN_BYE = TCP_KIND_BYE, GW_WAN_BATCH = 2, GW_WAN_PIECE = 3, GW_WAN_BEAT = 4,
+enum { GW_WAN_BYE = NET_KIND_BYE, GW_WAN_BATCH = 2, GW_WAN_PIECE = 3, GW_WAN_BEAT = 4,
        GW_WAN_CREDIT = 5 };
 enum { GW_WAN_Z = 1 };
 
 typedef struct gw_hello {
     uint32_t role, a, b;
     unsigned char nonce[AUTH_NONCE];
-    unsigned char mac[AUTH_MAC];
 } gw_hello_t;
 
 typedef struct gw_welcome {
@@ -119,6 +120,13 @@ typedef struct gw_wan {
  * gateway's --gateways entries): 0, or -1 when s is not one. */
 int gw_addr_parse(const char *s, struct sockaddr_in *a);
 
+/* The gateway's CHALLENGE with its nonce na. */
+void gw_challenge_encode(unsigned char out[GW_CHALLENGE_LEN],
+                         const unsigned char na[AUTH_NONCE]);
+/* NULL when in is a CHALLENGE (na copied out), else what is wrong with it. */
+const char *gw_challenge_parse(const unsigned char in[GW_CHALLENGE_LEN],
+                               unsigned char na[AUTH_NONCE]);
+
 /* k: the key of the role (gw_keys_t). */
 void gw_hello_encode(unsigned char out[GW_HELLO_LEN], const auth_key_t *k, uint32_t role,
                      uint32_t a, uint32_t b, const unsigned char na[AUTH_NONCE],
@@ -144,15 +152,15 @@ uint8_t gw_frame_kind(const unsigned char in[GW_FRAME_HDR]);
  * ranks below size (fills *f), else what is wrong with it. */
 const char *gw_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
                            uint32_t size, gw_frame_t *f);
-/* The rank's parser of what its gateway sends, as a frame reader's header parser (tcp/rx.h):
+/* The rank's parser of what its gateway sends, as a frame reader's header parser (net/rx.h):
  * as gw_frame_parse, and STOP and GO too; ctx points to the job size (a uint32_t); h->src is
  * the frame's source rank (for STOP and GO, the rank they are about). */
-const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_frame_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                               const void *ctx);
 /* The gateway's parser of what its ranks send: as gw_frame_parse, and MULTI frames too. */
 const char *gw_rank_frame_parse(const unsigned char in[GW_FRAME_HDR], size_t max_len,
                                 uint32_t size, gw_frame_t *f);
-const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_rank_frame_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                                    const void *ctx);
 /* The first inner frame of a MULTI body p[0..left) from rank sender: NULL (fills *f: its bytes
  * are GW_FRAME_HDR + f->len) or what is wrong. Whether its destination is at the right site
@@ -170,7 +178,7 @@ void gw_wan_encode(unsigned char out[GW_WAN_HDR], const gw_wan_t *w);
 const char *gw_wan_parse(const unsigned char in[GW_WAN_HDR], uint32_t size, gw_wan_t *w);
 /* As a frame reader's header parser: ctx points to the job size; h->src is -1 (the stream
  * reading it is the frame's source). */
-const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, tcp_frame_hdr_t *h,
+const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, net_frame_hdr_t *h,
                             const void *ctx);
 
 #endif

@@ -1,4 +1,4 @@
-#include "runtime/liveness.h"
+#include "net/liveness.h"
 
 #include <errno.h>
 #include <netinet/in.h>

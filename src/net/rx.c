@@ -1,4 +1,4 @@
-#include "transport/tcp/rx.h"
+#include "net/rx.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 enum { RX_HDR, RX_PLACED, RX_BIG };
 
-int tcp_rx_init(tcp_rx_t *rx, size_t cap)
+int net_rx_init(net_rx_t *rx, size_t cap)
 {
     memset(rx, 0, sizeof *rx);
     rx->h.src = -1;
@@ -17,7 +17,7 @@ int tcp_rx_init(tcp_rx_t *rx, size_t cap)
     return rx->buf ? 0 : -1;
 }
 
-void tcp_rx_free(tcp_rx_t *rx)
+void net_rx_free(net_rx_t *rx)
 {
     free(rx->buf);
     free(rx->big);
@@ -69,7 +69,7 @@ static long src_readv(source_t *s, const struct iovec *iov, int n)
 
 /* Reads into the buffer's free tail, first compacting when the tail is short or the `need`
  * bytes from start would not fit. Same results as src_readv. */
-static long fill(tcp_rx_t *rx, source_t *s, size_t need)
+static long fill(net_rx_t *rx, source_t *s, size_t need)
 {
     if (rx->start == rx->end)
         rx->start = rx->end = 0;
@@ -86,7 +86,7 @@ static long fill(tcp_rx_t *rx, source_t *s, size_t need)
 }
 
 /* Moves n bytes that arrived into the placed body's iovecs. */
-static void advance_iov(tcp_rx_t *rx, size_t n)
+static void advance_iov(net_rx_t *rx, size_t n)
 {
     rx->body_left -= n;
     while (n) {
@@ -102,16 +102,16 @@ static void advance_iov(tcp_rx_t *rx, size_t n)
         rx->iovi++;
 }
 
-static void next_iovs(tcp_rx_t *rx)
+static void next_iovs(net_rx_t *rx)
 {
     if (rx->iovi == rx->niov) {
-        rx->niov = rx->sink.next(rx->sink.ctx, rx->iov, TCP_RX_IOV, rx->body_left);
+        rx->niov = rx->sink.next(rx->sink.ctx, rx->iov, NET_RX_IOV, rx->body_left);
         rx->iovi = 0;
     }
 }
 
 /* Reads the rest of a placed body. 1 done, 0 wait for more, <0 as src_readv (-3: eof). */
-static int run_placed(tcp_rx_t *rx, source_t *s)
+static int run_placed(net_rx_t *rx, source_t *s)
 {
     while (rx->body_left && rx->start < rx->end) { /* what was read ahead with the head */
         next_iovs(rx);
@@ -139,19 +139,24 @@ static int run_placed(tcp_rx_t *rx, source_t *s)
     return 1;
 }
 
-static size_t hdr_len(const tcp_rx_ops_t *ops)
+static const char *peer(const net_rx_ops_t *ops)
 {
-    return ops->parse_hdr ? ops->hdr_len : TCP_FRAME_HDR;
+    return ops->peer ? ops->peer : "peer";
 }
 
-static const char *parse_hdr(const tcp_rx_ops_t *ops, const unsigned char *in,
-                             tcp_frame_hdr_t *h)
+static size_t hdr_len(const net_rx_ops_t *ops)
+{
+    return ops->parse_hdr ? ops->hdr_len : NET_FRAME_HDR;
+}
+
+static const char *parse_hdr(const net_rx_ops_t *ops, const unsigned char *in,
+                             net_frame_hdr_t *h)
 {
     return ops->parse_hdr ? ops->parse_hdr(in, ops->max_frame, h, ops->hdr_ctx)
-                          : tcp_frame_hdr_parse(in, ops->max_frame, h);
+                          : net_frame_hdr_parse(in, ops->max_frame, h);
 }
 
-static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int budget,
+static int run(net_rx_t *rx, source_t *s, int src, const net_rx_ops_t *ops, int budget,
                int *eof, char *err, int errlen)
 {
     const size_t hl = hdr_len(ops);
@@ -192,10 +197,11 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
                 const char *bad = parse_hdr(ops, f, &rx->h);
                 from = rx->h.src >= 0 ? rx->h.src : src;
                 if (bad) {
-                    snprintf(err, (size_t)errlen, "malformed stream from rank %d: %s", src, bad);
+                    snprintf(err, (size_t)errlen, "malformed stream from %s %d: %s", peer(ops),
+                             src, bad);
                     return -1;
                 }
-                if (rx->h.kind == TCP_KIND_BYE) {
+                if (rx->h.kind == NET_KIND_BYE) {
                     rx->bye = 1;
                     rx->start += hl;
                     continue;
@@ -252,32 +258,32 @@ static int run(tcp_rx_t *rx, source_t *s, int src, const tcp_rx_ops_t *ops, int 
         if (r == 0) {
             if (rx->state != RX_HDR || rx->start != rx->end) {
                 snprintf(err, (size_t)errlen,
-                         "rank %d closed the connection in the middle of a frame", src);
+                         "%s %d closed the connection in the middle of a frame", peer(ops), src);
                 return -1;
             }
             *eof = 1;
             break;
         }
-        snprintf(err, (size_t)errlen, "reading from rank %d: %s", src, strerror(errno));
+        snprintf(err, (size_t)errlen, "reading from %s %d: %s", peer(ops), src, strerror(errno));
         return -1;
     }
     return events;
 }
 
-int tcp_rx_midframe(const tcp_rx_t *rx)
+int net_rx_midframe(const net_rx_t *rx)
 {
     return rx->state != RX_HDR || rx->start != rx->end;
 }
 
-int tcp_rx_run(tcp_rx_t *rx, int fd, int src, const tcp_rx_ops_t *ops, int budget, int *eof,
+int net_rx_run(net_rx_t *rx, int fd, int src, const net_rx_ops_t *ops, int budget, int *eof,
                char *err, int errlen)
 {
     source_t s = { .fd = fd };
     return run(rx, &s, src, ops, budget, eof, err, errlen);
 }
 
-int tcp_rx_feed(tcp_rx_t *rx, const void *data, size_t len, size_t piece, int src,
-                const tcp_rx_ops_t *ops, char *err, int errlen)
+int net_rx_feed(net_rx_t *rx, const void *data, size_t len, size_t piece, int src,
+                const net_rx_ops_t *ops, char *err, int errlen)
 {
     source_t s = { .fd = -1, .mem = data, .len = len, .piece = piece ? piece : 1 };
     int total = 0, eof = 0;

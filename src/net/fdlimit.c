@@ -1,4 +1,4 @@
-#include "runtime/fdlimit.h"
+#include "net/fdlimit.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>

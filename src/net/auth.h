@@ -61,6 +61,9 @@ int auth_derive(const auth_key_t *from, auth_purpose_t purpose, auth_key_t *out)
  * 0 not set, -1 set but not AUTH_KEY_HEX hex digits (removed all the same). */
 int auth_key_take_env(const char *name, auth_key_t *k);
 
+/* Overwrites a key that is no longer needed (not optimised away). */
+void auth_key_wipe(auth_key_t *k);
+
 /* hex: AUTH_KEY_HEX characters plus a terminating NUL. */
 void auth_key_to_hex(const auth_key_t *k, char hex[AUTH_KEY_HEX + 1]);
 /* 0 when hex is exactly AUTH_KEY_HEX hex digits, -1 otherwise. */

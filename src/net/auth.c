@@ -1,4 +1,4 @@
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -117,6 +117,11 @@ int auth_derive(const auth_key_t *from, auth_purpose_t purpose, auth_key_t *out)
     if (!ok)
         memset(out->b, 0, AUTH_KEY);
     return ok ? 0 : -1;
+}
+
+void auth_key_wipe(auth_key_t *k)
+{
+    OPENSSL_cleanse(k->b, AUTH_KEY);
 }
 
 int auth_key_take_env(const char *name, auth_key_t *k)

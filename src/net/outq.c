@@ -1,13 +1,16 @@
-#include "transport/tcp/outq.h"
+#include "net/outq.h"
+
+#include "net/clock.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 enum { FLUSH_IOV = 64 };
 
-long tcp_sendv(int fd, const struct iovec *iov, int iovcnt)
+long net_sendv(int fd, const struct iovec *iov, int iovcnt)
 {
     struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)iovcnt };
     for (;;) {
@@ -20,11 +23,11 @@ long tcp_sendv(int fd, const struct iovec *iov, int iovcnt)
     }
 }
 
-int tcp_outq_push(tcp_outq_t *q, const void *p, size_t len, void *owned, tcp_completion_t done)
+int net_outq_push(net_outq_t *q, const void *p, size_t len, void *owned, net_completion_t done)
 {
     if (q->n == q->cap) {
         size_t cap = q->cap ? 2 * q->cap : 16;
-        tcp_seg_t *s = malloc(cap * sizeof *s);
+        net_seg_t *s = malloc(cap * sizeof *s);
         if (!s)
             return -1;
         for (size_t i = 0; i < q->n; i++)
@@ -35,7 +38,7 @@ int tcp_outq_push(tcp_outq_t *q, const void *p, size_t len, void *owned, tcp_com
         q->first = 0;
     }
     q->seg[(q->first + q->n++) % q->cap] =
-        (tcp_seg_t){ .p = p, .len = len, .owned = owned, .done = done };
+        (net_seg_t){ .p = p, .len = len, .owned = owned, .done = done };
     if (owned)
         q->copied += len;
     else
@@ -43,7 +46,7 @@ int tcp_outq_push(tcp_outq_t *q, const void *p, size_t len, void *owned, tcp_com
     return 0;
 }
 
-int tcp_outq_push_copy(tcp_outq_t *q, const struct iovec *iov, int iovcnt, size_t skip)
+int net_outq_push_copy(net_outq_t *q, const struct iovec *iov, int iovcnt, size_t skip)
 {
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
@@ -63,14 +66,14 @@ int tcp_outq_push_copy(tcp_outq_t *q, const struct iovec *iov, int iovcnt, size_
         w += l - skip;
         skip = 0;
     }
-    if (tcp_outq_push(q, b, len, b, (tcp_completion_t){ 0 }) != 0) {
+    if (net_outq_push(q, b, len, b, (net_completion_t){ 0 }) != 0) {
         free(b);
         return -1;
     }
     return 0;
 }
 
-int tcp_outq_flush(tcp_outq_t *q, int fd, tcp_completion_t *out, int max, int *nout)
+int net_outq_flush(net_outq_t *q, int fd, net_completion_t *out, int max, int *nout)
 {
     *nout = 0;
     while (q->n) {
@@ -78,7 +81,7 @@ int tcp_outq_flush(tcp_outq_t *q, int fd, tcp_completion_t *out, int max, int *n
         int k = 0, reports = 0;
         size_t asked = 0;
         for (size_t i = 0; i < q->n && k < FLUSH_IOV; i++) {
-            const tcp_seg_t *s = &q->seg[(q->first + i) % q->cap];
+            const net_seg_t *s = &q->seg[(q->first + i) % q->cap];
             if (s->done.sent && *nout + reports == max)
                 break;
             iov[k++] = (struct iovec){ (void *)s->p, s->len };
@@ -87,12 +90,12 @@ int tcp_outq_flush(tcp_outq_t *q, int fd, tcp_completion_t *out, int max, int *n
         }
         if (k == 0)
             return 0; /* the caller's completion array is full: flush again after it runs */
-        long w = tcp_sendv(fd, iov, k);
+        long w = net_sendv(fd, iov, k);
         if (w < 0)
             return -1;
         size_t left = (size_t)w;
         while (q->n) {
-            tcp_seg_t *s = &q->seg[q->first];
+            net_seg_t *s = &q->seg[q->first];
             size_t take = left < s->len ? left : s->len;
             s->p += take;
             s->len -= take;
@@ -115,8 +118,8 @@ int tcp_outq_flush(tcp_outq_t *q, int fd, tcp_completion_t *out, int max, int *n
     return 1;
 }
 
-int tcp_outq_frame(tcp_outq_t *q, int fd, const void *hdr, size_t hlen,
-                   const struct iovec *iov, int iovcnt, const tr_packer_t *pk)
+int net_outq_frame(net_outq_t *q, int fd, const void *hdr, size_t hlen,
+                   const struct iovec *iov, int iovcnt, const net_packer_t *pk)
 {
     size_t len = pk ? pk->len : 0;
     for (int i = 0; i < iovcnt; i++)
@@ -132,7 +135,7 @@ int tcp_outq_frame(tcp_outq_t *q, int fd, const void *hdr, size_t hlen,
         }
         for (size_t done = 0; done < pk->len;)
             done += pk->pack(pk->ctx, w + done, pk->len - done);
-        if (tcp_outq_push(q, b, hlen + len, b, (tcp_completion_t){ 0 }) != 0) {
+        if (net_outq_push(q, b, hlen + len, b, (net_completion_t){ 0 }) != 0) {
             free(b);
             return -1;
         }
@@ -146,18 +149,18 @@ int tcp_outq_frame(tcp_outq_t *q, int fd, const void *hdr, size_t hlen,
             v[nv++] = iov[i];
     size_t written = 0;
     if (fd >= 0 && !q->n) {
-        long w = tcp_sendv(fd, v, nv);
+        long w = net_sendv(fd, v, nv);
         if (w < 0)
             return -2;
         written = (size_t)w;
         if (written == hlen + len)
             return 0;
     }
-    return tcp_outq_push_copy(q, v, nv, written);
+    return net_outq_push_copy(q, v, nv, written);
 }
 
-int tcp_outq_frame_zc(tcp_outq_t *q, const void *hdr, size_t hlen, const struct iovec *iov,
-                      int iovcnt, tcp_completion_t done)
+int net_outq_frame_zc(net_outq_t *q, const void *hdr, size_t hlen, const struct iovec *iov,
+                      int iovcnt, net_completion_t done)
 {
     size_t head = iovcnt > 0 ? iov[0].iov_len : 0;
     unsigned char *h = malloc(hlen + head);
@@ -169,19 +172,36 @@ int tcp_outq_frame_zc(tcp_outq_t *q, const void *hdr, size_t hlen, const struct 
     int last = iovcnt - 1;
     while (last > 0 && !iov[last].iov_len)
         last--;
-    tcp_completion_t none = { 0 };
-    if (tcp_outq_push(q, h, hlen + head, h, last <= 0 ? done : none) != 0) {
+    net_completion_t none = { 0 };
+    if (net_outq_push(q, h, hlen + head, h, last <= 0 ? done : none) != 0) {
         free(h);
         return -1;
     }
     for (int i = 1; i <= last; i++)
         if (iov[i].iov_len &&
-            tcp_outq_push(q, iov[i].iov_base, iov[i].iov_len, NULL, i == last ? done : none))
+            net_outq_push(q, iov[i].iov_base, iov[i].iov_len, NULL, i == last ? done : none))
             return -1;
     return 0;
 }
 
-void tcp_outq_free(tcp_outq_t *q)
+int net_outq_drain(net_outq_t *q, int fd, long long deadline)
+{
+    while (q->n) {
+        if (net_now_ms() >= deadline)
+            return 0;
+        net_completion_t ignored[64];
+        int n;
+        if (net_outq_flush(q, fd, ignored, 64, &n) < 0)
+            return -1;
+        if (q->n) {
+            struct pollfd p = { .fd = fd, .events = POLLOUT };
+            poll(&p, 1, 10);
+        }
+    }
+    return 1;
+}
+
+void net_outq_free(net_outq_t *q)
 {
     for (size_t i = 0; i < q->n; i++)
         free(q->seg[(q->first + i) % q->cap].owned);
