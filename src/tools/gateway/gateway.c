@@ -9,6 +9,7 @@
 #include "transport/tcp/rx.h"
 #include "transport/tcp/wire.h"
 #include "runtime/fdlimit.h"
+#include "runtime/tunables.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -189,11 +190,10 @@ static void socket_options(int fd, int wan)
      * that long, which is flow control doing its job (a receiving gateway that does not read
      * while its ranks do not), not a cut. Heartbeats find cuts (after_pass). */
     /* Explicit sizes (for measurements) switch the kernel's autotuning off. */
-    const char *names[2] = { "METAMPI_GW_SNDBUF", "METAMPI_GW_RCVBUF" };
+    const tun_id_t sizes[2] = { TUN_GW_SNDBUF, TUN_GW_RCVBUF };
     const int opts[2] = { SO_SNDBUFFORCE, SO_RCVBUFFORCE };
     for (int i = 0; i < 2; i++) {
-        const char *v = getenv(names[i]);
-        int n = v ? atoi(v) : 0;
+        int n = (int)tun_size(sizes[i]); /* at most INT_MAX (the registry's bound) */
         if (n > 0)
             setsockopt(fd, SOL_SOCKET, opts[i], &n, sizeof n);
     }
@@ -1029,8 +1029,7 @@ static int after_pass(void)
  * (README.md, "Diagnostics"). */
 static void print_stats(void)
 {
-    const char *v = getenv("METAMPI_GW_STATS");
-    if (!v || strcmp(v, "1") != 0)
+    if (!tun_bool(TUN_GW_STATS))
         return;
     for (int s = 0; s < g.c->nsites; s++) {
         if (s == my_site())

@@ -49,6 +49,7 @@
 #include "runtime/job.h"
 #include "runtime/liveness.h"
 #include "runtime/rank_key.h"
+#include "runtime/tunables.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -303,11 +304,10 @@ static int socket_options(int fd)
         return -1;
     /* Explicit buffer sizes switch off the kernel's autotuning, which already sizes them to
      * the link's bandwidth x delay; they are for links where its limits are too low. */
-    const char *names[2] = { "METAMPI_TCP_SNDBUF", "METAMPI_TCP_RCVBUF" };
+    const tun_id_t sizes[2] = { TUN_TCP_SNDBUF, TUN_TCP_RCVBUF };
     const int opts[2] = { SO_SNDBUF, SO_RCVBUF };
     for (int i = 0; i < 2; i++) {
-        const char *v = getenv(names[i]);
-        int n = v ? atoi(v) : 0;
+        int n = (int)tun_size(sizes[i]); /* at most INT_MAX (the registry's bound) */
         if (n > 0)
             setsockopt(fd, SOL_SOCKET, opts[i], &n, sizeof n);
     }
@@ -878,7 +878,7 @@ static int spans_hosts(const tr_boot_t *b)
  * in it, and a full one drops their SYNs. */
 static int listen_and_publish(char *err, int errlen)
 {
-    g.nlocal = tcp_local_addrs(getenv("METAMPI_TCP_IF"), g.local, TCP_CARD_MAX_ADDRS, err,
+    g.nlocal = tcp_local_addrs(tun_string(TUN_TCP_IF), g.local, TCP_CARD_MAX_ADDRS, err,
                                errlen);
     if (g.nlocal < 0)
         return -1;
@@ -944,7 +944,7 @@ static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int
     g.active = spans_hosts(boot);
     if (!g.active)
         return 0;
-    if (liveness_parse(getenv(LIVENESS_ENV), &g.timeout_s, err, (size_t)errlen) != 0)
+    if (liveness_timeout(&g.timeout_s, err, (size_t)errlen) != 0)
         return -1;
     /* a connection per peer and the unproven ones, on top of what the program was given */
     fdlimit_raise(fdlimit_raise(0) + g.size + PENDING_MAX);
