@@ -6,7 +6,8 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan test-soak test-long install demo bench bench-coll bench-tcp bench-wan clean
+.PHONY: all build test test-asan test-soak test-long install demo bench bench-coll bench-tcp bench-wan \
+        clean tunables-readme
 
 all: build
 
@@ -48,6 +49,12 @@ test-long: $(BUILD)/CMakeCache.txt
 	cmake -S . -B $(BUILD) -DMETAMPI_LONG_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L long $(CTEST_ARGS)
+
+# README.md's tables of environment variables, regenerated from src/runtime/tunables.def (the
+# build fails while they differ; docs/tunables.md).
+tunables-readme: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) --target metampi-tunables-doc
+	$(BUILD)/tests/bin/metampi-tunables-doc --write README.md
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

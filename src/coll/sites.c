@@ -24,6 +24,7 @@
 #include "coll/red.h"
 #include "coll/shm/shm.h"
 #include "coll/tune.h"
+#include "runtime/tunables.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,12 +51,7 @@ static coll_knob_t a2a_max_knob = { "METAMPI_COLL_SITES_ALLTOALL_MAX", 1u << 20,
 
 const coll_sites_t *coll_use_sites(comm_t *c)
 {
-    static int hier = -1;
-    if (hier < 0) {
-        const char *v = getenv("METAMPI_COLL_HIER");
-        hier = !(v && *v == '0');
-    }
-    if (!hier || comm_is_inter(c) || c->size < 3 || !coll_knob(&sites_on))
+    if (!tun_bool(TUN_COLL_HIER) || comm_is_inter(c) || c->size < 3 || !coll_knob(&sites_on))
         return NULL;
     const coll_sites_t *S = coll_sites(c);
     return S && S->nsites > 1 ? S : NULL;

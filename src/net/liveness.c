@@ -1,5 +1,7 @@
 #include "net/liveness.h"
 
+#include "runtime/tunables.h"
+
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -10,19 +12,18 @@
 
 int liveness_parse(const char *text, int *seconds, char *err, size_t errlen)
 {
-    if (!text || !*text) {
-        *seconds = LIVENESS_DEFAULT_S;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 0 || v > LIVENESS_MAX_S) {
-        snprintf(err, errlen, "%s=%s is not a number of seconds from 0 (off) to %d",
-                 LIVENESS_ENV, text, LIVENESS_MAX_S);
+    unsigned long long v;
+    if (tun_parse(TUN_PEER_TIMEOUT, text, &v, err, errlen) != 0)
         return -1;
-    }
     *seconds = (int)v;
+    return 0;
+}
+
+int liveness_timeout(int *seconds, char *err, size_t errlen)
+{
+    if (tun_check(TUN_PEER_TIMEOUT, err, errlen) != 0)
+        return -1;
+    *seconds = (int)tun_time(TUN_PEER_TIMEOUT);
     return 0;
 }
 

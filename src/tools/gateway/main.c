@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "gateway.h"
+#include "runtime/tunables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,12 @@ int main(int argc, char **argv)
                         "LIST [--names N,...] [--streams N] [--compression auto|on|off] "
                         "[--congestion auto|system|NAME] [--timeout MS] [--report-fd FD]\n"
                         "The site gateway of a metampi job; mpirun starts it.\n", err);
+        return 2;
+    }
+    /* its variables (runtime/tunables.def), before any is used deep inside the loop */
+    if (tunables_check(TUN_R_GATEWAY, err, sizeof err) != 0) {
+        fprintf(stderr, "metampi-gateway: %s\n", err);
+        gw_config_free(&c);
         return 2;
     }
     auth_key_t key;

@@ -11,6 +11,7 @@
 
 #include "net/clock.h"
 #include "net/sock.h"
+#include "runtime/tunables.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -38,8 +39,8 @@ void gwd_socket_options(int fd, int wan)
      * that long, which is flow control doing its job (a receiving gateway that does not read
      * while its ranks do not), not a cut. Heartbeats find cuts (after_pass). */
     /* Explicit sizes (for measurements) switch the kernel's autotuning off. */
-    const char *snd = getenv("METAMPI_GW_SNDBUF"), *rcv = getenv("METAMPI_GW_RCVBUF");
-    net_set_buffers(fd, snd ? atoi(snd) : 0, rcv ? atoi(rcv) : 0, 1);
+    /* at most INT_MAX each (the registry's bound) */
+    net_set_buffers(fd, (int)tun_size(TUN_GW_SNDBUF), (int)tun_size(TUN_GW_RCVBUF), 1);
 }
 
 /* The WAN streams' congestion control, tried once on a socket of our own before any link is
@@ -259,8 +260,7 @@ int gwd_streams_after_pass(long long t)
  * (README.md, "Diagnostics"). */
 static void print_stats(void)
 {
-    const char *v = getenv("METAMPI_GW_STATS");
-    if (!v || strcmp(v, "1") != 0)
+    if (!tun_bool(TUN_GW_STATS))
         return;
     for (int s = 0; s < gwd.c->nsites; s++) {
         if (s == gwd_my_site())

@@ -18,6 +18,7 @@
 #include "placement.h"
 #include "runtime/pmi_wire.h"
 #include "runtime/sitemap.h"
+#include "runtime/tunables.h"
 #include "teardown.h"
 #include "util.h"
 
@@ -93,8 +94,8 @@ static char **env_settings(const mpirun_opts_t *o, int *n)
     char **v = util_xmalloc((size_t)(o->nx + 2) * sizeof *v);
     *n = 0;
     /* the ranks on every host judge silent peers as mpirun and the helpers do; -x wins */
-    const char *t = getenv(LIVENESS_ENV);
-    if (t && *t) {
+    const char *t = tun_string(TUN_PEER_TIMEOUT); /* valid: multihost_exec checked it */
+    if (t) {
         v[*n] = util_xmalloc(strlen(LIVENESS_ENV) + strlen(t) + 2);
         sprintf(v[(*n)++], "%s=%s", LIVENESS_ENV, t);
     }
@@ -384,7 +385,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
     mh_t m;
     memset(&m, 0, sizeof m);
     char terr[160];
-    if (liveness_parse(getenv(LIVENESS_ENV), &m.peer_timeout, terr, sizeof terr) != 0) {
+    if (liveness_timeout(&m.peer_timeout, terr, sizeof terr) != 0) {
         util_msg("%s", terr);
         free(hostd_path);
         return 1;

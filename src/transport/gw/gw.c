@@ -130,7 +130,7 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
     g.site_name = boot->site_name;
     if (g.nsites < 2)
         return 0;
-    if (liveness_parse(getenv(LIVENESS_ENV), &g.timeout_s, err, (size_t)errlen) != 0)
+    if (liveness_timeout(&g.timeout_s, err, (size_t)errlen) != 0)
         return -1;
     g.site = g.site_of[g.rank];
     char key[48], val[64];

@@ -7,6 +7,7 @@
 #include "net/clock.h"
 #include "net/liveness.h"
 #include "net/sock.h"
+#include "runtime/tunables.h"
 
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -54,8 +55,8 @@ int tcp_socket_options(int fd)
 {
     if (net_stream_options(fd, tcp_g.timeout_s) != 0)
         return -1;
-    const char *snd = getenv("METAMPI_TCP_SNDBUF"), *rcv = getenv("METAMPI_TCP_RCVBUF");
-    net_set_buffers(fd, snd ? atoi(snd) : 0, rcv ? atoi(rcv) : 0, 0);
+    /* at most INT_MAX each (the registry's bound) */
+    net_set_buffers(fd, (int)tun_size(TUN_TCP_SNDBUF), (int)tun_size(TUN_TCP_RCVBUF), 0);
     return 0;
 }
 

@@ -40,6 +40,7 @@
 #include "net/fdlimit.h"
 #include "net/liveness.h"
 #include "net/sock.h"
+#include "runtime/tunables.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -77,7 +78,7 @@ static int spans_hosts(const tr_boot_t *b)
  * in it, and a full one drops their SYNs. */
 static int listen_and_publish(const tr_boot_t *boot, char *err, int errlen)
 {
-    tcp_g.nlocal = tcp_local_addrs(getenv("METAMPI_TCP_IF"), tcp_g.local, TCP_CARD_MAX_ADDRS,
+    tcp_g.nlocal = tcp_local_addrs(tun_string(TUN_TCP_IF), tcp_g.local, TCP_CARD_MAX_ADDRS,
                                    err, errlen);
     if (tcp_g.nlocal < 0)
         return -1;
@@ -143,7 +144,7 @@ static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int
     tcp_g.active = spans_hosts(boot);
     if (!tcp_g.active)
         return 0;
-    if (liveness_parse(getenv(LIVENESS_ENV), &tcp_g.timeout_s, err, (size_t)errlen) != 0)
+    if (liveness_timeout(&tcp_g.timeout_s, err, (size_t)errlen) != 0)
         return -1;
     /* a connection per peer and the unproven ones, on top of what the program was given */
     fdlimit_raise(fdlimit_raise(0) + tcp_g.size + TCP_PENDING_MAX);
