@@ -1,7 +1,5 @@
 #include "net/liveness.h"
 
-#include "runtime/tunables.h"
-
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -9,23 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-
-int liveness_parse(const char *text, int *seconds, char *err, size_t errlen)
-{
-    unsigned long long v;
-    if (tun_parse(TUN_PEER_TIMEOUT, text, &v, err, errlen) != 0)
-        return -1;
-    *seconds = (int)v;
-    return 0;
-}
-
-int liveness_timeout(int *seconds, char *err, size_t errlen)
-{
-    if (tun_check(TUN_PEER_TIMEOUT, err, errlen) != 0)
-        return -1;
-    *seconds = (int)tun_time(TUN_PEER_TIMEOUT);
-    return 0;
-}
 
 /* Probes after T/2 of silence, then every T/10, as many as fit in the rest of T. */
 static void keepalive_params(int t, int *idle, int *intvl, int *cnt)

@@ -26,17 +26,9 @@
 
 #include <stddef.h>
 
-#define LIVENESS_ENV "METAMPI_PEER_TIMEOUT"
+#define LIVENESS_ENV "METAMPI_PEER_TIMEOUT" /* read by runtime/peer_timeout.h */
 #define LIVENESS_DEFAULT_S 60
 #define LIVENESS_MAX_S 86400
-
-/* T from text (NULL or "": the default), as the registry parses METAMPI_PEER_TIMEOUT
- * (runtime/tunables.def, whose default and bound are LIVENESS_DEFAULT_S and _MAX_S). 0 with
- * *seconds, or -1 with a message in err naming the variable. */
-int liveness_parse(const char *text, int *seconds, char *err, size_t errlen);
-
-/* T from this process's environment, the same way. */
-int liveness_timeout(int *seconds, char *err, size_t errlen);
 
 /* Keepalive on a TCP socket, tuned to T (0: the socket is left alone). 0, or -1 (errno). */
 int liveness_keepalive(int fd, int seconds);

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: everything another process can make a site gateway or a rank in gateway mode
- * parse (transport/gw/wire.c, tools/gateway/link.c, net/rx.c with the gateway formats). The
+ * parse (net/gw_wire.c, tools/gateway/link.c, net/rx.c with the gateway formats). The
  * first input byte picks the parser, the second how a stream is cut into reads:
  *   0  a gateway's HELLO (ranks and other gateways connect to it) and a rank's WELCOME;
  *   1  the rank frames a rank reads from its gateway (header with ranks, placement, STOP
@@ -13,7 +13,7 @@
  * reads and writes outside the buffers).
  */
 #include "link.h"
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 #include "net/rx.h"
 
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * rendezvous); a key taken from the environment leaves no trace there. */
 #include "net/auth.h"
 #include "rdv_wire.h"
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 #include "transport/tcp/wire.h"
 
 #include <stdio.h>

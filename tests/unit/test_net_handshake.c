@@ -11,7 +11,7 @@
 #include "net/bytes.h"
 #include "net/handshake.h"
 #include "rdv_wire.h"
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 #include "transport/tcp/wire.h"
 
 #include <openssl/evp.h>

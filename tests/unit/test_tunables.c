@@ -8,7 +8,8 @@
 
 #include "coll/tune.h"
 #include "core/ctxid.h"
-#include "runtime/liveness.h"
+#include "net/liveness.h"
+#include "runtime/peer_timeout.h"
 #include "transport/shm/layout.h"
 
 #include <setjmp.h>
@@ -261,12 +262,12 @@ static void test_accessors(void)
     setenv("METAMPI_PEER_TIMEOUT", "soon", 1);
     tunables_reset();
     int secs = -1;
-    CHECK(liveness_timeout(&secs, err, sizeof err) == -1);
+    CHECK(peer_timeout_read(&secs, err, sizeof err) == -1);
     CHECK(strcmp(err, "METAMPI_PEER_TIMEOUT=soon is not a number of seconds from 0 (off) to "
                       "86400") == 0);
     setenv("METAMPI_PEER_TIMEOUT", "7", 1);
     tunables_reset();
-    CHECK(liveness_timeout(&secs, err, sizeof err) == 0 && secs == 7);
+    CHECK(peer_timeout_read(&secs, err, sizeof err) == 0 && secs == 7);
     unsetenv("METAMPI_PEER_TIMEOUT");
     unsetenv("METAMPI_DT_IOV_MIN");
     unsetenv("METAMPI_COLL_HIER");

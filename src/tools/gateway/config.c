@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 #include "zc.h"
 
 #include <arpa/inet.h>

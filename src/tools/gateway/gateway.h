@@ -5,7 +5,7 @@
  *
  * One listening socket, on the site's WAN address (config.h), takes both its site's ranks
  * and the other sites' gateways; every connection proves a key derived from the job key for
- * its kind (transport/gw/wire.h, net/auth.h) before anything else is read. The gateway of
+ * its kind (net/gw_wire.h, net/auth.h) before anything else is read. The gateway of
  * the lower site opens the links' streams. The daemon's files: gateway_int.h.
  *
  * Life cycle: started by the launcher with the ranks (metampi-hostd on the site's gateway

@@ -18,7 +18,7 @@
 #include "net/accept.h"
 #include "net/hsio.h"
 #include "net/notes.h"
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 
 #include <netinet/in.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * The gateway's connections before they are proven (transport/gw/wire.h, net/handshake.h):
+ * The gateway's connections before they are proven (net/gw_wire.h, net/handshake.h):
  *   - accepted on its one listener, from this site's ranks and from the lower sites'
  *     gateways, under the flood defences of net/accept.h (at most PENDING_MAX unproven at
  *     once, the oldest evicted after EVICT_GRACE_MS, each must prove its key within

@@ -1,6 +1,6 @@
 /*
  * One WAN link of a gateway: the connection to another site's gateway, made of N TCP streams
- * (transport/gw/wire.h has the WAN frames). This module is the link's logic without sockets
+ * (net/gw_wire.h has the WAN frames). This module is the link's logic without sockets
  * (gateway.c does the I/O): what goes into which stream's queue, and what comes out, in which
  * order. Tests drive it by moving queued bytes between two links.
  *
@@ -51,7 +51,7 @@
 #ifndef GATEWAY_LINK_H
 #define GATEWAY_LINK_H
 
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 #include "net/outq.h"
 #include "net/rx.h"
 #include "zc.h"

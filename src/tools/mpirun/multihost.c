@@ -15,6 +15,7 @@
 #include "gateways.h"
 #include "net/clock.h"
 #include "net/liveness.h"
+#include "runtime/peer_timeout.h"
 #include "placement.h"
 #include "runtime/pmi_wire.h"
 #include "runtime/sitemap.h"
@@ -385,7 +386,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
     mh_t m;
     memset(&m, 0, sizeof m);
     char terr[160];
-    if (liveness_timeout(&m.peer_timeout, terr, sizeof terr) != 0) {
+    if (peer_timeout_read(&m.peer_timeout, terr, sizeof terr) != 0) {
         util_msg("%s", terr);
         free(hostd_path);
         return 1;

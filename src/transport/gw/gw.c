@@ -38,13 +38,14 @@
  * teardown before it ends the job with its own report. MPI_Finalize (close) flushes, says
  * BYE and waits (bounded) for the gateway's end of stream.
  */
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 #include "net/outq.h"
 #include "net/rx.h"
 #include "transport/transport.h"
 
 #include "net/clock.h"
 #include "net/liveness.h"
+#include "runtime/peer_timeout.h"
 #include "net/retry.h"
 #include "net/sock.h"
 
@@ -130,7 +131,7 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
     g.site_name = boot->site_name;
     if (g.nsites < 2)
         return 0;
-    if (liveness_timeout(&g.timeout_s, err, (size_t)errlen) != 0)
+    if (peer_timeout_read(&g.timeout_s, err, (size_t)errlen) != 0)
         return -1;
     g.site = g.site_of[g.rank];
     char key[48], val[64];

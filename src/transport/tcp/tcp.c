@@ -39,6 +39,7 @@
 #include "net/clock.h"
 #include "net/fdlimit.h"
 #include "net/liveness.h"
+#include "runtime/peer_timeout.h"
 #include "net/sock.h"
 #include "runtime/tunables.h"
 
@@ -144,7 +145,7 @@ static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int
     tcp_g.active = spans_hosts(boot);
     if (!tcp_g.active)
         return 0;
-    if (liveness_timeout(&tcp_g.timeout_s, err, (size_t)errlen) != 0)
+    if (peer_timeout_read(&tcp_g.timeout_s, err, (size_t)errlen) != 0)
         return -1;
     /* a connection per peer and the unproven ones, on top of what the program was given */
     fdlimit_raise(fdlimit_raise(0) + tcp_g.size + TCP_PENDING_MAX);

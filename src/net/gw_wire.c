@@ -1,4 +1,4 @@
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 
 #include "net/bytes.h"
 #include "net/handshake.h"
