@@ -2,7 +2,9 @@
 #include "api/api.h"
 
 #include "core/attr.h"
+#include "core/coll_internal.h"
 #include "core/p2p.h"
+#include "core/progress.h"
 #include "datatype/dtype.h"
 #include "runtime/job.h"
 #include "runtime/tunables.h"
@@ -43,6 +45,9 @@ static int init(int required, const char *func)
      * ends the job here rather than in the first call that uses it */
     if (tunables_check(TUN_R_LIBRARY, err, sizeof err) != 0)
         err_fatal(MPI_ERR_ARG, func, "%s", err);
+    /* the core's pieces that lower ones call back, wired here (the lower never names the
+     * upper): the schedule engine runs in every pass of the progress engine */
+    progress_set_schedules(&icoll_running, icoll_progress);
     comm_init_predefined(job.rank, job.size);
     if (dtype_init(attr_delete_type) != 0)
         err_fatal(MPI_ERR_NO_MEM, func, "out of memory for the predefined datatypes");
@@ -102,6 +107,7 @@ API_EXPORT int PMPI_Finalize(void)
     /* MPI_Finalize is collective: nobody closes its endpoints while others may still need
      * them (p2p_finalize drains and passes a barrier over the transports first). */
     p2p_finalize();
+    icoll_release_spares();
     comm_finalize();
     dtype_finalize();
     job_finalize();

@@ -2,7 +2,7 @@
  * collective constructors are in comm_create.c and intercomm.c. */
 #include "core/comm.h"
 
-#include "core/ctxid.h"
+#include "core/ctxid_pool.h"
 #include "core/errhandler.h"
 #include "util/handles.h"
 #include "core/topo.h"
@@ -37,7 +37,7 @@ static void init_predefined(comm_t *c, MPI_Comm h, uint32_t ctx, group_t *g, con
 void comm_init_predefined(int world_rank, int world_size)
 {
     group_init(world_rank, world_size);
-    ctxid_init();
+    ctxid_pool_init();
     init_predefined(&world, MPI_COMM_WORLD, CONTEXT_WORLD, group_world(), "MPI_COMM_WORLD");
     init_predefined(&self, MPI_COMM_SELF, CONTEXT_SELF, group_self(), "MPI_COMM_SELF");
 }

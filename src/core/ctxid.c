@@ -8,11 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NWORDS (CTXID_PAIRS / 64)
-enum { PREDEFINED_PAIRS = 2 };
-
-/* free_mask: bit p set = pair p (contexts 2p, 2p+1) is free at this process. */
-static uint64_t free_mask[NWORDS];
+#define NWORDS CTXID_WORDS
 
 /* Phase 1's extra words after the mask: all ones = no member had claims to hide; all ones =
  * every member goes on (a member gives up after MAX_ROUNDS rounds, and then all do). */
@@ -51,34 +47,14 @@ static agree_t *claims;
 static uint64_t claims_gen;
 /* testing (METAMPI_CTXID_VOTE_NO=<job rank>): that process votes no in every round, so its
  * agreements cannot converge */
-static int always_no;
+static int always_no = -1;
 
-void ctxid_init(void)
+/* METAMPI_CTXID_VOTE_NO names this process (read once, at its first agreement). */
+static int votes_no(void)
 {
-    /* METAMPI_CONTEXT_IDS: the size of the pool (tests use a small one to force conflicts
-     * between concurrent agreements and exhaustion) */
-    int pairs = tun_int(TUN_CONTEXT_IDS);
-    /* the registry's bounds are these (tests/unit/test_tunables.c); the mask never overflows */
-    pairs = pairs < PREDEFINED_PAIRS + 1 ? PREDEFINED_PAIRS + 1
-          : pairs > CTXID_PAIRS          ? CTXID_PAIRS
-                                         : pairs;
-    always_no = tun_is_set(TUN_CTXID_VOTE_NO) && tun_int(TUN_CTXID_VOTE_NO) == job.rank;
-    memset(free_mask, 0, sizeof free_mask);
-    for (int p = PREDEFINED_PAIRS; p < pairs; p++)
-        free_mask[p / 64] |= 1ull << (p % 64);
-    claims = NULL;
-}
-
-static int is_free(int p)
-{
-    return (free_mask[p / 64] >> (p % 64)) & 1;
-}
-
-void ctxid_release(uint32_t ctx)
-{
-    uint32_t p = ctx / 2;
-    if (p >= PREDEFINED_PAIRS && p < CTXID_PAIRS)
-        free_mask[p / 64] |= 1ull << (p % 64);
+    if (always_no < 0)
+        always_no = tun_is_set(TUN_CTXID_VOTE_NO) && tun_int(TUN_CTXID_VOTE_NO) == job.rank;
+    return always_no;
 }
 
 /* The agreement of this process that claims pair p, or NULL. */
@@ -120,7 +96,7 @@ static int phase2_done(icoll_sched_t *s, void *arg);
 static int round_start(icoll_sched_t *s, void *arg)
 {
     agree_t *a = arg;
-    memcpy(a->mask, free_mask, sizeof free_mask);
+    memcpy(a->mask, ctxid_free_mask, sizeof ctxid_free_mask);
     for (agree_t *o = claims; o; o = o->next)
         for (int i = 0; i < o->n; i++)
             a->mask[o->cand[i] / 64] &= ~(1ull << (o->cand[i] % 64));
@@ -189,7 +165,7 @@ static int vote(icoll_sched_t *s, void *arg)
         agree_t *o = claimer(a->cand[i]);
         if (o && o->key > a->key)
             return ICOLL_AGAIN; /* lower priority: its claim resolves without us */
-        if (o || !is_free(a->cand[i]) || always_no)
+        if (o || !ctxid_pool_is_free(a->cand[i]) || votes_no())
             yes = 0;
     }
     if (yes) {
@@ -212,7 +188,7 @@ static int phase2_done(icoll_sched_t *s, void *arg)
         return MPI_SUCCESS;
     }
     for (int i = 0; i < a->n; i++) {
-        free_mask[a->cand[i] / 64] &= ~(1ull << (a->cand[i] % 64));
+        ctxid_pool_take(a->cand[i]);
         a->out[i] = 2u * (uint32_t)a->cand[i];
     }
     return MPI_SUCCESS;

@@ -3,8 +3,9 @@
  * recv_ctx + 1 internal, see comm.h) that is free at each of its members. Ids are per
  * process: two communicators with no common member may share one.
  *
- * Each process keeps a bitmask of free pairs (CTXID_PAIRS of them; pairs 0 and 1 are
- * MPI_COMM_WORLD's and MPI_COMM_SELF's; MPI_Finalize's context 0xfffffff0 is far above).
+ * Each process keeps a bitmask of free pairs (core/ctxid_pool.h: CTXID_PAIRS of them; pairs
+ * 0 and 1 are MPI_COMM_WORLD's and MPI_COMM_SELF's; MPI_Finalize's context 0xfffffff0 is
+ * far above).
  * An agreement over a communicator runs rounds of two phases:
  *
  *   phase 1  allreduce-AND of every member's free mask (minus the pairs other agreements of
@@ -40,12 +41,10 @@
 #define METAMPI_CTXID_H
 
 #include "core/coll_internal.h"
+#include "core/ctxid_pool.h"
 
 #include <stdint.h>
 
-#define CTXID_PAIRS 16384   /* recv_ctx < 2 * CTXID_PAIRS; METAMPI_CONTEXT_IDS may lower it */
-
-void ctxid_init(void);
 /* Appends to s an agreement on n (1 or 2) context ids free at every member of c (for an
  * inter-communicator: of both groups), written to ctx[0..n) when the agreement ends. key:
  * see above (comm_next_op()). */
@@ -55,7 +54,5 @@ int ctxid_agree(comm_t *c, int n, uint32_t *ctx);
 /* Blocking agreement on one context id over team t (a subgroup of an intra-communicator,
  * MPI_Comm_create_group), its messages carrying tag, with agreement key key. */
 int ctxid_agree_team(const icoll_team_t *t, int tag, uint64_t key, uint32_t *ctx);
-/* Returns recv_ctx (and its internal partner) to the free pool. */
-void ctxid_release(uint32_t ctx);
 
 #endif

@@ -253,3 +253,12 @@ void err_call_handler(MPI_Comm comm, int code, const char *func)
         return;
     fatal_report(code, func, "the error handler of the communicator was called");
 }
+
+void state_require_initialized(const char *func)
+{
+    if (state.phase == STATE_INITIALIZED)
+        return;
+    if (state.phase == STATE_FINALIZED)
+        err_fatal(MPI_ERR_OTHER, func, "called after MPI_Finalize");
+    err_fatal(MPI_ERR_OTHER, func, "called before MPI_Init");
+}

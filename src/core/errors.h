@@ -51,4 +51,8 @@ void err_call_handler(MPI_Comm comm, int code, const char *func);
 _Noreturn void err_fatal(int errclass, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Every MPI function except the few the standard allows at any time starts with this:
+ * a call outside Init..Finalize (core/state.h) is reported as such and ends the process. */
+void state_require_initialized(const char *func);
+
 #endif

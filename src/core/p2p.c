@@ -1,7 +1,6 @@
 #include "core/p2p.h"
 
 #include "core/bsend.h"
-#include "core/coll_internal.h"
 #include "core/errors.h"
 #include "core/progress.h"
 #include "core/wan_stats.h"
@@ -148,7 +147,6 @@ void p2p_finalize(void)
     proto_close();
     match_close();
     request_release_spares();
-    icoll_release_spares();
     free(host_of);
     free(site_of);
     host_of = site_of = NULL;

@@ -1,6 +1,5 @@
 #include "core/progress.h"
 
-#include "core/coll_internal.h"
 #include "core/errors.h"
 #include "proto/proto.h"
 #include "runtime/job.h"
@@ -16,6 +15,16 @@
 #include <unistd.h>
 
 enum { SPIN_US_ALONE = 2000, SPIN_US_OVERSUBSCRIBED = 50, SLEEP_SAFETY_MS = 250 };
+
+static const int no_schedules;
+static const int *schedules_running = &no_schedules;
+static int (*schedules_advance)(void);
+
+void progress_set_schedules(const int *running, int (*advance)(void))
+{
+    schedules_running = running;
+    schedules_advance = advance;
+}
 
 static uint64_t spin_ns = SPIN_US_ALONE * 1000ull;
 static int oversubscribed;
@@ -53,8 +62,8 @@ int progress_poll(void)
     int n = proto_progress(err, sizeof err);
     if (n < 0)
         err_fatal(MPI_ERR_OTHER, "progress", "%s", err);
-    if (icoll_running)
-        n += icoll_progress();
+    if (*schedules_running)
+        n += schedules_advance();
     return n;
 }
 

@@ -19,6 +19,11 @@ void progress_configure(int local_ranks, int ncpus);
  * started alike share. */
 int progress_usable_cpus(void);
 
+/* The schedule engine (core/coll_internal.h) sits above point-to-point, which it uses, and
+ * needs every pass of the progress engine: MPI_Init registers it here. While *running is
+ * nonzero, each pass calls advance() (returns its events). */
+void progress_set_schedules(const int *running, int (*advance)(void));
+
 /* One pass over all transports and queued frames. Returns the number of events. A transport
  * failure or a lost launcher ends the job with a report. */
 int progress_poll(void);

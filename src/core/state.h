@@ -19,8 +19,7 @@ typedef struct lib_state {
 
 extern lib_state_t state;
 
-/* Every MPI function except the few the standard allows at any time starts with this:
- * a call outside Init..Finalize is reported as such and ends the process. */
-void state_require_initialized(const char *func);
+/* The check every MPI function starts with, state_require_initialized(), reports through
+ * core/errors.h and lives there: the state is below the errors, which read it. */
 
 #endif
