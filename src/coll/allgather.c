@@ -21,6 +21,7 @@
 
 #include "coll/shm/shm.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
 static const char *const ag_names[] = { "recursive_doubling", "bruck", "ring" };
 static coll_choice_t ag_choice = { "METAMPI_COLL_ALLGATHER", ag_names, 3, 0, 0 };
@@ -37,6 +38,12 @@ static int pick(coll_choice_t *ch, coll_knob_t *lim, int n, size_t total)
     if (total >= coll_knob(lim))
         return MV_AG_RING;
     return (n & (n - 1)) == 0 ? MV_AG_RECURSIVE_DOUBLING : MV_AG_BRUCK;
+}
+
+/* The algorithm mv_allgather_set runs for algo over a team of n (for the trace). */
+static const char *set_algo(int n, int algo)
+{
+    return ag_names[algo == MV_AG_RECURSIVE_DOUBLING && (n & (n - 1)) ? MV_AG_BRUCK : algo];
 }
 
 size_t mv_set_bytes(const mv_set_t *set, int i)
@@ -235,21 +242,34 @@ int coll_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
     int inplace = sbuf == COLL_IN_PLACE;
     p2p_data_t mine = inplace ? (p2p_data_t){ 0 } : mv_typed(sbuf, scount, stype);
     mv_set_t set = { { rbuf, rcount, rtype }, NULL, NULL };
-    if (comm_is_inter(c))
-        return allgather_inter(s, c, &mine, &set,
-                               (size_t)comm_peer_size(c) * rcount * (size_t)rtype->size);
+    if (comm_is_inter(c)) {
+        size_t total = (size_t)comm_peer_size(c) * rcount * (size_t)rtype->size;
+        coll_trace_note("inter", "-", total);
+        return allgather_inter(s, c, &mine, &set, total);
+    }
     int n = c->size;
     size_t bb = rcount * (size_t)rtype->size;
-    if (bb == 0)
+    if (bb == 0) {
+        coll_trace_note("none", "-", (size_t)n * bb);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = coll_use_sites(c);
-    if (S)
+    if (S) {
+        coll_trace_note("sites", "-", (size_t)n * bb);
         return site_allgather(s, c, S, inplace ? NULL : &mine, rbuf, rcount, rtype);
+    }
     coll_team_t all = coll_team_all(c);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
     if (hier < 0)
         return MPI_ERR_NO_MEM;
+    if (hier)
+        coll_trace_note("hier",
+                        set_algo(h->nhosts, pick(&ag_choice, &ag_long, h->nhosts, (size_t)n * bb)),
+                        (size_t)n * bb);
+    else
+        coll_trace_note("p2p", set_algo(n, pick(&ag_choice, &ag_long, n, (size_t)n * bb)),
+                        (size_t)n * bb);
     if (hier)
         return allgather_hier(s, c, h, inplace ? NULL : &mine, &set.b, bb,
                               coll_choice_forced(&ag_choice));
@@ -271,11 +291,18 @@ int coll_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount
     size_t total = 0;
     for (int i = 0; i < m; i++)
         total += (size_t)rcounts[i] * (size_t)rtype->size;
-    if (comm_is_inter(c))
+    if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", total);
         return allgather_inter(s, c, &mine, &set, total);
-    if (total == 0)
+    }
+    if (total == 0) {
+        coll_trace_note("none", "-", total);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = coll_use_sites(c);
+    coll_trace_note(S ? "sites" : "p2p",
+                    S ? "-" : set_algo(c->size, pick(&agv_choice, &agv_long, c->size, total)),
+                    total);
     if (S)
         return site_allgatherv(s, c, S, inplace ? NULL : &mine, rbuf, rcounts, displs, rtype);
     coll_team_t all = coll_team_all(c);

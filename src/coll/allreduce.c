@@ -17,6 +17,7 @@
 #include "coll/red.h"
 #include "coll/shm/shm.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
 static const char *const names[] = { "shm", "recursive_doubling", "rabenseifner", "ring" };
 static coll_choice_t choice = { "METAMPI_COLL_ALLREDUCE", names, 4, 0, 0 };
@@ -80,27 +81,38 @@ int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, si
 {
     icoll_sched_hold_dtype(s, dt);
     icoll_sched_hold_op(s, op);
+    size_t bytes = count * (size_t)dt->size;
     if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", bytes);
         red_inter_allreduce(s, c, sbuf, rbuf, count, dt, op);
         return MPI_SUCCESS;
     }
-    if (count == 0)
+    if (count == 0) {
+        coll_trace_note("none", "-", bytes);
         return MPI_SUCCESS;
+    }
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
     const coll_sites_t *S = red_sites(c, op);
-    if (S)
+    if (S) {
+        coll_trace_note("sites", "-", bytes);
         return site_allreduce(s, c, S, in, rbuf, count, dt, op, 1);
+    }
     const coll_hier_t *h = red_hier(c, op);
-    if (h)
+    if (h) {
+        coll_trace_note("hier", names[red_allreduce_choice(h->nhosts, count, dt, op)], bytes);
         return red_allreduce_hier(s, c, h, in, rbuf, count, dt, op, 1);
+    }
     void *pin, *pout;
     if (red_allreduce_shm(c->size) && c->size > 1 && (h = coll_hier(c)) &&
         h->nhosts == 1 && red_contig(in, count, dt, &pin) &&
         red_contig(rbuf, count, dt, &pout)) {
         int rc = coll_shm_allreduce(s, c, pin, pout, count, dt, op);
-        if (rc != COLL_SHM_DECLINED)
+        if (rc != COLL_SHM_DECLINED) {
+            coll_trace_note("shm", "-", bytes);
             return rc;
+        }
     }
+    coll_trace_note("p2p", names[red_allreduce_choice(c->size, count, dt, op)], bytes);
     coll_team_t t = coll_team_all(c);
     red_allreduce_team(s, &t, in, rbuf, count, dt, op);
     return MPI_SUCCESS;

@@ -16,6 +16,7 @@
  */
 #include "coll/move.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
 static const char *const a2a_names[] = { "linear", "pairwise", "bruck" };
 static coll_choice_t a2a_choice = { "METAMPI_COLL_ALLTOALL", a2a_names, 3, 0, 0 };
@@ -176,13 +177,17 @@ int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, 
     /* between groups, what this group sends need not be what it receives: the exchange
      * skips the empty pieces itself */
     if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", bb);
         exchange(s, c, &sd, &rd, LINEAR);
         return MPI_SUCCESS;
     }
-    if (bb == 0) /* the same at every member: all blocks have one signature */
+    if (bb == 0) { /* the same at every member: all blocks have one signature */
+        coll_trace_note("none", "-", bb);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = coll_use_sites(c);
     if (S && site_alltoall_combines(S, bb)) {
+        coll_trace_note("sites", "-", bb);
         mv_blocks_t srun = { sd.base, scount, stype }, rrun = { rbuf, rcount, rtype };
         int inplace = sbuf == COLL_IN_PLACE;
         if (inplace && pack_in_place(s, n, &rd, &sd) != MPI_SUCCESS)
@@ -190,6 +195,7 @@ int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, 
         return site_alltoall(s, c, S, &sd, &rd, blk, inplace ? NULL : &srun, &rrun, 1);
     }
     int algo = pick(n, bb);
+    coll_trace_note("p2p", a2a_names[algo == BRUCK && n == 1 ? LINEAR : algo], bb);
     if (sbuf == COLL_IN_PLACE) {
         if (algo == BRUCK) /* it copies the send blocks first anyway */
             sd = rd;
@@ -221,6 +227,8 @@ int coll_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *sco
     if (sbuf == COLL_IN_PLACE && pack_in_place(s, c->size, &rd, &sd) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
     const coll_sites_t *S = coll_use_sites(c);
+    coll_trace_note(comm_is_inter(c) ? "inter" : S ? "sites" : "p2p",
+                    comm_is_inter(c) || S ? "-" : a2a_names[pick_v()], 0);
     if (S)
         return site_alltoall(s, c, S, &sd, &rd, blk, NULL, NULL, 0);
     exchange(s, c, &sd, &rd, pick_v());
@@ -245,6 +253,8 @@ int coll_alltoallw(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *sco
     if (inplace && pack_in_place(s, n, &rd, &sd) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
     const coll_sites_t *S = coll_use_sites(c);
+    coll_trace_note(comm_is_inter(c) ? "inter" : S ? "sites" : "p2p",
+                    comm_is_inter(c) || S ? "-" : a2a_names[pick_v()], 0);
     if (S)
         return site_alltoall(s, c, S, &sd, &rd, blk, NULL, NULL, 0);
     exchange(s, c, &sd, &rd, pick_v());

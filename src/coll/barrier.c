@@ -9,6 +9,7 @@
 #include "coll/red.h"
 #include "coll/shm/shm.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
 enum { ALG_SHM, ALG_DISSEMINATION };
 static const char *const names[] = { "shm", "dissemination" };
@@ -23,24 +24,33 @@ int red_barrier_shm(int n)
 int coll_barrier(icoll_sched_t *s, comm_t *c)
 {
     if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", 0);
         red_inter_barrier(s, c);
         return MPI_SUCCESS;
     }
-    if (c->size == 1)
+    if (c->size == 1) {
+        coll_trace_note("none", "-", 0);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = red_sites(c, NULL);
-    if (S)
+    if (S) {
+        coll_trace_note("sites", "-", 0);
         return site_barrier(s, c, S);
+    }
     int rc, shm = red_barrier_shm(c->size);
     const coll_hier_t *h = red_hier(c, NULL);
     if (!h) {
         if (shm && (h = coll_hier(c)) && h->nhosts == 1 &&
-            (rc = coll_shm_barrier(s, c)) != COLL_SHM_DECLINED)
+            (rc = coll_shm_barrier(s, c)) != COLL_SHM_DECLINED) {
+            coll_trace_note("shm", "-", 0);
             return rc;
+        }
+        coll_trace_note("p2p", "dissemination", 0);
         coll_team_t t = coll_team_all(c);
         red_dissemination(s, &t);
         return MPI_SUCCESS;
     }
+    coll_trace_note("hier", "dissemination", 0);
     if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_SHM_DECLINED)
         red_fan_in(s, &h->node);
     else if (rc != MPI_SUCCESS)

@@ -17,6 +17,7 @@
 
 #include "coll/shm/shm.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
 static const char *const bcast_names[] = { "binomial", "scatter_allgather", "chain" };
 static coll_choice_t bcast_choice = { "METAMPI_COLL_BCAST", bcast_names, 3, 0, 0 };
@@ -29,6 +30,16 @@ static coll_knob_t bcast_segment = { "METAMPI_COLL_BCAST_SEGMENT", 128 * 1024, 0
 int mv_bcast_forced(void)
 {
     return coll_choice_forced(&bcast_choice);
+}
+
+/* The algorithm mv_bcast_bytes runs for algo over a team of n (for the trace). */
+static const char *bytes_algo(int n, size_t bytes, int algo)
+{
+    if (algo == MV_BCAST_AUTO)
+        algo = n <= 2 || bytes < coll_knob(&bcast_long) ? MV_BCAST_BINOMIAL
+               : bytes >= coll_knob(&bcast_chain_min)   ? MV_BCAST_CHAIN
+                                                        : MV_BCAST_SCATTER_ALLGATHER;
+    return n > 2 && algo != MV_BCAST_BINOMIAL ? bcast_names[algo] : "binomial";
 }
 
 static int pick(int n, size_t bytes)
@@ -193,6 +204,7 @@ int mv_bcast_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, void *buf, 
 static int bcast_inter(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt,
                        int root)
 {
+    coll_trace_note("inter", "-", dt ? count * (size_t)dt->size : 0);
     if (root == MPI_PROC_NULL || count * (size_t)dt->size == 0)
         return MPI_SUCCESS;
     p2p_data_t d = mv_typed(buf, count, dt);
@@ -224,8 +236,10 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
         return bcast_inter(s, c, buf, count, dt, root);
     size_t bytes = count * (size_t)dt->size;
     int n = c->size;
-    if (n == 1 || bytes == 0)
+    if (n == 1 || bytes == 0) {
+        coll_trace_note("none", "-", bytes);
         return MPI_SUCCESS;
+    }
     int algo = mv_bcast_forced();
     p2p_data_t d = mv_typed(buf, count, dt);
     coll_team_t all = coll_team_all(c);
@@ -248,8 +262,10 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     }
     int rc = MPI_SUCCESS;
     if (S) {
+        coll_trace_note("sites", "-", bytes);
         rc = site_bcast(s, c, S, bbuf, bytes, root);
     } else if (hier) {
+        coll_trace_note("hier", bytes_algo(h->nhosts, bytes, algo), bytes);
         rc = mv_bcast_hier(s, c, h, bbuf, bytes, root, algo);
     } else {
         /* shared memory when the node team is the whole communicator; with two members one
@@ -260,8 +276,10 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
             return MPI_ERR_NO_MEM;
         int shm = one ? coll_shm_bcast(s, c, bbuf, bytes, root) : COLL_SHM_DECLINED;
         if (shm != COLL_SHM_DECLINED) {
+            coll_trace_note("shm", "-", bytes);
             rc = shm;
         } else {
+            coll_trace_note("p2p", bytes_algo(n, bytes, algo), bytes);
             if (algo == MV_BCAST_AUTO)
                 algo = pick(n, bytes);
             if (algo == MV_BCAST_BINOMIAL || n == 2) {

@@ -1,6 +1,7 @@
 #include "coll/direct.h"
 
 #include "coll/move.h"
+#include "coll/trace.h"
 #include "core/p2p.h"
 
 #include <stdlib.h>
@@ -88,6 +89,7 @@ int coll_direct_bcast(comm_t *c, void *buf, size_t count, dtype_t *dt, int root)
     p2p_data_t d = mv_typed(buf, count, dt);
     if (mv_bcast_pair_shm(c, &d) != 0)
         return COLL_DIRECT_DECLINED;
+    coll_trace_note("direct", "-", d.bytes);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_BCAST).tag;
     if (!d.bytes)
         return MPI_SUCCESS;
@@ -105,6 +107,8 @@ int coll_direct_gather(comm_t *c, const void *sbuf, size_t scount, dtype_t *styp
 {
     if (!two(c))
         return COLL_DIRECT_DECLINED;
+    coll_trace_note("direct", "-", c->rank == root ? rcount * (size_t)rtype->size
+                                                   : scount * (size_t)stype->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_GATHER).tag;
     comm_t v;
     internal_view(&v, c);
@@ -129,6 +133,8 @@ int coll_direct_scatter(comm_t *c, const void *sbuf, size_t scount, dtype_t *sty
 {
     if (!two(c))
         return COLL_DIRECT_DECLINED;
+    coll_trace_note("direct", "-", c->rank == root ? scount * (size_t)stype->size
+                                                   : rcount * (size_t)rtype->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_SCATTER).tag;
     comm_t v;
     internal_view(&v, c);
@@ -174,6 +180,7 @@ int coll_direct_allgather(comm_t *c, const void *sbuf, size_t scount, dtype_t *s
 {
     if (!two(c))
         return COLL_DIRECT_DECLINED;
+    coll_trace_note("direct", "-", 2 * rcount * (size_t)rtype->size);
     int me = c->rank;
     p2p_data_t mine = block(rbuf, me, rcount, rtype), in = block(rbuf, 1 - me, rcount, rtype);
     if (sbuf == COLL_IN_PLACE)
@@ -187,6 +194,7 @@ int coll_direct_alltoall(comm_t *c, const void *sbuf, size_t scount, dtype_t *st
 {
     if (!two(c) || sbuf == COLL_IN_PLACE)
         return COLL_DIRECT_DECLINED;
+    coll_trace_note("direct", "-", rcount * (size_t)rtype->size);
     int me = c->rank;
     p2p_data_t out = block(sbuf, 1 - me, scount, stype), in = block(rbuf, 1 - me, rcount, rtype);
     p2p_data_t from = block(sbuf, me, scount, stype), to = block(rbuf, me, rcount, rtype);

@@ -17,6 +17,7 @@
  */
 #include "coll/move.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
 static const char *const gather_names[] = { "binomial", "linear" };
 static coll_choice_t gather_choice = { "METAMPI_COLL_GATHER", gather_names, 2, 0, 0 };
@@ -231,17 +232,24 @@ int coll_gather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dt
         mine = mv_typed(sbuf, scount, stype);
     size_t bb = at_root ? rcount * (size_t)rtype->size : mine.bytes;
     mv_blocks_t rb = { rbuf, rcount, rtype };
-    if (comm_is_inter(c))
+    if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", bb);
         return gather_inter(s, c, &mine, &rb, bb, root);
-    if (bb == 0)
+    }
+    if (bb == 0) {
+        coll_trace_note("none", "-", bb);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        coll_trace_note("sites", "-", bb);
     if (S)
         return site_gather(s, c, S, inplace ? NULL : &mine, rbuf, rcount, rtype, bb, root);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
     if (hier < 0)
         return MPI_ERR_NO_MEM;
+    coll_trace_note(hier ? "hier" : "p2p", hier ? "linear" : gather_names[pick(c->size, bb)], bb);
     if (hier) {
         mv_gather_hier(s, c, h, inplace ? NULL : &mine, &rb, bb, root);
     } else {
@@ -259,9 +267,12 @@ int coll_gatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
     icoll_sched_hold_dtype(s, stype);
     icoll_sched_hold_dtype(s, rtype);
     int inter = comm_is_inter(c);
+    if (inter)
+        coll_trace_note("inter", "-", 0);
     if (inter ? root == MPI_PROC_NULL : 0)
         return MPI_SUCCESS;
     const coll_sites_t *S = inter ? NULL : coll_use_sites(c);
+    coll_trace_note(S ? "sites" : "p2p", S ? "-" : "linear", 0);
     if (S) {
         p2p_data_t mine = sbuf == COLL_IN_PLACE ? (p2p_data_t){ 0 }
                                                 : mv_typed(sbuf, scount, stype);

@@ -12,6 +12,7 @@
  * algorithm chosen or forced (shared memory included).
  */
 #include "coll/red.h"
+#include "coll/trace.h"
 
 #include "core/p2p.h"
 #include "datatype/layout.h"
@@ -106,6 +107,7 @@ int red_direct_barrier(comm_t *c)
 {
     if (!two(c) || red_barrier_shm(2))
         return RED_DIRECT_DECLINED;
+    coll_trace_note("direct", "-", 0);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_BARRIER).tag;
     comm_t v;
     internal_view(&v, c);
@@ -130,6 +132,7 @@ int red_direct_reduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, dty
     if (!two(c) || red_reduce_shm(2) || red_reduce_choice(2, count, dt) != RED_R_BINOMIAL ||
         (!op->commute && root != 0))
         return RED_DIRECT_DECLINED;
+    coll_trace_note("direct", "-", count * (size_t)dt->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_REDUCE).tag;
     if (count == 0)
         return MPI_SUCCESS;
@@ -163,6 +166,7 @@ int red_direct_allreduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, 
     if (!two(c) || red_allreduce_shm(2) ||
         red_allreduce_choice(2, count, dt, op) != RED_AR_RD)
         return RED_DIRECT_DECLINED;
+    coll_trace_note("direct", "-", count * (size_t)dt->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_ALLREDUCE).tag;
     if (count == 0)
         return MPI_SUCCESS;
@@ -201,6 +205,7 @@ int red_direct_scan(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype
 {
     if (!two(c))
         return RED_DIRECT_DECLINED;
+    coll_trace_note("direct", "-", count * (size_t)dt->size);
     int tag = comm_next_op(c, COMM_BLOCKING, excl ? COMM_OP_EXSCAN : COMM_OP_SCAN).tag;
     if (count == 0)
         return MPI_SUCCESS;

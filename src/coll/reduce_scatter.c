@@ -14,6 +14,7 @@
  */
 #include "coll/red.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
 enum { ALG_HALVING, ALG_PAIRWISE };
 static const char *const names[] = { "recursive_halving", "pairwise" };
@@ -140,16 +141,29 @@ static int reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *r
                           const blocks_t *b, dtype_t *dt, op_t *op)
 {
     if (comm_is_inter(c)) {
+        size_t all = 0;
+        for (int i = 0; i < c->size; i++)
+            all += b->cnt[i];
+        coll_trace_note("inter", "-", all * (size_t)dt->size);
         red_inter_reduce_scatter(s, c, sbuf, rbuf, b->cnt, dt, op);
         return MPI_SUCCESS;
     }
     int n = c->size, me = c->rank;
     size_t total = b->displ[n];
-    if (total == 0)
+    if (total == 0) {
+        coll_trace_note("none", "-", 0);
         return MPI_SUCCESS;
+    }
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
     const coll_sites_t *S = red_sites(c, op);
     const coll_hier_t *h = S ? coll_hier(c) : red_hier(c, op);
+    static const char *const ar_names[] = { "shm", "recursive_doubling", "rabenseifner",
+                                            "ring" };
+    if (S)
+        coll_trace_note("sites", "-", total * (size_t)dt->size);
+    else if (h)
+        coll_trace_note("hier", ar_names[red_allreduce_choice(h->nhosts, total, dt, op)],
+                        total * (size_t)dt->size);
     if (h) {
         int leader = h->node.rank == 0;
         void *all = NULL;
@@ -172,13 +186,15 @@ static int reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *r
         return MPI_SUCCESS;
     }
     coll_team_t t = coll_team_all(c);
+    int alg = coll_choice_forced(&choice);
+    if (alg < 0)
+        alg = (size_t)dt->size * total < coll_knob(&long_knob) ? ALG_HALVING : ALG_PAIRWISE;
+    coll_trace_note("p2p", names[alg == ALG_HALVING && op->commute ? ALG_HALVING : ALG_PAIRWISE],
+                    total * (size_t)dt->size);
     if (n == 1) {
         red_copy(s, in, 0, rbuf, 0, total, dt);
         return MPI_SUCCESS;
     }
-    int alg = coll_choice_forced(&choice);
-    if (alg < 0)
-        alg = (size_t)dt->size * total < coll_knob(&long_knob) ? ALG_HALVING : ALG_PAIRWISE;
     if (alg == ALG_HALVING && op->commute)
         halving(s, &t, in, rbuf, b, dt, op);
     else

@@ -9,6 +9,7 @@
  * recursive_doubling|linear (both Scan and Exscan).
  */
 #include "coll/red.h"
+#include "coll/trace.h"
 
 enum { ALG_RD, ALG_LINEAR };
 static const char *const names[] = { "recursive_doubling", "linear" };
@@ -89,8 +90,12 @@ static int scan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_
 {
     icoll_sched_hold_dtype(s, dt);
     icoll_sched_hold_op(s, op);
-    if (count == 0)
+    if (count == 0) {
+        coll_trace_note("none", "-", 0);
         return MPI_SUCCESS;
+    }
+    coll_trace_note("p2p", names[coll_choice_forced(&choice) == ALG_LINEAR ? ALG_LINEAR : ALG_RD],
+                    count * (size_t)dt->size);
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
     coll_team_t t = coll_team_all(c);
     if (c->size == 1) {

@@ -14,6 +14,7 @@
  */
 #include "coll/move.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
 static const char *const scatter_names[] = { "binomial", "linear" };
 static coll_choice_t scatter_choice = { "METAMPI_COLL_SCATTER", scatter_names, 2, 0, 0 };
@@ -224,17 +225,24 @@ int coll_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
         mine = mv_typed(rbuf, rcount, rtype);
     size_t bb = at_root ? scount * (size_t)stype->size : mine.bytes;
     mv_blocks_t sb = { (void *)(uintptr_t)sbuf, scount, stype };
-    if (comm_is_inter(c))
+    if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", bb);
         return scatter_inter(s, c, &sb, &mine, bb, root);
-    if (bb == 0)
+    }
+    if (bb == 0) {
+        coll_trace_note("none", "-", bb);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = coll_use_sites(c);
+    if (S)
+        coll_trace_note("sites", "-", bb);
     if (S)
         return site_scatter(s, c, S, sbuf, scount, stype, inplace ? NULL : &mine, bb, root);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
     if (hier < 0)
         return MPI_ERR_NO_MEM;
+    coll_trace_note(hier ? "hier" : "p2p", hier ? "linear" : scatter_names[pick(c->size, bb)], bb);
     if (hier) {
         mv_scatter_hier(s, c, h, &sb, inplace ? NULL : &mine, bb, root);
     } else {
@@ -253,9 +261,12 @@ int coll_scatterv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scou
     icoll_sched_hold_dtype(s, stype);
     icoll_sched_hold_dtype(s, rtype);
     int inter = comm_is_inter(c);
+    if (inter)
+        coll_trace_note("inter", "-", 0);
     if (inter && root == MPI_PROC_NULL)
         return MPI_SUCCESS;
     const coll_sites_t *S = inter ? NULL : coll_use_sites(c);
+    coll_trace_note(S ? "sites" : "p2p", S ? "-" : "linear", 0);
     if (S) {
         p2p_data_t mine = rbuf == COLL_IN_PLACE ? (p2p_data_t){ 0 }
                                                 : mv_typed(rbuf, rcount, rtype);

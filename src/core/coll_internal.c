@@ -368,6 +368,56 @@ int icoll_sched_failed(const icoll_sched_t *s)
     return s->error != MPI_SUCCESS;
 }
 
+/* FNV-1a over 64-bit words */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8)
+        h = (h ^ (v & 0xff)) * 0x100000001b3ULL;
+    return h;
+}
+
+static uint64_t mix_data(uint64_t h, const p2p_data_t *d)
+{
+    h = mix(h, d->bytes);
+    return mix(h, d->layout ? d->count + 1 : 0);
+}
+
+uint64_t icoll_sched_digest(const icoll_sched_t *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < s->n; i++) {
+        const entry_t *x = &s->e[i];
+        h = mix(h, (uint64_t)x->kind);
+        switch (x->kind) {
+        case E_SEND:
+        case E_RECV:
+            h = mix(h, (uint64_t)(x->view - s->views));
+            h = mix(h, (uint64_t)(int64_t)x->peer);
+            h = mix(h, x->bytes);
+            h = mix_data(h, &x->data);
+            break;
+        case E_COPY:
+            h = mix(h, x->bytes);
+            break;
+        case E_REDUCE:
+            h = mix(h, (uint64_t)x->n);
+            h = mix(h, (uint64_t)x->type * 16 + (uint64_t)x->op);
+            break;
+        case E_COPY_DATA:
+            h = mix_data(h, &x->from);
+            h = mix_data(h, &x->data);
+            break;
+        case E_OP:
+            h = mix(h, x->count);
+            h = mix(h, (uint64_t)x->dt->size);
+            break;
+        default:
+            break;
+        }
+    }
+    return h;
+}
+
 /* ---- execution ---------------------------------------------------------------------- */
 
 #define REDUCE_LOOP(T)                                                                         \

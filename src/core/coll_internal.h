@@ -103,6 +103,11 @@ void icoll_sched_hold_dtype(icoll_sched_t *s, struct dtype *dt);
 void icoll_sched_hold_op(icoll_sched_t *s, struct op *op);
 /* Nonzero when the schedule has recorded an error (no memory, ...): builders may stop. */
 int icoll_sched_failed(const icoll_sched_t *s);
+/* A hash of the schedule's shape as built so far: every entry's kind, and for messages their
+ * peer, communicator (in order of first use) and size, for local steps their sizes — never
+ * addresses, so two builds of the same algorithm give the same digest in any process and any
+ * build of the library (METAMPI_COLL_SELECT_DEBUG=2 prints it per call). */
+uint64_t icoll_sched_digest(const icoll_sched_t *s);
 
 /* Collectives appended to a schedule. c is an intra-communicator, except for allreduce,
  * which also takes an inter-communicator and then combines both groups (reduction in each
