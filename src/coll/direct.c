@@ -15,7 +15,7 @@ static int two(const comm_t *c)
     return c->size == 2 && !comm_is_inter(c);
 }
 
-/* c with both contexts moved to the internal one, as a schedule's view (coll_internal.c) */
+/* c with both contexts moved to the internal one, as a schedule's view (core/schedule.c) */
 static void internal_view(comm_t *v, const comm_t *c)
 {
     *v = *c;

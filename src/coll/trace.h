@@ -2,7 +2,7 @@
  * METAMPI_COLL_SELECT_DEBUG: what the collectives chose, one line per call on stderr.
  *   1      per call and rank: the collective, the communicator's size, the size the selection
  *          looks at, and the level and algorithm that built it
- *   2      the same with a digest of the schedule built (core/coll_internal.h), so that two
+ *   2      the same with a digest of the schedule built (core/schedule.h), so that two
  *          builds of the library can be shown to run the same algorithms
  * A call's line: "metampi-coll: rank R #K MPI_Xxx n=N size=S: LEVEL ALGO [digest=D]", K
  * counting this process's collective calls.
@@ -16,7 +16,7 @@
 #ifndef METAMPI_COLL_TRACE_H
 #define METAMPI_COLL_TRACE_H
 
-#include "core/coll_internal.h"
+#include "core/schedule.h"
 
 #include <stddef.h>
 

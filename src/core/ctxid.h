@@ -39,7 +39,7 @@
 #ifndef METAMPI_CTXID_H
 #define METAMPI_CTXID_H
 
-#include "core/coll_internal.h"
+#include "core/icoll.h"
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 #include "core/p2p.h"
 
 #include "core/bsend.h"
-#include "core/coll_internal.h"
+#include "core/schedule.h"
 #include "core/errors.h"
 #include "core/progress.h"
 #include "core/wan_stats.h"

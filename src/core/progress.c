@@ -1,6 +1,6 @@
 #include "core/progress.h"
 
-#include "core/coll_internal.h"
+#include "core/schedule.h"
 #include "core/errors.h"
 #include "proto/proto.h"
 #include "runtime/job.h"
