@@ -19,6 +19,8 @@
 #include "coll/sites.h"
 #include "coll/trace.h"
 
+#include <string.h>
+
 static const char *const bcast_names[] = { "binomial", "scatter_allgather", "chain" };
 static coll_choice_t bcast_choice = { "METAMPI_COLL_BCAST", bcast_names, 3, 0, 0 };
 /* from this size (bytes) on, the chunked algorithms (with at least 3 members) */
@@ -249,10 +251,16 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
     int pair = n == 2 ? mv_bcast_pair_shm(c, &d) : 0;
     if (hier < 0 || pair < 0)
         return MPI_ERR_NO_MEM;
-    /* contiguous bytes for shared memory and the chunked algorithms (a forced binomial tree
-     * moves typed data directly) */
+    /* shared memory when the node team is the whole communicator; with two members one
+     * message is the broadcast (coll/direct.h relies on it) unless both copying at once pays */
+    int one = S || hier ? 0 : n == 2 ? pair : algo == MV_BCAST_AUTO ? mv_single_host(c) : 0;
+    if (one < 0)
+        return MPI_ERR_NO_MEM;
+    int shm = one && coll_shm_bcast_takes(s, c, bytes);
+    /* contiguous bytes for the sites, the hosts, shared memory and the chunked algorithms
+     * (the binomial tree moves typed data directly) */
     char *bbuf = d.buf;
-    if (d.layout && (S || hier || pair || (algo != MV_BCAST_BINOMIAL && n > 2))) {
+    if (d.layout && (S || hier || shm || strcmp(bytes_algo(n, bytes, algo), "binomial"))) {
         if (!(bbuf = icoll_sched_alloc(s, bytes)))
             return MPI_ERR_NO_MEM;
         if (c->rank == root) {
@@ -268,23 +276,14 @@ int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt
         coll_trace_note("hier", bytes_algo(h->nhosts, bytes, algo), bytes);
         rc = mv_bcast_hier(s, c, h, bbuf, bytes, root, algo);
     } else {
-        /* shared memory when the node team is the whole communicator; with two members one
-         * message is the broadcast (coll/direct.h relies on it) unless both copying at once
-         * pays */
-        int one = n == 2 ? pair : algo == MV_BCAST_AUTO ? mv_single_host(c) : 0;
-        if (one < 0)
-            return MPI_ERR_NO_MEM;
-        int shm = one ? coll_shm_bcast(s, c, bbuf, bytes, root) : COLL_SHM_DECLINED;
-        if (shm != COLL_SHM_DECLINED) {
+        if (shm) {
             coll_trace_note("shm", "-", bytes);
-            rc = shm;
+            rc = coll_shm_bcast(s, c, bbuf, bytes, root);
         } else {
             coll_trace_note("p2p", bytes_algo(n, bytes, algo), bytes);
             if (algo == MV_BCAST_AUTO)
                 algo = pick(n, bytes);
-            if (algo == MV_BCAST_BINOMIAL || n == 2) {
-                /* typed, straight into the user's buffer (a root's packing above was for
-                 * shared memory, which declined) */
+            if (algo == MV_BCAST_BINOMIAL || n == 2) { /* typed, straight into the user's buffer */
                 mv_bcast_binomial(s, &all, root, &d, -1);
                 return MPI_SUCCESS;
             }

@@ -251,13 +251,24 @@ int coll_shm_bcast_pair(size_t bytes)
     return coll_knob(&knob_on) && coll_shm_cma_allowed() && bytes >= coll_knob(&knob_cma_min);
 }
 
-int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
+/* The area for a broadcast of bytes, or NULL: decline. */
+static coll_area_t *bcast_area(icoll_sched_t *s, comm_t *c, size_t bytes)
 {
     coll_area_t *a = usable(s, c);
     size_t max = a && a->n == 2 ? coll_shm_bcast_pair(bytes) ? SIZE_MAX : coll_knob(&knob_bcast_max2)
                                 : coll_knob(&knob_bcast_max);
-    if (!a || bytes > max ||
-        bytes / a->chunk >= POS_MAX / 2)
+    return a && bytes <= max && bytes / a->chunk < POS_MAX / 2 ? a : NULL;
+}
+
+int coll_shm_bcast_takes(icoll_sched_t *s, comm_t *c, size_t bytes)
+{
+    return bcast_area(s, c, bytes) != NULL;
+}
+
+int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
+{
+    coll_area_t *a = bcast_area(s, c, bytes);
+    if (!a)
         return COLL_SHM_DECLINED;
     if (bytes == 0)
         return MPI_SUCCESS;

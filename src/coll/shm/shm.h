@@ -21,6 +21,9 @@
 
 int coll_shm_barrier(icoll_sched_t *s, comm_t *c);
 int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root);
+/* Whether coll_shm_bcast would serve a broadcast of bytes in s (setting the area up as it
+ * would), without appending anything: so that a caller can prepare the data first. */
+int coll_shm_bcast_takes(icoll_sched_t *s, comm_t *c, size_t bytes);
 /* Whether a broadcast of bytes in a team of two is worth the area at any size: both members
  * copy at once by remote access (cma.c), which beats one message's single copier. Knobs only,
  * so every member answers alike. */
