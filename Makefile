@@ -6,7 +6,8 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan test-soak install demo bench bench-coll bench-tcp bench-wan clean
+.PHONY: all build test test-asan test-soak test-long install demo bench bench-coll bench-tcp bench-wan \
+        clean tunables-readme
 
 all: build
 
@@ -16,8 +17,10 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The long tests (label long, registered with -DMETAMPI_LONG_TESTS=ON) never run here:
+# make test-long and make test-soak run them.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE long $(CTEST_ARGS)
 
 # Under the sanitizers the MPI test programs run on emulated hosts in the uneven layout only
 # (3 hosts of 1, 2, 3 ranks), and on emulated sites only the subset in the uneven site layout,
@@ -32,7 +35,7 @@ test-asan: $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:handle_segv=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	  ctest --output-on-failure -j $(JOBS) -LE long $(CTEST_ARGS)
 
 # The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI
 # between communications, over TCP, on emulated hosts and across emulated sites).
@@ -40,6 +43,18 @@ test-soak: $(BUILD)/CMakeCache.txt
 	cmake -S . -B $(BUILD) -DMETAMPI_LONG_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L soak $(CTEST_ARGS)
+
+# Every long test (label long: the soak tests and e.g. 10000 communicator create/free cycles).
+test-long: $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DMETAMPI_LONG_TESTS=ON
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L long $(CTEST_ARGS)
+
+# README.md's tables of environment variables, regenerated from src/runtime/tunables.def (the
+# build fails while they differ; docs/tunables.md).
+tunables-readme: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) --target metampi-tunables-doc
+	$(BUILD)/tests/bin/metampi-tunables-doc --write README.md
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

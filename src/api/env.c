@@ -1,9 +1,11 @@
 /* Environment management (MPI-3.1 chapter 8): init, finalize, abort, clocks, versions. */
 #include "api/api.h"
 
+#include "core/attr.h"
 #include "core/p2p.h"
 #include "datatype/dtype.h"
 #include "runtime/job.h"
+#include "runtime/tunables.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +14,13 @@
 
 /* Lower thread levels are served by the same code; MULTIPLE would need locking we do not do. */
 #define THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+
+/* A bad value that an accessor meets (runtime/tunables.h) ends the job as a bad argument
+ * does; after the check in init() none is left to meet. */
+static void tunable_error(const char *message)
+{
+    err_fatal(MPI_ERR_ARG, "metampi", "%s", message);
+}
 
 static int init(int required, const char *func)
 {
@@ -26,11 +35,16 @@ static int init(int required, const char *func)
     if (state.thread_level < MPI_THREAD_SINGLE)
         state.thread_level = MPI_THREAD_SINGLE;
 
-    char err[256];
+    char err[640];
+    tunables_on_error(tunable_error);
     if (job_init(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot start: %s", err);
+    /* every variable the library reads, now that an abort reaches the launcher: a bad one
+     * ends the job here rather than in the first call that uses it */
+    if (tunables_check(TUN_R_LIBRARY, err, sizeof err) != 0)
+        err_fatal(MPI_ERR_ARG, func, "%s", err);
     comm_init_predefined(job.rank, job.size);
-    if (dtype_init() != 0)
+    if (dtype_init(attr_delete_type) != 0)
         err_fatal(MPI_ERR_NO_MEM, func, "out of memory for the predefined datatypes");
     /* Transport bootstrap: every endpoint exists before anyone attaches, and everyone has
      * attached before names that a crash would leak are dropped (transport.h). */

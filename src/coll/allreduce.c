@@ -1,7 +1,7 @@
 /*
  * MPI_Allreduce / MPI_Iallreduce.
  *
- * Selection (docs/ARCHITECTURE.md, "Collectives: synchronisation and reductions"):
+ * Selection (docs/collectives.md, "Synchronisation and reductions"):
  *  - one host, contiguous data, more than two ranks: the shared-memory allreduce when it
  *    accepts;
  *  - below METAMPI_COLL_ALLREDUCE_LONG bytes (or fewer elements than the largest power of two

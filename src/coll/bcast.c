@@ -1,7 +1,7 @@
 /*
  * MPI_Bcast / MPI_Ibcast (MPI-3.1 §5.4).
  *
- * Algorithms (selection in pick(); the table is in docs/ARCHITECTURE.md):
+ * Algorithms (selection in pick(); the table is in docs/collectives.md):
  *  binomial           log2(n) rounds, whole message each; typed data straight from and into
  *                     the user's buffer (no copies). Small messages, and any size with 2.
  *  scatter_allgather  the message in n chunks: binomial scatter, then a ring allgather in

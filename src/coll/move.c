@@ -2,6 +2,8 @@
  * host hierarchy is used. */
 #include "coll/move.h"
 
+#include "runtime/tunables.h"
+
 #include <stdlib.h>
 
 dtype_t *mv_byte(void)
@@ -14,13 +16,8 @@ dtype_t *mv_byte(void)
 
 int mv_use_hier(comm_t *c, const coll_hier_t **h)
 {
-    static int enabled = -1;
-    if (enabled < 0) {
-        const char *v = getenv("METAMPI_COLL_HIER");
-        enabled = !(v && *v == '0');
-    }
     *h = NULL;
-    if (!enabled || c->size < 3)
+    if (!tun_bool(TUN_COLL_HIER) || c->size < 3)
         return 0;
     if (!(*h = coll_hier(c)))
         return -1;

@@ -1,7 +1,8 @@
 /* Typed steps, folding, binomial trees and zero-byte synchronisation over teams (red.h). */
 #include "coll/red.h"
 
-#include "datatype/layout.h"
+#include "datatype/engine/layout.h"
+#include "runtime/tunables.h"
 
 #include <stdlib.h>
 
@@ -178,12 +179,7 @@ void red_dissemination(icoll_sched_t *s, const coll_team_t *t)
 
 const coll_hier_t *red_hier(comm_t *c, const op_t *op)
 {
-    static int enabled = -1; /* METAMPI_COLL_HIER=0: no collective uses the hierarchy */
-    if (enabled < 0) {
-        const char *v = getenv("METAMPI_COLL_HIER");
-        enabled = !(v && *v == '0');
-    }
-    if (!enabled)
+    if (!tun_bool(TUN_COLL_HIER)) /* METAMPI_COLL_HIER=0: no collective uses the hierarchy */
         return NULL;
     const coll_hier_t *h = coll_hier(c);
     if (!h || h->nhosts <= 1 || h->nhosts >= c->size)

@@ -15,7 +15,7 @@
 #include "coll/trace.h"
 
 #include "core/p2p.h"
-#include "datatype/layout.h"
+#include "datatype/engine/layout.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * MPI_Reduce / MPI_Ireduce.
  *
- * Selection (docs/ARCHITECTURE.md, "Collectives: synchronisation and reductions"):
+ * Selection (docs/collectives.md, "Synchronisation and reductions"):
  *  - one host, contiguous data, more than two ranks: the shared-memory reduction when it
  *    accepts (two ranks: one message, also without a schedule, red_direct.c);
  *  - otherwise binomial tree below METAMPI_COLL_REDUCE_LONG bytes (or fewer elements than

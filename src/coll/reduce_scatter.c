@@ -2,7 +2,7 @@
  * MPI_Reduce_scatter, MPI_Reduce_scatter_block and their I-forms: one implementation over
  * per-rank counts (the block form has them all equal).
  *
- * Selection (docs/ARCHITECTURE.md, "Collectives: synchronisation and reductions"):
+ * Selection (docs/collectives.md, "Synchronisation and reductions"):
  *  - commutative op and fewer than METAMPI_COLL_REDUCE_SCATTER_LONG bytes in the whole
  *    vector: recursive halving (log2 rounds, fold for non-powers of two);
  *  - otherwise pairwise exchange (all n-1 blocks travel at once, combined in rank order:

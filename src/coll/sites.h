@@ -1,5 +1,5 @@
 /*
- * Site-aware collectives: the third level of the hierarchy (docs/ARCHITECTURE.md,
+ * Site-aware collectives: the third level of the hierarchy (docs/collectives.md,
  * "Collectives across sites"). A collective over members at several sites runs as
  *   phases within each site (over coll_sites_t.local: hosts, shared memory)
  *   -> one exchange among the site leaders or the root (the WAN)

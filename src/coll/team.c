@@ -1,6 +1,7 @@
 #include "coll/cache.h"
 
 #include "core/p2p.h"
+#include "runtime/tunables.h"
 
 #include <stdlib.h>
 
@@ -9,13 +10,7 @@
  * the hierarchical algorithms run — over the real transports — on a single machine. */
 static int host_of_world(int world_rank)
 {
-    static int virtual_hosts = -1;
-    if (virtual_hosts < 0) {
-        const char *v = getenv("METAMPI_COLL_VIRTUAL_HOSTS");
-        virtual_hosts = v && *v ? atoi(v) : 0;
-        if (virtual_hosts < 0)
-            virtual_hosts = 0;
-    }
+    int virtual_hosts = tun_int(TUN_COLL_VIRTUAL_HOSTS);
     if (virtual_hosts > 0) {
         int size = comm_lookup(MPI_COMM_WORLD)->size;
         return (int)((long long)world_rank * virtual_hosts / size);

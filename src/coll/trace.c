@@ -6,8 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-static const char *const names[] = { "0", "1", "2" };
-static coll_choice_t debug = { "METAMPI_COLL_SELECT_DEBUG", names, 3, 0, 0 };
+static coll_knob_t debug = { "METAMPI_COLL_SELECT_DEBUG", 0, 0, 0 };
 
 static struct {
     int noted;
@@ -18,8 +17,7 @@ static struct {
 
 int coll_trace_level(void)
 {
-    int v = coll_choice_forced(&debug);
-    return v < 0 ? 0 : v;
+    return (int)coll_knob(&debug);
 }
 
 void coll_trace_note(const char *level, const char *algo, size_t size)

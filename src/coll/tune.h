@@ -1,12 +1,14 @@
 /*
  * Algorithm selection. Each collective decides in its own file from message size, rank count
- * and layout (the default rules are tabulated in docs/ARCHITECTURE.md and the README); the
+ * and layout (the default rules are tabulated in docs/collectives.md and the README); the
  * user can override both the choice and the thresholds through environment variables:
  *   METAMPI_COLL_<COLLECTIVE>=<algorithm>   e.g. METAMPI_COLL_ALLREDUCE=ring
  *   METAMPI_COLL_<THRESHOLD>=<bytes>        e.g. METAMPI_COLL_BCAST_LONG=65536
- * Variables are read once, at the first call. The launcher gives every rank the same
- * environment, which keeps the choice consistent across members (a requirement: all members
- * must run the same algorithm).
+ * Every variable is an entry of the registry (runtime/tunables.def), which parses and bounds it
+ * (a bad value ends the job at MPI_Init); these accessors are adapters over it and check that
+ * the caller's names and defaults are the registry's. Each is read once, at the first call.
+ * The launcher gives every rank the same environment, which keeps the choice consistent
+ * across members (a requirement: all members must run the same algorithm).
  */
 #ifndef METAMPI_COLL_TUNE_H
 #define METAMPI_COLL_TUNE_H
@@ -25,7 +27,8 @@ typedef struct coll_choice {
  * with a message that lists the valid ones. */
 int coll_choice_forced(coll_choice_t *ch);
 
-/* A size threshold in bytes (env overrides dflt; suffixes k/K, m/M allowed). */
+/* A threshold (bytes, a count or a 0/1 switch, as the registry types it): the variable, else
+ * dflt (which must be the registry's default). */
 typedef struct coll_knob {
     const char *env;
     size_t dflt;

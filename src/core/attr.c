@@ -1,7 +1,7 @@
 #include "core/attr.h"
 
 #include "core/comm.h"
-#include "core/handles.h"
+#include "util/handles.h"
 
 #include <stdlib.h>
 
@@ -98,7 +98,7 @@ void keyval_free(int keyval)
 
 static struct attr_node **find(attr_list_t *list, const keyval_t *kv)
 {
-    struct attr_node **p = &list->head;
+    struct attr_node **p = list;
     while (*p && (*p)->kv != kv)
         p = &(*p)->next;
     return p;
@@ -116,8 +116,8 @@ static int delete_node(int handle, attr_list_t *list, struct attr_node *n)
 {
     int rc = run_delete(handle, n->kv, n->value);
     if (rc != MPI_SUCCESS && !*find(list, n->kv)) {
-        n->next = list->head;
-        list->head = n;
+        n->next = *list;
+        *list = n;
         return rc;
     }
     keyval_release(n->kv);
@@ -144,8 +144,8 @@ int attr_set(attr_kind_t kind, int handle, attr_list_t *list, int keyval, void *
     } else if (rc == MPI_SUCCESS) {
         struct attr_node *n = malloc(sizeof *n);
         if (n) {
-            *n = (struct attr_node){ list->head, kv, value };
-            list->head = n;
+            *n = (struct attr_node){ *list, kv, value };
+            *list = n;
             kv->refs++;
         } else {
             rc = MPI_ERR_NO_MEM;
@@ -158,7 +158,7 @@ int attr_set(attr_kind_t kind, int handle, attr_list_t *list, int keyval, void *
 int attr_get(const attr_list_t *list, int keyval, void **value)
 {
     keyval_t *kv = handle_get(&keyvals, keyval);
-    for (struct attr_node *n = list->head; n; n = n->next)
+    for (struct attr_node *n = *list; n; n = n->next)
         if (n->kv == kv) {
             *value = n->value;
             return 1;
@@ -182,9 +182,9 @@ int attr_delete_all(attr_kind_t kind, int handle, attr_list_t *list)
     (void)kind;
     int first_error = MPI_SUCCESS;
     /* pop one at a time: a callback may add or remove attributes of this object */
-    while (list->head) {
-        struct attr_node *n = list->head;
-        list->head = n->next;
+    while (*list) {
+        struct attr_node *n = *list;
+        *list = n->next;
         int rc = run_delete(handle, n->kv, n->value);
         if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
             first_error = rc;
@@ -194,11 +194,16 @@ int attr_delete_all(attr_kind_t kind, int handle, attr_list_t *list)
     return first_error;
 }
 
+int attr_delete_type(MPI_Datatype type, attr_list_t *list)
+{
+    return attr_delete_all(ATTR_TYPE, type, list);
+}
+
 int attr_copy_all(attr_kind_t kind, int old_handle, const attr_list_t *src, attr_list_t *dst)
 {
     /* Snapshot first (with the keyvals retained): a copy callback may change src. */
     int n = 0;
-    for (struct attr_node *a = src->head; a; a = a->next)
+    for (struct attr_node *a = *src; a; a = a->next)
         n++;
     if (n == 0)
         return MPI_SUCCESS;
@@ -206,13 +211,13 @@ int attr_copy_all(attr_kind_t kind, int old_handle, const attr_list_t *src, attr
     if (!snap)
         return MPI_ERR_NO_MEM;
     int i = 0;
-    for (struct attr_node *a = src->head; a; a = a->next, i++) {
+    for (struct attr_node *a = *src; a; a = a->next, i++) {
         snap[i] = *a;
         a->kv->refs++;
     }
 
     int rc = MPI_SUCCESS;
-    struct attr_node **tail = &dst->head; /* dst keeps src's order */
+    struct attr_node **tail = dst; /* dst keeps src's order */
     for (i = 0; i < n; i++) {
         keyval_t *kv = snap[i].kv;
         if (rc != MPI_SUCCESS || !kv->copy)

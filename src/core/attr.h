@@ -1,8 +1,10 @@
 /*
  * Attribute caching (MPI-3.1 §6.7): keyvals and the attribute lists of communicators and
- * datatypes (and, later, windows). Each object embeds an attr_list_t; the object's module
- * calls attr_copy_all() when the object is duplicated and attr_delete_all() when it is freed,
- * which run the keyvals' copy and delete callbacks as the standard says.
+ * datatypes (and, later, windows). Each object embeds an attr_list_t; attr_copy_all() runs
+ * when the object is duplicated and attr_delete_all() when it is freed, running the keyvals'
+ * copy and delete callbacks as the standard says. Datatypes sit below core: they hold their
+ * list as a plain `struct attr_node *` (the same type) and delete it through the function
+ * MPI_Init hands to dtype_init (attr_delete_type).
  *
  * Invariants:
  *  - A keyval lives while its user handle is valid or any attribute uses it (refs counts
@@ -20,12 +22,11 @@
 
 typedef enum { ATTR_COMM = 0, ATTR_TYPE, ATTR_WIN } attr_kind_t;
 
+/* A list is a pointer to its newest attribute (NULL: empty). */
 struct attr_node;
-typedef struct attr_list {
-    struct attr_node *head;
-} attr_list_t;
+typedef struct attr_node *attr_list_t;
 
-#define ATTR_LIST_INIT { 0 }
+#define ATTR_LIST_INIT NULL
 
 /* Copies every attribute of src (on the object with handle old_handle) whose copy callback
  * asks for it into dst (empty). Returns MPI_SUCCESS or the error a callback returned (dst is
@@ -35,6 +36,8 @@ int attr_copy_all(attr_kind_t kind, int old_handle, const attr_list_t *src, attr
 /* Runs the delete callback of every attribute of list (object handle) and empties it.
  * Returns MPI_SUCCESS or the first error a callback returned. */
 int attr_delete_all(attr_kind_t kind, int handle, attr_list_t *list);
+/* attr_delete_all for a datatype (the dtype_attr_delete_fn of datatype/dtype.h). */
+int attr_delete_type(MPI_Datatype type, attr_list_t *list);
 
 /* ---- keyvals and single attributes (the API layer's interface) ------------------------ */
 

@@ -4,7 +4,7 @@
 
 #include "core/ctxid.h"
 #include "core/errhandler.h"
-#include "core/handles.h"
+#include "util/handles.h"
 #include "core/topo.h"
 
 #include <stdlib.h>

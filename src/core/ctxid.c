@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "runtime/job.h"
+#include "runtime/tunables.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,15 +57,12 @@ void ctxid_init(void)
 {
     /* METAMPI_CONTEXT_IDS: the size of the pool (tests use a small one to force conflicts
      * between concurrent agreements and exhaustion) */
-    int pairs = CTXID_PAIRS;
-    const char *v = getenv("METAMPI_CONTEXT_IDS");
-    if (v && *v) {
-        long n = strtol(v, NULL, 10);
-        pairs = n < PREDEFINED_PAIRS + 1 ? PREDEFINED_PAIRS + 1 : n > CTXID_PAIRS ? CTXID_PAIRS
-                                                                                : (int)n;
-    }
-    const char *no = getenv("METAMPI_CTXID_VOTE_NO");
-    always_no = no && *no && atoi(no) == job.rank;
+    int pairs = tun_int(TUN_CONTEXT_IDS);
+    /* the registry's bounds are these (tests/unit/test_tunables.c); the mask never overflows */
+    pairs = pairs < PREDEFINED_PAIRS + 1 ? PREDEFINED_PAIRS + 1
+          : pairs > CTXID_PAIRS          ? CTXID_PAIRS
+                                         : pairs;
+    always_no = tun_is_set(TUN_CTXID_VOTE_NO) && tun_int(TUN_CTXID_VOTE_NO) == job.rank;
     memset(free_mask, 0, sizeof free_mask);
     for (int p = PREDEFINED_PAIRS; p < pairs; p++)
         free_mask[p / 64] |= 1ull << (p % 64);

@@ -1,6 +1,6 @@
 #include "core/group.h"
 
-#include "core/handles.h"
+#include "util/handles.h"
 
 #include <stdlib.h>
 #include <string.h>

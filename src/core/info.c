@@ -1,6 +1,6 @@
 #include "core/info.h"
 
-#include "core/handles.h"
+#include "util/handles.h"
 #include "core/state.h"
 #include "runtime/job.h"
 

@@ -1,6 +1,6 @@
 #include "core/op.h"
 
-#include "core/handles.h"
+#include "util/handles.h"
 #include "datatype/predefined.h"
 
 #include <limits.h>

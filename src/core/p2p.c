@@ -7,6 +7,7 @@
 #include "core/wan_stats.h"
 #include "runtime/hosts.h"
 #include "runtime/job.h"
+#include "runtime/rank_key.h"
 #include "runtime/sites.h"
 
 #include <stdio.h>
@@ -17,7 +18,7 @@
 /* Context of the internal barrier in MPI_Finalize: never used by a communicator. */
 #define CONTEXT_FINALIZE 0xfffffff0u
 
-static int *host_of;
+static int *host_of, *site_of;
 
 int p2p_open(char *err, int errlen)
 {
@@ -29,8 +30,13 @@ int p2p_open(char *err, int errlen)
     if (hosts_map(host_of, job.size, err, errlen) != 0 ||
         sites_init(host_of, err, errlen) != 0 || wan_stats_open(err, errlen) != 0)
         return -1;
-    tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
-                       .host_of = host_of };
+    site_of = malloc((size_t)job.size * sizeof *site_of);
+    if (!site_of) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
+    for (int r = 0; r < job.size; r++)
+        site_of[r] = sites_of(r);
     int local_ranks = 0, spans = 0;
     for (int r = 0; r < job.size; r++) {
         local_ranks += host_of[r] == host_of[job.rank];
@@ -39,8 +45,17 @@ int p2p_open(char *err, int errlen)
     progress_configure(local_ranks, progress_usable_cpus());
     if (spans && hosts_publish_machine(err, errlen) != 0) /* read in p2p_connect */
         return -1;
+    /* the transports' view of the job: they call nothing of the runtime themselves */
+    auth_key_t ranks_key;
+    int have_key = rank_key_get(&ranks_key);
+    tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
+                       .hostname = job.hostname, .host_of = host_of, .site_of = site_of,
+                       .nsites = sites_count(), .site_name = sites_name, .kv_put = job_put,
+                       .kv_get = job_get, .ranks_key = have_key ? &ranks_key : NULL };
     proto_upcalls_t up = { match_incoming, match_withdraw };
-    return proto_open(&boot, &up, err, errlen);
+    int rc = proto_open(&boot, &up, err, errlen);
+    auth_key_wipe(&ranks_key);
+    return rc;
 }
 
 int p2p_host_of(int world_rank)
@@ -135,7 +150,8 @@ void p2p_finalize(void)
     request_release_spares();
     icoll_release_spares();
     free(host_of);
-    host_of = NULL;
+    free(site_of);
+    host_of = site_of = NULL;
     sites_finalize();
 }
 

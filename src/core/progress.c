@@ -4,6 +4,7 @@
 #include "core/errors.h"
 #include "proto/proto.h"
 #include "runtime/job.h"
+#include "runtime/tunables.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -23,17 +24,15 @@ void progress_configure(int local_ranks, int ncpus)
 {
     oversubscribed = local_ranks > ncpus;
     uint64_t us = oversubscribed ? SPIN_US_OVERSUBSCRIBED : SPIN_US_ALONE;
-    const char *v = getenv("METAMPI_SPIN_US");
-    if (v && *v)
-        us = strtoull(v, NULL, 10);
+    if (tun_is_set(TUN_SPIN_US))
+        us = tun_time(TUN_SPIN_US);
     spin_ns = us * 1000;
 }
 
 int progress_usable_cpus(void)
 {
-    const char *bind = getenv("METAMPI_BIND");
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!(bind && *bind && strcmp(bind, "none") != 0)) {
+    if (tun_enum(TUN_BIND) == 0) { /* none (or not started by our mpirun) */
         cpu_set_t set;
         if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
             return CPU_COUNT(&set);

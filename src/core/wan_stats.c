@@ -2,6 +2,7 @@
 
 #include "runtime/job.h"
 #include "runtime/sites.h"
+#include "runtime/tunables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,8 +50,7 @@ void wan_stats_get(int t, uint64_t *messages, uint64_t *bytes)
 
 void wan_stats_close(void)
 {
-    const char *v = getenv("METAMPI_WAN_STATS");
-    if (v && strcmp(v, "1") == 0) {
+    if (tun_bool(TUN_WAN_STATS)) {
         /* one write per line, so the lines of different ranks do not interleave; each field
          * takes at most 4 + 3 + 2 * 20 + 2 characters */
         size_t cap = 128 + (size_t)nsites * 64;

@@ -1,6 +1,7 @@
 /*
- * The datatype compiler's entry with an explicit handle resolver (dt_compile uses
- * dtype_lookup). Unit tests build dtype_t trees by hand and resolve their own handles.
+ * The datatype compiler: a type's construction tree becomes a layout. Handles in the tree
+ * are resolved by the caller's function: dtype.c passes dtype_lookup, unit tests build
+ * dtype_t trees by hand and resolve their own handles.
  */
 #ifndef METAMPI_DATATYPE_COMPILE_H
 #define METAMPI_DATATYPE_COMPILE_H

@@ -12,14 +12,16 @@
  */
 #include "datatype/dtype.h"
 
-#include "core/handles.h"
+#include "datatype/compile.h"
 #include "datatype/construct.h"
 #include "datatype/predefined.h"
+#include "util/handles.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static handle_table_t table = HANDLE_TABLE_INIT(0x0c000000u, DTYPE_NPAIRS + 1);
+static dtype_attr_delete_fn *delete_attrs;
 static dtype_t basics[DTYPE_NBASIC + 1];
 static dtype_t *pairs[DTYPE_NPAIRS];
 
@@ -45,8 +47,8 @@ void dtype_retain(dtype_t *t)
 
 static void destroy(dtype_t *t)
 {
-    if (t->attrs.head)
-        attr_delete_all(ATTR_TYPE, t->handle, &t->attrs);
+    if (t->attrs && delete_attrs)
+        delete_attrs(t->handle, &t->attrs);
     if (t->layout)
         dt_layout_free(t->layout);
     for (int i = 0; t->types && i < t->ntypes; i++) {
@@ -93,9 +95,20 @@ dtype_t *dtype_alloc(int nints, int naddrs, int ntypes)
     return t;
 }
 
+/* Compiles t (committed or being committed) into its layout: 0, or -1 when out of memory. */
+static int compile(dtype_t *t)
+{
+    dt_layout_t *l = dt_compile_tree(t, dtype_lookup);
+    if (!l)
+        return -1;
+    dt_layout_free(t->layout);
+    t->layout = l;
+    return 0;
+}
+
 int dtype_commit(dtype_t *t)
 {
-    if (!t->layout && dt_compile(t) != 0)
+    if (!t->layout && compile(t) != 0)
         return MPI_ERR_NO_MEM;
     t->committed = 1;
     return MPI_SUCCESS;
@@ -103,7 +116,7 @@ int dtype_commit(dtype_t *t)
 
 const dt_layout_t *dtype_layout(dtype_t *t)
 {
-    if (!t->layout && dt_compile(t) != 0)
+    if (!t->layout && compile(t) != 0)
         return NULL;
     return t->layout;
 }
@@ -116,8 +129,8 @@ void dtype_publish(dtype_t *t, MPI_Datatype *handle)
 
 int dtype_unpublish(dtype_t *t)
 {
-    if (t->user_refs == 1) {
-        int rc = attr_delete_all(ATTR_TYPE, t->handle, &t->attrs);
+    if (t->user_refs == 1 && t->attrs && delete_attrs) {
+        int rc = delete_attrs(t->handle, &t->attrs);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -167,8 +180,9 @@ static int init_pair(int i)
     return dtype_commit(t) == MPI_SUCCESS ? 0 : -1;
 }
 
-int dtype_init(void)
+int dtype_init(dtype_attr_delete_fn *delete_attrs_fn)
 {
+    delete_attrs = delete_attrs_fn;
     for (int i = 1; i <= DTYPE_NBASIC; i++) {
         init_basic(i);
         if (dtype_commit(&basics[i]) != MPI_SUCCESS)

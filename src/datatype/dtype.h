@@ -1,7 +1,7 @@
 /*
  * Datatype objects: predefined and derived types, their handles, bounds, envelopes (how they
  * were built), names and attributes. The packed-stream machinery lives in layout.h; a type
- * gets its layout when committed (dt_compile).
+ * gets its layout when committed (the compiler, compile.h).
  *
  * Life cycle (reference counted): a derived type is referenced by the user's handles to it
  * (user_refs: its creation, plus every MPI_Type_get_contents that returned it, each until
@@ -28,12 +28,13 @@
 #ifndef METAMPI_DATATYPE_DTYPE_H
 #define METAMPI_DATATYPE_DTYPE_H
 
-#include "core/attr.h"
-#include "datatype/layout.h"
+#include "datatype/engine/layout.h"
 
 #include <mpi.h>
 
 #define DTYPE_NPAIRS 6
+
+struct attr_node; /* an attribute (core/attr.c) */
 
 typedef struct dtype {
     MPI_Datatype handle;       /* valid while the object lives */
@@ -62,7 +63,9 @@ typedef struct dtype {
     MPI_Aint *addrs;
     MPI_Datatype *types;       /* referenced (refs) by this type */
     char name[MPI_MAX_OBJECT_NAME];
-    attr_list_t attrs;
+    /* attributes (MPI-3.1 §6.7): core's list (core/attr.h, whose attr_list_t is this type);
+     * this layer only hands it to the dtype_attr_delete_fn when they must go */
+    struct attr_node *attrs;
     dt_layout_t *layout;       /* set by commit; NULL before */
 } dtype_t;
 
@@ -77,13 +80,16 @@ void dtype_retain(dtype_t *t);
 /* Drops a reference; the last one frees the type (its layout, envelope, attributes). */
 void dtype_release(dtype_t *t);
 
-/* The predefined objects (MPI_Init; their layouts are compiled here) and their end
- * (MPI_Finalize). dtype_init returns 0, or -1 when out of memory. */
-int dtype_init(void);
-void dtype_finalize(void);
+/* Deletes the attributes of type (running their delete callbacks) and empties *attrs;
+ * returns MPI_SUCCESS or a callback's error. Attributes are the core's (core/attr.c), which
+ * sits above this layer, so MPI_Init hands this function to dtype_init. */
+typedef int dtype_attr_delete_fn(MPI_Datatype type, struct attr_node **attrs);
 
-/* Compiles t (committed or being committed) into its layout (datatype engine, compile.c).
- * Returns 0, or -1 when out of memory. */
-int dt_compile(dtype_t *t);
+/* The predefined objects (MPI_Init; their layouts are compiled here) and their end
+ * (MPI_Finalize). delete_attrs is called when the user's last handle to a type with
+ * attributes goes (dtype_unpublish) and when such a type is destroyed; NULL where no
+ * attributes are ever set (unit tests). dtype_init returns 0, or -1 when out of memory. */
+int dtype_init(dtype_attr_delete_fn *delete_attrs);
+void dtype_finalize(void);
 
 #endif

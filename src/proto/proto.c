@@ -31,17 +31,18 @@
 #include "proto/internal.h"
 
 #include "runtime/job.h"
+#include "runtime/tunables.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Defaults chosen from measurements (docs/performance.md, docs/ARCHITECTURE.md). */
-enum { DEFAULT_EAGER_LIMIT = 8192, DEFAULT_RNDV_CHUNK = 65536, DEFAULT_DT_IOV_MIN = 256 << 10 };
+/* Defaults chosen from measurements (docs/performance.md, docs/p2p.md). */
+enum { DEFAULT_EAGER_LIMIT = 8192, DEFAULT_RNDV_CHUNK = 65536 };
 
 peer_t *proto_peers;
-size_t proto_iov_min = DEFAULT_DT_IOV_MIN;
+size_t proto_iov_min; /* METAMPI_DT_IOV_MIN, from proto_open on */
 proto_upcalls_t proto_up;
 int proto_my_rank;
 
@@ -57,26 +58,6 @@ static int bundling;
 /* Destinations with queued frames (the active list), so progress does not scan every peer. */
 static int *active;
 static int nactive;
-
-static size_t env_size(const char *name, size_t dflt)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return dflt;
-    char *end;
-    unsigned long long n = strtoull(v, &end, 0);
-    if (*end == 'k' || *end == 'K')
-        n <<= 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        n <<= 20, end++;
-    else if (*end == 'g' || *end == 'G')
-        n <<= 30, end++;
-    if (*end) {
-        fprintf(stderr, "metampi: ignoring %s=%s (not a size)\n", name, v);
-        return dflt;
-    }
-    return (size_t)n;
-}
 
 static int nranks;
 
@@ -228,9 +209,9 @@ int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, i
         opened[i] = 1;
     }
     /* set by the user: for every transport; else each transport's default, else ours */
-    size_t eager = env_size("METAMPI_EAGER_LIMIT", 0);
-    size_t chunk = env_size("METAMPI_RNDV_CHUNK", 0);
-    proto_iov_min = env_size("METAMPI_DT_IOV_MIN", DEFAULT_DT_IOV_MIN);
+    size_t eager = tun_size(TUN_EAGER_LIMIT);
+    size_t chunk = tun_size(TUN_RNDV_CHUNK);
+    proto_iov_min = tun_size(TUN_DT_IOV_MIN);
     for (int r = 0; r < boot->size; r++) {
         peer_t *p = &proto_peers[r];
         for (int i = 0; i < NTRANSPORTS && !p->tr; i++)

@@ -29,12 +29,12 @@
  *
  * Thresholds (environment): METAMPI_EAGER_LIMIT (bytes, largest eager message),
  * METAMPI_RNDV_CHUNK (bytes per DATA frame of the two-copy path), METAMPI_DT_IOV_MIN (bytes,
- * smallest average block of typed data read by remote iovecs). See docs/ARCHITECTURE.md.
+ * smallest average block of typed data read by remote iovecs). See docs/p2p.md.
  */
 #ifndef METAMPI_PROTO_H
 #define METAMPI_PROTO_H
 
-#include "datatype/layout.h"
+#include "datatype/engine/layout.h"
 #include "transport/transport.h"
 
 #include <stddef.h>

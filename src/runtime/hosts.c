@@ -1,6 +1,7 @@
 #include "runtime/hosts.h"
 
 #include "runtime/job.h"
+#include "runtime/tunables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +61,7 @@ out:
 
 int hosts_map(int *host_of, int size, char *err, int errlen)
 {
-    const char *v = getenv("METAMPI_VIRTUAL_HOSTS");
-    long virt = v ? strtol(v, NULL, 10) : 0;
+    long virt = tun_int(TUN_VIRTUAL_HOSTS);
     if (virt > 0) { /* testing: k hosts of consecutive ranks on one machine (TCP between) */
         for (int r = 0; r < size; r++)
             host_of[r] = (int)((long)r * (virt < size ? virt : size) / size);

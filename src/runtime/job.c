@@ -1,6 +1,7 @@
 #include "runtime/job.h"
 
 #include "runtime/rank_key.h"
+#include "runtime/tunables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@ job_t job = { .pmi = { .fd = -1 } };
  * the system's host name. */
 static void set_hostname(void)
 {
-    const char *named = getenv("METAMPI_HOSTNAME");
+    const char *named = tun_string(TUN_HOSTNAME);
     if (named && *named) {
         snprintf(job.hostname, sizeof job.hostname, "%s", named);
         return;
@@ -41,7 +42,7 @@ int job_init(char *err, int errlen)
     /* first, so that no child of this process inherits the key, whatever happens next */
     if (rank_key_take(err, errlen) != 0)
         return -1;
-    const char *reports = getenv("METAMPI_MPIRUN");
+    const char *reports = tun_string(TUN_MPIRUN);
     job.launcher_reports_abort = reports && strcmp(reports, "1") == 0;
     if (pmi_client_init(&job.pmi, err, errlen) != 0)
         return -1;

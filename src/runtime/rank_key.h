@@ -1,5 +1,5 @@
 /*
- * The ranks' key (runtime/auth.h): what our launcher gives every rank of a job on several
+ * The ranks' key (net/auth.h): what our launcher gives every rank of a job on several
  * hosts, in METAMPI_RANK_KEY. job_init takes it out of the environment (scrubbed, removed) so
  * that no process the program starts after MPI_Init inherits it, and keeps it here for the
  * transports, which derive their own keys from it. Read once, however often it is asked for.
@@ -7,7 +7,7 @@
 #ifndef METAMPI_RANK_KEY_H
 #define METAMPI_RANK_KEY_H
 
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 #define RANK_KEY_ENV "METAMPI_RANK_KEY"
 

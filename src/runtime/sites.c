@@ -3,6 +3,7 @@
 #include "runtime/job.h"
 #include "runtime/pmi_wire.h"
 #include "runtime/sitemap.h"
+#include "runtime/tunables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +48,7 @@ int sites_init(const int *host_of, char *err, int errlen)
         return -1;
     }
     nsites = 1;
-    const char *v = getenv("METAMPI_VIRTUAL_SITES");
-    long virt = v ? strtol(v, NULL, 10) : 0;
+    long virt = tun_int(TUN_VIRTUAL_SITES);
     if (virt > 0) {
         if (virtual_sites((int)(virt > job.size ? job.size : virt)) != 0) {
             snprintf(err, (size_t)errlen, "out of memory for the site map");

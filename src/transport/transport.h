@@ -73,36 +73,40 @@
 #ifndef METAMPI_TRANSPORT_H
 #define METAMPI_TRANSPORT_H
 
+#include "net/auth.h"
+#include "net/frame.h"
+
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
-typedef void (*tr_deliver_fn)(int src_rank, const void *frame, size_t len);
+/* The stream types of net/frame.h, which the transports' stream code shares: deliver(src
+ * rank, frame, len); a sink's next(ctx, iov, max, bytes) / done(ctx); place(src rank, head,
+ * head_len, body_len, sink): 1 when the body is placed through *sink, 0 to receive the frame
+ * whole (see "Placement"); a packer's pack(ctx, dst, n) and the len bytes it adds after the
+ * iovecs. */
+typedef net_deliver_fn tr_deliver_fn;
+typedef net_sink_t tr_sink_t;
+typedef net_place_fn tr_place_fn;
+typedef net_packer_t tr_packer_t;
 
-typedef struct tr_sink {
-    /* Up to max iovecs for the next bytes of the body, at most `bytes` of them; returns how
-     * many iovecs it filled (at least one, covering at least one byte). */
-    int (*next)(void *ctx, struct iovec *iov, int max, size_t bytes);
-    void (*done)(void *ctx);
-    void *ctx;
-} tr_sink_t;
-
-/* 1 when the body is placed through *sink, 0 to receive the frame whole (see "Placement"). */
-typedef int (*tr_place_fn)(int src_rank, const void *head, size_t head_len, size_t body_len,
-                           tr_sink_t *sink);
-
-typedef struct tr_packer {
-    size_t (*pack)(void *ctx, void *dst, size_t n);
-    void *ctx;
-    size_t len;                  /* bytes the packer adds after the iovecs */
-} tr_packer_t;
-
-/* What a transport may use to set itself up: the job, and which ranks share this host. */
+/* Everything a transport gets from the layers around it: the job, where its ranks run, the
+ * process manager's key-value space and the ranks' key. A transport calls nothing of the
+ * runtime itself. The pointers stay valid until close(), except ranks_key (during open()). */
 typedef struct tr_boot {
     int rank, size;              /* this rank in the job (world) and the job size */
     const char *job_id;          /* names in shared namespaces start "metampi.<job_id>." */
+    const char *hostname;        /* this rank's host, as the launcher names it */
     const int *host_of;          /* host_of[r]: index of rank r's host; equal index = same host */
+    const int *site_of;          /* site_of[r]: rank r's site (0..nsites-1) */
+    int nsites;
+    const char *(*site_name)(int site);  /* "" without a description */
+    /* The job's key-value space: put 0 or -1 (err); get 0 and the value, 1 when the key does
+     * not exist, -1 (err). Exchanged at the barriers between the bootstrap's phases. */
+    int (*kv_put)(const char *key, const char *value, char *err, int errlen);
+    int (*kv_get)(const char *key, char *value, int vallen, char *err, int errlen);
+    const auth_key_t *ranks_key; /* the ranks' key our launcher gave (net/auth.h), or NULL */
     tr_place_fn place;           /* the layer above's placement of large bodies (may be NULL) */
 } tr_boot_t;
 

@@ -12,6 +12,9 @@
  *   noserver  nobody listens: the part gives up after its connect wait, naming the address
  *   flood     200 idle connections (more than the server keeps in the handshake) before the
  *             parts come: the server drops the oldest, every part gets the layout
+ *   emfile    the server out of descriptors (a limit of 32) under 60 idle connections: it
+ *             drops the oldest in the handshake for each newcomer, so the parts get the
+ *             layout at once, not after the idle ones' 10 s (nor does it spin meanwhile)
  * Usage: test_rdv_server SCENARIO (one ctest entry each).
  */
 #include "rdv_client.h"
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -57,8 +61,8 @@ typedef struct server {
 } server_t;
 
 /* Starts the server for sites[0..n) in a child process. */
-static server_t start_server_wan(const char *job, const char *const *sites, int n,
-                                 int timeout_ms, const char *wan)
+static server_t start_server_limited(const char *job, const char *const *sites, int n,
+                                     int timeout_ms, const char *wan, int max_fds)
 {
     server_t s;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -76,6 +80,11 @@ static server_t start_server_wan(const char *job, const char *const *sites, int 
         sigemptyset(&set);
         sigaddset(&set, SIGTERM);
         sigprocmask(SIG_BLOCK, &set, NULL);
+        struct rlimit lim = { (rlim_t)max_fds, (rlim_t)max_fds };
+        if (max_fds > 0 && setrlimit(RLIMIT_NOFILE, &lim) != 0) {
+            perror("setrlimit");
+            _exit(2);
+        }
         rdv_server_config_t cfg = { .job = job, .sites = sites, .nsites = n, .wan = wan,
                                     .key = KEY,
                                     .timeout_ms = timeout_ms, .listen_fd = fd,
@@ -85,6 +94,12 @@ static server_t start_server_wan(const char *job, const char *const *sites, int 
     }
     close(fd);
     return s;
+}
+
+static server_t start_server_wan(const char *job, const char *const *sites, int n,
+                                 int timeout_ms, const char *wan)
+{
+    return start_server_limited(job, sites, n, timeout_ms, wan, 0);
 }
 
 static server_t start_server(const char *job, const char *const *sites, int n, int timeout_ms)
@@ -368,6 +383,29 @@ static void scenario_flood(void)
     free(idle);
 }
 
+static void scenario_emfile(void)
+{
+    server_t s = start_server_limited("job7", SITES3, 3, 20000, "streams=2 compression=auto",
+                                      32);
+    enum { IDLE = 60 };
+    int *idle = idle_connections(s.addr, IDLE);
+    usleep(300 * 1000);
+    long long t0 = now_ms();
+    part_t p[3] = { start_part(s.addr, part_args("alpha", 2)),
+                    start_part(s.addr, part_args("beta", 1)),
+                    start_part(s.addr, part_args("gamma", 3)) };
+    const char *want = "OK size 6 sites 3 alpha:0:2:2:- beta:2:1:1:- gamma:3:3:2:-";
+    for (int i = 0; i < 3; i++)
+        CHECK(strcmp(finish_part(&p[i]), want) == 0);
+    long long took = now_ms() - t0;
+    fprintf(stderr, "the parts had the layout after %lld ms\n", took);
+    CHECK(took < 5000); /* not after the idle connections' RDV_JOIN_WAIT_MS */
+    CHECK(wait_status(s.pid) == 0);
+    for (int i = 0; i < IDLE; i++)
+        close(idle[i]);
+    free(idle);
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -375,7 +413,7 @@ int main(int argc, char **argv)
         { "all", scenario_all }, { "missing", scenario_missing },
         { "refused", scenario_refused }, { "rejoin", scenario_rejoin },
         { "signal", scenario_signal }, { "noserver", scenario_noserver },
-        { "flood", scenario_flood },
+        { "flood", scenario_flood }, { "emfile", scenario_emfile },
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: everything another process can make a site gateway or a rank in gateway mode
- * parse (transport/gw/wire.c, tools/gateway/link.c, tcp/rx.c with the gateway formats). The
+ * parse (net/gw_wire.c, tools/gateway/link.c, net/rx.c with the gateway formats). The
  * first input byte picks the parser, the second how a stream is cut into reads:
  *   0  a gateway's HELLO (ranks and other gateways connect to it) and a rank's WELCOME;
  *   1  the rank frames a rank reads from its gateway (header with ranks, placement, STOP
@@ -13,8 +13,8 @@
  * reads and writes outside the buffers).
  */
 #include "link.h"
-#include "transport/gw/wire.h"
-#include "transport/tcp/rx.h"
+#include "net/gw_wire.h"
+#include "net/rx.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -94,14 +94,14 @@ static void done(void *ctx)
         abort();
 }
 
-static int place(int src, const void *head, size_t head_len, size_t len, tr_sink_t *sink)
+static int place(int src, const void *head, size_t head_len, size_t len, net_sink_t *sink)
 {
     if (src < 0 || src >= SIZE || !head_len || ((const unsigned char *)head)[0] != 'P' ||
         len > sizeof body)
         return 0;
     placed = 0;
     body_len = len;
-    *sink = (tr_sink_t){ next, done, NULL };
+    *sink = (net_sink_t){ next, done, NULL };
     return 1;
 }
 
@@ -124,7 +124,7 @@ static gw_link_t *fuzz_link;
 static int link_failed;
 
 /* As the gateway admits a WAN frame: the window's rule (a gateway reads nothing else). */
-static int wan_admit(void *ctx, const unsigned char *hdr, const tcp_frame_hdr_t *h)
+static int wan_admit(void *ctx, const unsigned char *hdr, const net_frame_hdr_t *h)
 {
     (void)ctx;
     (void)h;
@@ -172,17 +172,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t sz)
     }
     case 1:
     case 2: {
-        tcp_rx_t rx;
-        if (tcp_rx_init(&rx, 4096) != 0)
+        net_rx_t rx;
+        if (net_rx_init(&rx, 4096) != 0)
             return 0;
         int relay = data[0] % 4 == 2;
-        tcp_rx_ops_t ops = { .deliver = relay ? relay_deliver : rank_deliver,
+        net_rx_ops_t ops = { .deliver = relay ? relay_deliver : rank_deliver,
                              .place = relay ? NULL : place, .place_min = 64, .max_frame = MAXF,
                              .hdr_len = GW_FRAME_HDR,
                              .parse_hdr = relay ? gw_rank_frame_parse_rx : gw_frame_parse_rx,
                              .hdr_ctx = &size, .with_header = 1 };
-        tcp_rx_feed(&rx, in, n, piece, 0, &ops, err, sizeof err);
-        tcp_rx_free(&rx);
+        net_rx_feed(&rx, in, n, piece, 0, &ops, err, sizeof err);
+        net_rx_free(&rx);
         break;
     }
     default: {
@@ -193,10 +193,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t sz)
         }
         fuzz_link = &l;
         link_failed = 0;
-        tcp_rx_ops_t ops = { .deliver = wan_deliver, .max_frame = 1 << 20,
+        net_rx_ops_t ops = { .deliver = wan_deliver, .max_frame = 1 << 20,
                              .hdr_len = GW_WAN_HDR, .parse_hdr = gw_wan_parse_rx,
                              .hdr_ctx = &size, .with_header = 1, .admit = wan_admit };
-        tcp_rx_feed(&l.st[0].rx, in, n, piece, 0, &ops, err, sizeof err);
+        net_rx_feed(&l.st[0].rx, in, n, piece, 0, &ops, err, sizeof err);
         gw_link_free(&l);
         break;
     }

@@ -4,7 +4,7 @@
  * This is rank 0 of a 3-rank job whose transports are fakes defined here, under the real
  * transports' names: rank 1 is reached through "shm" (remote reads from a fake address space
  * that the input fills), rank 2 through "tcp" (no remote reads; zero-copy sends; large DATA
- * bodies placed through the placement upcall, as tcp/rx.c does), "gw" reaches nobody. Before
+ * bodies placed through the placement upcall, as net/rx.c does), "gw" reaches nobody. Before
  * the input's frames arrive, rank 0 holds live operations of every kind a frame can name
  * (the enum of ops below): rendezvous sends waiting for CTS or FIN, a synchronous send
  * waiting for ACK, a send with a CANCEL in flight, and receives (contiguous, typed) waiting for

@@ -4,6 +4,7 @@
  * process manager (card.c). The first byte picks the parser.
  */
 #include "transport/tcp/card.h"
+#include "net/frame.h"
 #include "transport/tcp/wire.h"
 
 #include <stdint.h>
@@ -37,8 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     case 3: {
-        tcp_frame_hdr_t h;
-        if (!tcp_frame_hdr_parse(buf, 1000, &h) && h.kind == TCP_KIND_FRAME &&
+        net_frame_hdr_t h;
+        if (!net_frame_hdr_parse(buf, 1000, &h) && h.kind == NET_KIND_FRAME &&
             (h.len > 1000 || h.head_len > h.len || h.len == 0))
             abort();
         break;
@@ -78,8 +79,8 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     tcp_welcome_encode(b + 1, &key, TCP_VERDICT_DUPLICATE, 5, nonce, other);
     add(b, 1 + TCP_WELCOME_LEN);
     b[0] = 3;
-    tcp_frame_hdr_encode(b + 1, &(tcp_frame_hdr_t){ .len = 77, .head_len = 24 });
-    add(b, 1 + TCP_FRAME_HDR);
+    net_frame_hdr_encode(b + 1, &(net_frame_hdr_t){ .len = 77, .head_len = 24 });
+    add(b, 1 + NET_FRAME_HDR);
     static const char card[] = "\x04node-1|10.0.0.1:4000,192.168.1.7:65535";
     add(card, sizeof card - 1);
 }

@@ -82,7 +82,7 @@ def listening(port):
 
 
 def hkdf(key, label):
-    """runtime/auth.c's auth_derive: HKDF-SHA256, no salt, 32 bytes (RFC 5869)."""
+    """net/auth.c's auth_derive: HKDF-SHA256, no salt, 32 bytes (RFC 5869)."""
     prk = hmac.new(b"\0" * 32, key, hashlib.sha256).digest()
     return hmac.new(prk, label.encode() + b"\1", hashlib.sha256).digest()
 

@@ -44,11 +44,11 @@ static unsigned char *make_frame(int src, int dst, size_t body, unsigned num, si
 }
 
 /* Takes the oldest queued WAN frame of a stream (each is one owned segment). */
-static unsigned char *pop(tcp_outq_t *q, size_t *n)
+static unsigned char *pop(net_outq_t *q, size_t *n)
 {
     if (!q->n)
         return NULL;
-    tcp_seg_t *s = &q->seg[q->first];
+    net_seg_t *s = &q->seg[q->first];
     unsigned char *p = s->owned;
     *n = s->len;
     q->copied -= s->len;
@@ -459,7 +459,7 @@ static void test_flow_wire(void)
 {
     unsigned char hdr[GW_WAN_HDR];
     gw_frame_t p;
-    tcp_frame_hdr_t t;
+    net_frame_hdr_t t;
     uint32_t size = SIZE;
     gw_frame_encode(hdr, &(gw_frame_t){ .kind = GW_KIND_STOP, .dst = 3, .src = 9 });
     CHECK(gw_frame_parse_rx(hdr, MAXF, &t, &size) == NULL && t.src == 9 && t.len == 0);

@@ -307,7 +307,7 @@ class Output(MultiHostTest):
                           env={"MH_FWD": "forwarded", "METAMPI_JOB_KEY": "stale",
                                "METAMPI_RANK_KEY": "stale"})
         self.assertEqual(job.p.returncode, 0, job.stderr)
-        # the ranks get their own key, never the job key (runtime/auth.h)
+        # the ranks get their own key, never the job key (net/auth.h)
         self.assertEqual(sorted(job.stdout.splitlines()),
                          ["%d A=1 F=forwarded M=1 K=64 J=0 S=2" % r for r in range(2)])
         # the key is fresh for every job and on no command line

@@ -91,6 +91,31 @@ class Fatal(unittest.TestCase):
         self.check_failed(p, "MPI_Send: invalid destination rank 4 in a communicator of size 1",
                           f"rank 0 on host {HOST}")
 
+    def test_bad_variable(self):
+        # every METAMPI_* variable is parsed by one registry (docs/tunables.md): a bad value
+        # ends the job in MPI_Init with one line, whether or not the program would use it
+        # (these used to be ignored, read as 0 or 8, clamped, or taken for "on")
+        size = "a size in bytes (a whole number, with an optional k, m or g suffix)"
+        cases = (("METAMPI_EAGER_LIMIT", "12x", size),
+                 ("METAMPI_COLL_BCAST", "fast",
+                  "one of auto, binomial, scatter_allgather, chain"),
+                 ("METAMPI_TCP_SNDBUF", "8MB", "a size in bytes from 0 (kernel autotuning) to "
+                  "2147483647 (with an optional k, m or g suffix)"),
+                 ("METAMPI_SHM_CELLS", "5", "a power of two from 4 to 65536 (with an optional "
+                  "k, m or g suffix)"),
+                 ("METAMPI_CONTEXT_IDS", "1", "a whole number from 3 to 16384"),
+                 ("METAMPI_COLL_HIER", "maybe", "one of 0, 1, no, yes, off, on, false, true"),
+                 ("METAMPI_SPIN_US", "1.5ms", "a number of microseconds from 0 (sleep at "
+                  "once) to 60000000"))
+        for name, value, accepted in cases:
+            line = f"MPI_Init: {name}={value} is not {accepted}"
+            env = {**os.environ, name: value}
+            for cmd in ([MPIRUN, "-n", "3", MISUSE], [MISUSE]):
+                p, dt = run(cmd, env=env)
+                self.check_failed(p, line)
+                self.assertEqual((p.stdout + p.stderr).count(line), 1, p.stderr)
+                self.assertLess(dt, 10)
+
     @unittest.skipUnless(HYDRA, "mpiexec.hydra (Debian package mpich) is not installed")
     def test_bad_rank_under_hydra(self):
         p, dt = run([HYDRA, "-n", "4", MISUSE, "bad-send"])

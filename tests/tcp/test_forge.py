@@ -71,7 +71,7 @@ def rank_ports(root):
 
 
 def hkdf_sha256(ikm, info):
-    """RFC 5869 with no salt, one block (32 bytes): what runtime/auth.c's auth_derive gives."""
+    """RFC 5869 with no salt, one block (32 bytes): what net/auth.c's auth_derive gives."""
     prk = hmac.new(b"\0" * 32, ikm, hashlib.sha256).digest()
     return hmac.new(prk, info + b"\1", hashlib.sha256).digest()
 

@@ -106,13 +106,13 @@ int main(void)
     EXPECT(keyval_check(ATTR_COMM, kc, 1, &why) == MPI_SUCCESS);
     log_buf[0] = '\0';
     EXPECT(attr_delete_all(ATTR_COMM, 8, &b) == MPI_SUCCESS);
-    EXPECT(strcmp(log_buf, "d101@8 ") == 0 && b.head == NULL);
+    EXPECT(strcmp(log_buf, "d101@8 ") == 0 && b == NULL);
     EXPECT(keyval_check(ATTR_COMM, kc, 1, &why) == MPI_SUCCESS); /* a still uses it */
 
     /* delete_all: newest first */
     log_buf[0] = '\0';
     EXPECT(attr_delete_all(ATTR_COMM, 7, &a) == MPI_SUCCESS);
-    EXPECT(strcmp(log_buf, "d3@7 d2@7 d1@7 ") == 0 && a.head == NULL);
+    EXPECT(strcmp(log_buf, "d3@7 d2@7 d1@7 ") == 0 && a == NULL);
     EXPECT(keyval_check(ATTR_COMM, kc, 1, &why) == MPI_ERR_KEYVAL); /* now gone */
 
     /* a failing copy callback: the copy fails and what was copied is deleted again */
@@ -121,14 +121,14 @@ int main(void)
     EXPECT(attr_set(ATTR_COMM, 7, &a, kc2, (void *)5) == 0); /* newer: copied first */
     log_buf[0] = '\0';
     EXPECT(attr_copy_all(ATTR_COMM, 7, &a, &b) == 55);
-    EXPECT(b.head == NULL);
+    EXPECT(b == NULL);
     EXPECT(strstr(log_buf, "f4 ") && (!strstr(log_buf, "c5 ") || strstr(log_buf, "d105@7 ")));
 
     /* a failing delete callback: delete_all still runs every callback and empties the list */
     EXPECT(attr_set(ATTR_COMM, 7, &a, kn, (void *)666) == 0);
     log_buf[0] = '\0';
     EXPECT(attr_delete_all(ATTR_COMM, 7, &a) == 66);
-    EXPECT(strcmp(log_buf, "d666@7 d5@7 d4@7 ") == 0 && a.head == NULL);
+    EXPECT(strcmp(log_buf, "d666@7 d5@7 d4@7 ") == 0 && a == NULL);
     /* ... while a single delete keeps the attribute */
     EXPECT(attr_set(ATTR_COMM, 7, &a, kn, (void *)666) == 0);
     EXPECT(attr_delete(ATTR_COMM, 7, &a, kn) == 66);
@@ -141,11 +141,11 @@ int main(void)
     meddle_list = &a;
     meddle_key = km;
     fail_666 = 0;
-    EXPECT(attr_delete(ATTR_COMM, 7, &a, kn) == MPI_SUCCESS && a.head == NULL);
+    EXPECT(attr_delete(ATTR_COMM, 7, &a, kn) == MPI_SUCCESS && a == NULL);
     EXPECT(attr_set(ATTR_COMM, 7, &a, km, (void *)1) == 0);
     log_buf[0] = '\0';
     EXPECT(attr_delete_all(ATTR_COMM, 7, &a) == MPI_SUCCESS);
-    EXPECT(strcmp(log_buf, "m1@7 m2@7 ") == 0 && a.head == NULL);
+    EXPECT(strcmp(log_buf, "m1@7 m2@7 ") == 0 && a == NULL);
 
     int keys[] = { ks, kn, kf, kc2, km };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)

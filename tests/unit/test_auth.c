@@ -1,12 +1,12 @@
-/* runtime/auth.c: key hex round trip and rejection of malformed keys; MACs that verify only
+/* net/auth.c: key hex round trip and rejection of malformed keys; MACs that verify only
  * with the same key, label, nonces and identity; one known answer computed by openssl(1).
  * Keys per purpose (issue 15, item 10): derived keys differ per purpose and from the job key,
  * match openssl(1)'s HKDF, and a handshake proof made with one purpose's key is refused
  * where another purpose is proven (the TCP transport, a gateway's ranks and WAN streams, the
  * rendezvous); a key taken from the environment leaves no trace there. */
-#include "runtime/auth.h"
+#include "net/auth.h"
 #include "rdv_wire.h"
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 #include "transport/tcp/wire.h"
 
 #include <stdio.h>

@@ -83,7 +83,7 @@ int main(void)
             failures++;
         }
 
-    if (dtype_init() != 0) {
+    if (dtype_init(NULL) != 0) {
         fprintf(stderr, "FAIL dtype_init\n");
         return 1;
     }

@@ -11,7 +11,7 @@
  * Usage: unit_dt_engine [seed [random-types]]
  */
 #include "datatype/compile.h"
-#include "datatype/layout_format.h"
+#include "datatype/engine/format.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,9 +1,10 @@
 /*
- * runtime/liveness.c: METAMPI_PEER_TIMEOUT's parser, the keepalive tuning a socket gets for a
+ * net/liveness.c: METAMPI_PEER_TIMEOUT's parser, the keepalive tuning a socket gets for a
  * timeout, the silent-peer check on a healthy connection (never silent), and the heartbeat
  * periods.
  */
-#include "runtime/liveness.h"
+#include "net/liveness.h"
+#include "runtime/peer_timeout.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -28,13 +29,13 @@ int main(void)
 {
     int t;
     char err[200];
-    CHECK(liveness_parse(NULL, &t, err, sizeof err) == 0 && t == LIVENESS_DEFAULT_S);
-    CHECK(liveness_parse("", &t, err, sizeof err) == 0 && t == LIVENESS_DEFAULT_S);
-    CHECK(liveness_parse("0", &t, err, sizeof err) == 0 && t == 0);
-    CHECK(liveness_parse("86400", &t, err, sizeof err) == 0 && t == 86400);
+    CHECK(peer_timeout_parse(NULL, &t, err, sizeof err) == 0 && t == LIVENESS_DEFAULT_S);
+    CHECK(peer_timeout_parse("", &t, err, sizeof err) == 0 && t == LIVENESS_DEFAULT_S);
+    CHECK(peer_timeout_parse("0", &t, err, sizeof err) == 0 && t == 0);
+    CHECK(peer_timeout_parse("86400", &t, err, sizeof err) == 0 && t == 86400);
     const char *bad[] = { "86401", "-1", "abc", "12x", "99999999999999999999" };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        CHECK(liveness_parse(bad[i], &t, err, sizeof err) == -1);
+        CHECK(peer_timeout_parse(bad[i], &t, err, sizeof err) == -1);
         CHECK(strstr(err, "METAMPI_PEER_TIMEOUT=") == err);
         CHECK(strstr(err, "is not a number of seconds from 0 (off) to 86400") != NULL);
     }

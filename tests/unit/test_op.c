@@ -441,7 +441,7 @@ static void test_user_and_handles(void)
 
 int main(void)
 {
-    if (dtype_init() != 0) {
+    if (dtype_init(NULL) != 0) {
         fprintf(stderr, "FAIL dtype_init\n");
         return 1;
     }

@@ -45,6 +45,7 @@
 #include "core/match.h"
 
 #include "coll/tune.h"
+#include "runtime/tunables.h"
 
 #include <stdatomic.h>
 #include <time.h>
@@ -100,14 +101,7 @@ int coll_shm_barrier_flat(void)
 
 int coll_shm_fail_member(void)
 {
-    static int loaded, member = -1;
-    if (!loaded) {
-        loaded = 1;
-        const char *v = getenv("METAMPI_COLL_SHM_FAIL");
-        if (v && *v)
-            member = atoi(v);
-    }
-    return member;
+    return tun_is_set(TUN_COLL_SHM_FAIL) ? tun_int(TUN_COLL_SHM_FAIL) : -1;
 }
 
 /* The area of s's stream when c's node team may use it for this call; NULL: decline. */

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "transport/gw/wire.h"
+#include "net/gw_wire.h"
 #include "zc.h"
 
 #include <arpa/inet.h>
@@ -121,15 +121,12 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
                 goto bad;
             }
         } else if (strcmp(o, "--congestion") == 0) {
-            size_t len = strlen(v), ok = len > 0 && len < GW_CONGESTION_MAX;
-            for (size_t k = 0; ok && k < len; k++)
-                ok = (v[k] >= 'a' && v[k] <= 'z') || (v[k] >= '0' && v[k] <= '9') || v[k] == '_';
-            if (!ok) {
+            if (!net_congestion_name_ok(v)) {
                 snprintf(err, errlen, "--congestion: '%s' is not auto, system or the name of a "
                          "TCP congestion control", v);
                 goto bad;
             }
-            memcpy(c->congestion, v, len + 1);
+            snprintf(c->congestion, sizeof c->congestion, "%s", v);
         } else if (strcmp(o, "--timeout") == 0) {
             if ((n = number(v, 100, 3600000)) < 0) {
                 snprintf(err, errlen, "--timeout: '%s' is not a time in ms (100..3600000)", v);

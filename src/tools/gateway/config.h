@@ -25,10 +25,16 @@
 #ifndef GATEWAY_CONFIG_H
 #define GATEWAY_CONFIG_H
 
+#include "net/sock.h"
+
 #include <netinet/in.h>
 #include <stddef.h>
 
-enum { GW_STREAMS_DEFAULT = 1, GW_TIMEOUT_DEFAULT_MS = 10000, GW_CONGESTION_MAX = 16 };
+enum {
+    GW_STREAMS_DEFAULT = 1,
+    GW_TIMEOUT_DEFAULT_MS = 10000,
+    GW_CONGESTION_MAX = NET_CONGESTION_MAX, /* a name's bytes with its NUL (net_congestion_*) */
+};
 
 typedef struct gw_config {
     int site, nsites;

@@ -5,7 +5,8 @@
  *
  * One listening socket, on the site's WAN address (config.h), takes both its site's ranks
  * and the other sites' gateways; every connection proves a key derived from the job key for
- * its kind (transport/gw/wire.h, runtime/auth.h) before anything else is read. The gateway of the lower site opens the links' streams.
+ * its kind (net/gw_wire.h, net/auth.h) before anything else is read. The gateway of
+ * the lower site opens the links' streams. The daemon's files: gateway_int.h.
  *
  * Life cycle: started by the launcher with the ranks (metampi-hostd on the site's gateway
  * host), ended by SIGTERM at the end of the job (killed in a teardown): then it says BYE on its
@@ -20,7 +21,7 @@
 #define GATEWAY_GATEWAY_H
 
 #include "config.h"
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 /* Runs the gateway with the job key until SIGTERM (0) or a failure (1, after the report). */
 int gateway_run(const gw_config_t *c, const auth_key_t *key);

@@ -19,7 +19,7 @@ int gw_link_init(gw_link_t *l, int site, int nstreams, uint32_t size, size_t max
         return -1;
     for (int i = 0; i < nstreams; i++) {
         l->st[i].fd = -1;
-        if (tcp_rx_init(&l->st[i].rx, GW_STREAM_RX) != 0)
+        if (net_rx_init(&l->st[i].rx, GW_STREAM_RX) != 0)
             return -1;
     }
     return 0;
@@ -28,8 +28,8 @@ int gw_link_init(gw_link_t *l, int site, int nstreams, uint32_t size, size_t max
 void gw_link_free(gw_link_t *l)
 {
     for (int i = 0; l->st && i < l->nst; i++) {
-        tcp_outq_free(&l->st[i].out);
-        tcp_rx_free(&l->st[i].rx);
+        net_outq_free(&l->st[i].out);
+        net_rx_free(&l->st[i].rx);
     }
     free(l->st);
     for (int i = 0; i < GW_RWIN; i++)
@@ -116,7 +116,7 @@ static int emit(gw_link_t *l, unsigned char *buf, size_t body, uint8_t kind, uin
     }
     gw_wan_encode(buf, &w);
     gw_stream_t *s = &l->st[pick_stream(l)];
-    if (tcp_outq_push(&s->out, buf, GW_WAN_HDR + w.len, buf, (tcp_completion_t){ 0 }) != 0) {
+    if (net_outq_push(&s->out, buf, GW_WAN_HDR + w.len, buf, (net_completion_t){ 0 }) != 0) {
         free(buf);
         return -1;
     }
@@ -299,7 +299,7 @@ int gw_link_signal(gw_link_t *l, int i, int kind)
     if (!b)
         return -1;
     gw_wan_encode(b, &(gw_wan_t){ .kind = (uint8_t)kind });
-    if (tcp_outq_push(&l->st[i].out, b, GW_WAN_HDR, b, (tcp_completion_t){ 0 }) != 0) {
+    if (net_outq_push(&l->st[i].out, b, GW_WAN_HDR, b, (net_completion_t){ 0 }) != 0) {
         free(b);
         return -1;
     }
@@ -387,7 +387,7 @@ int gw_link_flush_credit(gw_link_t *l)
         }
         l->nreport -= k;
         gw_stream_t *s = &l->st[pick_stream(l)];
-        if (tcp_outq_push(&s->out, b, GW_WAN_HDR + body, b, (tcp_completion_t){ 0 }) != 0) {
+        if (net_outq_push(&s->out, b, GW_WAN_HDR + body, b, (net_completion_t){ 0 }) != 0) {
             free(b);
             return -1;
         }

@@ -1,6 +1,6 @@
 /*
  * One WAN link of a gateway: the connection to another site's gateway, made of N TCP streams
- * (transport/gw/wire.h has the WAN frames). This module is the link's logic without sockets
+ * (net/gw_wire.h has the WAN frames). This module is the link's logic without sockets
  * (gateway.c does the I/O): what goes into which stream's queue, and what comes out, in which
  * order. Tests drive it by moving queued bytes between two links.
  *
@@ -51,9 +51,9 @@
 #ifndef GATEWAY_LINK_H
 #define GATEWAY_LINK_H
 
-#include "transport/gw/wire.h"
-#include "transport/tcp/outq.h"
-#include "transport/tcp/rx.h"
+#include "net/gw_wire.h"
+#include "net/outq.h"
+#include "net/rx.h"
 #include "zc.h"
 
 #include <stddef.h>
@@ -102,8 +102,8 @@ typedef struct gw_stream {
     int bye_in;                   /* the peer said BYE on it */
     int paused;                   /* not read: the reorder window is full */
     int backlog;                  /* frames may be left in rx (the reader's budget ran out) */
-    tcp_outq_t out;
-    tcp_rx_t rx;
+    net_outq_t out;
+    net_rx_t rx;
     long long last_rx, last_tx;   /* ms: bytes last read / written */
 } gw_stream_t;
 

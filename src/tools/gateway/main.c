@@ -2,10 +2,11 @@
  * metampi-gateway: a site's communication daemon (gateway.h), started by the launcher on the
  * site's gateway host. The job key comes in METAMPI_JOB_KEY (never on the command line; taken
  * out of the environment at once), the rest of the configuration on the command line
- * (config.h). The keys it proves are derived from it (runtime/auth.h).
+ * (config.h). The keys it proves are derived from it (net/auth.h).
  */
 #include "config.h"
 #include "gateway.h"
+#include "runtime/tunables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,12 @@ int main(int argc, char **argv)
                         "LIST [--names N,...] [--streams N] [--compression auto|on|off] "
                         "[--congestion auto|system|NAME] [--timeout MS] [--report-fd FD]\n"
                         "The site gateway of a metampi job; mpirun starts it.\n", err);
+        return 2;
+    }
+    /* its variables (runtime/tunables.def), before any is used deep inside the loop */
+    if (tunables_check(TUN_R_GATEWAY, err, sizeof err) != 0) {
+        fprintf(stderr, "metampi-gateway: %s\n", err);
+        gw_config_free(&c);
         return 2;
     }
     auth_key_t key;

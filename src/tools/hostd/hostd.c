@@ -11,10 +11,11 @@
 #include "spawn.h"
 #include "teardown.h"
 #include "util.h"
-#include "runtime/fdlimit.h"
+#include "net/fdlimit.h"
 
-#include "runtime/auth.h"
+#include "net/auth.h"
 #include "runtime/rank_key.h"
+#include "net/clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -100,7 +101,7 @@ static void condemn(hostd_t *h, int sig)
         node_close_stdin(&h->node);
     if (!h->condemned) {
         h->condemned = 1;
-        h->t_condemned = util_now_ms();
+        h->t_condemned = net_now_ms();
     } else if (sig != SIGKILL) {
         return;
     }
@@ -286,7 +287,7 @@ static void start_job(hostd_t *h, const ctl_job_t *j)
     ctl_strs_t e = j->env;
     for (uint32_t i = 0; i < j->env.n; i++)
         jobenv_add(&h->env, ctl_strs_next(&e));
-    /* the ranks get only their own key, derived from the job key (runtime/auth.h) */
+    /* the ranks get only their own key, derived from the job key (net/auth.h) */
     auth_key_t job_key, ranks = { { 0 } };
     char ranks_hex[AUTH_KEY_HEX + 1];
     int derived = auth_key_from_hex(h->key, &job_key) == 0 &&
@@ -511,7 +512,7 @@ int hostd_run(int ctl_in, int ctl_out, const char *host_arg)
     chan_send(&h.ch);
 
     for (;;) {
-        long long now = util_now_ms();
+        long long now = net_now_ms();
         int timeout = -1;
         if (h.condemned && !h.kill_sent) {
             if (now >= h.t_condemned + TEARDOWN_KILL_AFTER_MS)

@@ -1,6 +1,7 @@
 #include "channel.h"
 
 #include "util.h"
+#include "net/clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -61,7 +62,7 @@ static int read_once(chan_t *c)
     }
     ssize_t n = read(c->rfd, c->in + c->inlen, c->incap - c->inlen);
     if (n > 0) {
-        c->t_in = util_now_ms();
+        c->t_in = net_now_ms();
         c->inlen += (size_t)n;
         dispatch(c);
         return c->ended ? -1 : 1;
@@ -105,19 +106,19 @@ static void drop_output(chan_t *c)
  * stall_ms (0: wait for ever). 0, or -1 (error, or the stall). */
 static int write_bounded(chan_t *c, const unsigned char *p, size_t len)
 {
-    long long progress = util_now_ms();
+    long long progress = net_now_ms();
     while (len > 0) {
         ssize_t n = write(c->wfd, p, len);
         if (n > 0) {
             p += n;
             len -= (size_t)n;
-            progress = c->t_out = util_now_ms();
+            progress = c->t_out = net_now_ms();
         } else if (n < 0 && errno == EINTR) {
             continue;
         } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             long long wait = 1000;
             if (c->stall_ms) {
-                wait = progress + c->stall_ms - util_now_ms();
+                wait = progress + c->stall_ms - net_now_ms();
                 if (wait <= 0)
                     return -1;
                 if (wait > 1000)
@@ -148,7 +149,7 @@ static void flush(chan_t *c)
         ssize_t n = write(c->wfd, c->out.p + c->outoff, c->out.len - c->outoff);
         if (n > 0) {
             c->outoff += (size_t)n;
-            c->t_out = util_now_ms();
+            c->t_out = net_now_ms();
         }
         else if (n < 0 && errno == EINTR)
             continue;
@@ -180,7 +181,7 @@ void chan_open(chan_t *c, ev_loop_t *loop, int rfd, int wfd, int blocking,
     c->blocking = blocking;
     c->ops = *ops;
     c->ctx = ctx;
-    c->t_in = c->t_out = util_now_ms();
+    c->t_in = c->t_out = net_now_ms();
     util_set_nonblock(rfd);
     ev_watch(loop, rfd, POLLIN, on_read, c);
     util_set_nonblock(wfd); /* blocking mode waits in write_bounded */

@@ -36,7 +36,7 @@ typedef struct chan {
     int ended;           /* ops.closed was called */
     int wbroken;         /* a write failed: output is dropped */
     long long stall_ms;  /* blocking output: give up after this long without progress; 0: never */
-    long long t_in, t_out;  /* util_now_ms() of the last bytes read / written */
+    long long t_in, t_out;  /* net_now_ms() of the last bytes read / written */
     unsigned char *in;
     size_t inlen, incap;
     ctl_buf_t out;       /* build frames here (chan_out), then chan_send */

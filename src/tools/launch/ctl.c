@@ -2,7 +2,7 @@
 
 #include "util.h"
 
-#include "runtime/liveness.h"
+#include "net/liveness.h"
 #include "runtime/pmi_wire.h"
 
 #include <stdarg.h>

@@ -27,7 +27,7 @@
  *   EOF on either side ends the conversation; a helper seeing EOF kills its ranks.
  *   Both: BEAT when nothing else went out for a period (JOB's peer timeout T / 8, from the
  *   helper's HELLO on for mpirun, from JOB on for the helper); a side that hears nothing for
- *   T / 2 takes the other for gone (runtime/liveness.h): mpirun reports the host lost, the
+ *   T / 2 takes the other for gone (net/liveness.h): mpirun reports the host lost, the
  *   helper kills its ranks as on EOF. T = 0: no heartbeat.
  */
 #ifndef LAUNCH_CTL_H

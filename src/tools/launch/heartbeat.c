@@ -1,6 +1,6 @@
 #include "heartbeat.h"
 
-#include "runtime/liveness.h"
+#include "net/liveness.h"
 
 void hb_init(hb_t *h, int seconds)
 {

@@ -1,7 +1,7 @@
 /*
  * Heartbeats on a control channel (ctl.h, BEAT): mpirun and each helper send one when nothing
  * else went out for the period, and take the other side for gone when nothing came in for
- * the timeout (runtime/liveness.h: T/8 and T/2 of METAMPI_PEER_TIMEOUT). Both are always in
+ * the timeout (net/liveness.h: T/8 and T/2 of METAMPI_PEER_TIMEOUT). Both are always in
  * their event loops, so silence is never work; the one exception is their own: a process
  * that was not running (stopped, the whole job suspended) does not count the time it was
  * away against the other side (hb_round).
@@ -13,7 +13,7 @@
 
 typedef struct hb {
     long long period_ms, timeout_ms;  /* 0: no heartbeat */
-    long long last_round;             /* util_now_ms() of the loop's last round */
+    long long last_round;             /* net_now_ms() of the loop's last round */
 } hb_t;
 
 /* For a peer timeout of `seconds` (0: off). */

@@ -10,7 +10,7 @@
  *      METAMPI_JOB_KEY, METAMPI_RANK_KEY) inherited from an enclosing job;
  *   2. the -x settings in command-line order ("VAR" copies mpirun's value if it has one);
  *   3. the extra variables: for a job on several hosts METAMPI_RANK_KEY (the ranks' key,
- *      derived from the job key: runtime/auth.h) and METAMPI_HOSTNAME,
+ *      derived from the job key: net/auth.h) and METAMPI_HOSTNAME,
  *      then per rank PMI_FD, PMI_RANK, PMI_SIZE, METAMPI_MPIRUN, METAMPI_BIND.
  */
 #ifndef MPIRUN_JOBENV_H

@@ -1,8 +1,10 @@
 #include "teardown.h"
 
 #include "util.h"
+#include "net/clock.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +31,57 @@ int teardown_remove_shm(const char *kvsname)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, prefix, pl) != 0)
+            continue;
+        if (unlinkat(dfd, e->d_name, 0) == 0 || unlinkat(dfd, e->d_name, AT_REMOVEDIR) == 0)
+            removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+/* Whether any process maps /dev/shm/name (its /proc/<pid>/maps names it). */
+static int mapped_by_anyone(const char *name)
+{
+    char needle[300];
+    snprintf(needle, sizeof needle, "/dev/shm/%s", name);
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 1; /* cannot tell: keep it */
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], line[4096];
+        snprintf(path, sizeof path, "/proc/%s/maps", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        while (!found && fgets(line, sizeof line, f))
+            found = strstr(line, needle) != NULL;
+        fclose(f);
+    }
+    closedir(d);
+    return found;
+}
+
+int teardown_sweep_stale_shm(void)
+{
+    int dfd = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return 0;
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return 0;
+    }
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0, n = 0;
+        if (sscanf(e->d_name, "metampi.kvs_%d_%*x.%n", &pid, &n) != 1 || n == 0 || pid <= 0)
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH || mapped_by_anyone(e->d_name))
             continue;
         if (unlinkat(dfd, e->d_name, 0) == 0 || unlinkat(dfd, e->d_name, AT_REMOVEDIR) == 0)
             removed++;
@@ -77,12 +130,12 @@ static int list_children(pid_t *out, int max)
 void teardown_kill_orphans(void)
 {
     pid_t kids[256];
-    long long deadline = util_now_ms() + TEARDOWN_KILL_AFTER_MS;
+    long long deadline = net_now_ms() + TEARDOWN_KILL_AFTER_MS;
     for (;;) {
         while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
         int n = list_children(kids, 256);
-        if (n == 0 || util_now_ms() >= deadline)
+        if (n == 0 || net_now_ms() >= deadline)
             return;
         for (int i = 0; i < n; i++)
             kill(kids[i], SIGKILL);

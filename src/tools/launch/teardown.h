@@ -21,6 +21,13 @@
  * could unlink their own). Returns the number of objects removed. */
 int teardown_remove_shm(const char *kvsname);
 
+/* Removes what jobs killed with SIGKILL left in /dev/shm (their launcher could not run
+ * teardown_remove_shm): objects named metampi.kvs_<pid>_<id>.* whose launcher pid is not a
+ * live process here and that no process has mapped. A live job never keeps a name longer
+ * than a setup takes, and every such name is mapped by its creator until the others have
+ * attached and it is unlinked, so a job launched from another host (whose pid means
+ * nothing here) is never touched. Returns the number of objects removed. */
+int teardown_sweep_stale_shm(void);
 
 /* mpirun is a child subreaper (PR_SET_CHILD_SUBREAPER): descendants of ranks that outlive
  * their parent are reparented to mpirun instead of init. teardown_become_subreaper() sets

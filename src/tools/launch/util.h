@@ -1,15 +1,12 @@
 /*
- * Small helpers shared by the launcher's modules: monotonic time, blocking writes that
- * survive EINTR/EAGAIN, the host name, and the single way mpirun prints its own messages.
+ * Small helpers shared by the launcher's modules (time is net/clock.h's): blocking writes
+ * that survive EINTR/EAGAIN, the host name, and the single way mpirun prints its own messages.
  */
 #ifndef MPIRUN_UTIL_H
 #define MPIRUN_UTIL_H
 
 #include <stddef.h>
 #include <sys/types.h>
-
-/* Milliseconds on CLOCK_MONOTONIC. */
-long long util_now_ms(void);
 
 /* Writes all of buf to fd, retrying on EINTR and waiting in poll(2) on EAGAIN (fd may have
  * been made non-blocking by whoever shares it). Returns 0, or -1 with errno (e.g. EPIPE). */

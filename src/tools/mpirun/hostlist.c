@@ -1,6 +1,5 @@
 #include "hostlist.h"
 
-#include "options.h"
 #include "util.h"
 
 #include <errno.h>

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+/* The most ranks of a job (slots of a host, -n). */
+#define MPIRUN_MAX_RANKS 4096
 #define HOSTLIST_NAME_MAX 253
 #define HOSTLIST_MAX_HOSTS 1024
 

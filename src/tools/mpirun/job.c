@@ -1,6 +1,7 @@
 #include "job.h"
 
 #include "util.h"
+#include "net/clock.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -25,7 +26,7 @@ static void condemn(job_t *j, int sig, int status)
         return;
     j->condemned = 1;
     j->status = status;
-    j->t_condemned = util_now_ms();
+    j->t_condemned = net_now_ms();
     if (sig == SIGKILL)
         j->kill_sent = 1;
     j->terminate(j->ctx, sig);
@@ -116,7 +117,7 @@ void job_make_kvsname(char *buf, size_t cap)
 {
     unsigned int rnd = 0;
     if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
-        rnd = (unsigned int)(util_now_ms() * 2654435761u) ^ (unsigned int)getpid();
+        rnd = (unsigned int)(net_now_ms() * 2654435761u) ^ (unsigned int)getpid();
     snprintf(buf, cap, "kvs_%d_%08x", (int)getpid(), rnd);
 }
 

@@ -23,7 +23,7 @@
 #include "gateways.h"
 #include "options.h"
 #include "pmi_server.h"
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 #include <sys/types.h>
 

@@ -11,6 +11,7 @@
 #include "spawn.h"
 #include "teardown.h"
 #include "util.h"
+#include "net/clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -102,6 +103,7 @@ int local_run(const mpirun_opts_t *opts)
         free(report);
     }
     teardown_become_subreaper();
+    teardown_sweep_stale_shm();
     job_make_kvsname(l.kvsname, sizeof l.kvsname);
     job_init(&l.job, terminate, &l);
     ev_init(&l.loop);
@@ -139,7 +141,7 @@ int local_run(const mpirun_opts_t *opts)
 
     long long t_drain = 0;
     for (;;) {
-        long long now = util_now_ms();
+        long long now = net_now_ms();
         int timeout = -1;
         if (l.job.condemned && !l.job.kill_sent) {
             if (now >= l.job.t_condemned + TEARDOWN_KILL_AFTER_MS) {

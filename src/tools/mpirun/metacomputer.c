@@ -18,7 +18,6 @@
  */
 #include "metacomputer.h"
 
-#include "options.h"
 #include "util.h"
 
 #include <arpa/inet.h>
@@ -365,12 +364,8 @@ static void wan_key(parser_t *p, const char *key, const char *value)
     } else if (strcmp(key, "congestion") == 0) {
         if (once(p, key, &p->congestion_line) != 0)
             return;
-        size_t n = strlen(value), ok = n > 0 && n < MC_CONGESTION_MAX;
-        for (size_t i = 0; ok && i < n; i++)
-            ok = (value[i] >= 'a' && value[i] <= 'z') || (value[i] >= '0' && value[i] <= '9') ||
-                 value[i] == '_';
-        if (ok)
-            memcpy(p->mc->congestion, value, n + 1);
+        if (net_congestion_name_ok(value))
+            snprintf(p->mc->congestion, sizeof p->mc->congestion, "%s", value);
         else
             fail_at(p, p->lineno, "invalid congestion '%s' (expected auto, system or the name "
                     "of a TCP congestion control such as cubic or bbr: up to %d of a-z, 0-9, _)",

@@ -19,13 +19,14 @@
 #define MPIRUN_METACOMPUTER_H
 
 #include "hostlist.h"
+#include "net/sock.h"
 
 #include <stddef.h>
 
 #define MC_SITES_MAX 256
 #define MC_SITE_NAME_MAX 64
 #define MC_STREAMS_MAX 64
-#define MC_CONGESTION_MAX 16   /* the kernel's TCP_CA_NAME_MAX, with its NUL */
+#define MC_CONGESTION_MAX NET_CONGESTION_MAX   /* with its NUL (net_congestion_name_ok) */
 
 typedef enum mc_compression {
     MC_COMPRESSION_AUTO = 0,

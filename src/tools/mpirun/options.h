@@ -9,8 +9,6 @@
 #include "hostlist.h"
 #include "metacomputer.h"
 
-#define MPIRUN_MAX_RANKS 4096
-
 typedef struct mpirun_opts {
     int np;              /* number of ranks, 1..MPIRUN_MAX_RANKS (default 1) */
     int tag_output;      /* --tag-output */

@@ -1,4 +1,5 @@
 #include "rdv_client.h"
+#include "net/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RETRY_MS 500   /* between connection attempts while the server is not there */
@@ -25,13 +25,6 @@ typedef struct cl {
 } cl_t;
 
 enum { W_READY = 0, W_TIMEOUT = 1, W_SIGNAL = 2 };
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void fail(cl_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(cl_t *c, const char *fmt, ...)
@@ -48,7 +41,7 @@ static int wait_for(cl_t *c, int fd, short events, long long deadline)
     for (;;) {
         struct pollfd p[2] = { { .fd = fd, .events = events },
                                { .fd = c->sigfd, .events = POLLIN } };
-        long long left = deadline - now_ms();
+        long long left = deadline - net_now_ms();
         if (left <= 0)
             return W_TIMEOUT;
         int rc = poll(p, 2, left > 60000 ? 60000 : (int)left);
@@ -118,7 +111,7 @@ static int connect_server(cl_t *c, int wait_ms)
         fail(c, "cannot resolve the rendezvous server's host '%s': %s", host, gai_strerror(g));
         return RDV_CLIENT_FAIL;
     }
-    long long deadline = now_ms() + wait_ms;
+    long long deadline = net_now_ms() + wait_ms;
     int last = 0;
     for (;;) {
         for (struct addrinfo *a = ai; a; a = a->ai_next) {
@@ -155,9 +148,9 @@ static int connect_server(cl_t *c, int wait_ms)
             close(fd);
             last = e;
         }
-        if (now_ms() + RETRY_MS > deadline)
+        if (net_now_ms() + RETRY_MS > deadline)
             break;
-        if (wait_for(c, -1, 0, now_ms() + RETRY_MS) == W_SIGNAL) {
+        if (wait_for(c, -1, 0, net_now_ms() + RETRY_MS) == W_SIGNAL) {
             freeaddrinfo(ai);
             return RDV_CLIENT_SIGNAL;
         }
@@ -248,7 +241,7 @@ static int recv_exact(cl_t *c, unsigned char *buf, size_t len, long long deadlin
 
 static int handshake(cl_t *c, const auth_key_t *key, rdv_mac_ctx_t *tx, rdv_mac_ctx_t *rx)
 {
-    long long deadline = now_ms() + RDV_JOIN_ANSWER_MS;
+    long long deadline = net_now_ms() + RDV_JOIN_ANSWER_MS;
     unsigned char ch[RDV_CHALLENGE_LEN], hello[RDV_HELLO_LEN], verdict[RDV_VERDICT_LEN];
     unsigned char na[AUTH_NONCE], nc[AUTH_NONCE];
     int rc = recv_exact(c, ch, sizeof ch, deadline, "before its challenge");
@@ -301,7 +294,7 @@ static int join_and_wait(cl_t *c, const rdv_request_t *q, rdv_mac_ctx_t *tx, rdv
         fail(c, "this part's JOIN exceeds %u bytes (too many hosts)", RDV_MAX_FRAME);
         return RDV_CLIENT_FAIL;
     }
-    long long deadline = now_ms() + RDV_JOIN_ANSWER_MS;
+    long long deadline = net_now_ms() + RDV_JOIN_ANSWER_MS;
     int rc = send_all(c, b.p, b.len, deadline);
     rdv_buf_free(&b);
     if (rc != RDV_CLIENT_OK)
@@ -341,7 +334,7 @@ static int join_and_wait(cl_t *c, const rdv_request_t *q, rdv_mac_ctx_t *tx, rdv
                 rc = RDV_CLIENT_FAIL;
                 break;
             }
-            deadline = now_ms() + ms_left + RDV_LAYOUT_GRACE_MS;
+            deadline = net_now_ms() + ms_left + RDV_LAYOUT_GRACE_MS;
             what = "before all sites joined";
         } else if (type == RDV_REFUSED || type == RDV_ABORT) {
             if (rdv_text_parse(body, blen, &text, err, sizeof err) != 0)
@@ -394,21 +387,21 @@ int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request
     /* A server flooded with idle connections drops the oldest ones in the handshake: a part
      * whose connection is closed before the server's verdict connects again, for as long as
      * it would wait for the server to be there at all. */
-    long long deadline = now_ms() + connect_wait_ms;
+    long long deadline = net_now_ms() + connect_wait_ms;
     rdv_mac_ctx_t tx, rx;
     int rc;
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - net_now_ms();
         rc = connect_server(&c, left > 0 ? (int)left : 0);
         if (rc != RDV_CLIENT_OK)
             break;
         c.closed = 0;
         rc = handshake(&c, key, &tx, &rx);
-        if (rc != RDV_CLIENT_FAIL || !c.closed || now_ms() + RETRY_MS > deadline)
+        if (rc != RDV_CLIENT_FAIL || !c.closed || net_now_ms() + RETRY_MS > deadline)
             break;
         close(c.fd);
         c.fd = -1;
-        if (wait_for(&c, -1, 0, now_ms() + RETRY_MS) == W_SIGNAL) {
+        if (wait_for(&c, -1, 0, net_now_ms() + RETRY_MS) == W_SIGNAL) {
             rc = RDV_CLIENT_SIGNAL;
             break;
         }

@@ -11,12 +11,12 @@
  * fresh random key. From the environment, the key is taken out of it once read.
  *
  * The job key is what the parts and the server share; the rendezvous proves a key derived
- * from it (runtime/auth.h: AUTH_RENDEZVOUS).
+ * from it (net/auth.h: AUTH_RENDEZVOUS).
  */
 #ifndef RDV_KEY_H
 #define RDV_KEY_H
 
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 #include <stddef.h>
 

@@ -2,9 +2,12 @@
 
 #include "rdv_wire.h"
 
-#include <arpa/inet.h>
+#include "net/accept.h"
+#include "net/clock.h"
+#include "net/notes.h"
+#include "net/sock.h"
+
 #include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +15,6 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef enum { C_HELLO, C_JOIN, C_WAITING, C_CLOSING } cstate_t;
@@ -20,8 +22,8 @@ typedef enum { C_HELLO, C_JOIN, C_WAITING, C_CLOSING } cstate_t;
 typedef struct conn {
     int fd;
     cstate_t state;
-    char peer[64];            /* "address:port", for the log */
-    long long t_accept;
+    char peer[NET_ADDR_TEXT]; /* "address:port", for the log */
+    net_pending_t pending;    /* HELLO and JOIN: in the handshake */
     unsigned char na[AUTH_NONCE];
     rdv_mac_ctx_t rx, tx;
     unsigned char *in;
@@ -48,16 +50,9 @@ typedef struct srv {
     long long t_end;
     int undelivered;          /* a LAYOUT could not be written */
     long long accept_at;      /* the listener is not read before (the handshakes are full) */
-    long long note_window;    /* "dropped" lines: this minute's start, */
-    int notes, notes_held;    /* lines written in it, lines held back */
+    net_acceptor_t acc;       /* the connections in the handshake (HELLO, JOIN) */
+    net_notes_t notes;        /* "dropped" lines */
 } srv_t;
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void logf_(srv_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(srv_t *s, const char *fmt, ...)
@@ -77,19 +72,13 @@ static void logf_(srv_t *s, const char *fmt, ...)
 static void drop_note(srv_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void drop_note(srv_t *s, const char *fmt, ...)
 {
-    long long t = now_ms();
-    if (t - s->note_window >= 60000) {
-        if (s->notes_held)
-            logf_(s, "dropped %d more connections in the last minute (no valid HELLO or "
-                  "JOIN, or too many in the handshake)", s->notes_held);
-        s->note_window = t;
-        s->notes = s->notes_held = 0;
-    }
-    if (s->notes >= RDV_NOTES_MAX) {
-        s->notes_held++;
+    int held;
+    int may = net_notes_take(&s->notes, net_now_ms(), &held);
+    if (held)
+        logf_(s, "dropped %d more connections in the last minute (no valid HELLO or "
+              "JOIN, or too many in the handshake)", held);
+    if (!may)
         return;
-    }
-    s->notes++;
     char text[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -143,6 +132,7 @@ static void conn_drop(srv_t *s, conn_t *c)
         s->site_conn[c->site] = NULL;
         s->joined--;
     }
+    net_pending_remove(&s->acc, &c->pending);
     for (int i = 0; i < s->n; i++)
         if (s->c[i] == c) {
             s->c[i] = s->c[--s->n];
@@ -177,8 +167,9 @@ static void conn_flush(conn_t *c)
 
 /* The last frame to c: written as far as it goes now, then the output is shut down and the
  * connection kept until the peer closes (so that no reset can overtake the frame). */
-static void conn_close_after(conn_t *c, long long now)
+static void conn_close_after(srv_t *s, conn_t *c, long long now)
 {
+    net_pending_remove(&s->acc, &c->pending);
     c->state = C_CLOSING;
     c->t_closing = now;
     conn_flush(c);
@@ -203,7 +194,7 @@ static void refuse(srv_t *s, conn_t *c, const char *site, const char *fmt, ...)
     logf_(s, "refused %s%s%sfrom %s: %s", site ? "site " : "", site ? site : "",
           site ? " " : "", c->peer, why);
     send_text(c, RDV_REFUSED, why);
-    conn_close_after(c, now_ms());
+    conn_close_after(s, c, net_now_ms());
 }
 
 static void send_layout(const srv_t *s, conn_t *c)
@@ -258,7 +249,7 @@ static void hand_out(srv_t *s, long long now)
         conn_t *c = s->c[i];
         if (c->state == C_WAITING) {
             send_layout(s, c);
-            conn_close_after(c, now);
+            conn_close_after(s, c, now);
         } else if (c->state != C_CLOSING) {
             conn_drop(s, c);
         }
@@ -275,7 +266,7 @@ static void call_off(srv_t *s, long long now, const char *why)
         conn_t *c = s->c[i];
         if (c->state == C_WAITING) {
             send_text(c, RDV_ABORT, why);
-            conn_close_after(c, now);
+            conn_close_after(s, c, now);
         } else if (c->state != C_CLOSING) {
             conn_drop(s, c);
         }
@@ -369,6 +360,7 @@ static int on_join(srv_t *s, conn_t *c, const unsigned char *body, size_t len, l
     }
     c->site = site;
     c->state = C_WAITING;
+    net_pending_remove(&s->acc, &c->pending);
     s->site_conn[site] = c;
     s->joined++;
     if (!s->deadline)
@@ -410,7 +402,7 @@ static void on_hello(srv_t *s, conn_t *c)
         drop_note(s, "dropped a connection from %s: %s", c->peer, bad);
         rdv_verdict_encode(out, &s->cfg->key, RDV_VERDICT_BAD_KEY, c->rx.nc, c->na);
         rdv_put_raw(&c->out, out, sizeof out);
-        conn_close_after(c, now_ms());
+        conn_close_after(s, c, net_now_ms());
         return;
     }
     rdv_verdict_encode(out, &s->cfg->key, RDV_VERDICT_ACCEPT, c->rx.nc, c->na);
@@ -498,53 +490,37 @@ static int conn_read(srv_t *s, conn_t *c, long long now)
     return 0;
 }
 
-/* The connection in the handshake that came first, and how many are in it. */
-static conn_t *oldest_pending(const srv_t *s, int *pending)
+/* The acceptor's drops (net/accept.h): the oldest in the handshake when RDV_MAX_PENDING
+ * are, or one silent past RDV_JOIN_WAIT_MS. */
+static void drop_pending(void *ctx, net_pending_t *p, enum net_drop_why why)
 {
-    conn_t *old = NULL;
-    *pending = 0;
-    for (int i = 0; i < s->n; i++) {
-        conn_t *c = s->c[i];
-        if (c->state != C_HELLO && c->state != C_JOIN)
-            continue;
-        ++*pending;
-        if (!old || c->t_accept < old->t_accept)
-            old = c;
-    }
-    return old;
+    srv_t *s = ctx;
+    conn_t *c = p->owner;
+    if (why == NET_DROP_EVICTED)
+        drop_note(s, "dropped a connection from %s: %d connections were in the handshake "
+                  "and it was the oldest", c->peer, s->acc.n + 1);
+    else
+        drop_note(s, "dropped a connection from %s: no valid %s within %d s", c->peer,
+                  c->state == C_HELLO ? "HELLO" : "JOIN", RDV_JOIN_WAIT_MS / 1000);
+    conn_drop(s, c);
 }
 
 static void on_accept(srv_t *s, long long now)
 {
     for (;;) {
-        int pending;
-        conn_t *old = oldest_pending(s, &pending);
-        if (pending >= RDV_MAX_PENDING) {
-            if (now < old->t_accept + RDV_EVICT_GRACE_MS) {
-                s->accept_at = old->t_accept + RDV_EVICT_GRACE_MS; /* the rest wait */
-                return;
-            }
-            drop_note(s, "dropped a connection from %s: %d connections were in the handshake "
-                      "and it was the oldest", old->peer, pending);
-            conn_drop(s, old);
-        }
         struct sockaddr_storage sa;
         socklen_t sl = sizeof sa;
-        int fd = accept4(s->cfg->listen_fd, (struct sockaddr *)&sa, &sl,
-                         SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = net_accept(&s->acc, s->cfg->listen_fd, (struct sockaddr *)&sa, &sl, now);
+        if (fd == NET_ACCEPT_WAIT)
+            s->accept_at = net_accept_resume_at(&s->acc); /* the rest wait */
+        if (fd == NET_ACCEPT_SHED) {
+            drop_note(s, "out of descriptors: closed a connection at once");
+            continue;
+        }
         if (fd < 0)
             return;
-        char peer[64] = "?";
-        char host[INET6_ADDRSTRLEN] = "?";
-        if (sa.ss_family == AF_INET) {
-            struct sockaddr_in *a = (struct sockaddr_in *)&sa;
-            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-            snprintf(peer, sizeof peer, "%s:%u", host, ntohs(a->sin_port));
-        } else if (sa.ss_family == AF_INET6) {
-            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&sa;
-            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-            snprintf(peer, sizeof peer, "[%s]:%u", host, ntohs(a->sin6_port));
-        }
+        char peer[NET_ADDR_TEXT];
+        net_addr_text((const struct sockaddr *)&sa, peer, sizeof peer);
         conn_t *c = calloc(1, sizeof *c);
         if (!c || (s->n == s->cap &&
                    !(s->c = realloc(s->c, (size_t)(s->cap = 2 * s->cap + 8) * sizeof *s->c)))) {
@@ -559,7 +535,6 @@ static void on_accept(srv_t *s, long long now)
         c->fd = fd;
         c->site = -1;
         c->state = C_HELLO;
-        c->t_accept = now;
         snprintf(c->peer, sizeof c->peer, "%s", peer);
         unsigned char ch[RDV_CHALLENGE_LEN];
         if (auth_nonce(c->na) != 0) {
@@ -570,6 +545,7 @@ static void on_accept(srv_t *s, long long now)
         rdv_challenge_encode(ch, c->na);
         rdv_put_raw(&c->out, ch, sizeof ch);
         s->c[s->n++] = c;
+        net_pending_push(&s->acc, &c->pending, c, now);
         conn_flush(c);
     }
 }
@@ -593,30 +569,29 @@ int rdv_server_run(const rdv_server_config_t *cfg)
     srv_t s;
     memset(&s, 0, sizeof s);
     s.cfg = cfg;
+    s.acc = (net_acceptor_t){ .max = RDV_MAX_PENDING, .grace_ms = RDV_EVICT_GRACE_MS,
+                              .hello_ms = RDV_JOIN_WAIT_MS, .drop = drop_pending, .ctx = &s };
     s.site_conn = calloc((size_t)cfg->nsites, sizeof *s.site_conn);
     if (!s.site_conn)
         return 1;
     struct pollfd *pfd = NULL;
     int stop = 0;
     for (;;) {
-        long long now = now_ms();
+        long long now = net_now_ms();
         int timeout = -1;
         if (s.end == RUNNING) {
+            net_pending_expire(&s.acc, now); /* the handshakes that took too long */
+            if (s.acc.head)
+                timeout = (int)(s.acc.head->deadline + 1 - now);
             for (int i = s.n - 1; i >= 0; i--) {
                 conn_t *c = s.c[i];
-                if (c->state == C_WAITING)
+                if (c->state != C_CLOSING)
                     continue;
-                long long d = c->state == C_CLOSING ? c->t_closing + RDV_FLUSH_WAIT_MS
-                                                    : c->t_accept + RDV_JOIN_WAIT_MS;
-                if (now >= d) {
-                    if (c->state != C_CLOSING)
-                        drop_note(&s, "dropped a connection from %s: no valid %s within %d s",
-                                  c->peer, c->state == C_HELLO ? "HELLO" : "JOIN",
-                                  RDV_JOIN_WAIT_MS / 1000);
+                long long d = c->t_closing + RDV_FLUSH_WAIT_MS;
+                if (now >= d)
                     conn_drop(&s, c);
-                } else if (timeout < 0 || d - now < timeout) {
+                else if (timeout < 0 || d - now < timeout)
                     timeout = (int)(d - now);
-                }
             }
             if (s.deadline && now >= s.deadline) {
                 char missing[1024], why[1200];
@@ -662,7 +637,7 @@ int rdv_server_run(const rdv_server_config_t *cfg)
         if (nconn)
             memcpy(snap, s.c, (size_t)nconn * sizeof *snap);
         int rc = poll(pfd, (nfds_t)np, timeout);
-        now = now_ms();
+        now = net_now_ms();
         if (rc > 0) {
             if (pfd[1].revents & POLLIN)
                 stop |= on_signal(&s, now);

@@ -18,22 +18,23 @@
  *   - SIGINT, SIGTERM or SIGHUP (signal_fd): ABORT to every waiting part, status 1;
  *   - at most RDV_MAX_PENDING connections may be in the handshake at once: beyond, the oldest
  *     is dropped once it had RDV_EVICT_GRACE_MS to answer, and newer ones wait in the
- *     kernel's queue until then (a flood can neither exhaust the server's descriptors nor
- *     keep a part out: a part whose attempt was dropped connects again, rdv_client.h);
- *   - "dropped a connection" lines: at most RDV_NOTES_MAX per minute, then one line with the
- *     count.
+ *     kernel's queue until then; out of descriptors, the oldest in the handshake is dropped,
+ *     or the waiting connection is closed at once (net/accept.h: a flood can neither exhaust
+ *     the server's descriptors nor keep a part out: a part whose attempt was dropped
+ *     connects again, rdv_client.h);
+ *   - "dropped a connection" lines: at most NET_NOTES_MAX per minute, then one line with the
+ *     count (net/notes.h).
  * Nothing is started by the server; when it returns, it has closed every connection.
  */
 #ifndef RDV_SERVER_H
 #define RDV_SERVER_H
 
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 #define RDV_JOIN_WAIT_MS 10000    /* from connect to a valid JOIN */
 #define RDV_FLUSH_WAIT_MS 10000   /* for the last frames (LAYOUT, ABORT) to leave */
 #define RDV_MAX_PENDING 64
 #define RDV_EVICT_GRACE_MS 250
-#define RDV_NOTES_MAX 10
 
 typedef struct rdv_server_config {
     const char *job;                 /* the job ID */

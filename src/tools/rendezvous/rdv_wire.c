@@ -1,5 +1,8 @@
 #include "rdv_wire.h"
 
+#include "net/bytes.h"
+#include "net/handshake.h"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -7,20 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char MAGIC_CHALLENGE[8] = "MMPIrdv1", MAGIC_HELLO[8] = "MMPIrdvh",
-                  MAGIC_VERDICT[8] = "MMPIrdvv";
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* ---- names ----------------------------------------------------------------------------- */
 
@@ -88,38 +77,46 @@ int rdv_valid_addr(const char *s)
 
 /* ---- handshake ------------------------------------------------------------------------- */
 
+/* The rendezvous' kind of connection (net/handshake.h): no words in the HELLO, the verdict in
+ * the answer. */
+static const net_hs_profile_t PROFILE = {
+    .challenge = "MMPIrdv1", .hello = "MMPIrdvh", .answer = "MMPIrdvv",
+    .hello_words = 0, .answer_words = 1, .hello_label = "rdv-c", .answer_label = "rdv-a",
+};
+
+_Static_assert((int)RDV_CHALLENGE_LEN == (int)NET_HS_CHALLENGE_LEN, "the challenge");
+_Static_assert((int)RDV_HELLO_LEN == NET_HS_MAGIC + AUTH_NONCE + AUTH_MAC, "no words");
+_Static_assert((int)RDV_VERDICT_LEN == NET_HS_MAGIC + 4 + AUTH_MAC, "1 word");
+
 void rdv_challenge_encode(unsigned char out[RDV_CHALLENGE_LEN],
                           const unsigned char na[AUTH_NONCE])
 {
-    memcpy(out, MAGIC_CHALLENGE, 8);
-    memcpy(out + 8, na, AUTH_NONCE);
+    net_hs_challenge(&PROFILE, out, na);
 }
 
 const char *rdv_challenge_parse(const unsigned char in[RDV_CHALLENGE_LEN],
                                 unsigned char na[AUTH_NONCE])
 {
-    if (memcmp(in, MAGIC_CHALLENGE, 8) != 0)
-        return "not a metampi rendezvous server (bad challenge)";
-    memcpy(na, in + 8, AUTH_NONCE);
-    return NULL;
+    return net_hs_challenge_parse(&PROFILE, in, na)
+               ? "not a metampi rendezvous server (bad challenge)"
+               : NULL;
 }
 
 void rdv_hello_encode(unsigned char out[RDV_HELLO_LEN], const auth_key_t *k,
                       const unsigned char na[AUTH_NONCE], const unsigned char nc[AUTH_NONCE])
 {
-    memcpy(out, MAGIC_HELLO, 8);
-    memcpy(out + 8, nc, AUTH_NONCE);
-    auth_mac(k, "rdv-c", na, nc, 0, out + 8 + AUTH_NONCE);
+    net_hs_hello(&PROFILE, out, k, NULL, na, nc, 0);
 }
 
 const char *rdv_hello_parse(const unsigned char in[RDV_HELLO_LEN], const auth_key_t *k,
                             const unsigned char na[AUTH_NONCE], unsigned char nc[AUTH_NONCE])
 {
-    if (memcmp(in, MAGIC_HELLO, 8) != 0)
+    unsigned char theirs[AUTH_NONCE];
+    if (net_hs_hello_parse(&PROFILE, in, NULL, theirs) != 0)
         return "not a metampi part (bad hello)";
-    if (!auth_check(k, "rdv-c", na, in + 8, 0, in + 8 + AUTH_NONCE))
+    if (!net_hs_hello_proves(&PROFILE, in, k, na, 0))
         return "wrong job key";
-    memcpy(nc, in + 8, AUTH_NONCE);
+    memcpy(nc, theirs, AUTH_NONCE);
     return NULL;
 }
 
@@ -127,26 +124,23 @@ void rdv_verdict_encode(unsigned char out[RDV_VERDICT_LEN], const auth_key_t *k,
                         uint32_t verdict, const unsigned char nc[AUTH_NONCE],
                         const unsigned char na[AUTH_NONCE])
 {
-    memcpy(out, MAGIC_VERDICT, 8);
-    put32(out + 8, verdict);
-    if (verdict == RDV_VERDICT_ACCEPT)
-        auth_mac(k, "rdv-a", nc, na, verdict, out + 12);
-    else
-        memset(out + 12, 0, AUTH_MAC);
+    /* only ACCEPT proves anything: a refusal carries zeros */
+    net_hs_answer(&PROFILE, out, verdict == RDV_VERDICT_ACCEPT ? k : NULL, &verdict, nc, na,
+                  verdict);
 }
 
 const char *rdv_verdict_parse(const unsigned char in[RDV_VERDICT_LEN], const auth_key_t *k,
                               const unsigned char nc[AUTH_NONCE],
                               const unsigned char na[AUTH_NONCE])
 {
-    if (memcmp(in, MAGIC_VERDICT, 8) != 0)
+    uint32_t v;
+    if (net_hs_answer_parse(&PROFILE, in, &v) != 0)
         return "is not a metampi rendezvous server (bad verdict)";
-    uint32_t v = get32(in + 8);
     if (v == RDV_VERDICT_BAD_KEY)
         return "refused this job key (the part's key differs from the server's)";
     if (v != RDV_VERDICT_ACCEPT)
         return "sent an unknown verdict";
-    if (!auth_check(k, "rdv-a", nc, na, v, in + 12))
+    if (!net_hs_answer_proves(&PROFILE, in, k, nc, na, v))
         return "does not prove the job key (it has another key)";
     return NULL;
 }
@@ -180,7 +174,7 @@ void rdv_begin(rdv_buf_t *b, uint8_t type)
 {
     b->start = b->len;
     buf_reserve(b, RDV_FRAME_HDR);
-    put32(b->p + b->len, 0);
+    net_put32(b->p + b->len, 0);
     b->p[b->len + 4] = type;
     b->len += RDV_FRAME_HDR;
 }
@@ -188,7 +182,7 @@ void rdv_begin(rdv_buf_t *b, uint8_t type)
 void rdv_put_u32(rdv_buf_t *b, uint32_t v)
 {
     buf_reserve(b, 4);
-    put32(b->p + b->len, v);
+    net_put32(b->p + b->len, v);
     b->len += 4;
 }
 
@@ -224,7 +218,7 @@ static void frame_mac(const rdv_mac_ctx_t *m, uint8_t type, const unsigned char 
     memcpy(head, label, 5);
     memcpy(head + 5, m->na, AUTH_NONCE);
     memcpy(head + 5 + AUTH_NONCE, m->nc, AUTH_NONCE);
-    put32(head + 5 + 2 * AUTH_NONCE, m->seq);
+    net_put32(head + 5 + 2 * AUTH_NONCE, m->seq);
     head[5 + 2 * AUTH_NONCE + 4] = type;
     unsigned int maclen = AUTH_MAC;
     unsigned char *msg = malloc(sizeof head + len);
@@ -251,7 +245,7 @@ int rdv_end(rdv_buf_t *b, rdv_mac_ctx_t *m)
     buf_reserve(b, AUTH_MAC);
     frame_mac(m, b->p[b->start + 4], b->p + b->start + RDV_FRAME_HDR, body, b->p + b->len);
     b->len += AUTH_MAC;
-    put32(b->p + b->start, (uint32_t)flen);
+    net_put32(b->p + b->start, (uint32_t)flen);
     m->seq++;
     return 0;
 }
@@ -268,7 +262,7 @@ int rdv_frame_open(const unsigned char *buf, size_t len, rdv_mac_ctx_t *m, uint8
 {
     if (len < 4)
         return RDV_MORE;
-    uint32_t flen = get32(buf);
+    uint32_t flen = net_get32(buf);
     if (flen < 1 + AUTH_MAC || flen > RDV_MAX_FRAME) {
         snprintf(err, errlen, "frame length %u (expected %u..%u)", flen, 1 + AUTH_MAC,
                  RDV_MAX_FRAME);
@@ -333,7 +327,7 @@ static uint32_t rd_u32(rd_t *r, const char *field, uint32_t min, uint32_t max)
 {
     if (!rd_need(r, 4, field))
         return 0;
-    uint32_t v = get32(r->p);
+    uint32_t v = net_get32(r->p);
     r->p += 4;
     r->left -= 4;
     if (v < min || v > max)
@@ -386,8 +380,8 @@ static rdv_u32s_t rd_u32s(rd_t *r, const char *field, uint32_t count, uint32_t b
     l.p = r->p;
     l.n = count;
     for (uint32_t i = 0; i < count; i++)
-        if (get32(r->p + 4 * (size_t)i) >= below) {
-            rd_fail(r, "%s entry %u is %u (expected 0..%u)", field, i, get32(r->p + 4 * i),
+        if (net_get32(r->p + 4 * (size_t)i) >= below) {
+            rd_fail(r, "%s entry %u is %u (expected 0..%u)", field, i, net_get32(r->p + 4 * i),
                     below - 1);
             return l;
         }
@@ -410,7 +404,7 @@ static int addr_or_empty(const char *s)
 
 const char *rdv_strs_next(rdv_strs_t *s)
 {
-    uint32_t n = get32(s->p);
+    uint32_t n = net_get32(s->p);
     const char *v = (const char *)s->p + 4;
     s->p += 4 + (size_t)n;
     return v;
@@ -418,7 +412,7 @@ const char *rdv_strs_next(rdv_strs_t *s)
 
 uint32_t rdv_u32s_at(const rdv_u32s_t *u, uint32_t i)
 {
-    return get32(u->p + 4 * (size_t)i);
+    return net_get32(u->p + 4 * (size_t)i);
 }
 
 /* Nonzero when the names of l are pairwise distinct (l is validated). */

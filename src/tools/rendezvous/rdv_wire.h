@@ -4,9 +4,9 @@
  * part, P) over one TCP connection. Every field is little-endian; every parser here is a pure
  * function over the bytes received (tests/fuzz drives them with arbitrary input).
  *
- * Handshake (runtime/auth.h has the argument; fixed sizes, the server speaks first); key is
- * the rendezvous key, derived from the job key (auth.h: AUTH_RENDEZVOUS), which no rank or
- * gateway holds:
+ * Handshake (net/handshake.h, with the rendezvous' magics and labels; fixed sizes, the
+ * server speaks first); key is the rendezvous key, derived from the job key (auth.h:
+ * AUTH_RENDEZVOUS), which no rank or gateway holds:
  *   S -> P  CHALLENGE  magic "MMPIrdv1", Na[16]                                     24 bytes
  *   P -> S  HELLO      magic "MMPIrdvh", Nc[16], auth_mac(key, "rdv-c", Na, Nc, 0)   56 bytes
  *   S -> P  VERDICT    magic "MMPIrdvv", verdict u32,
@@ -45,7 +45,7 @@
 #ifndef RDV_WIRE_H
 #define RDV_WIRE_H
 
-#include "runtime/auth.h"
+#include "net/auth.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * site's gateway (metampi-gateway, tools/gateway) when the job runs in gateway mode.
  *
  * Gateway mode: the launcher publishes the gateway of every site in the job's key-value
- * space, "metampi.gw.<site>" = "IP:PORT" (runtime/sites.h numbers the sites); without that
+ * space, "metampi.gw.<site>" = "IP:PORT" (tr_boot_t numbers the sites); without that
  * key for our site (one site, --direct-wan, another launcher) the transport is off and TCP
  * reaches the other sites directly.
  *
@@ -12,10 +12,10 @@
  * It is opened in connect() (MPI_Init), retried while the gateway is still starting and
  * while the gateway closes it before its WELCOME (a flood on its port evicts the oldest
  * unproven connections), and authenticated with the key for rank-gateway connections,
- * derived from the ranks' key (runtime/auth.h, runtime/rank_key.h). Liveness
- * (runtime/liveness.h): keepalive, and once a second the silent-peer check. Sending and
- * receiving reuse the TCP transport's stream code: framed queues with zero-copy sends (tcp/outq.h) and the
- * frame reader with placement of large bodies (tcp/rx.h). Invariant: frames leave in the
+ * derived from the ranks' key (net/auth.h, tr_boot_t's ranks_key). Liveness
+ * (net/liveness.h): keepalive, and once a second the silent-peer check. Sending and
+ * receiving reuse the TCP transport's stream code: framed queues with zero-copy sends (net/outq.h) and the
+ * frame reader with placement of large bodies (net/rx.h). Invariant: frames leave in the
  * order send() took them, on one connection, and the gateways keep the order per (source,
  * destination) pair end to end (tools/gateway/link.h), so the transport's per-pair order
  * holds.
@@ -38,15 +38,16 @@
  * teardown before it ends the job with its own report. MPI_Finalize (close) flushes, says
  * BYE and waits (bounded) for the gateway's end of stream.
  */
-#include "transport/gw/wire.h"
-#include "transport/tcp/outq.h"
-#include "transport/tcp/rx.h"
+#include "net/gw_wire.h"
+#include "net/outq.h"
+#include "net/rx.h"
 #include "transport/transport.h"
 
-#include "runtime/job.h"
-#include "runtime/liveness.h"
-#include "runtime/rank_key.h"
-#include "runtime/sites.h"
+#include "net/clock.h"
+#include "net/liveness.h"
+#include "runtime/peer_timeout.h"
+#include "net/retry.h"
+#include "net/sock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -62,7 +63,7 @@
 
 enum {
     MAX_FRAME = (4 << 20) + 256,   /* as the TCP transport's */
-    EAGER_DEFAULT = 64 << 10,      /* chosen by measurement: docs/ARCHITECTURE.md, gateways */
+    EAGER_DEFAULT = 64 << 10,      /* chosen by measurement: docs/sites.md, gateways */
     CHUNK_DEFAULT = 1 << 20,
     RX_BUFFER = 256 << 10,
     PLACE_MIN = 16 << 10,
@@ -71,7 +72,8 @@ enum {
     FRAMES_PER_POLL = 64,
     MAX_COMPLETIONS = 256,
     CONNECT_TIMEOUT_MS = 60000,    /* the gateway starts with the ranks: wait for it */
-    RETRY_MS = 20,
+    RETRY_MIN_MS = 20,             /* between attempts, doubling up to */
+    RETRY_MAX_MS = 640,
     CLOSE_TIMEOUT_MS = 5000,
     LOST_GRACE_MS = 3000,
     CHECK_MS = 1000,               /* how often the connection is checked for silence */
@@ -79,16 +81,18 @@ enum {
 
 static struct {
     int active;
-    int rank, size, site;
+    int rank, size, site, nsites;
+    const int *site_of;
+    const char *(*site_name)(int site);
     uint32_t usize;
     int fd;
     struct sockaddr_in gw;
     char gw_text[64];
     auth_key_t key;
-    tcp_outq_t out;
-    tcp_rx_t rx;
-    tcp_rx_ops_t rx_ops;
-    tcp_completion_t done[MAX_COMPLETIONS];
+    net_outq_t out;
+    net_rx_t rx;
+    net_rx_ops_t rx_ops;
+    net_completion_t done[MAX_COMPLETIONS];
     int ndone;
     int closed;
     int grouping;                  /* open groups (nested) */
@@ -100,13 +104,6 @@ static struct {
     int timeout_s;                 /* METAMPI_PEER_TIMEOUT */
     long long next_check;
 } g = { .fd = -1 };
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A frame from the gateway, header first: STOP and GO are ours, the rest the protocol's. */
 static void deliver_frame(int src, const void *frame, size_t len)
@@ -125,18 +122,21 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
     g.size = boot->size;
     g.usize = (uint32_t)boot->size;
     g.deliver = deliver;
-    g.rx_ops = (tcp_rx_ops_t){ .deliver = deliver_frame, .place = boot->place,
+    g.rx_ops = (net_rx_ops_t){ .deliver = deliver_frame, .place = boot->place,
                                .place_min = PLACE_MIN, .max_frame = MAX_FRAME,
                                .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_frame_parse_rx,
-                               .hdr_ctx = &g.usize, .with_header = 1 };
-    if (sites_count() < 2)
+                               .hdr_ctx = &g.usize, .with_header = 1, .peer = "rank" };
+    g.nsites = boot->nsites;
+    g.site_of = boot->site_of;
+    g.site_name = boot->site_name;
+    if (g.nsites < 2)
         return 0;
-    if (liveness_parse(getenv(LIVENESS_ENV), &g.timeout_s, err, (size_t)errlen) != 0)
+    if (peer_timeout_read(&g.timeout_s, err, (size_t)errlen) != 0)
         return -1;
-    g.site = sites_of(g.rank);
+    g.site = g.site_of[g.rank];
     char key[48], val[64];
     snprintf(key, sizeof key, "metampi.gw.%d", g.site);
-    int rc = job_get(key, val, sizeof val, err, errlen);
+    int rc = boot->kv_get(key, val, sizeof val, err, errlen);
     if (rc < 0)
         return -1;
     if (rc > 0)
@@ -147,22 +147,21 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
         return -1;
     }
     snprintf(g.gw_text, sizeof g.gw_text, "%s", val);
-    auth_key_t ranks;
-    if (!rank_key_get(&ranks)) {
-        snprintf(err, (size_t)errlen, "gateway mode needs the ranks' key in %s (%d hex "
-                 "digits), which our mpirun sets", RANK_KEY_ENV, AUTH_KEY_HEX);
+    if (!boot->ranks_key) {
+        snprintf(err, (size_t)errlen, "gateway mode needs the ranks' key in METAMPI_RANK_KEY "
+                 "(%d hex digits), which our mpirun sets", AUTH_KEY_HEX);
         return -1;
     }
-    if (auth_derive(&ranks, AUTH_RANK_GATEWAY, &g.key) != 0) {
+    if (auth_derive(boot->ranks_key, AUTH_RANK_GATEWAY, &g.key) != 0) {
         snprintf(err, (size_t)errlen, "cannot derive the key for the gateway (libcrypto)");
         return -1;
     }
-    int ns = sites_count();
+    int ns = g.nsites;
     g.stage = calloc((size_t)ns, sizeof *g.stage);
     g.staged = calloc((size_t)ns, sizeof *g.staged);
     g.staged_n = calloc((size_t)ns, sizeof *g.staged_n);
     g.stopped = calloc((size_t)g.size, 1);
-    if (tcp_rx_init(&g.rx, RX_BUFFER) != 0 || !g.stage || !g.staged || !g.staged_n ||
+    if (net_rx_init(&g.rx, RX_BUFFER) != 0 || !g.stage || !g.staged || !g.staged_n ||
         !g.stopped) {
         snprintf(err, (size_t)errlen, "out of memory for the gateway connection");
         return -1;
@@ -171,50 +170,13 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
     return 0;
 }
 
-/* Waits up to the deadline for fd to become ready for events; -1 when it did not. */
-static int wait_fd(int fd, short events, long long deadline)
-{
-    for (;;) {
-        long long left = deadline - now_ms();
-        if (left <= 0)
-            return -1;
-        struct pollfd p = { .fd = fd, .events = events };
-        int rc = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-        if (rc > 0)
-            return 0;
-        if (rc < 0 && errno != EINTR)
-            return -1;
-    }
-}
-
-static int read_all(int fd, void *buf, size_t n, long long deadline)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, (char *)buf + got, n - got);
-        if (r > 0) {
-            got += (size_t)r;
-            continue;
-        }
-        if (r == 0)
-            return -1;
-        if (errno == EINTR)
-            continue;
-        if ((errno != EAGAIN && errno != EWOULDBLOCK) || wait_fd(fd, POLLIN, deadline) != 0)
-            return -1;
-    }
-    return 0;
-}
-
 /* One attempt: connect and prove the key. 1 up; 0 try again: the gateway is not listening
  * yet, or closed the connection before its WELCOME (it may be starting, or evicting unproven
  * connections in a flood), with why in err; -1 failed (err). */
 static int attempt(long long deadline, char *err, int errlen)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    int one = 1;
-    if (fd < 0 || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0 ||
-        liveness_keepalive(fd, g.timeout_s) != 0 || liveness_opening(fd, g.timeout_s, 1) != 0) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || net_stream_options(fd, g.timeout_s) != 0) {
         snprintf(err, (size_t)errlen, "cannot make a socket: %s", strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -224,7 +186,7 @@ static int attempt(long long deadline, char *err, int errlen)
     if (rc != 0 && errno == EINPROGRESS) {
         int soerr = 0;
         socklen_t l = sizeof soerr;
-        if (wait_fd(fd, POLLOUT, deadline) != 0)
+        if (net_wait(fd, POLLOUT, deadline) != 0)
             soerr = ETIMEDOUT;
         else
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l);
@@ -239,21 +201,21 @@ static int attempt(long long deadline, char *err, int errlen)
         snprintf(err, (size_t)errlen, "%s", strerror(e));
         return -1;
     }
-    unsigned char ch[TCP_CHALLENGE_LEN], na[AUTH_NONCE], nc[AUTH_NONCE];
+    unsigned char ch[GW_CHALLENGE_LEN], na[AUTH_NONCE], nc[AUTH_NONCE];
     unsigned char hello[GW_HELLO_LEN], wel[GW_WELCOME_LEN];
     const char *bad = NULL, *again = NULL;
-    if (read_all(fd, ch, sizeof ch, deadline) != 0)
+    if (net_read_full(fd, ch, sizeof ch, deadline) != 0)
         again = "it closed the connection at once";
-    else if ((bad = tcp_challenge_parse(ch, na)) == NULL) {
+    else if ((bad = gw_challenge_parse(ch, na)) == NULL) {
         if (auth_nonce(nc) != 0) {
             bad = "no randomness for a nonce";
         } else {
             gw_hello_encode(hello, &g.key, GW_ROLE_RANK, (uint32_t)g.rank, (uint32_t)g.size,
                             na, nc);
             struct iovec v = { hello, sizeof hello };
-            if (tcp_sendv(fd, &v, 1) != (long)sizeof hello)
+            if (net_sendv(fd, &v, 1) != (long)sizeof hello)
                 again = "cannot send the hello";
-            else if (read_all(fd, wel, sizeof wel, deadline) != 0)
+            else if (net_read_full(fd, wel, sizeof wel, deadline) != 0)
                 again = "it refused this rank (another job key?)";
             else
                 bad = gw_welcome_parse(wel, &g.key, nc, na, (uint32_t)g.site);
@@ -273,21 +235,22 @@ static int gw_connect(char *err, int errlen)
 {
     if (!g.active)
         return 0;
-    long long deadline = now_ms() + CONNECT_TIMEOUT_MS;
+    long long deadline = net_now_ms() + CONNECT_TIMEOUT_MS;
+    net_retry_t retry = { .min_ms = RETRY_MIN_MS, .max_ms = RETRY_MAX_MS };
     char why[200];
-    for (int tries = 0;; tries++) {
+    for (;;) {
         snprintf(why, sizeof why, "it does not listen");
         int rc = attempt(deadline, why, sizeof why);
         if (rc == 1)
             return 0;
-        if (rc < 0 || now_ms() >= deadline)
+        if (rc < 0 || net_now_ms() >= deadline)
             break;
-        long ms = RETRY_MS << (tries < 5 ? tries : 5); /* up to 640 ms */
-        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+        long long ms = net_retry_failed(&retry, net_now_ms());
+        struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
         nanosleep(&ts, NULL);
     }
     snprintf(err, (size_t)errlen, "cannot connect to the gateway of site %s at %s: %s",
-             sites_name(g.site), g.gw_text, why);
+             g.site_name(g.site), g.gw_text, why);
     return -1;
 }
 
@@ -300,7 +263,7 @@ static int gw_ready(char *err, int errlen)
 
 static int gw_reaches(int peer)
 {
-    return g.active && sites_of(peer) != g.site;
+    return g.active && g.site_of[peer] != g.site;
 }
 
 static int lost(const char *why, char *err, int errlen)
@@ -310,7 +273,7 @@ static int lost(const char *why, char *err, int errlen)
     struct timespec ts = { LOST_GRACE_MS / 1000, (LOST_GRACE_MS % 1000) * 1000000L };
     nanosleep(&ts, NULL);
     snprintf(err, (size_t)errlen, "lost the connection to the gateway of site %s (%s): %s",
-             sites_name(g.site), g.gw_text, why);
+             g.site_name(g.site), g.gw_text, why);
     return -1;
 }
 
@@ -327,7 +290,7 @@ static int silent(char *err, int errlen)
 static int flush(char *err, int errlen)
 {
     int nout;
-    int rc = tcp_outq_flush(&g.out, g.fd, g.done + g.ndone, MAX_COMPLETIONS - g.ndone, &nout);
+    int rc = net_outq_flush(&g.out, g.fd, g.done + g.ndone, MAX_COMPLETIONS - g.ndone, &nout);
     g.ndone += nout;
     if (rc < 0)
         return lost(strerror(errno), err, errlen);
@@ -347,7 +310,7 @@ static int frame_check(int dst, size_t len, char *err, int errlen)
 static void header(unsigned char hdr[GW_FRAME_HDR], int dst, size_t len, size_t head)
 {
     gw_frame_encode(hdr, &(gw_frame_t){ .len = (uint32_t)len, .kind = GW_KIND_FRAME,
-                                        .head_len = head <= TCP_HEAD_MAX ? (uint8_t)head : 0,
+                                        .head_len = head <= NET_HEAD_MAX ? (uint8_t)head : 0,
                                         .dst = (uint32_t)dst, .src = (uint32_t)g.rank });
 }
 
@@ -374,7 +337,7 @@ static int unstage(int t, char *err, int errlen)
     g.staged[t] = 0;
     g.staged_n[t] = 0;
     size_t at = one ? GW_FRAME_HDR : 0;
-    if (tcp_outq_push(&g.out, b + at, n + GW_FRAME_HDR - at, b, (tcp_completion_t){ 0 }) != 0) {
+    if (net_outq_push(&g.out, b + at, n + GW_FRAME_HDR - at, b, (net_completion_t){ 0 }) != 0) {
         free(b);
         snprintf(err, (size_t)errlen, "out of memory queuing a frame");
         return -1;
@@ -390,7 +353,7 @@ static int stage(int dst, const struct iovec *iov, int iovcnt, const tr_packer_t
 {
     if (!g.grouping)
         return 0;
-    int t = sites_of(dst);
+    int t = g.site_of[dst];
     if (!may || GW_FRAME_HDR + len > GW_MULTI_ITEM_MAX)
         return unstage(t, err, errlen) == 0 ? 0 : -1;
     if (g.staged[t] + GW_FRAME_HDR + len > GW_MULTI_MAX && unstage(t, err, errlen) != 0)
@@ -423,7 +386,7 @@ static int gw_group_end(char *err, int errlen)
 {
     if (!g.active || !g.grouping || --g.grouping)
         return 0;
-    for (int t = 0; t < sites_count(); t++)
+    for (int t = 0; t < g.nsites; t++)
         if (unstage(t, err, errlen) != 0)
             return -1;
     return g.out.n ? flush(err, errlen) : 0;
@@ -444,7 +407,7 @@ static int gw_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer
         return st;
     unsigned char hdr[GW_FRAME_HDR];
     header(hdr, dst, len, iovcnt > 0 ? iov[0].iov_len : 256);
-    int rc = tcp_outq_frame(&g.out, g.fd, hdr, sizeof hdr, iov, iovcnt, pk);
+    int rc = net_outq_frame(&g.out, g.fd, hdr, sizeof hdr, iov, iovcnt, pk);
     if (rc == -2)
         return lost(strerror(errno), err, errlen);
     if (rc != 0) {
@@ -469,13 +432,13 @@ static int gw_send_zc(int dst, const struct iovec *iov, int iovcnt, void (*sent)
     if (st < 0)
         return -1;
     if (st > 0) {
-        g.done[g.ndone++] = (tcp_completion_t){ sent, ctx };
+        g.done[g.ndone++] = (net_completion_t){ sent, ctx };
         return 1;
     }
     unsigned char hdr[GW_FRAME_HDR];
     header(hdr, dst, len, iovcnt > 0 ? iov[0].iov_len : 256);
-    if (tcp_outq_frame_zc(&g.out, hdr, sizeof hdr, iov, iovcnt,
-                          (tcp_completion_t){ sent, ctx }) != 0) {
+    if (net_outq_frame_zc(&g.out, hdr, sizeof hdr, iov, iovcnt,
+                          (net_completion_t){ sent, ctx }) != 0) {
         snprintf(err, (size_t)errlen, "out of memory queuing a frame");
         return -1;
     }
@@ -488,7 +451,7 @@ static int gw_progress(char *err, int errlen)
         return 0;
     int events = 0;
     if (g.ndone) {
-        tcp_completion_t d[MAX_COMPLETIONS];
+        net_completion_t d[MAX_COMPLETIONS];
         int n = g.ndone;
         memcpy(d, g.done, (size_t)n * sizeof *d);
         g.ndone = 0;
@@ -501,9 +464,9 @@ static int gw_progress(char *err, int errlen)
     int eof = 0;
     /* (frames left in the buffer when the budget runs out make this return nonzero, so the
      * progress engine comes back before it sleeps) */
-    int n = tcp_rx_run(&g.rx, g.fd, -1, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
+    int n = net_rx_run(&g.rx, g.fd, -1, &g.rx_ops, FRAMES_PER_POLL, &eof, err, errlen);
     int e = errno;
-    if (tcp_rx_midframe(&g.rx)) { /* see the TCP transport: ACK a streamed frame at once */
+    if (net_rx_midframe(&g.rx)) { /* see the TCP transport: ACK a streamed frame at once */
         int one = 1;
         setsockopt(g.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
     }
@@ -517,9 +480,7 @@ static int gw_progress(char *err, int errlen)
     if (eof)
         return lost(g.rx.bye ? "it ended the connection" : "it closed the connection",
                     err, errlen);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    long long t = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    long long t = net_coarse_ms();
     if (t >= g.next_check) {
         g.next_check = t + CHECK_MS;
         if (liveness_silent(g.fd, g.timeout_s))
@@ -548,33 +509,20 @@ static int gw_pollfds(struct pollfd *fds, int max)
 static void gw_close(void)
 {
     if (g.active && g.fd >= 0) {
-        long long until = now_ms() + CLOSE_TIMEOUT_MS;
+        long long until = net_now_ms() + CLOSE_TIMEOUT_MS;
         unsigned char bye[GW_FRAME_HDR];
         gw_frame_encode(bye, &(gw_frame_t){ .kind = GW_KIND_BYE });
         struct iovec v = { bye, sizeof bye };
-        tcp_outq_push_copy(&g.out, &v, 1, 0);
-        while (g.out.n && now_ms() < until) {
-            int nout;
-            g.ndone = 0; /* no completion runs any more */
-            if (tcp_outq_flush(&g.out, g.fd, g.done, MAX_COMPLETIONS, &nout) < 0)
-                break;
-            if (g.out.n)
-                wait_fd(g.fd, POLLOUT, now_ms() + 10);
-        }
+        net_outq_push_copy(&g.out, &v, 1, 0);
+        g.ndone = 0; /* no completion runs any more */
+        net_outq_drain(&g.out, g.fd, until);
         shutdown(g.fd, SHUT_WR);
-        for (;;) {
-            unsigned char sink[4096];
-            ssize_t n = read(g.fd, sink, sizeof sink);
-            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-                break;
-            if (n < 0 && wait_fd(g.fd, POLLIN, until) != 0)
-                break;
-        }
+        net_drain_to_eof(g.fd, until);
         close(g.fd);
     }
-    tcp_outq_free(&g.out);
-    tcp_rx_free(&g.rx);
-    for (int t = 0; g.stage && t < sites_count(); t++)
+    net_outq_free(&g.out);
+    net_rx_free(&g.rx);
+    for (int t = 0; g.stage && t < g.nsites; t++)
         free(g.stage[t]);
     free(g.stage);
     free(g.staged);

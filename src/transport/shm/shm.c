@@ -3,7 +3,7 @@
  * bootstrap, progress and the wake protocol; the pair rings are in ring.c, the layout in
  * layout.h, remote read in cma.c, sleeping in doorbell.c). See docs/shm-transport.md.
  *
- * Environment (read in open()):
+ * Environment (read in open(), parsed and bounded by the registry, runtime/tunables.def):
  *   METAMPI_SHM_CELLS       default 128. Cells per ordered pair (a power of two, 4..65536):
  *                           how many frames a sender may have in flight to one receiver.
  *   METAMPI_SHM_RING_BYTES  default 512K, or less with more than 32 ranks on the host (the
@@ -45,6 +45,8 @@
 #include "transport/shm/segment.h"
 #include "transport/transport.h"
 
+#include "runtime/tunables.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,10 +55,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define SHM_DEFAULT_CELLS 128u
-/* Default data ring: 512 KiB, halved as needed to keep a segment near 16 MiB on hosts with
- * many ranks (never below 128 KiB). Segments are fully allocated (posix_fallocate). */
-#define SHM_DEFAULT_RING_MAX (512u * 1024u)
+/* Default data ring: the registry's (512 KiB), halved as needed to keep a segment near 16 MiB
+ * on hosts with many ranks (never below 128 KiB). Segments are fully allocated
+ * (posix_fallocate). */
 #define SHM_DEFAULT_SEG_BUDGET (16u << 20)
 /* Frames delivered per peer per progress() call: bounds the time one call takes and keeps a
  * busy sender from starving the others. */
@@ -93,37 +94,6 @@ static struct {
 
 static void shm_close(void);
 
-/* Parses a power of two in [lo, hi] with an optional K/M/G suffix; def when unset. */
-static int env_pow2(const char *name, uint64_t def, uint64_t lo, uint64_t hi, uint64_t *out,
-                    char *err, int errlen)
-{
-    const char *s = getenv(name);
-    *out = def;
-    if (!s || !*s)
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int shift = 0;
-    if (*end == 'k' || *end == 'K')
-        shift = 10;
-    else if (*end == 'm' || *end == 'M')
-        shift = 20;
-    else if (*end == 'g' || *end == 'G')
-        shift = 30;
-    if (shift)
-        end++;
-    if (errno || end == s || *end || v > (hi >> shift) || ((v << shift) & ((v << shift) - 1)) ||
-        (v << shift) < lo) {
-        snprintf(err, (size_t)errlen,
-                 "shm: rank %d: %s=%s: expected a power of two from %llu to %llu", g.rank, name, s,
-                 (unsigned long long)lo, (unsigned long long)hi);
-        return -1;
-    }
-    *out = v << shift;
-    return 0;
-}
-
 static int shm_open_(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
 {
     if (g.opened) {
@@ -152,15 +122,14 @@ static int shm_open_(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, in
         if (g.peer_of[r] >= 0)
             g.peers[g.peer_of[r]].rank = r;
 
-    uint64_t ring_def = SHM_DEFAULT_RING_MAX;
+    uint64_t ring_def = tun_info(TUN_SHM_RING_BYTES)->dflt;
     while (ring_def > 2 * SHM_MAX_FRAME && ring_def * (uint64_t)g.npeers > SHM_DEFAULT_SEG_BUDGET)
         ring_def /= 2;
-    if (env_pow2("METAMPI_SHM_CELLS", SHM_DEFAULT_CELLS, 4, 65536, &g.cells, err, errlen) < 0 ||
-        env_pow2("METAMPI_SHM_RING_BYTES", ring_def, 2 * SHM_MAX_FRAME,
-                 1ull << 30, &g.ring_bytes, err, errlen) < 0)
-        goto fail;
-    const char *c = getenv("METAMPI_SHM_CMA");
-    g.cma = !(c && strcmp(c, "0") == 0);
+    /* powers of two (the rings' index masks), bounded by the registry: cells from 4 to 65536,
+     * ring bytes from 2 * SHM_MAX_FRAME to 1 GiB (tests/unit/test_tunables.c) */
+    g.cells = tun_size(TUN_SHM_CELLS);
+    g.ring_bytes = tun_is_set(TUN_SHM_RING_BYTES) ? tun_size(TUN_SHM_RING_BYTES) : ring_def;
+    g.cma = tun_bool(TUN_SHM_CMA);
 
     uint64_t pair = SHM_PAIR_BYTES(g.cells, g.ring_bytes);
     g.seg_bytes = (size_t)(SHM_SEG_PAIRS_OFF + (uint64_t)g.npeers * pair);

@@ -1,35 +1,28 @@
 #include "transport/tcp/wire.h"
 
-#include <string.h>
+#include "net/handshake.h"
 
-static const char MAGIC_CHALLENGE[8] = "MMPItcp1", MAGIC_HELLO[8] = "MMPIhelo",
-                  MAGIC_WELCOME[8] = "MMPIwelc";
+/* The TCP transport's kind of connection (net/handshake.h): words rank, size / verdict, rank. */
+static const net_hs_profile_t PROFILE = {
+    .challenge = "MMPItcp1", .hello = "MMPIhelo", .answer = "MMPIwelc",
+    .hello_words = 2, .answer_words = 2, .hello_label = "tcp-c", .answer_label = "tcp-a",
+};
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+_Static_assert((int)TCP_CHALLENGE_LEN == (int)NET_HS_CHALLENGE_LEN, "the handshake's challenge");
+_Static_assert((int)TCP_HELLO_LEN == NET_HS_MAGIC + 2 * 4 + AUTH_NONCE + AUTH_MAC, "2 words");
+_Static_assert((int)TCP_WELCOME_LEN == NET_HS_MAGIC + 2 * 4 + AUTH_MAC, "2 words");
 
 void tcp_challenge_encode(unsigned char out[TCP_CHALLENGE_LEN],
                           const unsigned char nonce[AUTH_NONCE])
 {
-    memcpy(out, MAGIC_CHALLENGE, 8);
-    memcpy(out + 8, nonce, AUTH_NONCE);
+    net_hs_challenge(&PROFILE, out, nonce);
 }
 
 const char *tcp_challenge_parse(const unsigned char in[TCP_CHALLENGE_LEN],
                                 unsigned char nonce[AUTH_NONCE])
 {
-    if (memcmp(in, MAGIC_CHALLENGE, 8) != 0)
-        return "not a metampi rank (bad challenge)";
-    memcpy(nonce, in + 8, AUTH_NONCE);
-    return NULL;
+    return net_hs_challenge_parse(&PROFILE, in, nonce) ? "not a metampi rank (bad challenge)"
+                                                       : NULL;
 }
 
 static uint64_t hello_identity(uint32_t rank, uint32_t size)
@@ -41,24 +34,20 @@ void tcp_hello_encode(unsigned char out[TCP_HELLO_LEN], const auth_key_t *k, uin
                       uint32_t size, const unsigned char na[AUTH_NONCE],
                       const unsigned char nc[AUTH_NONCE])
 {
-    memcpy(out, MAGIC_HELLO, 8);
-    put32(out + 8, rank);
-    put32(out + 12, size);
-    memcpy(out + 16, nc, AUTH_NONCE);
-    auth_mac(k, "tcp-c", na, nc, hello_identity(rank, size), out + 16 + AUTH_NONCE);
+    const uint32_t w[2] = { rank, size };
+    net_hs_hello(&PROFILE, out, k, w, na, nc, hello_identity(rank, size));
 }
 
 const char *tcp_hello_parse(const unsigned char in[TCP_HELLO_LEN], const auth_key_t *k,
                             const unsigned char na[AUTH_NONCE], uint32_t size, uint32_t self,
                             tcp_hello_t *h)
 {
-    if (memcmp(in, MAGIC_HELLO, 8) != 0)
+    uint32_t w[2];
+    if (net_hs_hello_parse(&PROFILE, in, w, h->nonce) != 0)
         return "not a metampi hello";
-    h->rank = get32(in + 8);
-    h->size = get32(in + 12);
-    memcpy(h->nonce, in + 16, AUTH_NONCE);
-    memcpy(h->mac, in + 16 + AUTH_NONCE, AUTH_MAC);
-    if (!auth_check(k, "tcp-c", na, h->nonce, hello_identity(h->rank, h->size), h->mac))
+    h->rank = w[0];
+    h->size = w[1];
+    if (!net_hs_hello_proves(&PROFILE, in, k, na, hello_identity(h->rank, h->size)))
         return "wrong job key";
     /* below the MAC check, these can only be a peer of another size of this job: a bug */
     if (h->size != size)
@@ -77,10 +66,8 @@ void tcp_welcome_encode(unsigned char out[TCP_WELCOME_LEN], const auth_key_t *k,
                         uint32_t verdict, uint32_t rank, const unsigned char nc[AUTH_NONCE],
                         const unsigned char na[AUTH_NONCE])
 {
-    memcpy(out, MAGIC_WELCOME, 8);
-    put32(out + 8, verdict);
-    put32(out + 12, rank);
-    auth_mac(k, "tcp-a", nc, na, welcome_identity(rank, verdict), out + 16);
+    const uint32_t w[2] = { verdict, rank };
+    net_hs_answer(&PROFILE, out, k, w, nc, na, welcome_identity(rank, verdict));
 }
 
 const char *tcp_welcome_parse(const unsigned char in[TCP_WELCOME_LEN], const auth_key_t *k,
@@ -88,46 +75,16 @@ const char *tcp_welcome_parse(const unsigned char in[TCP_WELCOME_LEN], const aut
                               const unsigned char na[AUTH_NONCE], uint32_t expect,
                               tcp_welcome_t *w)
 {
-    if (memcmp(in, MAGIC_WELCOME, 8) != 0)
+    uint32_t v[2];
+    if (net_hs_answer_parse(&PROFILE, in, v) != 0)
         return "not a metampi welcome";
-    w->verdict = get32(in + 8);
-    w->rank = get32(in + 12);
-    memcpy(w->mac, in + 16, AUTH_MAC);
-    if (!auth_check(k, "tcp-a", nc, na, welcome_identity(w->rank, w->verdict), w->mac))
+    w->verdict = v[0];
+    w->rank = v[1];
+    if (!net_hs_answer_proves(&PROFILE, in, k, nc, na, welcome_identity(w->rank, w->verdict)))
         return "the peer does not know the job key";
     if (w->rank != expect)
         return "another rank answered at the peer's address";
     if (w->verdict != TCP_VERDICT_ACCEPT && w->verdict != TCP_VERDICT_DUPLICATE)
         return "unknown verdict";
-    return NULL;
-}
-
-void tcp_frame_hdr_encode(unsigned char out[TCP_FRAME_HDR], const tcp_frame_hdr_t *h)
-{
-    put32(out, h->len);
-    out[4] = h->head_len;
-    out[5] = h->kind;
-    out[6] = out[7] = 0;
-}
-
-const char *tcp_frame_hdr_parse(const unsigned char in[TCP_FRAME_HDR], size_t max_len,
-                                tcp_frame_hdr_t *h)
-{
-    h->len = get32(in);
-    h->head_len = in[4];
-    h->kind = in[5];
-    h->src = -1;
-    if (in[6] || in[7])
-        return "frame header: reserved bytes set";
-    if (h->kind == TCP_KIND_BYE)
-        return h->len || h->head_len ? "frame header: BYE with a body" : NULL;
-    if (h->kind != TCP_KIND_FRAME)
-        return "frame header: unknown kind";
-    if (h->len == 0)
-        return "frame header: empty frame";
-    if (h->len > max_len)
-        return "frame header: frame larger than the maximum";
-    if (h->head_len > h->len)
-        return "frame header: head longer than the frame";
     return NULL;
 }

@@ -81,7 +81,7 @@ def main():
     ap.add_argument("--update", action="store_true")
     ap.add_argument("--detail")
     a = ap.parse_args()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("METAMPI_COLL")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METAMPI_COLL_")}
     env["METAMPI_COLL_SELECT_DEBUG"] = "2"
     for kv in a.env:
         k, _, v = kv.partition("=")

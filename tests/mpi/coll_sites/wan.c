@@ -4,7 +4,7 @@
  * Around each blocking collective call every rank reads its WAN counters (core/wan_stats.h:
  * messages and bytes it handed to the protocol for ranks at other sites, per destination
  * site); the differences of all ranks, summed per ordered pair of sites, are the call's WAN
- * traffic per link and direction, which must equal what docs/ARCHITECTURE.md ("Collectives
+ * traffic per link and direction, which must equal what docs/collectives.md ("Collectives
  * across sites") promises: e.g. a broadcast sends one message of the whole buffer from the
  * root's site to every other site and nothing else; alltoall one message per site pair with
  * every block between the two sites (a message of the site level travels in pieces of at most

@@ -1,0 +1,139 @@
+#include "net/sock.h"
+
+#include "net/clock.h"
+#include "net/liveness.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void net_addr_text(const struct sockaddr *a, char *out, size_t cap)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (a->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)a;
+        inet_ntop(AF_INET, &v4->sin_addr, ip, sizeof ip);
+        snprintf(out, cap, "%s:%u", ip, (unsigned)ntohs(v4->sin_port));
+    } else if (a->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)a;
+        inet_ntop(AF_INET6, &v6->sin6_addr, ip, sizeof ip);
+        snprintf(out, cap, "[%s]:%u", ip, (unsigned)ntohs(v6->sin6_port));
+    } else {
+        snprintf(out, cap, "?");
+    }
+}
+
+int net_stream_options(int fd, int timeout_s)
+{
+    int one = 1, fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 ||
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0 ||
+        liveness_keepalive(fd, timeout_s) != 0 || liveness_opening(fd, timeout_s, 1) != 0)
+        return -1;
+    return 0;
+}
+
+void net_set_buffers(int fd, int sndbuf, int rcvbuf, int force)
+{
+    if (sndbuf > 0)
+        setsockopt(fd, SOL_SOCKET, force ? SO_SNDBUFFORCE : SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    if (rcvbuf > 0)
+        setsockopt(fd, SOL_SOCKET, force ? SO_RCVBUFFORCE : SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+}
+
+int net_listen(struct sockaddr_in *a, int backlog, int reuse)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    int one = 1;
+    socklen_t al = sizeof *a;
+    if ((reuse && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) ||
+        bind(fd, (struct sockaddr *)a, sizeof *a) != 0 || listen(fd, backlog) != 0 ||
+        getsockname(fd, (struct sockaddr *)a, &al) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int net_wait(int fd, short events, long long deadline)
+{
+    for (;;) {
+        long long left = deadline - net_now_ms();
+        if (left <= 0)
+            return -1;
+        struct pollfd p = { .fd = fd, .events = events };
+        int rc = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+        if (rc > 0)
+            return 0;
+        if (rc < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+int net_read_full(int fd, void *buf, size_t n, long long deadline)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r > 0) {
+            got += (size_t)r;
+            continue;
+        }
+        if (r == 0)
+            return -1;
+        if (errno == EINTR)
+            continue;
+        if ((errno != EAGAIN && errno != EWOULDBLOCK) || net_wait(fd, POLLIN, deadline) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void net_drain_to_eof(int fd, long long deadline)
+{
+    while (net_now_ms() < deadline) {
+        unsigned char sink[65536];
+        ssize_t n = read(fd, sink, sizeof sink);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            return;
+        if (n < 0 && errno != EINTR && net_wait(fd, POLLIN, deadline) != 0)
+            return;
+    }
+}
+
+int net_congestion_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n >= NET_CONGESTION_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') ||
+              name[i] == '_'))
+            return 0;
+    return 1;
+}
+
+int net_congestion_try(const char *name)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return errno;
+    int rc = setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, (socklen_t)strlen(name));
+    int e = rc == 0 ? 0 : errno;
+    close(fd);
+    return e;
+}
+
+void net_congestion_set(int fd, const char *name)
+{
+    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, (socklen_t)strlen(name));
+}

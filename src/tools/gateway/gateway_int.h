@@ -1,0 +1,141 @@
+/*
+ * The gateway daemon's own state and what its files share (gateway.h says what the daemon
+ * does): gateway.c is the loop, its start and its end, and the one-line reports;
+ * handshake.c the listener and every connection before it is proven (the other gateways' WAN
+ * streams we open, the ranks' and the lower sites' streams we accept); ranks.c this site's
+ * ranks (reading their frames onto the links, writing the links' frames to them, STOP and GO);
+ * streams.c the WAN streams (reading them into the links, writing the links' frames, heartbeats,
+ * silence). Nothing outside tools/gateway/ includes this.
+ */
+#ifndef GATEWAY_INT_H
+#define GATEWAY_INT_H
+
+#include "config.h"
+#include "evloop.h"
+#include "link.h"
+#include "origins.h"
+
+#include "net/accept.h"
+#include "net/hsio.h"
+#include "net/notes.h"
+#include "net/gw_wire.h"
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+enum {
+    RANK_MAX_FRAME = (4 << 20) + 256,  /* = the gw transport's max_frame */
+    FRAMES_PER_EVENT = 64,
+    CONNECT_TIMEOUT_MS = 60000,        /* the other gateway must listen by then */
+};
+
+enum hs_state { HS_NONE, HS_CONNECTING, HS_CHALLENGE, HS_WELCOME };
+
+/* A connection whose HELLO has not been read yet (we accepted it), or a stream we open. */
+typedef struct hs {
+    int fd, state;
+    int site, stream;               /* our stream being opened; -1 for an accepted one */
+    unsigned char na[AUTH_NONCE], nc[AUTH_NONCE];
+    net_hs_io_t io;
+    net_pending_t pending;          /* accepted: until its HELLO */
+    long long deadline, retry_at;   /* ours: the last try's, the next */
+    long long step_deadline;        /* ours: the other gateway's answer to this step */
+    struct sockaddr_in from;
+    struct hs *next;
+} hs_t;
+
+typedef struct rconn {
+    int rank, fd;
+    int bye, gone;                  /* said BYE / its connection ended */
+    int blocked;                    /* not read: its next frame's link is full */
+    int backlog;                    /* frames may wait in rx */
+    net_rx_t rx;
+    net_outq_t out;
+    gw_origins_t from;              /* the link each byte of out came from (its credit) */
+} rconn_t;
+
+typedef struct sref {
+    int site, stream;
+} sref_t;
+
+typedef struct gwd {
+    const gw_config_t *c;
+    gw_keys_t keys;                 /* derived from the job key (net/auth.h) */
+    ev_loop_t loop;
+    int lfd, sigfd;
+    uint32_t size;
+    gw_link_t *links;               /* nsites; links[own site] unused */
+    sref_t *srefs;                  /* nsites * streams */
+    hs_t *hs;                       /* handshakes in progress */
+    net_acceptor_t acc;             /* the accepted ones among them, oldest first */
+    net_notes_t notes;              /* dropped-connection lines */
+    long long last_pass;            /* when the loop last ran (a suspended gateway) */
+    rconn_t *ranks;                 /* per rank of the job; used for this site's */
+    unsigned char *stopped;         /* per rank of the job: our ranks were told STOP for it */
+    uint32_t *stopped_list, nstopped; /* those ranks */
+    net_rx_ops_t rank_ops, wan_ops;
+    rconn_t *cur;                   /* the rank being read (deliver callback) */
+    gw_link_t *cur_link;            /* the link being read */
+    char cur_err[256];
+    int cur_bad;
+    int ending;
+    long long rate_at;
+    long long t_start;
+    int links_checked;              /* the links the lower sites open are all up */
+    const char *congestion;         /* the WAN streams' TCP congestion control; NULL: the
+                                     * kernel's default */
+} gwd_t;
+
+extern gwd_t gwd;
+
+/* gateway.c: reports. fail: the one line on --report-fd, then exit 1; note: a diagnostic on
+ * stderr that does not end the job. */
+_Noreturn void gwd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gwd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "the WAN link to site B (10.0.2.1:7000)" */
+const char *gwd_link_text(int s);
+const char *gwd_site_name(int s);
+
+static inline int gwd_my_site(void)
+{
+    return gwd.c->site;
+}
+
+/* handshake.c */
+void gwd_hs_init(void);
+void gwd_listen(void);
+/* Opens the streams of the links to the higher sites (the lower site opens each link). */
+void gwd_open_links(void);
+/* Unproven connections past their deadline, our attempts due or timed out. */
+void gwd_hs_after_pass(long long now);
+
+/* streams.c */
+void gwd_streams_init(void);
+void gwd_choose_congestion(void);
+/* Options of our sockets; wan: a WAN stream's (congestion control, buffer sizes). */
+void gwd_socket_options(int fd, int wan);
+/* Stream i of the link to site is proven on fd: it carries WAN frames from now on. */
+void gwd_stream_up(int site, int i, int fd);
+/* Per pass: rates, streams left with frames, forwarding, credit, batches, heartbeats,
+ * silence. Returns nonzero when frames were left that no event will announce. */
+int gwd_streams_after_pass(long long now);
+/* The links' forwarded frames that wait for this site's ranks. */
+int gwd_forward_link(int site);
+/* SIGTERM: BYE on every stream, flush, the peers' end of stream (bounded). */
+void gwd_end_links(void);
+/* After a pass that came long after the last: every stream's silence starts again. */
+void gwd_streams_clocks_restart(long long now);
+
+/* ranks.c */
+void gwd_ranks_init(void);
+/* Rank r is proven on fd: 0, or -1 (out of memory; fd is the caller's to close). */
+int gwd_rank_up(rconn_t *r, int fd);
+/* Per pass: queued frames out, ranks left unread in. Nonzero when frames were left. */
+int gwd_ranks_after_pass(void);
+/* STOP and GO for the ranks whose frames the links park (link.h, "Flow control"). */
+void gwd_go_if_unparked(void);
+/* Frames from link l for this site's ranks (gw_link_forward's callback). */
+int gwd_forward(void *ctx, const gw_frame_t *h, unsigned char *f, size_t n, int owned,
+                char *err, int errlen);
+
+#endif

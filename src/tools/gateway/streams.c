@@ -1,0 +1,352 @@
+/*
+ * The WAN streams of the gateway's links (link.h): reading them into the links (admitted by
+ * the reorder window), writing the links' WAN frames, the links' frames forwarded to this
+ * site's ranks, the per-pass work no descriptor announces (heartbeats on idle streams, the
+ * silence of a cut link, batches that wait for an idle stream, credit), the congestion
+ * control, and the end (BYE on every stream).
+ */
+#include "gateway_int.h"
+
+#include "rate.h"
+
+#include "net/clock.h"
+#include "net/sock.h"
+#include "runtime/tunables.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum {
+    END_TIMEOUT_MS = 2000,             /* SIGTERM: BYE, then wait this long for the peers */
+    RATE_MS = 250,                     /* how often a link's rate is read (compression) */
+};
+
+static void on_stream(void *arg, int fd, short revents);
+
+void gwd_socket_options(int fd, int wan)
+{
+    net_stream_options(fd, 0); /* the ranks' side keeps them alive (net/liveness.h) */
+    if (!wan)
+        return;
+    if (gwd.congestion)  /* known to work: gwd_choose_congestion tried it */
+        net_congestion_set(fd, gwd.congestion);
+    /* No TCP_USER_TIMEOUT: it also aborts a connection whose peer advertises a zero window
+     * that long, which is flow control doing its job (a receiving gateway that does not read
+     * while its ranks do not), not a cut. Heartbeats find cuts (after_pass). */
+    /* Explicit sizes (for measurements) switch the kernel's autotuning off. */
+    /* at most INT_MAX each (the registry's bound) */
+    net_set_buffers(fd, (int)tun_size(TUN_GW_SNDBUF), (int)tun_size(TUN_GW_RCVBUF), 1);
+}
+
+/* The WAN streams' congestion control, tried once on a socket of our own before any link is
+ * up, so that a name the kernel refuses ends the job at its start. auto prefers cubic: MPI
+ * traffic is bursts separated by silences (a collective, a halo exchange), and BBR (the
+ * default of some kernels) paces every burst at the rate it measured on the last ones, which
+ * an application that is not sending all the time keeps low: between emulated sites (5 ms,
+ * 1 Gbit/s) a 128 KiB MPI_Allreduce took 11.7 ms with BBR and 8.6 ms with cubic, a 16 KiB
+ * ping-pong 8.7 and 6.2 ms one way. cubic sends a burst within its window at once. */
+void gwd_choose_congestion(void)
+{
+    const char *want = gwd.c->congestion;
+    int automatic = strcmp(want, "auto") == 0;
+    if (strcmp(want, "system") == 0)
+        return;
+    if (automatic)
+        want = "cubic";
+    int e = net_congestion_try(want);
+    if (e == 0)
+        gwd.congestion = want;
+    else if (!automatic)
+        gwd_fail("cannot use the TCP congestion control '%s' on its WAN streams: %s (this "
+                 "kernel offers those in /proc/sys/net/ipv4/tcp_available_congestion_control; "
+                 "without privileges, those in tcp_allowed_congestion_control)", want,
+                 strerror(e));
+}
+
+static gw_stream_t *stream_of(const sref_t *r)
+{
+    return &gwd.links[r->site].st[r->stream];
+}
+
+static short stream_events(const gw_stream_t *s)
+{
+    return (short)((s->paused ? 0 : POLLIN) | (s->out.n ? POLLOUT : 0));
+}
+
+static void stream_update(int site, int i)
+{
+    gw_stream_t *s = &gwd.links[site].st[i];
+    if (s->fd >= 0 && s->up)
+        ev_set_events(&gwd.loop, s->fd, stream_events(s));
+}
+
+static void stream_flush(int site, int i)
+{
+    gw_stream_t *s = &gwd.links[site].st[i];
+    if (s->fd < 0 || !s->up || !s->out.n)
+        return;
+    size_t before = s->out.copied;
+    int nout;
+    int rc = net_outq_flush(&s->out, s->fd, NULL, 0, &nout);
+    if (rc < 0) {
+        if (gwd.ending)
+            return;
+        gwd_fail("%s failed: %s", gwd_link_text(site), strerror(errno));
+    }
+    if (s->out.copied != before)
+        s->last_tx = net_now_ms();
+    stream_update(site, i);
+}
+
+void gwd_stream_up(int site, int i, int fd)
+{
+    gw_stream_t *s = &gwd.links[site].st[i];
+    s->fd = fd;
+    s->up = 1;
+    s->last_rx = s->last_tx = net_now_ms();
+    ev_watch(&gwd.loop, fd, stream_events(s), on_stream, &gwd.srefs[site * gwd.c->streams + i]);
+    stream_flush(site, i);
+}
+
+int gwd_forward_link(int s)
+{
+    char err[256];
+    int n = gw_link_forward(&gwd.links[s], gwd_forward, &gwd.links[s], err, sizeof err);
+    if (n < 0)
+        gwd_fail("%s: malformed data: %s", gwd_link_text(s), err);
+    return n;
+}
+
+static void wan_deliver(int stream, const void *frame, size_t len)
+{
+    (void)stream;
+    if (gwd.cur_bad)
+        return;
+    if (gw_link_take(gwd.cur_link, frame, len, gwd.cur_err, sizeof gwd.cur_err) != 0)
+        gwd.cur_bad = 1;
+}
+
+/* The WAN frame reader's admission (net/rx.h): the reorder window's rule, checked before
+ * every frame is taken, also the first one of a fresh read (gw_link_may_read). */
+static int admit_wan(void *ctx, const unsigned char *hdr, const net_frame_hdr_t *h)
+{
+    (void)ctx;
+    (void)h;
+    gw_wan_t w;
+    gw_wan_parse(hdr, gwd.size, &w);
+    return gw_link_may_read(gwd.cur_link, &w);
+}
+
+static void stream_read(int site, int i)
+{
+    gw_link_t *l = &gwd.links[site];
+    gw_stream_t *s = &l->st[i];
+    if (s->fd < 0 || !s->up || s->bye_in)
+        return;
+    gwd.cur_link = l;
+    int eof = 0;
+    char err[256];
+    gwd.cur_bad = 0;
+    int n = net_rx_run(&s->rx, s->fd, i, &gwd.wan_ops, FRAMES_PER_EVENT, &eof, err, sizeof err);
+    if (gwd.cur_bad)
+        gwd_fail("%s: malformed data: %s", gwd_link_text(site), gwd.cur_err);
+    if (n < 0) {
+        if (gwd.ending)
+            return;
+        gwd_fail("%s failed: %s", gwd_link_text(site),
+                 strstr(err, "malformed") ? err : strerror(errno));
+    }
+    if (eof) {
+        if (!s->rx.bye && !gwd.ending)
+            gwd_fail("%s failed: the other gateway closed it without BYE", gwd_link_text(site));
+        s->bye_in = 1;
+        ev_unwatch(&gwd.loop, s->fd);
+        shutdown(s->fd, SHUT_RDWR);
+        return;
+    }
+    s->paused = s->rx.refused;
+    /* frames may be left in the buffer, which no event announces: after_pass comes back */
+    s->backlog = n == FRAMES_PER_EVENT;
+    if (n > 0)
+        s->last_rx = net_now_ms();
+    stream_update(site, i);
+}
+
+static void on_stream(void *arg, int fd, short revents)
+{
+    (void)fd;
+    const sref_t *r = arg;
+    gw_stream_t *s = stream_of(r);
+    if (revents & (POLLIN | POLLERR | POLLHUP)) {
+        s->last_rx = net_now_ms();
+        stream_read(r->site, r->stream);
+        gwd_forward_link(r->site);
+    }
+    if (revents & POLLOUT)
+        stream_flush(r->site, r->stream);
+}
+
+/* The link's rate for the compression decision: the streams' delivery rates added up; a
+ * sample limited by the sender (nothing to send) cannot lower the estimate. */
+static void update_rate(gw_link_t *l)
+{
+    double sum = 0;
+    int limited = 0;
+    for (int i = 0; i < l->nst; i++) {
+        int al = 0;
+        if (l->st[i].up && l->st[i].fd >= 0)
+            sum += gw_stream_rate(l->st[i].fd, &al);
+        limited |= al;
+    }
+    if (!limited || sum > l->rate)
+        l->rate = sum;
+}
+
+int gwd_streams_after_pass(long long t)
+{
+    int again = 0;
+    int rates = gwd.c->compression == GW_Z_AUTO && t >= gwd.rate_at;
+    if (rates)
+        gwd.rate_at = t + RATE_MS;
+    for (int s = 0; s < gwd.c->nsites; s++) {
+        if (s == gwd_my_site())
+            continue;
+        gw_link_t *l = &gwd.links[s];
+        if (rates)
+            update_rate(l);
+        for (int i = 0; i < l->nst; i++) {
+            gw_stream_t *st = &l->st[i];
+            if (st->paused || st->backlog) { /* the window may have room now */
+                stream_read(s, i);
+                again |= st->backlog;
+            }
+        }
+        if (gw_link_backlog(l) || l->part_ready)
+            gwd_forward_link(s);
+        if (gw_link_flush_credit(l) != 0)
+            gwd_fail("out of memory for %s", gwd_link_text(s));
+        /* The streams are written before the open batch is looked at: a stream that drains
+         * now is idle now, and the batch that waited for it leaves in this pass (nothing
+         * else would wake the loop for it: an empty queue asks for no POLLOUT). */
+        for (int i = 0; i < l->nst; i++)
+            stream_flush(s, i);
+        if (l->batch_len && (gw_link_idle_stream(l) || l->batch_len >= GW_BATCH_MAX / 2))
+            if (gw_link_flush_batch(l) != 0)
+                gwd_fail("out of memory for %s", gwd_link_text(s));
+        for (int i = 0; i < l->nst; i++) {
+            gw_stream_t *st = &l->st[i];
+            if (st->up && st->fd >= 0 && !st->bye_in && !st->out.n &&
+                t - st->last_tx >= gwd.c->timeout_ms / 4) {
+                if (gw_link_signal(l, i, GW_WAN_BEAT) != 0)
+                    gwd_fail("out of memory for %s", gwd_link_text(s));
+            }
+            stream_flush(s, i);
+            if (st->paused) /* we do not read it: its silence is ours, not the link's */
+                st->last_rx = t;
+            if (st->up && st->fd >= 0 && !st->bye_in && t - st->last_rx > gwd.c->timeout_ms)
+                gwd_fail("%s failed: nothing arrived for %d ms (no heartbeat: a cut link?)",
+                         gwd_link_text(s), gwd.c->timeout_ms);
+        }
+    }
+    return again;
+}
+
+/* METAMPI_GW_STATS=1: what each link carried, one line per link on stderr at the normal end
+ * (README.md, "Diagnostics"). */
+static void print_stats(void)
+{
+    if (!tun_bool(TUN_GW_STATS))
+        return;
+    for (int s = 0; s < gwd.c->nsites; s++) {
+        if (s == gwd_my_site())
+            continue;
+        const gw_link_t *l = &gwd.links[s];
+        char line[512];
+        int n = snprintf(line, sizeof line, "metampi-gateway-stats site=%s to=%s "
+                         "rank_frames=%llu multis=%llu wan_frames=%llu wan_bytes=%llu "
+                         "rank_frames_in=%llu wan_frames_in=%llu parked=%llu credits_in=%llu\n",
+                         gwd_site_name(gwd_my_site()), gwd_site_name(s),
+                         (unsigned long long)l->frames_out,
+                         (unsigned long long)l->multi_out, (unsigned long long)l->wan_out,
+                         (unsigned long long)l->bytes_out, (unsigned long long)l->frames_in,
+                         (unsigned long long)l->wan_in, (unsigned long long)l->parks,
+                         (unsigned long long)l->credits_in);
+        ssize_t w = write(2, line, (size_t)n);
+        (void)w;
+    }
+}
+
+void gwd_end_links(void)
+{
+    gwd.ending = 1;
+    long long until = net_now_ms() + END_TIMEOUT_MS;
+    for (int s = 0; s < gwd.c->nsites; s++) {
+        if (s == gwd_my_site())
+            continue;
+        gw_link_t *l = &gwd.links[s];
+        gw_link_flush_batch(l);
+        for (int i = 0; i < l->nst; i++)
+            if (l->st[i].up && l->st[i].fd >= 0)
+                gw_link_signal(l, i, GW_WAN_BYE);
+    }
+    for (int s = 0; s < gwd.c->nsites; s++) {
+        if (s == gwd_my_site())
+            continue;
+        gw_link_t *l = &gwd.links[s];
+        for (int i = 0; i < l->nst; i++) {
+            gw_stream_t *st = &l->st[i];
+            if (!st->up || st->fd < 0)
+                continue;
+            net_outq_drain(&st->out, st->fd, until);
+            shutdown(st->fd, SHUT_WR);
+        }
+    }
+    /* the peers' own end of stream, so no socket is reset with data in flight */
+    for (int s = 0; s < gwd.c->nsites; s++) {
+        if (s == gwd_my_site())
+            continue;
+        gw_link_t *l = &gwd.links[s];
+        for (int i = 0; i < l->nst; i++) {
+            gw_stream_t *st = &l->st[i];
+            if (st->up && st->fd >= 0 && !st->bye_in)
+                net_drain_to_eof(st->fd, until);
+        }
+    }
+    print_stats();
+}
+
+void gwd_streams_init(void)
+{
+    const gw_config_t *c = gwd.c;
+    gwd.wan_ops = (net_rx_ops_t){ .deliver = wan_deliver, .max_frame = GW_WAN_MAX,
+                                  .hdr_len = GW_WAN_HDR, .parse_hdr = gw_wan_parse_rx,
+                                  .hdr_ctx = &gwd.size, .with_header = 1, .admit = admit_wan,
+                                  .peer = "stream" };
+    gwd.links = calloc((size_t)c->nsites, sizeof *gwd.links);
+    gwd.srefs = calloc((size_t)(c->nsites * c->streams), sizeof *gwd.srefs);
+    if (!gwd.links || !gwd.srefs)
+        gwd_fail("out of memory");
+    for (int s = 0; s < c->nsites; s++) {
+        for (int i = 0; i < c->streams; i++)
+            gwd.srefs[s * c->streams + i] = (sref_t){ s, i };
+        if (s == gwd_my_site())
+            continue;
+        if (gw_link_init(&gwd.links[s], s, c->streams, gwd.size, RANK_MAX_FRAME,
+                         c->compression) != 0)
+            gwd_fail("out of memory for %s", gwd_link_text(s));
+    }
+}
+
+/* This gateway was not running (stopped, or the whole job suspended): the silence of the
+ * links is its own, not theirs. */
+void gwd_streams_clocks_restart(long long now)
+{
+    for (int s = 0; s < gwd.c->nsites; s++)
+        for (int i = 0; s != gwd_my_site() && i < gwd.links[s].nst; i++)
+            gwd.links[s].st[i].last_rx = now;
+}

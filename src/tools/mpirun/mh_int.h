@@ -1,0 +1,99 @@
+/*
+ * mpirun's side of a job on several hosts, its own state and what its files share:
+ * multihost.c runs a plan (the hosts, the loop, the end); mh_helpers.c the helpers (starting
+ * each through its agent, its JOB frame, losing it, stdin to rank 0's helper); mh_frames.c the
+ * frames a helper sends (one handler per frame type, the global PMI barrier). Nothing outside
+ * these files includes this.
+ */
+#ifndef MPIRUN_MH_INT_H
+#define MPIRUN_MH_INT_H
+
+#include "job.h"
+
+#include "agent.h"
+#include "channel.h"
+#include "evloop.h"
+#include "heartbeat.h"
+#include "iofwd.h"
+#include "net/auth.h"
+
+#include <sys/types.h>
+
+#define AGENT_ERR_KEEP 1024         /* agent stderr kept before HELLO, for the report */
+
+typedef struct mh mh_t;
+
+typedef struct mhost {
+    mh_t *mh;
+    int index;                /* position in the host list (PMI_process_mapping) */
+    const char *name;
+    int *ranks;               /* global ranks, ascending */
+    int nranks;
+    int local;                /* started without agent */
+    char **argv;
+    char *agent_text;         /* the agent command, for messages */
+    agent_t agent;
+    int started;              /* the agent runs (pipes valid) */
+    chan_t ch;
+    iofwd_sink_t errsink;     /* the agent's stderr */
+    ostream_t errs;
+    char errtext[AGENT_ERR_KEEP];
+    int hello, done, lost, in_barrier;
+    int chan_ended;
+    long long t_ended;        /* the channel ended before DONE */
+    char **gw_args;           /* it runs its site's gateway with these arguments */
+    int ngw_args;
+} mhost_t;
+
+struct mh {
+    job_t job;
+    ev_loop_t loop;
+    int sigfd;
+    const mpirun_opts_t *opts;
+    const mh_plan_t *plan;
+    mhost_t *host;            /* the hosts that run ranks */
+    int nhost;
+    int *host_of;             /* our rank (global rank - plan->first) -> index into host[] */
+    pid_t *pid;               /* per our rank, once it exited */
+    unsigned char *departed, *finalized;
+    int nbarrier;             /* hosts in the current barrier */
+    int ndeparted;
+    char **kv;                /* the barrier's union: key, value, ... */
+    size_t nkv, capkv;        /* strings */
+    iofwd_sink_t out_sink, err_sink;
+    mhost_t *stdin_host;      /* rank 0's host */
+    int stdin_watched, stdin_done;
+    size_t credit;            /* stdin bytes rank 0's helper can still take */
+    char kvsname[64];
+    char key[AUTH_KEY_HEX + 1];
+    int peer_timeout;         /* METAMPI_PEER_TIMEOUT, seconds */
+    hb_t hb;
+};
+
+/* mh_helpers.c */
+int mh_live(const mhost_t *h);
+void mh_kill_agent(mhost_t *h);
+/* "2", "2-3", "0,2,4": the host's ranks, for messages */
+void mh_rank_list(const mhost_t *h, char *buf, size_t cap);
+/* Starts host h's helper and sends it the job; a failure condemns the job. */
+void mh_start_host(mh_t *m, mhost_t *h, const char *hostd_path, const char *cwd,
+                   const char *mapping, char **env, int nenv, char **kv, int nkv);
+void mh_send_frame_u32(mhost_t *h, uint8_t type, int with_value, uint32_t v);
+/* The helper broke the protocol: the job fails, the helper is stopped. */
+void mh_protocol_error(mhost_t *h, const char *why);
+/* Nothing came from the helper for the timeout (heartbeat.h). */
+void mh_host_silent(mhost_t *h);
+/* The channel ended before DONE: reported once the agent's status is known (or late). */
+void mh_report_lost(mhost_t *h);
+/* stdin to rank 0's helper, at most CTL_STDIN_WINDOW bytes unacknowledged. */
+void mh_stdin_update(mh_t *m);
+void mh_stdin_stop(mh_t *m);
+
+/* mh_frames.c */
+/* A frame from a helper (chan_ops_t.frame): checked against what the helper may say, then
+ * handled by its type's handler. */
+void mh_on_frame(void *ctx, const ctl_frame_t *f);
+/* The barrier's union of key-value pairs, freed. */
+void mh_kv_clear(mh_t *m);
+
+#endif
