@@ -18,9 +18,9 @@ API_EXPORT int PMPI_Barrier(MPI_Comm comm)
     int rc = check(comm, &c, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    if ((rc = red_direct_barrier(c)) != RED_DIRECT_DECLINED && coll_trace_level())
+    if ((rc = red_direct_barrier(c)) != COLL_DECLINED && coll_trace_level())
         coll_trace_emit(F, c, NULL);
-    if (rc != RED_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s = coll_begin(c, COMM_BLOCKING, COMM_OP_BARRIER);
     rc = s ? coll_barrier(s, c) : MPI_ERR_NO_MEM;

@@ -44,9 +44,9 @@ API_EXPORT int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
     if (rc != MPI_SUCCESS)
         return rc;
     rc = red_direct_reduce(a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root);
-    if (rc != RED_DIRECT_DECLINED && coll_trace_level())
+    if (rc != COLL_DECLINED && coll_trace_level())
         coll_trace_emit(F, a.c, NULL);
-    if (rc != RED_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_REDUCE);
     rc = s ? coll_reduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root)

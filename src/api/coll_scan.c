@@ -37,9 +37,9 @@ static int blocking(builder_t b, const void *sbuf, void *rbuf, int count, MPI_Da
     if (rc != MPI_SUCCESS)
         return rc;
     rc = red_direct_scan(a.c, sbuf, rbuf, (size_t)count, a.dt, a.op, b == coll_exscan);
-    if (rc != RED_DIRECT_DECLINED && coll_trace_level())
+    if (rc != COLL_DECLINED && coll_trace_level())
         coll_trace_emit(F, a.c, NULL);
-    if (rc != RED_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s =
         coll_begin(a.c, COMM_BLOCKING, b == coll_exscan ? COMM_OP_EXSCAN : COMM_OP_SCAN);

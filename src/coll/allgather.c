@@ -175,10 +175,10 @@ static int allgather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
         mv_allgather_set(s, &h->leaders, &set, NULL, algo);
         icoll_sched_fence(s);
     }
-    int rc = COLL_SHM_DECLINED;
+    int rc = COLL_DECLINED;
     if (coll_choice_forced(&ag_choice) < 0)
         rc = coll_shm_bcast(s, c, tmp, total, 0);
-    if (rc == COLL_SHM_DECLINED) {
+    if (rc == COLL_DECLINED) {
         rc = MPI_SUCCESS;
         mv_bcast_bytes(s, &h->node, 0, tmp, total, mv_bcast_forced());
     }

@@ -70,7 +70,7 @@ int red_allreduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const 
     icoll_sched_fence(s);
     void *p;
     if (shm && red_contig(out, count, dt, &p) &&
-        (rc = coll_shm_bcast(s, c, p, count * (size_t)dt->size, 0)) != COLL_SHM_DECLINED)
+        (rc = coll_shm_bcast(s, c, p, count * (size_t)dt->size, 0)) != COLL_DECLINED)
         return rc;
     red_bcast_binomial(s, &h->node, out, count, dt, 0);
     return MPI_SUCCESS;
@@ -107,7 +107,7 @@ int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, si
         h->nhosts == 1 && red_contig(in, count, dt, &pin) &&
         red_contig(rbuf, count, dt, &pout)) {
         int rc = coll_shm_allreduce(s, c, pin, pout, count, dt, op);
-        if (rc != COLL_SHM_DECLINED) {
+        if (rc != COLL_DECLINED) {
             coll_trace_note("shm", "-", bytes);
             return rc;
         }

@@ -11,16 +11,6 @@
 #include "coll/sites.h"
 #include "coll/trace.h"
 
-enum { ALG_SHM, ALG_DISSEMINATION };
-static const char *const names[] = { "shm", "dissemination" };
-static coll_choice_t choice = { "METAMPI_COLL_BARRIER", names, 2, 0, 0 };
-
-int red_barrier_shm(int n)
-{
-    int alg = coll_choice_forced(&choice);
-    return alg == ALG_SHM || (alg < 0 && n != 2);
-}
-
 int coll_barrier(icoll_sched_t *s, comm_t *c)
 {
     if (comm_is_inter(c)) {
@@ -41,7 +31,7 @@ int coll_barrier(icoll_sched_t *s, comm_t *c)
     const coll_hier_t *h = red_hier(c, NULL);
     if (!h) {
         if (shm && (h = coll_hier(c)) && h->nhosts == 1 &&
-            (rc = coll_shm_barrier(s, c)) != COLL_SHM_DECLINED) {
+            (rc = coll_shm_barrier(s, c)) != COLL_DECLINED) {
             coll_trace_note("shm", "-", 0);
             return rc;
         }
@@ -51,7 +41,7 @@ int coll_barrier(icoll_sched_t *s, comm_t *c)
         return MPI_SUCCESS;
     }
     coll_trace_note("hier", "dissemination", 0);
-    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_SHM_DECLINED)
+    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_DECLINED)
         red_fan_in(s, &h->node);
     else if (rc != MPI_SUCCESS)
         return rc;
@@ -59,7 +49,7 @@ int coll_barrier(icoll_sched_t *s, comm_t *c)
     if (h->leaders.rank >= 0)
         red_dissemination(s, &h->leaders);
     icoll_sched_fence(s);
-    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_SHM_DECLINED)
+    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_DECLINED)
         red_fan_out(s, &h->node);
     else if (rc != MPI_SUCCESS)
         return rc;

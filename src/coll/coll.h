@@ -39,6 +39,7 @@
 #ifndef METAMPI_COLL_COLL_H
 #define METAMPI_COLL_COLL_H
 
+#include "coll/level.h"
 #include "core/schedule.h"
 #include "core/comm.h"
 #include "core/op.h"

@@ -85,10 +85,10 @@ static p2p_data_t block(const void *buf, int i, size_t count, dtype_t *dt)
 int coll_direct_bcast(comm_t *c, void *buf, size_t count, dtype_t *dt, int root)
 {
     if (!two(c))
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
     p2p_data_t d = mv_typed(buf, count, dt);
     if (mv_bcast_pair_shm(c, &d) != 0)
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
     coll_trace_note("direct", "-", d.bytes);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_BCAST).tag;
     if (!d.bytes)
@@ -106,7 +106,7 @@ int coll_direct_gather(comm_t *c, const void *sbuf, size_t scount, dtype_t *styp
                        size_t rcount, dtype_t *rtype, int root)
 {
     if (!two(c))
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
     coll_trace_note("direct", "-", c->rank == root ? rcount * (size_t)rtype->size
                                                    : scount * (size_t)stype->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_GATHER).tag;
@@ -132,7 +132,7 @@ int coll_direct_scatter(comm_t *c, const void *sbuf, size_t scount, dtype_t *sty
                         size_t rcount, dtype_t *rtype, int root)
 {
     if (!two(c))
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
     coll_trace_note("direct", "-", c->rank == root ? scount * (size_t)stype->size
                                                    : rcount * (size_t)rtype->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_SCATTER).tag;
@@ -179,7 +179,7 @@ int coll_direct_allgather(comm_t *c, const void *sbuf, size_t scount, dtype_t *s
                           void *rbuf, size_t rcount, dtype_t *rtype)
 {
     if (!two(c))
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
     coll_trace_note("direct", "-", 2 * rcount * (size_t)rtype->size);
     int me = c->rank;
     p2p_data_t mine = block(rbuf, me, rcount, rtype), in = block(rbuf, 1 - me, rcount, rtype);
@@ -193,7 +193,7 @@ int coll_direct_alltoall(comm_t *c, const void *sbuf, size_t scount, dtype_t *st
                          void *rbuf, size_t rcount, dtype_t *rtype)
 {
     if (!two(c) || sbuf == COLL_IN_PLACE)
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
     coll_trace_note("direct", "-", rcount * (size_t)rtype->size);
     int me = c->rank;
     p2p_data_t out = block(sbuf, 1 - me, scount, stype), in = block(rbuf, 1 - me, rcount, rtype);

@@ -232,7 +232,7 @@ int coll_shm_barrier(icoll_sched_t *s, comm_t *c)
 {
     coll_area_t *a = usable(s, c);
     if (!a)
-        return COLL_SHM_DECLINED;
+        return COLL_DECLINED;
     shm_op_t *o = new_op(s, c, a, SHM_BARRIER, 0);
     if (!o)
         return MPI_ERR_NO_MEM;
@@ -263,7 +263,7 @@ int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int roo
 {
     coll_area_t *a = bcast_area(s, c, bytes);
     if (!a)
-        return COLL_SHM_DECLINED;
+        return COLL_DECLINED;
     if (bytes == 0)
         return MPI_SUCCESS;
     shm_op_t *o = new_op(s, c, a, SHM_BCAST, (bytes + a->chunk - 1) / a->chunk);
@@ -284,18 +284,18 @@ static int reduction(icoll_sched_t *s, comm_t *c, const void *in, void *out, siz
 {
     coll_area_t *a = usable(s, c);
     if (!a)
-        return COLL_SHM_DECLINED;
+        return COLL_DECLINED;
     size_t es = (size_t)dt->size;
     coll_knob_t *max = root < 0 && a->n == 2 ? &knob_allreduce_max2 : &knob_reduce_max;
     /* contiguous elements that fit a slot (the interface promises contiguous data; a type
      * whose elements leave gaps between them is not) */
     if (es == 0 || es > a->chunk || (count > 1 && coll_extent(dt) != es) ||
         count > coll_knob(max) / es)
-        return COLL_SHM_DECLINED;
+        return COLL_DECLINED;
     size_t per = a->chunk / es;
     uint64_t nrounds = (count + per - 1) / per;
     if (nrounds >= POS_MAX / 2 - 1)
-        return COLL_SHM_DECLINED;
+        return COLL_DECLINED;
     if (count == 0)
         return MPI_SUCCESS;
     size_t bytes = count * es;

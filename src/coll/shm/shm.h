@@ -4,7 +4,7 @@
  * shared area mapped by every member of that team, instead of messages.
  *
  * Each function appends its steps to schedule s and returns MPI_SUCCESS, an error class, or
- * COLL_SHM_DECLINED when it cannot serve this call (no area could be set up, the data does not
+ * COLL_DECLINED when it cannot serve this call (no area could be set up, the data does not
  * suit it, the algorithm is switched off): then it appended nothing and the caller uses its
  * point-to-point algorithm. Whether it declines depends only on arguments that are the same
  * at every member of the node team (sizes, op, root), so the team never disagrees.
@@ -17,7 +17,6 @@
 
 #include "coll/coll.h"
 
-#define COLL_SHM_DECLINED (-2)
 
 int coll_shm_barrier(icoll_sched_t *s, comm_t *c);
 int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root);
