@@ -16,32 +16,26 @@
  */
 #include "coll/red.h"
 #include "coll/shm/shm.h"
+#include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
 
-static const char *const names[] = { "shm", "recursive_doubling", "rabenseifner", "ring" };
-static coll_choice_t choice = { "METAMPI_COLL_ALLREDUCE", names, 4, 0, 0 };
-static coll_knob_t long_knob = { "METAMPI_COLL_ALLREDUCE_LONG", 16 * 1024, 0, 0 };
-static coll_knob_t ring_knob = { "METAMPI_COLL_ALLREDUCE_RING", 256 * 1024, 0, 0 };
+static const char *ar_name(int algo)
+{
+    return coll_algo_name(COMM_OP_ALLREDUCE, algo);
+}
 
 int red_allreduce_shm(int n)
 {
-    int alg = coll_choice_forced(&choice);
+    int alg = coll_forced(COMM_OP_ALLREDUCE);
     return alg == RED_AR_SHM || (alg < 0 && n != 2);
 }
 
 int red_allreduce_choice(int n, size_t count, const dtype_t *dt, const op_t *op)
 {
-    int alg = coll_choice_forced(&choice);
-    if (alg == RED_AR_RD || alg == RED_AR_RABENSEIFNER || (alg == RED_AR_RING && op->commute))
-        return alg;
-    size_t bytes = (size_t)dt->size * count;
-    int p2 = red_fold(n, 0).p2;
-    if (bytes < coll_knob(&long_knob) || count < (size_t)p2)
-        return RED_AR_RD;
-    if (op->commute && p2 != n && bytes >= coll_knob(&ring_knob) && count >= (size_t)n)
-        return RED_AR_RING;
-    return RED_AR_RABENSEIFNER;
+    coll_measure_t m = { .n = n, .size = (size_t)dt->size * count, .count = count,
+                         .commutative = op->commute };
+    return coll_pick_p2p(COMM_OP_ALLREDUCE, &m);
 }
 
 void red_allreduce_team(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
@@ -99,7 +93,7 @@ int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, si
     }
     const coll_hier_t *h = red_hier(c, op);
     if (h) {
-        coll_trace_note("hier", names[red_allreduce_choice(h->nhosts, count, dt, op)], bytes);
+        coll_trace_note("hier", ar_name(red_allreduce_choice(h->nhosts, count, dt, op)), bytes);
         return red_allreduce_hier(s, c, h, in, rbuf, count, dt, op, 1);
     }
     void *pin, *pout;
@@ -112,7 +106,7 @@ int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, si
             return rc;
         }
     }
-    coll_trace_note("p2p", names[red_allreduce_choice(c->size, count, dt, op)], bytes);
+    coll_trace_note("p2p", ar_name(red_allreduce_choice(c->size, count, dt, op)), bytes);
     coll_team_t t = coll_team_all(c);
     red_allreduce_team(s, &t, in, rbuf, count, dt, op);
     return MPI_SUCCESS;

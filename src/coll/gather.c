@@ -16,6 +16,7 @@
  * to the root), large ones go to the root directly.
  */
 #include "coll/move.h"
+#include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
 
@@ -86,7 +87,7 @@ int coll_gather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dt
     if (hier < 0)
         return MPI_ERR_NO_MEM;
     coll_trace_note(hier ? "hier" : "p2p",
-                    hier ? "linear" : mv_gather_names[mv_gather_pick(c->size, bb)], bb);
+                    hier ? "linear" : coll_algo_name(COMM_OP_GATHER, mv_gather_pick(c->size, bb)), bb);
     if (hier) {
         mv_gather_hier(s, c, h, inplace ? NULL : &mine, &rb, bb, root);
     } else {

@@ -124,8 +124,8 @@ void mv_hosts_copy(icoll_sched_t *s, const coll_hier_t *h, int n, char *tmp, siz
 enum { MV_BCAST_AUTO = -1, MV_BCAST_BINOMIAL, MV_BCAST_SCATTER_ALLGATHER, MV_BCAST_CHAIN };
 /* The forced broadcast algorithm (METAMPI_COLL_BCAST), or MV_BCAST_AUTO. */
 int mv_bcast_forced(void);
-/* The algorithm for bytes over a team of n (never MV_BCAST_AUTO), and the name of the one
- * mv_bcast_bytes runs for algo (for the trace). */
+/* The algorithm the selection table (coll/table.c) gives bytes over a team of n (never
+ * MV_BCAST_AUTO), and the name of the one mv_bcast_bytes runs for algo (for the trace). */
 int mv_bcast_pick(int n, size_t bytes);
 const char *mv_bcast_algo_name(int n, size_t bytes, int algo);
 /* Binomial tree from team index root; d is every member's buffer (same bytes everywhere).
@@ -146,12 +146,10 @@ void mv_bcast_bytes(icoll_sched_t *s, const coll_team_t *t, int root, void *buf,
 
 /* ---- gather / scatter of equal blocks (algo/gather.c, algo/scatter.c; level/hier.c) --- */
 
-/* The algorithms of gather and scatter over a team, as METAMPI_COLL_GATHER / _SCATTER name
- * them (mv_gather_names, mv_scatter_names), and the one each runs for n members and bb-byte
- * blocks (the forced one, else by the thresholds). */
+/* The algorithms of gather and scatter over a team (in the order of the selection table,
+ * coll/table.c), and the one each runs for n members and bb-byte blocks (the forced one,
+ * else the table's rules). */
 enum { MV_ROOTED_BINOMIAL, MV_ROOTED_LINEAR };
-extern const char *const mv_gather_names[];
-extern const char *const mv_scatter_names[];
 int mv_gather_pick(int n, size_t bb);
 int mv_scatter_pick(int n, size_t bb);
 

@@ -107,8 +107,6 @@ typedef enum { RED_R_AUTO = -1, RED_R_SHM, RED_R_BINOMIAL, RED_R_RABENSEIFNER } 
 int red_barrier_shm(int n);
 int red_reduce_shm(int n);
 int red_reduce_choice(int n, size_t count, const dtype_t *dt);
-/* MPI_Reduce's algorithms by red_r_alg_t, as METAMPI_COLL_REDUCE names them (algo/reduce.c) */
-extern const char *const red_reduce_names[];
 int red_allreduce_shm(int n);
 int red_allreduce_choice(int n, size_t count, const dtype_t *dt, const op_t *op);
 

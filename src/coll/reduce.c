@@ -13,6 +13,7 @@
  */
 #include "coll/red.h"
 #include "coll/shm/shm.h"
+#include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
 
@@ -39,7 +40,9 @@ int coll_reduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_
     }
     const coll_hier_t *h = red_hier(c, op);
     if (h) {
-        coll_trace_note("hier", red_reduce_names[red_reduce_choice(h->nhosts, count, dt)], bytes);
+        coll_trace_note("hier",
+                        coll_algo_name(COMM_OP_REDUCE, red_reduce_choice(h->nhosts, count, dt)),
+                        bytes);
         return red_reduce_hier(s, c, h, in, rbuf, count, dt, op, root);
     }
     void *pin, *pout = NULL;
@@ -52,7 +55,8 @@ int coll_reduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_
             return rc;
         }
     }
-    coll_trace_note("p2p", red_reduce_names[red_reduce_choice(c->size, count, dt)], bytes);
+    coll_trace_note("p2p", coll_algo_name(COMM_OP_REDUCE, red_reduce_choice(c->size, count, dt)),
+                    bytes);
     coll_team_t t = coll_team_all(c);
     red_reduce_team(s, &t, in, rbuf, count, dt, op, root);
     return MPI_SUCCESS;

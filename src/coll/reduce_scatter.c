@@ -13,13 +13,11 @@
  * back to pairwise for non-commutative ops).
  */
 #include "coll/red.h"
+#include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
 
-enum { ALG_HALVING, ALG_PAIRWISE };
-static const char *const names[] = { "recursive_halving", "pairwise" };
-static coll_choice_t choice = { "METAMPI_COLL_REDUCE_SCATTER", names, 2, 0, 0 };
-static coll_knob_t long_knob = { "METAMPI_COLL_REDUCE_SCATTER_LONG", 64 * 1024, 0, 0 };
+enum { ALG_HALVING, ALG_PAIRWISE }; /* in the order of the selection table (coll/table.c) */
 
 typedef struct blocks {
     const size_t *cnt, *displ; /* n counts; n+1 displacements (displ[n] = total) */
@@ -186,10 +184,13 @@ static int reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *r
         return MPI_SUCCESS;
     }
     coll_team_t t = coll_team_all(c);
-    int alg = coll_choice_forced(&choice);
-    if (alg < 0)
-        alg = (size_t)dt->size * total < coll_knob(&long_knob) ? ALG_HALVING : ALG_PAIRWISE;
-    coll_trace_note("p2p", names[alg == ALG_HALVING && op->commute ? ALG_HALVING : ALG_PAIRWISE],
+    /* the kind only names the table: reduce_scatter and _block share it */
+    coll_measure_t m = { .n = n, .size = (size_t)dt->size * total, .count = total,
+                         .commutative = 1 };
+    int alg = coll_pick_p2p(COMM_OP_REDUCE_SCATTER, &m);
+    coll_trace_note("p2p", coll_algo_name(COMM_OP_REDUCE_SCATTER,
+                                          alg == ALG_HALVING && op->commute ? ALG_HALVING
+                                                                            : ALG_PAIRWISE),
                     total * (size_t)dt->size);
     if (n == 1) {
         red_copy(s, in, 0, rbuf, 0, total, dt);

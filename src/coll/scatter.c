@@ -13,6 +13,7 @@
  * in one message and are scattered from there, large ones go to their owners directly.
  */
 #include "coll/move.h"
+#include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
 
@@ -83,7 +84,7 @@ int coll_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, d
     if (hier < 0)
         return MPI_ERR_NO_MEM;
     coll_trace_note(hier ? "hier" : "p2p",
-                    hier ? "linear" : mv_scatter_names[mv_scatter_pick(c->size, bb)], bb);
+                    hier ? "linear" : coll_algo_name(COMM_OP_SCATTER, mv_scatter_pick(c->size, bb)), bb);
     if (hier) {
         mv_scatter_hier(s, c, h, &sb, inplace ? NULL : &mine, bb, root);
     } else {

@@ -1,5 +1,6 @@
 #include "coll/trace.h"
 
+#include "coll/select.h"
 #include "coll/tune.h"
 #include "runtime/job.h"
 
@@ -35,6 +36,8 @@ void coll_trace_emit(const char *func, const comm_t *c, const icoll_sched_t *s)
     int v = coll_trace_level();
     if (!v)
         return;
+    if (v >= 3 && rec.calls == 0 && job.rank == 0)
+        coll_table_print(stderr);
     char digest[32] = "";
     if (v >= 2)
         snprintf(digest, sizeof digest, s ? " digest=%016" PRIx64 : " digest=-",

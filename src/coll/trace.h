@@ -4,6 +4,8 @@
  *          looks at, and the level and algorithm that built it
  *   2      the same with a digest of the schedule built (core/schedule.h), so that two
  *          builds of the library can be shown to run the same algorithms
+ *   3      the same, and rank 0 prints the selection table (coll/select.h) with the
+ *          thresholds and forced algorithms in force, at its first collective call
  * A call's line: "metampi-coll: rank R #K MPI_Xxx n=N size=S: LEVEL ALGO [digest=D]", K
  * counting this process's collective calls.
  *
@@ -20,7 +22,7 @@
 
 #include <stddef.h>
 
-/* Whether tracing is on (1 or 2), else 0. */
+/* Whether tracing is on (1 to 3), else 0. */
 int coll_trace_level(void);
 /* Records the choice for the call being built; only the first record of a call counts (a
  * level that runs a whole collective on another communicator does not overwrite it). */

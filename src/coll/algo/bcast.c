@@ -1,8 +1,8 @@
 /*
- * The broadcast's point-to-point algorithms over a team and their choice (METAMPI_COLL_BCAST,
- * METAMPI_COLL_BCAST_LONG, _CHAIN, _SEGMENT); coll/move.h declares them. An algorithm of
- * coll/algo/ knows nothing of levels or entry points: it appends messages among a team's
- * members to a schedule. Which algorithm runs (docs/collectives.md):
+ * The broadcast's point-to-point algorithms over a team (coll/move.h declares them); which
+ * one runs is the selection table's (coll/table.c: METAMPI_COLL_BCAST, _LONG, _CHAIN). An
+ * algorithm of coll/algo/ knows nothing of levels or entry points: it appends messages among
+ * a team's members to a schedule. The algorithms (docs/collectives.md):
  *  binomial           log2(n) rounds, whole message each; typed data straight from and into
  *                     the user's buffer (no copies). Small messages, and any size with 2.
  *  scatter_allgather  the message in n chunks: binomial scatter, then a ring allgather in
@@ -12,37 +12,28 @@
  */
 #include "coll/move.h"
 
+#include "coll/select.h"
+
 #include <string.h>
 
-static const char *const bcast_names[] = { "binomial", "scatter_allgather", "chain" };
-static coll_choice_t bcast_choice = { "METAMPI_COLL_BCAST", bcast_names, 3, 0, 0 };
-/* from this size (bytes) on, the chunked algorithms (with at least 3 members) */
-static coll_knob_t bcast_long = { "METAMPI_COLL_BCAST_LONG", 512 * 1024, 0, 0 };
-/* from this size on, the pipelined chain rather than scatter + allgather */
-static coll_knob_t bcast_chain_min = { "METAMPI_COLL_BCAST_CHAIN", (size_t)-1, 0, 0 };
 static coll_knob_t bcast_segment = { "METAMPI_COLL_BCAST_SEGMENT", 128 * 1024, 0, 0 };
 
 int mv_bcast_forced(void)
 {
-    return coll_choice_forced(&bcast_choice);
+    return coll_forced(COMM_OP_BCAST);
+}
+
+int mv_bcast_pick(int n, size_t bytes)
+{
+    coll_measure_t m = { .n = n, .size = bytes, .commutative = 1 };
+    return coll_pick_p2p(COMM_OP_BCAST, &m);
 }
 
 const char *mv_bcast_algo_name(int n, size_t bytes, int algo)
 {
     if (algo == MV_BCAST_AUTO)
-        algo = n <= 2 || bytes < coll_knob(&bcast_long) ? MV_BCAST_BINOMIAL
-               : bytes >= coll_knob(&bcast_chain_min)   ? MV_BCAST_CHAIN
-                                                        : MV_BCAST_SCATTER_ALLGATHER;
-    return n > 2 && algo != MV_BCAST_BINOMIAL ? bcast_names[algo] : "binomial";
-}
-
-int mv_bcast_pick(int n, size_t bytes)
-{
-    if (n <= 2 || bytes < coll_knob(&bcast_long))
-        return MV_BCAST_BINOMIAL;
-    if (bytes >= coll_knob(&bcast_chain_min))
-        return MV_BCAST_CHAIN;
-    return MV_BCAST_SCATTER_ALLGATHER;
+        algo = mv_bcast_pick(n, bytes);
+    return coll_algo_name(COMM_OP_BCAST, n > 2 ? algo : MV_BCAST_BINOMIAL);
 }
 
 void mv_bcast_binomial(icoll_sched_t *s, const coll_team_t *t, int root, const p2p_data_t *d,

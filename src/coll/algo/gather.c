@@ -1,6 +1,7 @@
 /*
- * Gather of equal blocks over a team, point to point, and its choice (METAMPI_COLL_GATHER,
- * _LONG, _TREE_RANKS); coll/move.h declares them. Knows nothing of levels or entry points
+ * Gather of equal blocks over a team, point to point (coll/move.h declares it; which
+ * algorithm runs is the selection table's, coll/table.c: METAMPI_COLL_GATHER, _LONG,
+ * _TREE_RANKS). Knows nothing of levels or entry points
  * (coll/gather.c has the entry, coll/level/hier.c the phases over hosts).
  *  binomial  log2(n) rounds; an inner node of the tree collects its subtree's blocks in a
  *            packed temporary and sends them up as one message; the root receives each
@@ -10,22 +11,12 @@
  */
 #include "coll/move.h"
 
-const char *const mv_gather_names[] = { "binomial", "linear" };
-static coll_choice_t gather_choice = { "METAMPI_COLL_GATHER", mv_gather_names, 2, 0, 0 };
-/* from this block size (bytes) on, linear */
-static coll_knob_t gather_long = { "METAMPI_COLL_GATHER_LONG", 16 * 1024, 0, 0 };
-/* the tree needs at least this many ranks (with fewer, the root's few messages cost less than
- * an extra hop and the inner node's copy) */
-static coll_knob_t gather_tree_ranks = { "METAMPI_COLL_GATHER_TREE_RANKS", 5, 0, 0 };
+#include "coll/select.h"
 
 int mv_gather_pick(int n, size_t bb)
 {
-    int forced = coll_choice_forced(&gather_choice);
-    if (forced >= 0)
-        return forced;
-    if ((size_t)n < coll_knob(&gather_tree_ranks))
-        return MV_ROOTED_LINEAR;
-    return bb >= coll_knob(&gather_long) ? MV_ROOTED_LINEAR : MV_ROOTED_BINOMIAL;
+    coll_measure_t m = { .n = n, .size = bb, .commutative = 1 };
+    return coll_pick_p2p(COMM_OP_GATHER, &m);
 }
 
 static void gather_linear(icoll_sched_t *s, const coll_team_t *t, int root,

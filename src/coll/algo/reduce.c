@@ -1,33 +1,23 @@
 /*
- * MPI_Reduce's point-to-point algorithms over a team, chosen here (METAMPI_COLL_REDUCE,
- * METAMPI_COLL_REDUCE_LONG): binomial tree below METAMPI_COLL_REDUCE_LONG bytes (or fewer
- * elements than the largest power of two <= ranks), Rabenseifner (reduce-scatter + gather)
- * above; "shm" asks the levels for the shared area (red_reduce_shm). The algorithms
- * themselves are in red.c; coll/red.h declares these.
+ * MPI_Reduce over a team: the selection table's algorithm (coll/table.c: METAMPI_COLL_REDUCE,
+ * _LONG), binomial tree or Rabenseifner (reduce-scatter + gather), both in red.c and
+ * red_vec.c; and whether the levels try the shared area first (red_reduce_shm).
  */
 #include "coll/red.h"
 
-const char *const red_reduce_names[] = { "shm", "binomial", "rabenseifner" };
-static coll_choice_t choice = { "METAMPI_COLL_REDUCE", red_reduce_names, 3, 0, 0 };
-static coll_knob_t long_knob = { "METAMPI_COLL_REDUCE_LONG", 64 * 1024, 0, 0 };
+#include "coll/select.h"
 
 int red_reduce_shm(int n)
 {
-    int alg = coll_choice_forced(&choice);
+    int alg = coll_forced(COMM_OP_REDUCE);
     return alg == RED_R_SHM || (alg < 0 && n != 2);
 }
 
 int red_reduce_choice(int n, size_t count, const dtype_t *dt)
 {
-    int alg = coll_choice_forced(&choice);
-    if (alg == RED_R_BINOMIAL || alg == RED_R_RABENSEIFNER)
-        return alg;
-    /* two members: one message and one combine beat halving the vector (measured: the
-     * binomial tree is 2-3x faster from 64 KiB to 1 MiB) */
-    return n > 2 && (size_t)dt->size * count >= coll_knob(&long_knob) &&
-                   count >= (size_t)red_fold(n, 0).p2
-               ? RED_R_RABENSEIFNER
-               : RED_R_BINOMIAL;
+    coll_measure_t m = { .n = n, .size = (size_t)dt->size * count, .count = count,
+                         .commutative = 1 };
+    return coll_pick_p2p(COMM_OP_REDUCE, &m);
 }
 
 void red_reduce_team(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,

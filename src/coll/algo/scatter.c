@@ -1,6 +1,7 @@
 /*
- * Scatter of equal blocks over a team, point to point, and its choice (METAMPI_COLL_SCATTER,
- * _LONG, _TREE_RANKS); coll/move.h declares them. The mirror image of algo/gather.c.
+ * Scatter of equal blocks over a team, point to point (coll/move.h declares it; which
+ * algorithm runs is the selection table's, coll/table.c: METAMPI_COLL_SCATTER, _LONG,
+ * _TREE_RANKS). The mirror image of algo/gather.c.
  *  binomial  log2(n) rounds; the root sends each subtree its blocks in one message straight
  *            from the send buffer (packing only the one subtree that wraps around the end of
  *            the rank order); an inner node receives its subtree's blocks in a packed
@@ -9,22 +10,12 @@
  */
 #include "coll/move.h"
 
-const char *const mv_scatter_names[] = { "binomial", "linear" };
-static coll_choice_t scatter_choice = { "METAMPI_COLL_SCATTER", mv_scatter_names, 2, 0, 0 };
-/* from this block size (bytes) on, linear */
-static coll_knob_t scatter_long = { "METAMPI_COLL_SCATTER_LONG", 16 * 1024, 0, 0 };
-/* the tree needs at least this many ranks (with fewer, the root's few messages cost less than
- * an extra hop and the inner node's copy) */
-static coll_knob_t scatter_tree_ranks = { "METAMPI_COLL_SCATTER_TREE_RANKS", 5, 0, 0 };
+#include "coll/select.h"
 
 int mv_scatter_pick(int n, size_t bb)
 {
-    int forced = coll_choice_forced(&scatter_choice);
-    if (forced >= 0)
-        return forced;
-    if ((size_t)n < coll_knob(&scatter_tree_ranks))
-        return MV_ROOTED_LINEAR;
-    return bb >= coll_knob(&scatter_long) ? MV_ROOTED_LINEAR : MV_ROOTED_BINOMIAL;
+    coll_measure_t m = { .n = n, .size = bb, .commutative = 1 };
+    return coll_pick_p2p(COMM_OP_SCATTER, &m);
 }
 
 static void scatter_linear(icoll_sched_t *s, const coll_team_t *t, int root,
