@@ -1,7 +1,7 @@
 /*
  * MPI_Reduce over a team: the selection table's algorithm (coll/table.c: METAMPI_COLL_REDUCE,
  * _LONG), binomial tree or Rabenseifner (reduce-scatter + gather), both in red.c and
- * red_vec.c; and whether the levels try the shared area first (red_reduce_shm).
+ * algo/red_vec.c; and whether the levels try the shared area first (red_reduce_shm).
  */
 #include "coll/red.h"
 
