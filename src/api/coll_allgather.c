@@ -50,7 +50,7 @@ API_EXPORT int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype s
         return rc;
     rc = coll_direct_allgather(a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
                                (size_t)recvcount, a.rt);
-    if (rc != COLL_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED)
         return cm_direct_finish(comm, rc, F);
     icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLGATHER);
     rc = s ? coll_allgather(s, a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,

@@ -1,6 +1,7 @@
 /* MPI_Allreduce, MPI_Iallreduce (MPI-3.1 §5.9.6, §5.12.8); algorithms in coll/allreduce.c. */
 #include "api/coll_red.h"
 #include "coll/red.h"
+#include "coll/trace.h"
 
 typedef struct args {
     comm_t *c;
@@ -33,7 +34,9 @@ API_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     if (rc != MPI_SUCCESS)
         return rc;
     rc = red_direct_allreduce(a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op);
-    if (rc != RED_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED && coll_trace_level())
+        coll_trace_emit(F, a.c, NULL);
+    if (rc != COLL_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLREDUCE);
     rc = s ? coll_allreduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op)

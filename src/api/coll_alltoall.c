@@ -62,7 +62,7 @@ API_EXPORT int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
         return rc;
     rc = coll_direct_alltoall(a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
                               (size_t)recvcount, a.rt);
-    if (rc != COLL_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED)
         return cm_direct_finish(comm, rc, F);
     icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLTOALL);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount);

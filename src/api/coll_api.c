@@ -1,5 +1,6 @@
 #include "api/coll_api.h"
 
+#include "coll/trace.h"
 #include "core/match.h"
 #include "core/request.h"
 
@@ -135,6 +136,8 @@ static int raise_failed(MPI_Comm comm, int rc, const char *func)
 
 int coll_finish(MPI_Comm comm, icoll_sched_t *s, int rc, const char *func)
 {
+    if (coll_trace_level())
+        coll_trace_emit(func, comm_lookup(comm), s);
     if (rc == MPI_SUCCESS && s)
         rc = icoll_sched_run(s);
     else if (s)
@@ -153,6 +156,8 @@ int coll_finish_nb(comm_t *c, MPI_Comm comm, icoll_sched_t *s, int rc, MPI_Reque
                    const char *func)
 {
     request_t *r = NULL;
+    if (coll_trace_level())
+        coll_trace_emit(func, c, s);
     if (!s && rc == MPI_SUCCESS)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && !(r = request_new(REQ_COLL, c)))

@@ -1,6 +1,7 @@
 /* MPI_Barrier, MPI_Ibarrier (MPI-3.1 §5.3, §5.12.1); algorithms in coll/barrier.c. */
 #include "api/coll_api.h"
 #include "coll/red.h"
+#include "coll/trace.h"
 
 static int check(MPI_Comm comm, comm_t **out, const char *F)
 {
@@ -17,7 +18,9 @@ API_EXPORT int PMPI_Barrier(MPI_Comm comm)
     int rc = check(comm, &c, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    if ((rc = red_direct_barrier(c)) != RED_DIRECT_DECLINED)
+    if ((rc = red_direct_barrier(c)) != COLL_DECLINED && coll_trace_level())
+        coll_trace_emit(F, c, NULL);
+    if (rc != COLL_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s = coll_begin(c, COMM_BLOCKING, COMM_OP_BARRIER);
     rc = s ? coll_barrier(s, c) : MPI_ERR_NO_MEM;

@@ -29,7 +29,7 @@ API_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int ro
     if (rc != MPI_SUCCESS)
         return rc;
     rc = coll_direct_bcast(c, buffer, (size_t)count, dt, root);
-    if (rc != COLL_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED)
         return cm_direct_finish(comm, rc, F);
     icoll_sched_t *s = coll_begin(c, COMM_BLOCKING, COMM_OP_BCAST);
     rc = s ? coll_bcast(s, c, buffer, (size_t)count, dt, root) : MPI_ERR_NO_MEM;

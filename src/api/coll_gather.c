@@ -72,7 +72,7 @@ API_EXPORT int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype send
         return rc;
     rc = coll_direct_gather(a.c, sendbuf, a.send ? (size_t)sendcount : 0, a.st, recvbuf,
                             a.recv ? (size_t)recvcount : 0, a.rt, root);
-    if (rc != COLL_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED)
         return cm_direct_finish(comm, rc, F);
     icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_GATHER);
     rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);

@@ -1,5 +1,7 @@
 #include "api/coll_move_args.h"
 
+#include "coll/trace.h"
+
 int cm_check_side(MPI_Comm comm, const void *buf, int count, MPI_Datatype type, dtype_t **out,
                   const char *func, const char *bufname, const char *countname,
                   const char *typename)
@@ -46,6 +48,8 @@ int cm_check_aliased(MPI_Comm comm, const void *sbuf, size_t sbytes, const void 
 
 int cm_direct_finish(MPI_Comm comm, int rc, const char *func)
 {
+    if (coll_trace_level())
+        coll_trace_emit(func, comm_lookup(comm), NULL);
     if (rc == MPI_SUCCESS)
         return rc;
     if (rc == MPI_ERR_TRUNCATE)

@@ -1,6 +1,7 @@
 /* MPI_Reduce, MPI_Ireduce (MPI-3.1 §5.9.1, §5.12.7); algorithms in coll/reduce.c. */
 #include "api/coll_red.h"
 #include "coll/red.h"
+#include "coll/trace.h"
 
 typedef struct args {
     comm_t *c;
@@ -43,7 +44,9 @@ API_EXPORT int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
     if (rc != MPI_SUCCESS)
         return rc;
     rc = red_direct_reduce(a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root);
-    if (rc != RED_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED && coll_trace_level())
+        coll_trace_emit(F, a.c, NULL);
+    if (rc != COLL_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_REDUCE);
     rc = s ? coll_reduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root)

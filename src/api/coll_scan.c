@@ -2,6 +2,7 @@
  * only; algorithms in coll/scan.c. */
 #include "api/coll_red.h"
 #include "coll/red.h"
+#include "coll/trace.h"
 
 typedef struct args {
     comm_t *c;
@@ -36,7 +37,9 @@ static int blocking(builder_t b, const void *sbuf, void *rbuf, int count, MPI_Da
     if (rc != MPI_SUCCESS)
         return rc;
     rc = red_direct_scan(a.c, sbuf, rbuf, (size_t)count, a.dt, a.op, b == coll_exscan);
-    if (rc != RED_DIRECT_DECLINED)
+    if (rc != COLL_DECLINED && coll_trace_level())
+        coll_trace_emit(F, a.c, NULL);
+    if (rc != COLL_DECLINED)
         return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
     icoll_sched_t *s =
         coll_begin(a.c, COMM_BLOCKING, b == coll_exscan ? COMM_OP_EXSCAN : COMM_OP_SCAN);

@@ -2,7 +2,7 @@
 #include "api/api.h"
 
 #include "core/attr.h"
-#include "core/coll_internal.h"
+#include "core/schedule.h"
 #include "core/p2p.h"
 #include "core/progress.h"
 #include "datatype/dtype.h"

@@ -20,23 +20,23 @@
 #include "coll/move.h"
 
 #include "coll/shm/shm.h"
+#include "coll/select.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
-static const char *const ag_names[] = { "recursive_doubling", "bruck", "ring" };
-static coll_choice_t ag_choice = { "METAMPI_COLL_ALLGATHER", ag_names, 3, 0, 0 };
-static coll_choice_t agv_choice = { "METAMPI_COLL_ALLGATHERV", ag_names, 3, 0, 0 };
-/* from this total size (bytes) on, the ring */
-static coll_knob_t ag_long = { "METAMPI_COLL_ALLGATHER_LONG", 1024 * 1024, 0, 0 };
-static coll_knob_t agv_long = { "METAMPI_COLL_ALLGATHERV_LONG", 1024 * 1024, 0, 0 };
-
-static int pick(coll_choice_t *ch, coll_knob_t *lim, int n, size_t total)
+/* The algorithm of kind (allgather or allgatherv) over n members gathering total bytes: the
+ * forced one, else the selection table's (coll/table.c). */
+static int pick(comm_op_kind_t kind, int n, size_t total)
 {
-    int forced = coll_choice_forced(ch);
-    if (forced >= 0)
-        return forced;
-    if (total >= coll_knob(lim))
-        return MV_AG_RING;
-    return (n & (n - 1)) == 0 ? MV_AG_RECURSIVE_DOUBLING : MV_AG_BRUCK;
+    coll_measure_t m = { .n = n, .size = total, .commutative = 1 };
+    return coll_pick_p2p(kind, &m);
+}
+
+/* The algorithm mv_allgather_set runs for algo over a team of n (for the trace). */
+static const char *set_algo(int n, int algo)
+{
+    return coll_algo_name(COMM_OP_ALLGATHER,
+                          algo == MV_AG_RECURSIVE_DOUBLING && (n & (n - 1)) ? MV_AG_BRUCK : algo);
 }
 
 size_t mv_set_bytes(const mv_set_t *set, int i)
@@ -164,14 +164,14 @@ static int allgather_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h,
             start[k] = start[k - 1] + h->node_size[k - 1];
         mv_set_t set = { mv_bytes(tmp, bb), start, h->node_size };
         if (algo < 0)
-            algo = pick(&ag_choice, &ag_long, h->nhosts, total);
+            algo = pick(COMM_OP_ALLGATHER, h->nhosts, total);
         mv_allgather_set(s, &h->leaders, &set, NULL, algo);
         icoll_sched_fence(s);
     }
-    int rc = COLL_SHM_DECLINED;
-    if (coll_choice_forced(&ag_choice) < 0)
+    int rc = COLL_DECLINED;
+    if (coll_forced(COMM_OP_ALLGATHER) < 0)
         rc = coll_shm_bcast(s, c, tmp, total, 0);
-    if (rc == COLL_SHM_DECLINED) {
+    if (rc == COLL_DECLINED) {
         rc = MPI_SUCCESS;
         mv_bcast_bytes(s, &h->node, 0, tmp, total, mv_bcast_forced());
     }
@@ -235,26 +235,39 @@ int coll_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
     int inplace = sbuf == COLL_IN_PLACE;
     p2p_data_t mine = inplace ? (p2p_data_t){ 0 } : mv_typed(sbuf, scount, stype);
     mv_set_t set = { { rbuf, rcount, rtype }, NULL, NULL };
-    if (comm_is_inter(c))
-        return allgather_inter(s, c, &mine, &set,
-                               (size_t)comm_peer_size(c) * rcount * (size_t)rtype->size);
+    if (comm_is_inter(c)) {
+        size_t total = (size_t)comm_peer_size(c) * rcount * (size_t)rtype->size;
+        coll_trace_note("inter", "-", total);
+        return allgather_inter(s, c, &mine, &set, total);
+    }
     int n = c->size;
     size_t bb = rcount * (size_t)rtype->size;
-    if (bb == 0)
+    if (bb == 0) {
+        coll_trace_note("none", "-", (size_t)n * bb);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = coll_use_sites(c);
-    if (S)
+    if (S) {
+        coll_trace_note("sites", "-", (size_t)n * bb);
         return site_allgather(s, c, S, inplace ? NULL : &mine, rbuf, rcount, rtype);
+    }
     coll_team_t all = coll_team_all(c);
     const coll_hier_t *h;
     int hier = mv_use_hier(c, &h);
     if (hier < 0)
         return MPI_ERR_NO_MEM;
     if (hier)
+        coll_trace_note("hier",
+                        set_algo(h->nhosts, pick(COMM_OP_ALLGATHER, h->nhosts, (size_t)n * bb)),
+                        (size_t)n * bb);
+    else
+        coll_trace_note("p2p", set_algo(n, pick(COMM_OP_ALLGATHER, n, (size_t)n * bb)),
+                        (size_t)n * bb);
+    if (hier)
         return allgather_hier(s, c, h, inplace ? NULL : &mine, &set.b, bb,
-                              coll_choice_forced(&ag_choice));
+                              coll_forced(COMM_OP_ALLGATHER));
     mv_allgather_set(s, &all, &set, inplace ? NULL : &mine,
-                     pick(&ag_choice, &ag_long, n, (size_t)n * bb));
+                     pick(COMM_OP_ALLGATHER, n, (size_t)n * bb));
     return MPI_SUCCESS;
 }
 
@@ -271,15 +284,22 @@ int coll_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount
     size_t total = 0;
     for (int i = 0; i < m; i++)
         total += (size_t)rcounts[i] * (size_t)rtype->size;
-    if (comm_is_inter(c))
+    if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", total);
         return allgather_inter(s, c, &mine, &set, total);
-    if (total == 0)
+    }
+    if (total == 0) {
+        coll_trace_note("none", "-", total);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = coll_use_sites(c);
+    coll_trace_note(S ? "sites" : "p2p",
+                    S ? "-" : set_algo(c->size, pick(COMM_OP_ALLGATHERV, c->size, total)),
+                    total);
     if (S)
         return site_allgatherv(s, c, S, inplace ? NULL : &mine, rbuf, rcounts, displs, rtype);
     coll_team_t all = coll_team_all(c);
     mv_allgather_set(s, &all, &set, inplace ? NULL : &mine,
-                     pick(&agv_choice, &agv_long, c->size, total));
+                     pick(COMM_OP_ALLGATHERV, c->size, total));
     return MPI_SUCCESS;
 }

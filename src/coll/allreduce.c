@@ -16,31 +16,26 @@
  */
 #include "coll/red.h"
 #include "coll/shm/shm.h"
+#include "coll/select.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
-static const char *const names[] = { "shm", "recursive_doubling", "rabenseifner", "ring" };
-static coll_choice_t choice = { "METAMPI_COLL_ALLREDUCE", names, 4, 0, 0 };
-static coll_knob_t long_knob = { "METAMPI_COLL_ALLREDUCE_LONG", 16 * 1024, 0, 0 };
-static coll_knob_t ring_knob = { "METAMPI_COLL_ALLREDUCE_RING", 256 * 1024, 0, 0 };
+static const char *ar_name(int algo)
+{
+    return coll_algo_name(COMM_OP_ALLREDUCE, algo);
+}
 
 int red_allreduce_shm(int n)
 {
-    int alg = coll_choice_forced(&choice);
+    int alg = coll_forced(COMM_OP_ALLREDUCE);
     return alg == RED_AR_SHM || (alg < 0 && n != 2);
 }
 
 int red_allreduce_choice(int n, size_t count, const dtype_t *dt, const op_t *op)
 {
-    int alg = coll_choice_forced(&choice);
-    if (alg == RED_AR_RD || alg == RED_AR_RABENSEIFNER || (alg == RED_AR_RING && op->commute))
-        return alg;
-    size_t bytes = (size_t)dt->size * count;
-    int p2 = red_fold(n, 0).p2;
-    if (bytes < coll_knob(&long_knob) || count < (size_t)p2)
-        return RED_AR_RD;
-    if (op->commute && p2 != n && bytes >= coll_knob(&ring_knob) && count >= (size_t)n)
-        return RED_AR_RING;
-    return RED_AR_RABENSEIFNER;
+    coll_measure_t m = { .n = n, .size = (size_t)dt->size * count, .count = count,
+                         .commutative = op->commute };
+    return coll_pick_p2p(COMM_OP_ALLREDUCE, &m);
 }
 
 void red_allreduce_team(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
@@ -69,7 +64,7 @@ int red_allreduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const 
     icoll_sched_fence(s);
     void *p;
     if (shm && red_contig(out, count, dt, &p) &&
-        (rc = coll_shm_bcast(s, c, p, count * (size_t)dt->size, 0)) != COLL_SHM_DECLINED)
+        (rc = coll_shm_bcast(s, c, p, count * (size_t)dt->size, 0)) != COLL_DECLINED)
         return rc;
     red_bcast_binomial(s, &h->node, out, count, dt, 0);
     return MPI_SUCCESS;
@@ -80,27 +75,38 @@ int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, si
 {
     icoll_sched_hold_dtype(s, dt);
     icoll_sched_hold_op(s, op);
+    size_t bytes = count * (size_t)dt->size;
     if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", bytes);
         red_inter_allreduce(s, c, sbuf, rbuf, count, dt, op);
         return MPI_SUCCESS;
     }
-    if (count == 0)
+    if (count == 0) {
+        coll_trace_note("none", "-", bytes);
         return MPI_SUCCESS;
+    }
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
     const coll_sites_t *S = red_sites(c, op);
-    if (S)
+    if (S) {
+        coll_trace_note("sites", "-", bytes);
         return site_allreduce(s, c, S, in, rbuf, count, dt, op, 1);
+    }
     const coll_hier_t *h = red_hier(c, op);
-    if (h)
+    if (h) {
+        coll_trace_note("hier", ar_name(red_allreduce_choice(h->nhosts, count, dt, op)), bytes);
         return red_allreduce_hier(s, c, h, in, rbuf, count, dt, op, 1);
+    }
     void *pin, *pout;
     if (red_allreduce_shm(c->size) && c->size > 1 && (h = coll_hier(c)) &&
         h->nhosts == 1 && red_contig(in, count, dt, &pin) &&
         red_contig(rbuf, count, dt, &pout)) {
         int rc = coll_shm_allreduce(s, c, pin, pout, count, dt, op);
-        if (rc != COLL_SHM_DECLINED)
+        if (rc != COLL_DECLINED) {
+            coll_trace_note("shm", "-", bytes);
             return rc;
+        }
     }
+    coll_trace_note("p2p", ar_name(red_allreduce_choice(c->size, count, dt, op)), bytes);
     coll_team_t t = coll_team_all(c);
     red_allreduce_team(s, &t, in, rbuf, count, dt, op);
     return MPI_SUCCESS;

@@ -15,20 +15,11 @@
  * posted at once (linear).
  */
 #include "coll/move.h"
+#include "coll/select.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
-static const char *const a2a_names[] = { "linear", "pairwise", "bruck" };
-static coll_choice_t a2a_choice = { "METAMPI_COLL_ALLTOALL", a2a_names, 3, 0, 0 };
-static coll_choice_t a2av_choice = { "METAMPI_COLL_ALLTOALLV", a2a_names, 2, 0, 0 };
-/* Bruck for blocks of at most this many bytes, with at least ALLTOALL_BRUCK_RANKS ranks */
-static coll_knob_t a2a_short = { "METAMPI_COLL_ALLTOALL_SHORT", 256, 0, 0 };
-static coll_knob_t a2a_bruck_ranks = { "METAMPI_COLL_ALLTOALL_BRUCK_RANKS", 16, 0, 0 };
-/* pairwise from this block size (bytes) on, with at least ALLTOALL_PAIRWISE_RANKS ranks: with
- * fewer, posting everything at once was faster at every size (1 MiB blocks, 4 and 8 ranks on
- * 2 cores: 20-35% less time), as no member waits for one partner at a time */
-static coll_knob_t a2a_long = { "METAMPI_COLL_ALLTOALL_LONG", 64 * 1024, 0, 0 };
-static coll_knob_t a2a_pairwise_ranks = { "METAMPI_COLL_ALLTOALL_PAIRWISE_RANKS", 16, 0, 0 };
-
+/* the algorithms in the order of the selection table (coll/table.c) */
 enum { LINEAR, PAIRWISE, BRUCK };
 
 /* One side of an exchange: how block i (to or from peer i) is laid out. */
@@ -152,15 +143,11 @@ static int bruck(icoll_sched_t *s, comm_t *c, const side_t *sd, const side_t *rd
     return MPI_SUCCESS;
 }
 
+/* The algorithm for bb-byte blocks over n members: the forced one, else the table's. */
 static int pick(int n, size_t bb)
 {
-    int forced = coll_choice_forced(&a2a_choice);
-    if (forced >= 0)
-        return forced;
-    if (bb <= coll_knob(&a2a_short) && (size_t)n >= coll_knob(&a2a_bruck_ranks))
-        return BRUCK;
-    return bb >= coll_knob(&a2a_long) && (size_t)n >= coll_knob(&a2a_pairwise_ranks) ? PAIRWISE
-                                                                                   : LINEAR;
+    coll_measure_t m = { .n = n, .size = bb, .commutative = 1 };
+    return coll_pick_p2p(COMM_OP_ALLTOALL, &m);
 }
 
 int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
@@ -176,13 +163,17 @@ int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, 
     /* between groups, what this group sends need not be what it receives: the exchange
      * skips the empty pieces itself */
     if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", bb);
         exchange(s, c, &sd, &rd, LINEAR);
         return MPI_SUCCESS;
     }
-    if (bb == 0) /* the same at every member: all blocks have one signature */
+    if (bb == 0) { /* the same at every member: all blocks have one signature */
+        coll_trace_note("none", "-", bb);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = coll_use_sites(c);
     if (S && site_alltoall_combines(S, bb)) {
+        coll_trace_note("sites", "-", bb);
         mv_blocks_t srun = { sd.base, scount, stype }, rrun = { rbuf, rcount, rtype };
         int inplace = sbuf == COLL_IN_PLACE;
         if (inplace && pack_in_place(s, n, &rd, &sd) != MPI_SUCCESS)
@@ -190,6 +181,7 @@ int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, 
         return site_alltoall(s, c, S, &sd, &rd, blk, inplace ? NULL : &srun, &rrun, 1);
     }
     int algo = pick(n, bb);
+    coll_trace_note("p2p", coll_algo_name(COMM_OP_ALLTOALL, algo == BRUCK && n == 1 ? LINEAR : algo), bb);
     if (sbuf == COLL_IN_PLACE) {
         if (algo == BRUCK) /* it copies the send blocks first anyway */
             sd = rd;
@@ -204,8 +196,8 @@ int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, 
 
 static int pick_v(void)
 {
-    int forced = coll_choice_forced(&a2av_choice);
-    return forced >= 0 ? forced : LINEAR;
+    coll_measure_t m = { .n = 0, .commutative = 1 };
+    return coll_pick_p2p(COMM_OP_ALLTOALLV, &m);
 }
 
 int coll_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
@@ -221,6 +213,8 @@ int coll_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *sco
     if (sbuf == COLL_IN_PLACE && pack_in_place(s, c->size, &rd, &sd) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
     const coll_sites_t *S = coll_use_sites(c);
+    coll_trace_note(comm_is_inter(c) ? "inter" : S ? "sites" : "p2p",
+                    comm_is_inter(c) || S ? "-" : coll_algo_name(COMM_OP_ALLTOALLV, pick_v()), 0);
     if (S)
         return site_alltoall(s, c, S, &sd, &rd, blk, NULL, NULL, 0);
     exchange(s, c, &sd, &rd, pick_v());
@@ -245,6 +239,8 @@ int coll_alltoallw(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *sco
     if (inplace && pack_in_place(s, n, &rd, &sd) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
     const coll_sites_t *S = coll_use_sites(c);
+    coll_trace_note(comm_is_inter(c) ? "inter" : S ? "sites" : "p2p",
+                    comm_is_inter(c) || S ? "-" : coll_algo_name(COMM_OP_ALLTOALLV, pick_v()), 0);
     if (S)
         return site_alltoall(s, c, S, &sd, &rd, blk, NULL, NULL, 0);
     exchange(s, c, &sd, &rd, pick_v());

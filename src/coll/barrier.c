@@ -9,39 +9,39 @@
 #include "coll/red.h"
 #include "coll/shm/shm.h"
 #include "coll/sites.h"
-
-enum { ALG_SHM, ALG_DISSEMINATION };
-static const char *const names[] = { "shm", "dissemination" };
-static coll_choice_t choice = { "METAMPI_COLL_BARRIER", names, 2, 0, 0 };
-
-int red_barrier_shm(int n)
-{
-    int alg = coll_choice_forced(&choice);
-    return alg == ALG_SHM || (alg < 0 && n != 2);
-}
+#include "coll/trace.h"
 
 int coll_barrier(icoll_sched_t *s, comm_t *c)
 {
     if (comm_is_inter(c)) {
+        coll_trace_note("inter", "-", 0);
         red_inter_barrier(s, c);
         return MPI_SUCCESS;
     }
-    if (c->size == 1)
+    if (c->size == 1) {
+        coll_trace_note("none", "-", 0);
         return MPI_SUCCESS;
+    }
     const coll_sites_t *S = red_sites(c, NULL);
-    if (S)
+    if (S) {
+        coll_trace_note("sites", "-", 0);
         return site_barrier(s, c, S);
+    }
     int rc, shm = red_barrier_shm(c->size);
     const coll_hier_t *h = red_hier(c, NULL);
     if (!h) {
         if (shm && (h = coll_hier(c)) && h->nhosts == 1 &&
-            (rc = coll_shm_barrier(s, c)) != COLL_SHM_DECLINED)
+            (rc = coll_shm_barrier(s, c)) != COLL_DECLINED) {
+            coll_trace_note("shm", "-", 0);
             return rc;
+        }
+        coll_trace_note("p2p", "dissemination", 0);
         coll_team_t t = coll_team_all(c);
         red_dissemination(s, &t);
         return MPI_SUCCESS;
     }
-    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_SHM_DECLINED)
+    coll_trace_note("hier", "dissemination", 0);
+    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_DECLINED)
         red_fan_in(s, &h->node);
     else if (rc != MPI_SUCCESS)
         return rc;
@@ -49,7 +49,7 @@ int coll_barrier(icoll_sched_t *s, comm_t *c)
     if (h->leaders.rank >= 0)
         red_dissemination(s, &h->leaders);
     icoll_sched_fence(s);
-    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_SHM_DECLINED)
+    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_DECLINED)
         red_fan_out(s, &h->node);
     else if (rc != MPI_SUCCESS)
         return rc;

@@ -1,6 +1,6 @@
 /*
  * Collective operations (MPI-3.1 chapter 5 and §7.6): the algorithms. Each collective is one
- * function that appends the whole operation to a schedule (core/coll_internal.h); the API
+ * function that appends the whole operation to a schedule (core/schedule.h); the API
  * layer runs that schedule to completion (blocking call) or starts it and hands back a
  * request (the I-forms), so both forms share one implementation and nonblocking collectives
  * are advanced by the progress engine.
@@ -39,7 +39,8 @@
 #ifndef METAMPI_COLL_COLL_H
 #define METAMPI_COLL_COLL_H
 
-#include "core/coll_internal.h"
+#include "coll/level.h"
+#include "core/schedule.h"
 #include "core/comm.h"
 #include "core/op.h"
 #include "core/p2p.h"

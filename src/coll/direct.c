@@ -1,6 +1,7 @@
 #include "coll/direct.h"
 
 #include "coll/move.h"
+#include "coll/trace.h"
 #include "core/p2p.h"
 
 #include <stdlib.h>
@@ -14,7 +15,7 @@ static int two(const comm_t *c)
     return c->size == 2 && !comm_is_inter(c);
 }
 
-/* c with both contexts moved to the internal one, as a schedule's view (coll_internal.c) */
+/* c with both contexts moved to the internal one, as a schedule's view (core/schedule.c) */
 static void internal_view(comm_t *v, const comm_t *c)
 {
     *v = *c;
@@ -84,10 +85,11 @@ static p2p_data_t block(const void *buf, int i, size_t count, dtype_t *dt)
 int coll_direct_bcast(comm_t *c, void *buf, size_t count, dtype_t *dt, int root)
 {
     if (!two(c))
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
     p2p_data_t d = mv_typed(buf, count, dt);
     if (mv_bcast_pair_shm(c, &d) != 0)
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
+    coll_trace_note("direct", "-", d.bytes);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_BCAST).tag;
     if (!d.bytes)
         return MPI_SUCCESS;
@@ -104,7 +106,9 @@ int coll_direct_gather(comm_t *c, const void *sbuf, size_t scount, dtype_t *styp
                        size_t rcount, dtype_t *rtype, int root)
 {
     if (!two(c))
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
+    coll_trace_note("direct", "-", c->rank == root ? rcount * (size_t)rtype->size
+                                                   : scount * (size_t)stype->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_GATHER).tag;
     comm_t v;
     internal_view(&v, c);
@@ -128,7 +132,9 @@ int coll_direct_scatter(comm_t *c, const void *sbuf, size_t scount, dtype_t *sty
                         size_t rcount, dtype_t *rtype, int root)
 {
     if (!two(c))
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
+    coll_trace_note("direct", "-", c->rank == root ? scount * (size_t)stype->size
+                                                   : rcount * (size_t)rtype->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_SCATTER).tag;
     comm_t v;
     internal_view(&v, c);
@@ -173,7 +179,8 @@ int coll_direct_allgather(comm_t *c, const void *sbuf, size_t scount, dtype_t *s
                           void *rbuf, size_t rcount, dtype_t *rtype)
 {
     if (!two(c))
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
+    coll_trace_note("direct", "-", 2 * rcount * (size_t)rtype->size);
     int me = c->rank;
     p2p_data_t mine = block(rbuf, me, rcount, rtype), in = block(rbuf, 1 - me, rcount, rtype);
     if (sbuf == COLL_IN_PLACE)
@@ -186,7 +193,8 @@ int coll_direct_alltoall(comm_t *c, const void *sbuf, size_t scount, dtype_t *st
                          void *rbuf, size_t rcount, dtype_t *rtype)
 {
     if (!two(c) || sbuf == COLL_IN_PLACE)
-        return COLL_DIRECT_DECLINED;
+        return COLL_DECLINED;
+    coll_trace_note("direct", "-", rcount * (size_t)rtype->size);
     int me = c->rank;
     p2p_data_t out = block(sbuf, 1 - me, scount, stype), in = block(rbuf, 1 - me, rcount, rtype);
     p2p_data_t from = block(sbuf, me, scount, stype), to = block(rbuf, me, rcount, rtype);

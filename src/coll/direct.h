@@ -8,7 +8,7 @@
  *
  * Each function takes the operation's tag (comm_next_op) exactly as coll_begin() would, and
  * returns MPI_SUCCESS or an error class (MPI_ERR_TRUNCATE: the other member sent more than
- * fits) — or COLL_DIRECT_DECLINED without taking a tag or doing anything, when c is not an
+ * fits) — or COLL_DECLINED without taking a tag or doing anything, when c is not an
  * intra-communicator of two or the case needs the scheduled path (MPI_IN_PLACE alltoall).
  * Arguments are checked and translated as for the coll_* builders (coll.h).
  */
@@ -17,7 +17,6 @@
 
 #include "coll/coll.h"
 
-#define COLL_DIRECT_DECLINED (-2)
 
 int coll_direct_bcast(comm_t *c, void *buf, size_t count, dtype_t *dt, int root);
 int coll_direct_gather(comm_t *c, const void *sbuf, size_t scount, dtype_t *stype, void *rbuf,

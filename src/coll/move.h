@@ -119,11 +119,15 @@ int mv_host_start(const coll_hier_t *h, int k);
 void mv_hosts_copy(icoll_sched_t *s, const coll_hier_t *h, int n, char *tmp, size_t bb,
                    const mv_blocks_t *rb, int pack);
 
-/* ---- broadcast (bcast.c) ---------------------------------------------------------------- */
+/* ---- broadcast (algorithms: algo/bcast.c; over hosts: level/hier.c) ------------------- */
 
 enum { MV_BCAST_AUTO = -1, MV_BCAST_BINOMIAL, MV_BCAST_SCATTER_ALLGATHER, MV_BCAST_CHAIN };
 /* The forced broadcast algorithm (METAMPI_COLL_BCAST), or MV_BCAST_AUTO. */
 int mv_bcast_forced(void);
+/* The algorithm the selection table (coll/table.c) gives bytes over a team of n (never
+ * MV_BCAST_AUTO), and the name of the one mv_bcast_bytes runs for algo (for the trace). */
+int mv_bcast_pick(int n, size_t bytes);
+const char *mv_bcast_algo_name(int n, size_t bytes, int algo);
 /* Binomial tree from team index root; d is every member's buffer (same bytes everywhere).
  * Member `skip` (-1: none) already holds the data: nobody sends it, it sends to its subtree.
  * A leaf's part is one receive. */
@@ -140,7 +144,14 @@ int mv_bcast_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, void *buf, 
 void mv_bcast_bytes(icoll_sched_t *s, const coll_team_t *t, int root, void *buf, size_t bytes,
                     int algo);
 
-/* ---- gather / scatter of equal blocks (gather.c, scatter.c) ---------------------------- */
+/* ---- gather / scatter of equal blocks (algo/gather.c, algo/scatter.c; level/hier.c) --- */
+
+/* The algorithms of gather and scatter over a team (in the order of the selection table,
+ * coll/table.c), and the one each runs for n members and bb-byte blocks (the forced one,
+ * else the table's rules). */
+enum { MV_ROOTED_BINOMIAL, MV_ROOTED_LINEAR };
+int mv_gather_pick(int n, size_t bb);
+int mv_scatter_pick(int n, size_t bb);
 
 /* Gather of one bb-byte block per member to team index root. mine: this member's block
  * (NULL at the root when its block is already in place in out). out: at the root, the

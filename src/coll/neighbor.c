@@ -37,6 +37,7 @@
 #include "coll/coll.h"
 #include "coll/neighbor.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 #include "core/topo_ops.h"
 
 #include <stdlib.h>
@@ -142,6 +143,7 @@ static int finish(icoll_sched_t *s, comm_t *c, nop_t *op)
 {
     int me = c->rank;
     const coll_sites_t *S = coll_use_sites(c);
+    coll_trace_note(S ? "sites" : "p2p", S ? "-" : "exchange", 0);
     if (S) {
         int rc = site_neighbor(s, c, S, op->indeg, op->srcs, op->rcv, op->outdeg, op->dsts,
                                op->snd, op->cart);

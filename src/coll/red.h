@@ -111,9 +111,8 @@ int red_allreduce_shm(int n);
 int red_allreduce_choice(int n, size_t count, const dtype_t *dt, const op_t *op);
 
 /* The blocking calls between the two members of an intra-communicator, without a schedule
- * (red_direct.c): MPI_SUCCESS or an error class, or RED_DIRECT_DECLINED (nothing done, no
+ * (red_direct.c): MPI_SUCCESS or an error class, or COLL_DECLINED (nothing done, no
  * collective sequence number taken: use the schedule). */
-#define RED_DIRECT_DECLINED (-2)
 int red_direct_barrier(comm_t *c);
 int red_direct_reduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype_t *dt,
                       op_t *op, int root);

@@ -7,11 +7,12 @@
  * message each way (none back to a non-root or to scan's member 0) on the internal context
  * with the operation's tag; this
  * file sends those same messages and computes the same expression, so results are the same
- * bits whichever path a member takes. Each function declines (RED_DIRECT_DECLINED, nothing
+ * bits whichever path a member takes. Each function declines (COLL_DECLINED, nothing
  * done, no tag taken) in every other case: more members, an inter-communicator, another
  * algorithm chosen or forced (shared memory included).
  */
 #include "coll/red.h"
+#include "coll/trace.h"
 
 #include "core/p2p.h"
 #include "datatype/engine/layout.h"
@@ -105,7 +106,8 @@ static int local_copy(const void *src, void *dst, size_t count, dtype_t *dt)
 int red_direct_barrier(comm_t *c)
 {
     if (!two(c) || red_barrier_shm(2))
-        return RED_DIRECT_DECLINED;
+        return COLL_DECLINED;
+    coll_trace_note("direct", "-", 0);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_BARRIER).tag;
     comm_t v;
     internal_view(&v, c);
@@ -129,7 +131,8 @@ int red_direct_reduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, dty
 {
     if (!two(c) || red_reduce_shm(2) || red_reduce_choice(2, count, dt) != RED_R_BINOMIAL ||
         (!op->commute && root != 0))
-        return RED_DIRECT_DECLINED;
+        return COLL_DECLINED;
+    coll_trace_note("direct", "-", count * (size_t)dt->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_REDUCE).tag;
     if (count == 0)
         return MPI_SUCCESS;
@@ -162,7 +165,8 @@ int red_direct_allreduce(comm_t *c, const void *sbuf, void *rbuf, size_t count, 
 {
     if (!two(c) || red_allreduce_shm(2) ||
         red_allreduce_choice(2, count, dt, op) != RED_AR_RD)
-        return RED_DIRECT_DECLINED;
+        return COLL_DECLINED;
+    coll_trace_note("direct", "-", count * (size_t)dt->size);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_ALLREDUCE).tag;
     if (count == 0)
         return MPI_SUCCESS;
@@ -200,7 +204,8 @@ int red_direct_scan(comm_t *c, const void *sbuf, void *rbuf, size_t count, dtype
                     op_t *op, int excl)
 {
     if (!two(c))
-        return RED_DIRECT_DECLINED;
+        return COLL_DECLINED;
+    coll_trace_note("direct", "-", count * (size_t)dt->size);
     int tag = comm_next_op(c, COMM_BLOCKING, excl ? COMM_OP_EXSCAN : COMM_OP_SCAN).tag;
     if (count == 0)
         return MPI_SUCCESS;

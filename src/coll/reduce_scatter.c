@@ -13,12 +13,11 @@
  * back to pairwise for non-commutative ops).
  */
 #include "coll/red.h"
+#include "coll/select.h"
 #include "coll/sites.h"
+#include "coll/trace.h"
 
-enum { ALG_HALVING, ALG_PAIRWISE };
-static const char *const names[] = { "recursive_halving", "pairwise" };
-static coll_choice_t choice = { "METAMPI_COLL_REDUCE_SCATTER", names, 2, 0, 0 };
-static coll_knob_t long_knob = { "METAMPI_COLL_REDUCE_SCATTER_LONG", 64 * 1024, 0, 0 };
+enum { ALG_HALVING, ALG_PAIRWISE }; /* in the order of the selection table (coll/table.c) */
 
 typedef struct blocks {
     const size_t *cnt, *displ; /* n counts; n+1 displacements (displ[n] = total) */
@@ -140,16 +139,29 @@ static int reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *r
                           const blocks_t *b, dtype_t *dt, op_t *op)
 {
     if (comm_is_inter(c)) {
+        size_t all = 0;
+        for (int i = 0; i < c->size; i++)
+            all += b->cnt[i];
+        coll_trace_note("inter", "-", all * (size_t)dt->size);
         red_inter_reduce_scatter(s, c, sbuf, rbuf, b->cnt, dt, op);
         return MPI_SUCCESS;
     }
     int n = c->size, me = c->rank;
     size_t total = b->displ[n];
-    if (total == 0)
+    if (total == 0) {
+        coll_trace_note("none", "-", 0);
         return MPI_SUCCESS;
+    }
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
     const coll_sites_t *S = red_sites(c, op);
     const coll_hier_t *h = S ? coll_hier(c) : red_hier(c, op);
+    static const char *const ar_names[] = { "shm", "recursive_doubling", "rabenseifner",
+                                            "ring" };
+    if (S)
+        coll_trace_note("sites", "-", total * (size_t)dt->size);
+    else if (h)
+        coll_trace_note("hier", ar_names[red_allreduce_choice(h->nhosts, total, dt, op)],
+                        total * (size_t)dt->size);
     if (h) {
         int leader = h->node.rank == 0;
         void *all = NULL;
@@ -172,13 +184,18 @@ static int reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *r
         return MPI_SUCCESS;
     }
     coll_team_t t = coll_team_all(c);
+    /* the kind only names the table: reduce_scatter and _block share it */
+    coll_measure_t m = { .n = n, .size = (size_t)dt->size * total, .count = total,
+                         .commutative = 1 };
+    int alg = coll_pick_p2p(COMM_OP_REDUCE_SCATTER, &m);
+    coll_trace_note("p2p", coll_algo_name(COMM_OP_REDUCE_SCATTER,
+                                          alg == ALG_HALVING && op->commute ? ALG_HALVING
+                                                                            : ALG_PAIRWISE),
+                    total * (size_t)dt->size);
     if (n == 1) {
         red_copy(s, in, 0, rbuf, 0, total, dt);
         return MPI_SUCCESS;
     }
-    int alg = coll_choice_forced(&choice);
-    if (alg < 0)
-        alg = (size_t)dt->size * total < coll_knob(&long_knob) ? ALG_HALVING : ALG_PAIRWISE;
     if (alg == ALG_HALVING && op->commute)
         halving(s, &t, in, rbuf, b, dt, op);
     else

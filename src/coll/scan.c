@@ -9,10 +9,10 @@
  * recursive_doubling|linear (both Scan and Exscan).
  */
 #include "coll/red.h"
+#include "coll/select.h"
+#include "coll/trace.h"
 
-enum { ALG_RD, ALG_LINEAR };
-static const char *const names[] = { "recursive_doubling", "linear" };
-static coll_choice_t choice = { "METAMPI_COLL_SCAN", names, 2, 0, 0 };
+enum { ALG_RD, ALG_LINEAR }; /* in the order of the selection table (coll/table.c) */
 
 static void scan_rd(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
                     size_t count, dtype_t *dt, op_t *op, int excl)
@@ -89,8 +89,14 @@ static int scan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_
 {
     icoll_sched_hold_dtype(s, dt);
     icoll_sched_hold_op(s, op);
-    if (count == 0)
+    if (count == 0) {
+        coll_trace_note("none", "-", 0);
         return MPI_SUCCESS;
+    }
+    coll_measure_t m = { .n = c->size, .size = count * (size_t)dt->size, .count = count,
+                         .commutative = op->commute };
+    int alg = coll_pick_p2p(COMM_OP_SCAN, &m); /* scan and exscan share the table */
+    coll_trace_note("p2p", coll_algo_name(COMM_OP_SCAN, alg), count * (size_t)dt->size);
     const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
     coll_team_t t = coll_team_all(c);
     if (c->size == 1) {
@@ -98,7 +104,7 @@ static int scan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_
             red_copy(s, in, 0, rbuf, 0, count, dt);
         return MPI_SUCCESS;
     }
-    if (coll_choice_forced(&choice) == ALG_LINEAR)
+    if (alg == ALG_LINEAR)
         scan_linear(s, &t, in, rbuf, count, dt, op, excl);
     else
         scan_rd(s, &t, in, rbuf, count, dt, op, excl);

@@ -150,7 +150,7 @@ static int local_bcast(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, void 
         return mv_bcast_hier(s, c, l, buf, bytes, root, algo);
     if (algo == MV_BCAST_AUTO) { /* one host: the node team is the site */
         int rc = coll_shm_bcast(s, c, buf, bytes, root);
-        if (rc != COLL_SHM_DECLINED)
+        if (rc != COLL_DECLINED)
             return rc;
     }
     mv_bcast_bytes(s, &l->all, root, buf, bytes, algo);
@@ -204,7 +204,7 @@ int site_barrier(icoll_sched_t *s, comm_t *c, const coll_sites_t *S)
 {
     const coll_hier_t *l = &S->local;
     int rc, shm = red_barrier_shm(c->size);
-    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_SHM_DECLINED)
+    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_DECLINED)
         red_fan_in(s, &l->node);
     else if (rc != MPI_SUCCESS)
         return rc;
@@ -225,7 +225,7 @@ int site_barrier(icoll_sched_t *s, comm_t *c, const coll_sites_t *S)
     }
     if (l->leaders.rank >= 0)
         red_fan_out(s, &l->leaders);
-    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_SHM_DECLINED)
+    if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_DECLINED)
         red_fan_out(s, &l->node);
     else if (rc != MPI_SUCCESS)
         return rc;

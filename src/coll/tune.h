@@ -1,7 +1,7 @@
 /*
- * Algorithm selection. Each collective decides in its own file from message size, rank count
- * and layout (the default rules are tabulated in docs/collectives.md and the README); the
- * user can override both the choice and the thresholds through environment variables:
+ * The variables of the collectives' choices. The selection table (coll/select.h, table.c)
+ * decides from message size, rank count and layout; the user can override both the choice
+ * and the thresholds through environment variables:
  *   METAMPI_COLL_<COLLECTIVE>=<algorithm>   e.g. METAMPI_COLL_ALLREDUCE=ring
  *   METAMPI_COLL_<THRESHOLD>=<bytes>        e.g. METAMPI_COLL_BCAST_LONG=65536
  * Every variable is an entry of the registry (runtime/tunables.def), which parses and bounds it

@@ -1,7 +1,7 @@
 /* Collective constructors of communicators (MPI-3.1 §6.4.2, §6.6.2): dup (blocking and
  * nonblocking), create, create_group, split, split by host — each also on
  * inter-communicators where the standard allows it — and MPI_Intercomm_create/merge. */
-#include "core/coll_internal.h"
+#include "core/icoll.h"
 #include "core/ctxid.h"
 #include "core/p2p.h"
 #include "core/topo.h"

@@ -40,8 +40,8 @@
 #ifndef METAMPI_CTXID_H
 #define METAMPI_CTXID_H
 
-#include "core/coll_internal.h"
 #include "core/ctxid_pool.h"
+#include "core/icoll.h"
 
 #include <stdint.h>
 

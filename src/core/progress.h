@@ -19,7 +19,7 @@ void progress_configure(int local_ranks, int ncpus);
  * started alike share. */
 int progress_usable_cpus(void);
 
-/* The schedule engine (core/coll_internal.h) sits above point-to-point, which it uses, and
+/* The schedule engine (core/schedule.h) sits above point-to-point, which it uses, and
  * needs every pass of the progress engine: MPI_Init registers it here. While *running is
  * nonzero, each pass calls advance() (returns its events). */
 void progress_set_schedules(const int *running, int (*advance)(void));

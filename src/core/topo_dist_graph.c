@@ -5,7 +5,7 @@
  * rank that named the edge, and within one rank in the order of its arguments — a
  * deterministic order, which the neighbourhood collectives follow.
  */
-#include "core/coll_internal.h"
+#include "core/icoll.h"
 #include "core/topo_ops.h"
 
 #include <limits.h>

@@ -232,7 +232,7 @@ int coll_shm_barrier(icoll_sched_t *s, comm_t *c)
 {
     coll_area_t *a = usable(s, c);
     if (!a)
-        return COLL_SHM_DECLINED;
+        return COLL_DECLINED;
     shm_op_t *o = new_op(s, c, a, SHM_BARRIER, 0);
     if (!o)
         return MPI_ERR_NO_MEM;
@@ -245,14 +245,25 @@ int coll_shm_bcast_pair(size_t bytes)
     return coll_knob(&knob_on) && coll_shm_cma_allowed() && bytes >= coll_knob(&knob_cma_min);
 }
 
-int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
+/* The area for a broadcast of bytes, or NULL: decline. */
+static coll_area_t *bcast_area(icoll_sched_t *s, comm_t *c, size_t bytes)
 {
     coll_area_t *a = usable(s, c);
     size_t max = a && a->n == 2 ? coll_shm_bcast_pair(bytes) ? SIZE_MAX : coll_knob(&knob_bcast_max2)
                                 : coll_knob(&knob_bcast_max);
-    if (!a || bytes > max ||
-        bytes / a->chunk >= POS_MAX / 2)
-        return COLL_SHM_DECLINED;
+    return a && bytes <= max && bytes / a->chunk < POS_MAX / 2 ? a : NULL;
+}
+
+int coll_shm_bcast_takes(icoll_sched_t *s, comm_t *c, size_t bytes)
+{
+    return bcast_area(s, c, bytes) != NULL;
+}
+
+int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root)
+{
+    coll_area_t *a = bcast_area(s, c, bytes);
+    if (!a)
+        return COLL_DECLINED;
     if (bytes == 0)
         return MPI_SUCCESS;
     shm_op_t *o = new_op(s, c, a, SHM_BCAST, (bytes + a->chunk - 1) / a->chunk);
@@ -273,18 +284,18 @@ static int reduction(icoll_sched_t *s, comm_t *c, const void *in, void *out, siz
 {
     coll_area_t *a = usable(s, c);
     if (!a)
-        return COLL_SHM_DECLINED;
+        return COLL_DECLINED;
     size_t es = (size_t)dt->size;
     coll_knob_t *max = root < 0 && a->n == 2 ? &knob_allreduce_max2 : &knob_reduce_max;
     /* contiguous elements that fit a slot (the interface promises contiguous data; a type
      * whose elements leave gaps between them is not) */
     if (es == 0 || es > a->chunk || (count > 1 && coll_extent(dt) != es) ||
         count > coll_knob(max) / es)
-        return COLL_SHM_DECLINED;
+        return COLL_DECLINED;
     size_t per = a->chunk / es;
     uint64_t nrounds = (count + per - 1) / per;
     if (nrounds >= POS_MAX / 2 - 1)
-        return COLL_SHM_DECLINED;
+        return COLL_DECLINED;
     if (count == 0)
         return MPI_SUCCESS;
     size_t bytes = count * es;

@@ -4,7 +4,7 @@
  * shared area mapped by every member of that team, instead of messages.
  *
  * Each function appends its steps to schedule s and returns MPI_SUCCESS, an error class, or
- * COLL_SHM_DECLINED when it cannot serve this call (no area could be set up, the data does not
+ * COLL_DECLINED when it cannot serve this call (no area could be set up, the data does not
  * suit it, the algorithm is switched off): then it appended nothing and the caller uses its
  * point-to-point algorithm. Whether it declines depends only on arguments that are the same
  * at every member of the node team (sizes, op, root), so the team never disagrees.
@@ -17,10 +17,12 @@
 
 #include "coll/coll.h"
 
-#define COLL_SHM_DECLINED (-2)
 
 int coll_shm_barrier(icoll_sched_t *s, comm_t *c);
 int coll_shm_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root);
+/* Whether coll_shm_bcast would serve a broadcast of bytes in s (setting the area up as it
+ * would), without appending anything: so that a caller can prepare the data first. */
+int coll_shm_bcast_takes(icoll_sched_t *s, comm_t *c, size_t bytes);
 /* Whether a broadcast of bytes in a team of two is worth the area at any size: both members
  * copy at once by remote access (cma.c), which beats one message's single copier. Knobs only,
  * so every member answers alike. */

@@ -101,7 +101,7 @@ static int start(team_t *t, job_op_t *q)
         rc = coll_shm_allreduce(s, c, q->in, q->out, q->count, q->dt, q->op);
         break;
     }
-    if (rc == COLL_SHM_DECLINED) {
+    if (rc == COLL_DECLINED) {
         icoll_sched_discard(s);
         return 0;
     }

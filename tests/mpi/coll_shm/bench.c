@@ -24,7 +24,7 @@ static comm_t *world;
 
 static int run(icoll_sched_t *s, int rc)
 {
-    if (rc == COLL_SHM_DECLINED) {
+    if (rc == COLL_DECLINED) {
         icoll_sched_discard(s);
         return 0;
     }

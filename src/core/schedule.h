@@ -1,26 +1,22 @@
 /*
- * The library's own collective operations over point-to-point, used to build communicators
- * and topologies (context-id agreement, split, distributed graphs). They run on the
- * communicator's internal context (recv_ctx + 1), so they never match user messages. Simple
- * algorithms; the collective-operations chapter has its own, faster engine.
- * Each returns MPI_SUCCESS or an error class.
+ * The schedule engine: every collective operation of the library — the MPI collectives
+ * (coll/), their nonblocking forms, and the library's own (core/icoll.h: context-id agreement,
+ * communicator and topology construction) — is a schedule that the progress engine advances.
  *
- * The blocking icoll_* functions take an intra-communicator (for an inter-communicator, pass
- * its local_comm); each is one collective operation on it, so every member must call them in
- * the same order (tags come from the communicator's blocking stream, comm_next_op()).
- *
- * Schedules. Underneath, every operation is a schedule: a list of entries — sends, receives,
- * local steps (copy, reduce) and callbacks — executed in order by the progress engine. Sends
- * and receives that follow each other are started together; a local step or callback runs
- * when everything before it has completed. A callback may insert further entries right
- * after itself (this is how context-id agreement loops: the finished entries are dropped at a
- * callback once they outnumber the rest, so a looping schedule stays bounded), or ask to be
- * called again later (ICOLL_AGAIN). All messages of one schedule carry one tag; within a schedule the messages
- * between two processes are sent and received in the same order, so one tag suffices, and
- * concurrent schedules on one communicator have distinct tags.
+ * A schedule is a list of entries — sends, receives, local steps (copy, reduce) and callbacks —
+ * executed in order. Sends and receives that follow each other are started together; a local
+ * step or callback runs when everything before it has completed. A callback may insert further
+ * entries right after itself (this is how context-id agreement loops: the finished entries are
+ * dropped at a callback once they outnumber the rest, so a looping schedule stays bounded), or
+ * ask to be called again later (ICOLL_AGAIN: how the shared-memory steps wait on flags without
+ * blocking). All messages of one schedule carry one tag and travel on the communicators'
+ * internal context (recv_ctx + 1), so they never match user messages; within a schedule the
+ * messages between two processes are sent and received in the same order, so one tag
+ * suffices, and concurrent schedules on one communicator have distinct tags. Finished
+ * schedules are kept for reuse, so a blocking collective in a loop allocates nothing.
  */
-#ifndef METAMPI_COLL_INTERNAL_H
-#define METAMPI_COLL_INTERNAL_H
+#ifndef METAMPI_CORE_SCHEDULE_H
+#define METAMPI_CORE_SCHEDULE_H
 
 #include "core/comm.h"
 #include "core/p2p.h"
@@ -28,21 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Reductions the engine computes itself (icoll_sched_reduce), for the library's own
+ * collectives; the MPI reductions use icoll_sched_op. */
 typedef enum { ICOLL_SUM, ICOLL_MAX, ICOLL_MIN, ICOLL_BAND, ICOLL_BOR } icoll_op_t;
-
-int icoll_barrier(comm_t *c);
-int icoll_bcast(comm_t *c, void *buf, size_t bytes, int root);
-/* recv holds size * bytes: member i's block at i * bytes */
-int icoll_allgather(comm_t *c, const void *send, size_t bytes, void *recv);
-/* send/recv hold size blocks of bytes each */
-int icoll_alltoall(comm_t *c, const void *send, size_t bytes, void *recv);
-/* counts and displacements in bytes */
-int icoll_alltoallv(comm_t *c, const void *send, const size_t *scounts, const size_t *sdispls,
-                    void *recv, const size_t *rcounts, const size_t *rdispls);
-int icoll_allreduce_int(comm_t *c, int *vals, int n, icoll_op_t op);
-int icoll_allreduce_u64(comm_t *c, uint64_t *vals, int n, icoll_op_t op);
-
-/* ---- schedules ------------------------------------------------------------------------ */
 
 typedef struct icoll_sched icoll_sched_t;
 typedef enum { ICOLL_INT, ICOLL_U64 } icoll_type_t;
@@ -103,37 +87,11 @@ void icoll_sched_hold_dtype(icoll_sched_t *s, struct dtype *dt);
 void icoll_sched_hold_op(icoll_sched_t *s, struct op *op);
 /* Nonzero when the schedule has recorded an error (no memory, ...): builders may stop. */
 int icoll_sched_failed(const icoll_sched_t *s);
-
-/* Collectives appended to a schedule. c is an intra-communicator, except for allreduce,
- * which also takes an inter-communicator and then combines both groups (reduction in each
- * local group, exchange between the two leaders, broadcast in each group; the operation
- * must be commutative). */
-void icoll_sched_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t bytes, int root);
-/* scratch: n elements of type the reduction receives into (NULL: allocated from s), so that an
- * operation appended again and again (context-id agreement rounds) allocates nothing. */
-void icoll_sched_allreduce(icoll_sched_t *s, comm_t *c, void *vals, int n, icoll_type_t type,
-                           icoll_op_t op, void *scratch);
-
-/* The members of an internal collective: intra-communicator c, or a subgroup of it whose
- * messages travel on c's internal context addressed by c's ranks (MPI_Comm_create_group:
- * consecutive calls over different groups with one tag stay apart because a member's rank
- * in c names it in every call, while its rank in the group may name another process in the
- * next call). */
-typedef struct icoll_team {
-    comm_t *c;
-    int size, rank;           /* team size, this process's index */
-    const int *ranks;         /* index -> rank in c; NULL: the identity (the whole of c) */
-} icoll_team_t;
-icoll_team_t icoll_team_all(comm_t *c);
-void icoll_sched_bcast_team(icoll_sched_t *s, const icoll_team_t *t, void *buf, size_t bytes,
-                            int root);
-void icoll_sched_allreduce_team(icoll_sched_t *s, const icoll_team_t *t, void *vals, int n,
-                                icoll_type_t type, icoll_op_t op, void *scratch);
-void icoll_sched_allgather(icoll_sched_t *s, comm_t *c, const void *send, size_t bytes,
-                           void *recv);
-void icoll_sched_alltoallv(icoll_sched_t *s, comm_t *c, const void *send, const size_t *scounts,
-                           const size_t *sdispls, void *recv, const size_t *rcounts,
-                           const size_t *rdispls);
+/* A hash of the schedule's shape as built so far: every entry's kind, and for messages their
+ * peer, communicator (in order of first use) and size, for local steps their sizes — never
+ * addresses, so two builds of the same algorithm give the same digest in any process and any
+ * build of the library (METAMPI_COLL_SELECT_DEBUG=2 prints it per call). */
+uint64_t icoll_sched_digest(const icoll_sched_t *s);
 
 /* Frees a schedule that was never started. */
 void icoll_sched_discard(icoll_sched_t *s);
