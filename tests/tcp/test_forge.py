@@ -110,8 +110,10 @@ def connect_as(addr, key, rank, size):
     return s
 
 
-def shm_leftovers():
-    return set(glob.glob("/dev/shm/metampi.*"))
+def shm_leftovers(mpirun_pid):
+    """This job's names in /dev/shm (metampi.kvs_<mpirun's pid>_...): other tests' jobs may
+    run beside this one."""
+    return set(glob.glob("/dev/shm/metampi.kvs_%d_*" % mpirun_pid))
 
 
 class Forge(unittest.TestCase):
@@ -121,7 +123,6 @@ class Forge(unittest.TestCase):
 
     def run_job(self, hosts, claim, frames, expect_end):
         """Starts the job, forges, lets it go on; (returncode, stdout, stderr)."""
-        before = shm_leftovers()
         key_file = os.path.join(self.tmp, "key")
         env = dict(os.environ, METAMPI_VIRTUAL_HOSTS=str(hosts), FORGE_KEY_FILE=key_file)
         # through a host helper, as on a cluster: the ranks get the job key in their environment
@@ -157,7 +158,7 @@ class Forge(unittest.TestCase):
                 p.communicate()
         time.sleep(0.2)
         self.assertEqual(child_pids(p.pid) - {p.pid}, set(), "processes left behind")
-        self.assertEqual(shm_leftovers() - before, set(), "shared memory left behind")
+        self.assertEqual(shm_leftovers(p.pid), set(), "shared memory left behind")
         return p.returncode, out, err, s is None
 
     def forged_ends_job(self, name, frames, why):
