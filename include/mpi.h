@@ -57,6 +57,19 @@ typedef struct MPI_Status {
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 
+/* A status as Fortran holds it (MPI-3.1 §17.2.5): MPI_STATUS_SIZE MPI_Fints, the MPI_Status
+ * struct word for word, so MPI_SOURCE, MPI_TAG and MPI_ERROR are its first three entries
+ * (MPI-4.0's C constants MPI_F_SOURCE, MPI_F_TAG, MPI_F_ERROR are their 0-based indices).
+ * MPI_F_STATUS(ES)_IGNORE are the Fortran ignore values seen from C; passing them to
+ * MPI_Status_c2f/f2c is an error (MPI_ERR_ARG). */
+#define MPI_STATUS_SIZE   6
+#define MPI_F_STATUS_SIZE MPI_STATUS_SIZE
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG    1
+#define MPI_F_ERROR  2
+#define MPI_F_STATUS_IGNORE   ((MPI_Fint *)0)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)0)
+
 /* ---- communicators ------------------------------------------------------------------ */
 #define MPI_COMM_NULL  ((MPI_Comm)0x04000000)
 #define MPI_COMM_WORLD ((MPI_Comm)0x04000001)
@@ -631,6 +644,46 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int MPI_Info_free(MPI_Info *info);
 int PMPI_Info_free(MPI_Info *info);
+
+/* language interoperability: handle and status conversion (MPI-3.1 §17.2.4-17.2.5). Handles
+ * are MPI_Fints already: c2f is the identity, f2c gives the kind's null handle for a value
+ * that is not a live handle of that kind. */
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+MPI_Fint MPI_Comm_c2f(MPI_Comm handle);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm handle);
+MPI_Comm MPI_Comm_f2c(MPI_Fint handle);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint handle);
+MPI_Fint MPI_Type_c2f(MPI_Datatype handle);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype handle);
+MPI_Datatype MPI_Type_f2c(MPI_Fint handle);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint handle);
+MPI_Fint MPI_Group_c2f(MPI_Group handle);
+MPI_Fint PMPI_Group_c2f(MPI_Group handle);
+MPI_Group MPI_Group_f2c(MPI_Fint handle);
+MPI_Group PMPI_Group_f2c(MPI_Fint handle);
+MPI_Fint MPI_Request_c2f(MPI_Request handle);
+MPI_Fint PMPI_Request_c2f(MPI_Request handle);
+MPI_Request MPI_Request_f2c(MPI_Fint handle);
+MPI_Request PMPI_Request_f2c(MPI_Fint handle);
+MPI_Fint MPI_Op_c2f(MPI_Op handle);
+MPI_Fint PMPI_Op_c2f(MPI_Op handle);
+MPI_Op MPI_Op_f2c(MPI_Fint handle);
+MPI_Op PMPI_Op_f2c(MPI_Fint handle);
+MPI_Fint MPI_Info_c2f(MPI_Info handle);
+MPI_Fint PMPI_Info_c2f(MPI_Info handle);
+MPI_Info MPI_Info_f2c(MPI_Fint handle);
+MPI_Info PMPI_Info_f2c(MPI_Fint handle);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler handle);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler handle);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint handle);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint handle);
+MPI_Fint MPI_Message_c2f(MPI_Message handle);
+MPI_Fint PMPI_Message_c2f(MPI_Message handle);
+MPI_Message MPI_Message_f2c(MPI_Fint handle);
+MPI_Message PMPI_Message_f2c(MPI_Fint handle);
 
 /* process topologies (MPI-3.1 §7) */
 /* (topologies: functions) */
