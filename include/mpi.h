@@ -685,6 +685,10 @@ MPI_Fint PMPI_Message_c2f(MPI_Message handle);
 MPI_Message MPI_Message_f2c(MPI_Fint handle);
 MPI_Message PMPI_Message_f2c(MPI_Fint handle);
 
+/* profiling control (MPI-3.1 §14.2.4): metampi has no profiling levels, so it does nothing */
+int MPI_Pcontrol(const int level, ...);
+int PMPI_Pcontrol(const int level, ...);
+
 /* process topologies (MPI-3.1 §7) */
 /* (topologies: functions) */
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart);
