@@ -4,6 +4,7 @@
 #include "api/api.h"
 
 #include "core/grequest.h"
+#include "core/isendrecv.h"
 #include "core/match.h"
 #include "core/p2p.h"
 #include "core/progress.h"
@@ -457,7 +458,10 @@ API_EXPORT int PMPI_Cancel(MPI_Request *request)
                              "the cancel_fn of the generalized request returned error %d", err);
         return MPI_SUCCESS;
     }
-    p2p_cancel(r);
+    if (r->kind == REQ_PAIR)
+        isendrecv_cancel(r);
+    else
+        p2p_cancel(r);
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Cancel)

@@ -67,6 +67,7 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
     r->peer = r->tag = 0;
     r->mode = MODE_STANDARD;
     r->greq = NULL;
+    r->pair = NULL;
     r->next = NULL;
 }
 
