@@ -672,6 +672,11 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int MPI_Info_free(MPI_Info *info);
 int PMPI_Info_free(MPI_Info *info);
+/* MPI-4.0 (§10, §11.4) */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 
 /* language interoperability: handle and status conversion (MPI-3.1 §17.2.4-17.2.5). Handles
  * are MPI_Fints already: c2f is the identity, f2c gives the kind's null handle for a value

@@ -1,8 +1,10 @@
-/* The quick MPI-4.0/4.1 additions: the status field accessors (4.1 §3.2.5), with their
- * argument checks; MPI_VERSION stays 3.1. */
+/* The quick MPI-4.0/4.1 additions: the status field accessors (4.1 §3.2.5),
+ * MPI_Info_get_string and MPI_Info_create_env (4.0 §10, §11.4; the latter also before
+ * MPI_Init), with their argument checks; MPI_VERSION stays 3.1. */
 #include "../check.h"
 
 #include <mpi.h>
+#include <stdio.h>
 #include <string.h>
 
 static void status_fields(int rank)
@@ -39,14 +41,87 @@ static void status_fields(int rank)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+static void info_get_string(void)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "key", "value12");
+    char buf[16];
+    int len = sizeof buf, flag = 0;
+    CHECK_RC(MPI_Info_get_string(info, "key", &len, buf, &flag), MPI_SUCCESS);
+    CHECK(flag && len == 8 && strcmp(buf, "value12") == 0);
+    len = 4; /* truncated to 3 characters; the full length comes back */
+    CHECK_RC(MPI_Info_get_string(info, "key", &len, buf, &flag), MPI_SUCCESS);
+    CHECK(flag && len == 8 && strcmp(buf, "val") == 0);
+    len = 0; /* only the length */
+    CHECK_RC(MPI_Info_get_string(info, "key", &len, NULL, &flag), MPI_SUCCESS);
+    CHECK(flag && len == 8);
+    len = 5;
+    strcpy(buf, "same");
+    CHECK_RC(MPI_Info_get_string(info, "nokey", &len, buf, &flag), MPI_SUCCESS);
+    CHECK(!flag && len == 5 && strcmp(buf, "same") == 0);
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_RC(MPI_Info_get_string(MPI_INFO_NULL, "key", &len, buf, &flag), MPI_ERR_INFO);
+    CHECK_RC(MPI_Info_get_string(info, "", &len, buf, &flag), MPI_ERR_INFO_KEY);
+    CHECK_RC(MPI_Info_get_string(info, "key", NULL, buf, &flag), MPI_ERR_ARG);
+    CHECK_RC(MPI_Info_get_string(info, "key", &len, buf, NULL), MPI_ERR_ARG);
+    len = 4;
+    CHECK_RC(MPI_Info_get_string(info, "key", &len, NULL, &flag), MPI_ERR_ARG);
+    len = -1;
+    CHECK_RC(MPI_Info_get_string(info, "key", &len, buf, &flag), MPI_ERR_ARG);
+    CHECK_RC(MPI_Info_create_env(0, NULL, NULL), MPI_ERR_ARG);
+    CHECK_RC(MPI_Info_create_env(-1, NULL, &info), MPI_ERR_ARG);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Info_free(&info);
+}
+
+static void info_value(MPI_Info info, const char *key, char *value)
+{
+    int len = MPI_MAX_INFO_VAL + 1, flag = 0;
+    MPI_Info_get_string(info, key, &len, value, &flag);
+    if (!flag)
+        value[0] = '\0';
+}
+
+/* before_init: made before MPI_Init from main's arguments */
+static void info_create_env(MPI_Info before_init, const char *argv0, int size)
+{
+    char v[MPI_MAX_INFO_VAL + 1];
+    info_value(before_init, "command", v);
+    CHECK(strcmp(v, argv0) == 0);
+    info_value(before_init, "wdir", v);
+    CHECK(v[0] == '/');
+    MPI_Info_free(&before_init);
+
+    MPI_Info info;
+    CHECK_RC(MPI_Info_create_env(0, NULL, &info), MPI_SUCCESS);
+    CHECK(info != MPI_INFO_ENV && info != MPI_INFO_NULL);
+    info_value(info, "maxprocs", v);
+    char expect[32];
+    snprintf(expect, sizeof expect, "%d", size);
+    CHECK(strcmp(v, expect) == 0);
+    MPI_Info_set(info, "mine", "1"); /* a copy: MPI_INFO_ENV stays as it is */
+    int flag = 1, len;
+    MPI_Info_get_valuelen(MPI_INFO_ENV, "mine", &len, &flag);
+    CHECK(!flag);
+    MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
+    MPI_Info before_init;
+    CHECK_RC(MPI_Info_create_env(argc, argv, &before_init), MPI_SUCCESS);
     MPI_Init(&argc, &argv);
     int rank, version, subversion;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Get_version(&version, &subversion);
     CHECK(version == 3 && subversion == 1 && MPI_VERSION == 3 && MPI_SUBVERSION == 1);
     status_fields(rank);
+    info_get_string();
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    info_create_env(before_init, argv[0], size);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;
