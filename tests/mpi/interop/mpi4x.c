@@ -1,6 +1,6 @@
 /* The quick MPI-4.0/4.1 additions: the status field accessors (4.1 §3.2.5),
  * MPI_Info_get_string and MPI_Info_create_env (4.0 §10, §11.4; the latter also before
- * MPI_Init), with their argument checks; MPI_VERSION stays 3.1. */
+ * MPI_Init), MPI_Comm_idup_with_info, with their argument checks; MPI_VERSION stays 3.1. */
 #include "../check.h"
 
 #include <mpi.h>
@@ -108,6 +108,47 @@ static void info_create_env(MPI_Info before_init, const char *argv0, int size)
     MPI_Info_free(&info);
 }
 
+static void idup_with_info(int rank, int size)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "metampi_test_hint", "yes");
+    MPI_Comm dups[2];
+    MPI_Request reqs[2];
+    CHECK_RC(MPI_Comm_idup_with_info(MPI_COMM_WORLD, info, &dups[0], &reqs[0]), MPI_SUCCESS);
+    CHECK_RC(MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &dups[1], &reqs[1]),
+             MPI_SUCCESS);
+    MPI_Info_free(&info); /* the hints were copied */
+    CHECK_RC(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    MPI_Info used;
+    MPI_Comm_get_info(dups[0], &used);
+    char v[MPI_MAX_INFO_VAL + 1];
+    info_value(used, "metampi_test_hint", v);
+    CHECK(strcmp(v, "yes") == 0);
+    MPI_Info_free(&used);
+    MPI_Comm_get_info(dups[1], &used);
+    info_value(used, "metampi_test_hint", v);
+    CHECK(v[0] == '\0');
+    MPI_Info_free(&used);
+    int sum = 0, one = 1, cmp;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dups[0]);
+    CHECK(sum == size);
+    MPI_Comm_compare(dups[0], MPI_COMM_WORLD, &cmp);
+    CHECK(cmp == MPI_CONGRUENT);
+    MPI_Comm_free(&dups[0]);
+    MPI_Comm_free(&dups[1]);
+    (void)rank;
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm c;
+    MPI_Request r;
+    CHECK_RC(MPI_Comm_idup_with_info(MPI_COMM_WORLD, (MPI_Info)12345, &c, &r), MPI_ERR_INFO);
+    CHECK_RC(MPI_Comm_idup_with_info(MPI_COMM_NULL, MPI_INFO_NULL, &c, &r), MPI_ERR_COMM);
+    CHECK_RC(MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, NULL, &r), MPI_ERR_ARG);
+    CHECK_RC(MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &c, NULL), MPI_ERR_ARG);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Info before_init;
@@ -122,6 +163,7 @@ int main(int argc, char **argv)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     info_create_env(before_init, argv[0], size);
+    idup_with_info(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;
