@@ -27,7 +27,6 @@ static void finish(pair_t *p)
 {
     request_t *u = p->user;
     u->status = p->recv.status;
-    u->status.metampi_cancelled = p->recv.status.metampi_cancelled;
     u->error = p->recv.error;
     u->op.msg_bytes = p->recv.op.msg_bytes;
     u->bytes = p->recv.bytes;
