@@ -57,6 +57,19 @@ typedef struct MPI_Status {
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 
+/* A status as Fortran holds it (MPI-3.1 §17.2.5): MPI_STATUS_SIZE MPI_Fints, the MPI_Status
+ * struct word for word, so MPI_SOURCE, MPI_TAG and MPI_ERROR are its first three entries
+ * (MPI-4.0's C constants MPI_F_SOURCE, MPI_F_TAG, MPI_F_ERROR are their 0-based indices).
+ * MPI_F_STATUS(ES)_IGNORE are the Fortran ignore values seen from C; passing them to
+ * MPI_Status_c2f/f2c is an error (MPI_ERR_ARG). */
+#define MPI_STATUS_SIZE   6
+#define MPI_F_STATUS_SIZE MPI_STATUS_SIZE
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG    1
+#define MPI_F_ERROR  2
+#define MPI_F_STATUS_IGNORE   ((MPI_Fint *)0)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)0)
+
 /* ---- communicators ------------------------------------------------------------------ */
 #define MPI_COMM_NULL  ((MPI_Comm)0x04000000)
 #define MPI_COMM_WORLD ((MPI_Comm)0x04000001)
@@ -434,6 +447,11 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+/* MPI-4.0 (§3.10): nonblocking send-receive */
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request);
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
@@ -510,6 +528,29 @@ int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+/* MPI-4.1 (§3.2.5): the public fields through calls */
+int MPI_Status_get_source(MPI_Status *status, int *source);
+int PMPI_Status_get_source(MPI_Status *status, int *source);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int PMPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_get_tag(MPI_Status *status, int *tag);
+int PMPI_Status_get_tag(MPI_Status *status, int *tag);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int PMPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_get_error(MPI_Status *status, int *error);
+int PMPI_Status_get_error(MPI_Status *status, int *error);
+int MPI_Status_set_error(MPI_Status *status, int error);
+int PMPI_Status_set_error(MPI_Status *status, int error);
+
+/* generalized requests (MPI-3.1 §12.2): query_fn gets an empty status (MPI_ANY_SOURCE,
+ * MPI_ANY_TAG, count 0) to fill; NULL callbacks are allowed and do nothing (as in Open MPI) */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
+int PMPI_Grequest_complete(MPI_Request request);
 
 /* groups (MPI-3.1 §6.3) */
 /* (groups: functions) */
@@ -550,6 +591,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request); /* MPI-4.0 */
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
@@ -631,6 +674,55 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int MPI_Info_free(MPI_Info *info);
 int PMPI_Info_free(MPI_Info *info);
+/* MPI-4.0 (§10, §11.4) */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+
+/* language interoperability: handle and status conversion (MPI-3.1 §17.2.4-17.2.5). Handles
+ * are MPI_Fints already: c2f is the identity, f2c gives the kind's null handle for a value
+ * that is not a live handle of that kind. */
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+MPI_Fint MPI_Comm_c2f(MPI_Comm handle);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm handle);
+MPI_Comm MPI_Comm_f2c(MPI_Fint handle);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint handle);
+MPI_Fint MPI_Type_c2f(MPI_Datatype handle);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype handle);
+MPI_Datatype MPI_Type_f2c(MPI_Fint handle);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint handle);
+MPI_Fint MPI_Group_c2f(MPI_Group handle);
+MPI_Fint PMPI_Group_c2f(MPI_Group handle);
+MPI_Group MPI_Group_f2c(MPI_Fint handle);
+MPI_Group PMPI_Group_f2c(MPI_Fint handle);
+MPI_Fint MPI_Request_c2f(MPI_Request handle);
+MPI_Fint PMPI_Request_c2f(MPI_Request handle);
+MPI_Request MPI_Request_f2c(MPI_Fint handle);
+MPI_Request PMPI_Request_f2c(MPI_Fint handle);
+MPI_Fint MPI_Op_c2f(MPI_Op handle);
+MPI_Fint PMPI_Op_c2f(MPI_Op handle);
+MPI_Op MPI_Op_f2c(MPI_Fint handle);
+MPI_Op PMPI_Op_f2c(MPI_Fint handle);
+MPI_Fint MPI_Info_c2f(MPI_Info handle);
+MPI_Fint PMPI_Info_c2f(MPI_Info handle);
+MPI_Info MPI_Info_f2c(MPI_Fint handle);
+MPI_Info PMPI_Info_f2c(MPI_Fint handle);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler handle);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler handle);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint handle);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint handle);
+MPI_Fint MPI_Message_c2f(MPI_Message handle);
+MPI_Fint PMPI_Message_c2f(MPI_Message handle);
+MPI_Message MPI_Message_f2c(MPI_Fint handle);
+MPI_Message PMPI_Message_f2c(MPI_Fint handle);
+
+/* profiling control (MPI-3.1 §14.2.4): metampi has no profiling levels, so it does nothing */
+int MPI_Pcontrol(const int level, ...);
+int PMPI_Pcontrol(const int level, ...);
 
 /* process topologies (MPI-3.1 §7) */
 /* (topologies: functions) */

@@ -53,6 +53,18 @@ static int hand_out(MPI_Comm comm, int rc, comm_t *n, MPI_Comm *newcomm, const c
     return MPI_SUCCESS;
 }
 
+/* Replaces n's hints by a copy of hints (NULL: none); MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int set_hints(comm_t *n, const info_t *hints)
+{
+    info_t *copy = hints ? info_copy(hints) : NULL;
+    if (hints && !copy)
+        return MPI_ERR_NO_MEM;
+    if (n->info)
+        info_destroy(n->info);
+    n->info = copy;
+    return MPI_SUCCESS;
+}
+
 /* MPI_Comm_dup and MPI_Comm_dup_with_info: a new context, the same groups and topology;
  * the attributes whose copy callbacks ask for it; the parent's hints or info's. */
 static int dup(MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm, const char *F)
@@ -70,15 +82,9 @@ static int dup(MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm, c
     int rc = comm_dup(c, &n);
     if (rc != MPI_SUCCESS)
         return creation_failed(comm, rc, F);
-    if (with_info) {
-        info_t *copy = hints ? info_copy(hints) : NULL;
-        if (hints && !copy) {
-            comm_free_handle(n);
-            return err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory for the hints");
-        }
-        if (n->info)
-            info_destroy(n->info);
-        n->info = copy;
+    if (with_info && set_hints(n, hints) != MPI_SUCCESS) {
+        comm_free_handle(n);
+        return err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory for the hints");
     }
     rc = attr_copy_all(ATTR_COMM, comm, &c->attrs, &n->attrs);
     if (rc != MPI_SUCCESS) {
@@ -107,15 +113,22 @@ static void idup_done(int err, void *arg)
     request_complete_coll(arg, err);
 }
 
-/* The new handle is returned at once; it becomes usable when the request completes. The
- * attributes are copied now (MPI-3.1 §6.4.2: as MPI_Comm_dup does). */
-API_EXPORT int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+/* MPI_Comm_idup and MPI_Comm_idup_with_info (MPI-4.0): the new handle is returned at once; it
+ * becomes usable when the request completes. The attributes are copied now (MPI-3.1 §6.4.2:
+ * as MPI_Comm_dup does), and so are the hints. */
+static int idup(MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm,
+                MPI_Request *request, const char *F)
 {
-    static const char *const F = "MPI_Comm_idup";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
     API_CHECK_PTR(newcomm, comm, F, "newcomm");
     API_CHECK_PTR(request, comm, F, "request");
+    info_t *hints = NULL;
+    if (with_info) {
+        int rc = get_info(comm, info, &hints, F);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     request_t *r = request_new(REQ_COLL, c);
     if (!r)
         return err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory for a request");
@@ -126,15 +139,29 @@ API_EXPORT int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req
         request_free(r);
         return creation_failed(comm, rc, F);
     }
-    /* the request completes even when a copy callback fails: the others take part */
-    rc = attr_copy_all(ATTR_COMM, comm, &c->attrs, &n->attrs);
     *newcomm = n->handle;
     *request = r->handle;
+    /* the request completes even when a copy fails: the others take part */
+    if (with_info && set_hints(n, hints) != MPI_SUCCESS)
+        return err_raise(comm, MPI_ERR_NO_MEM, F, "out of memory for the hints");
+    rc = attr_copy_all(ATTR_COMM, comm, &c->attrs, &n->attrs);
     if (rc != MPI_SUCCESS)
         return err_raise(comm, rc, F, "an attribute copy callback failed (error %d)", rc);
     return MPI_SUCCESS;
 }
+
+API_EXPORT int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup(comm, 0, MPI_INFO_NULL, newcomm, request, "MPI_Comm_idup");
+}
 API_WEAK_ALIAS(Comm_idup)
+
+API_EXPORT int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                                        MPI_Request *request)
+{
+    return idup(comm, 1, info, newcomm, request, "MPI_Comm_idup_with_info");
+}
+API_WEAK_ALIAS(Comm_idup_with_info)
 
 /* Nonzero when every member of g is in c's local group. */
 static int is_subgroup(const group_t *g, const comm_t *c, int *ok)

@@ -3,6 +3,8 @@
  * MPI_Test_cancelled. */
 #include "api/api.h"
 
+#include "core/grequest.h"
+#include "core/isendrecv.h"
 #include "core/match.h"
 #include "core/p2p.h"
 #include "core/progress.h"
@@ -55,6 +57,19 @@ static int is_active(const request_t *r)
 static int finish(request_t *r, MPI_Request *h, MPI_Status *st, int with_error)
 {
     int err = r->error;
+    if (r->kind == REQ_GREQ) {
+        /* query_fn's error wins over free_fn's; the request goes either way */
+        MPI_Status local;
+        MPI_Status *s = st ? st : &local;
+        int keep = s->MPI_ERROR;
+        err = grequest_query(r, s);
+        int free_err = grequest_release(r);
+        if (err == MPI_SUCCESS)
+            err = free_err;
+        s->MPI_ERROR = with_error ? err : keep;
+        *h = MPI_REQUEST_NULL;
+        return err;
+    }
     if (st) {
         int keep = st->MPI_ERROR;
         *st = r->status;
@@ -87,6 +102,11 @@ static int raise_request_error(const request_t *r, int err, const MPI_Status *st
                          "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
                          "bytes of the receive buffer",
                          r->op.msg_bytes, st->MPI_SOURCE, st->MPI_TAG, r->bytes);
+    if (r->kind == REQ_GREQ)
+        return err_raise(r->comm->handle, err, func,
+                         "a callback of the generalized request (query_fn or free_fn) "
+                         "returned error %d",
+                         err);
     if (err == MPI_ERR_NOT_SAME) /* a collective's (core/match.h) */
         return err_raise(r->comm->handle, err, func,
                          "the members called collective operations in different orders: %s",
@@ -121,7 +141,7 @@ static int single(MPI_Request *request, int *flag, MPI_Status *status, int wait,
         return MPI_SUCCESS;
     MPI_Status local;
     MPI_Status *st = status ? status : &local;
-    if (r->error == MPI_SUCCESS)
+    if (r->error == MPI_SUCCESS && r->kind != REQ_GREQ)
         return finish(r, request, st, 0);
     request_t copy = *r; /* finish may free r; the error report needs its fields */
     int err = finish(r, request, st, 0);
@@ -367,6 +387,14 @@ API_EXPORT int PMPI_Request_free(MPI_Request *request)
     if (r->kind == REQ_COLL)
         return err_raise(r->comm->handle, MPI_ERR_REQUEST, F,
                          "the request of a nonblocking collective operation cannot be freed");
+    if (r->kind == REQ_GREQ && r->complete) {
+        *request = MPI_REQUEST_NULL;
+        int err = grequest_release(r);
+        if (err != MPI_SUCCESS)
+            return err_raise(MPI_COMM_WORLD, err, F,
+                             "the free_fn of the generalized request returned error %d", err);
+        return MPI_SUCCESS;
+    }
     /* An active operation goes on and frees its request when it completes. */
     if (r->active && !r->complete)
         r->user_freed = 1;
@@ -394,8 +422,16 @@ API_EXPORT int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Statu
     if (!r->complete)
         progress_poll();
     *flag = r->complete;
-    if (r->complete)
+    if (r->complete && r->kind == REQ_GREQ) {
+        MPI_Status st;
+        int err = grequest_query(r, &st);
+        status_report(status, &st);
+        if (err != MPI_SUCCESS)
+            return err_raise(r->comm->handle, err, F,
+                             "the query_fn of the generalized request returned error %d", err);
+    } else if (r->complete) {
         status_report(status, &r->status);
+    }
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Request_get_status)
@@ -415,7 +451,17 @@ API_EXPORT int PMPI_Cancel(MPI_Request *request)
     if (r->kind == REQ_COLL)
         return err_raise(r->comm->handle, MPI_ERR_REQUEST, F,
                          "a nonblocking collective operation cannot be cancelled");
-    p2p_cancel(r);
+    if (r->kind == REQ_GREQ) {
+        int err = grequest_cancel(r);
+        if (err != MPI_SUCCESS)
+            return err_raise(r->comm->handle, err, F,
+                             "the cancel_fn of the generalized request returned error %d", err);
+        return MPI_SUCCESS;
+    }
+    if (r->kind == REQ_PAIR)
+        isendrecv_cancel(r);
+    else
+        p2p_cancel(r);
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Cancel)

@@ -216,3 +216,12 @@ API_EXPORT int PMPI_Get_library_version(char *version, int *resultlen)
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Get_library_version)
+
+/* MPI-3.1 §14.2.4: the level's meaning is the profiler's; metampi itself has no profiling
+ * to switch, so every level is accepted and changes nothing. */
+API_EXPORT int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Pcontrol)

@@ -110,6 +110,37 @@ API_EXPORT int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *value
 }
 API_WEAK_ALIAS(Info_get_valuelen)
 
+/* MPI-4.0 §10: *buflen in: the size of value; out: the value's length with its terminator.
+ * A value that does not fit is truncated to *buflen - 1 characters; with *buflen 0, value is
+ * not touched (and may be NULL). */
+API_EXPORT int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value,
+                                    int *flag)
+{
+    static const char *const F = "MPI_Info_get_string";
+    state_require_initialized(F);
+    GET_INFO(i, info, F);
+    CHECK_KEY(key, F);
+    CHECK_PTR(buflen, F, "buflen");
+    CHECK_PTR(flag, F, "flag");
+    if (*buflen < 0)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F, "*buflen %d is negative", *buflen);
+    if (*buflen > 0)
+        CHECK_PTR(value, F, "value");
+    const char *v = info_get(i, key);
+    *flag = v != NULL;
+    if (!v)
+        return MPI_SUCCESS;
+    size_t len = strlen(v);
+    if (*buflen > 0) {
+        size_t n = len < (size_t)*buflen - 1 ? len : (size_t)*buflen - 1;
+        memcpy(value, v, n);
+        value[n] = '\0';
+    }
+    *buflen = (int)len + 1;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Info_get_string)
+
 API_EXPORT int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     state_require_initialized("MPI_Info_get_nkeys");
@@ -164,3 +195,26 @@ API_EXPORT int PMPI_Info_free(MPI_Info *info)
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Info_free)
+
+/* MPI-4.0 §11.4: a new info object with MPI_INFO_ENV's contents; the only info call allowed
+ * before MPI_Init, when the job is not known yet: then it holds what the process knows about
+ * itself (command, argv, wdir, arch, host), without maxprocs and thread_level. */
+API_EXPORT int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    static const char *const F = "MPI_Info_create_env";
+    if (state.phase == STATE_FINALIZED)
+        state_require_initialized(F); /* reports the call after MPI_Finalize */
+    CHECK_PTR(info, F, "info");
+    if (argc < 0)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F, "argc %d is negative", argc);
+    if (argc > 0 && !argv)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F, "argv is NULL with argc %d", argc);
+    info_t *i = info_env_create(argc, argv);
+    if (!i || !info_publish(i)) {
+        info_destroy(i);
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, F, "out of memory for an info object");
+    }
+    *info = info_handle(i);
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Info_create_env)

@@ -165,3 +165,30 @@ API_EXPORT int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 }
 API_WEAK_ALIAS(Status_set_cancelled)
 
+
+/* MPI-4.1 §3.2.5's accessors of the public fields, for bindings that cannot reach into the
+ * struct (mpi4py, other languages' bindings). */
+#define STATUS_FIELD_ACCESSORS(name, FIELD)                                                    \
+    API_EXPORT int PMPI_Status_get_##name(MPI_Status *status, int *name)                      \
+    {                                                                                          \
+        static const char *const F = "MPI_Status_get_" #name;                                  \
+        state_require_initialized(F);                                                          \
+        API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");                                    \
+        API_CHECK_PTR(name, MPI_COMM_WORLD, F, #name);                                         \
+        *name = status->FIELD;                                                                 \
+        return MPI_SUCCESS;                                                                    \
+    }                                                                                          \
+    API_WEAK_ALIAS(Status_get_##name)                                                          \
+    API_EXPORT int PMPI_Status_set_##name(MPI_Status *status, int name)                       \
+    {                                                                                          \
+        static const char *const F = "MPI_Status_set_" #name;                                  \
+        state_require_initialized(F);                                                          \
+        API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");                                    \
+        status->FIELD = name;                                                                  \
+        return MPI_SUCCESS;                                                                    \
+    }                                                                                          \
+    API_WEAK_ALIAS(Status_set_##name)
+
+STATUS_FIELD_ACCESSORS(source, MPI_SOURCE)
+STATUS_FIELD_ACCESSORS(tag, MPI_TAG)
+STATUS_FIELD_ACCESSORS(error, MPI_ERROR)

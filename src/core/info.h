@@ -41,5 +41,9 @@ void info_free(info_t *i);
 /* MPI_Init(_thread) records the thread level the application asked for: MPI_INFO_ENV
  * reports it as "thread_level" (MPI-3.1 §8.7.2). */
 void info_env_set_thread_level(int required);
+/* A new handle-less info with MPI_INFO_ENV's contents (MPI_Info_create_env); before MPI_Init,
+ * only what the process knows itself. argc/argv, when given (argc > 0), set command and argv.
+ * NULL when out of memory. */
+info_t *info_env_create(int argc, char *argv[]);
 
 #endif

@@ -41,3 +41,8 @@ unexpected_t *message_take(MPI_Message h, comm_t **c)
     free(s);
     return u;
 }
+
+int message_exists(MPI_Message h)
+{
+    return handle_get(&messages, h) != NULL;
+}

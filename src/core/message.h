@@ -14,5 +14,7 @@ MPI_Message message_new(unexpected_t *u, comm_t *c);
  * MPI_MESSAGE_NULL, MPI_MESSAGE_NO_PROC and invalid handles. The handle's reference on *c
  * passes to the caller, who releases it. */
 unexpected_t *message_take(MPI_Message h, comm_t **c);
+/* Nonzero when h is a live message handle (MPI_Message_f2c). */
+int message_exists(MPI_Message h);
 
 #endif

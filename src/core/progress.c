@@ -56,6 +56,26 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static int (*pollers[PROGRESS_MAX_POLLERS])(void);
+static int npollers;
+
+int progress_add_poller(int (*fn)(void))
+{
+    if (npollers == PROGRESS_MAX_POLLERS)
+        return -1;
+    pollers[npollers++] = fn;
+    return 0;
+}
+
+void progress_remove_poller(int (*fn)(void))
+{
+    for (int i = 0; i < npollers; i++)
+        if (pollers[i] == fn) {
+            pollers[i] = pollers[--npollers];
+            return;
+        }
+}
+
 int progress_poll(void)
 {
     char err[256];
@@ -64,6 +84,9 @@ int progress_poll(void)
         err_fatal(MPI_ERR_OTHER, "progress", "%s", err);
     if (*schedules_running)
         n += schedules_advance();
+    /* backwards: a poller may remove itself */
+    for (int i = npollers - 1; i >= 0; i--)
+        n += pollers[i]();
     return n;
 }
 

@@ -28,6 +28,13 @@ void progress_set_schedules(const int *running, int (*advance)(void));
  * failure or a lost launcher ends the job with a report. */
 int progress_poll(void);
 
+/* Pollers: core modules whose requests complete by watching other requests (MPI_Isendrecv)
+ * register one while they have work; progress_poll calls each on every pass and counts what
+ * it returns as events. add returns 0, or -1 when all PROGRESS_MAX_POLLERS slots are taken. */
+#define PROGRESS_MAX_POLLERS 4
+int progress_add_poller(int (*fn)(void));
+void progress_remove_poller(int (*fn)(void));
+
 /* Advances progress until done(arg) is true (checked after every pass). */
 void progress_wait_until(int (*done)(void *arg), void *arg);
 

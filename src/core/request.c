@@ -66,6 +66,8 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
     r->dtype = NULL;
     r->peer = r->tag = 0;
     r->mode = MODE_STANDARD;
+    r->greq = NULL;
+    r->pair = NULL;
     r->next = NULL;
 }
 
@@ -146,6 +148,8 @@ void request_free(request_t *r)
         dtype_release(r->dtype);
         r->dtype = NULL;
     }
+    free(r->greq);
+    r->greq = NULL;
     if (r->handle != MPI_REQUEST_NULL) {
         int slot = r->handle & INDEX_MASK;
         table[slot] = NULL;

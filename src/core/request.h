@@ -17,8 +17,10 @@
 #include <mpi.h>
 
 /* REQ_COLL: a nonblocking collective operation (MPI_Comm_idup, ...) run by an internal
- * schedule, which completes the request itself (request_complete_coll). */
-typedef enum { REQ_SEND = 1, REQ_RECV, REQ_COLL } req_kind_t;
+ * schedule, which completes the request itself (request_complete_coll). REQ_GREQ: a
+ * generalized request (core/grequest.h), completed by the program. REQ_PAIR: MPI_Isendrecv's
+ * (core/isendrecv.h), completed when its send and receive are. */
+typedef enum { REQ_SEND = 1, REQ_RECV, REQ_COLL, REQ_GREQ, REQ_PAIR } req_kind_t;
 typedef enum { MODE_STANDARD = 0, MODE_BUFFERED, MODE_SYNC, MODE_READY } send_mode_t;
 
 typedef struct request {
@@ -41,6 +43,8 @@ typedef struct request {
     struct dtype *dtype;      /* holds layout (a reference) while the request exists */
     int peer, tag;            /* communicator rank (or MPI_ANY_SOURCE), tag (or MPI_ANY_TAG) */
     send_mode_t mode;
+    struct grequest *greq;    /* REQ_GREQ: the program's callbacks (owned; freed with r) */
+    struct pair *pair;        /* REQ_PAIR until complete: its parts (core/isendrecv.c's) */
     struct request *next;     /* posted queue */
 } request_t;
 

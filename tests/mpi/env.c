@@ -75,6 +75,11 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Comm_get_attr(MPI_COMM_SELF, MPI_TAG_UB, &val, &flag), MPI_SUCCESS);
     CHECK(flag == 1 && *val >= 32767);
 
+    /* MPI_Pcontrol (MPI-3.1 §14.2.4): any level, extra arguments allowed, no effect */
+    for (int level = 2; level >= 0; level--)
+        CHECK_RC(MPI_Pcontrol(level), MPI_SUCCESS);
+    CHECK_RC(MPI_Pcontrol(1, "extra", 3), MPI_SUCCESS);
+
     CHECK_RC(MPI_Finalize(), MPI_SUCCESS);
     CHECK_RC(MPI_Finalized(&flag), MPI_SUCCESS);
     CHECK(flag == 1);

@@ -4,6 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+static int query_fails(void *extra_state, MPI_Status *status)
+{
+    (void)extra_state;
+    (void)status;
+    return MPI_ERR_BUFFER;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -58,6 +65,21 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank != 0)
             MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    } else if (strcmp(mode, "grequest-twice") == 0) {
+        MPI_Request r;
+        MPI_Grequest_start(NULL, NULL, NULL, NULL, &r);
+        MPI_Grequest_complete(r);
+        MPI_Grequest_complete(r);
+    } else if (strcmp(mode, "grequest-query-fails") == 0) {
+        MPI_Request r;
+        MPI_Grequest_start(query_fails, NULL, NULL, NULL, &r);
+        MPI_Grequest_complete(r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "isendrecv-bad-rank") == 0) {
+        MPI_Request r;
+        int size;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        MPI_Isendrecv(&v, 1, MPI_INT, 0, 0, &v, 1, MPI_INT, size + 3, 0, MPI_COMM_WORLD, &r);
     } else if (strcmp(mode, "init-twice") == 0) {
         MPI_Init(&argc, &argv);
     } else if (strcmp(mode, "after-finalize") == 0) {

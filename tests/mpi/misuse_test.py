@@ -78,6 +78,18 @@ class Fatal(unittest.TestCase):
         p, _ = run([MISUSE, "before-init"])
         self.check_failed(p, "MPI_Comm_rank: called before MPI_Init")
 
+    def test_grequest_and_isendrecv(self):
+        cases = (("grequest-twice", "MPI_Grequest_complete: the generalized request",
+                  "is already complete", "MPI_ERR_REQUEST"),
+                 ("grequest-query-fails", "MPI_Wait: a callback of the generalized request "
+                  "(query_fn or free_fn) returned error 1", "MPI_ERR_BUFFER"),
+                 ("isendrecv-bad-rank", "MPI_Isendrecv: invalid source rank 5 in a "
+                  "communicator of size 2", "MPI_ERR_RANK"))
+        for mode, *needles in cases:
+            p, dt = run([MPIRUN, "-n", "2", MISUSE, mode])
+            self.check_failed(p, *needles)
+            self.assertLess(dt, 10)
+
     def test_after_finalize(self):
         p, _ = run([MPIRUN, "-n", "2", MISUSE, "after-finalize"])
         self.check_failed(p, "MPI_Send: called after MPI_Finalize")
