@@ -205,7 +205,7 @@ def check_queries(prefix, wrapper):
 
 def declared_functions(header):
     text = open(header).read()
-    return set(re.findall(r"^\s*(?:int|double|MPI_Aint)\s+(P?MPI_\w+)\s*\(", text, re.M))
+    return set(re.findall(r"^\s*(?:int|double|MPI_\w+)\s+(P?MPI_\w+)\s*\(", text, re.M))
 
 
 def defined_functions(library):
