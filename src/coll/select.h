@@ -116,6 +116,9 @@ int coll_forced(comm_op_kind_t kind);
  * the first point-to-point rule that applies (an index in the table's algorithms). */
 int coll_pick_p2p(comm_op_kind_t kind, const coll_measure_t *m);
 const char *coll_algo_name(comm_op_kind_t kind, int algo);
+/* Whether level row r of table t applies to a call measured m: its conditions hold, or the
+ * collective's forced algorithm is the row's level ("shm": asked whatever the size). */
+int coll_level_row_applies(const coll_table_t *t, const coll_rule_t *r, const coll_measure_t *m);
 
 /* Prints every collective's rules with the thresholds in force (METAMPI_COLL_SELECT_DEBUG). */
 void coll_table_print(FILE *f);
