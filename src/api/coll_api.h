@@ -52,6 +52,9 @@ icoll_sched_t *coll_begin(comm_t *c, comm_stream_t stream, comm_op_kind_t kind);
 /* Blocking form: runs s (unless building failed: rc) and raises any error on comm. s may be
  * NULL (then rc is MPI_ERR_NO_MEM). */
 int coll_finish(MPI_Comm comm, icoll_sched_t *s, int rc, const char *func);
+/* Blocking form after coll_start(call): coll_finish of its schedule, or for a call the direct
+ * level served (no schedule) its trace line and rc raised on comm. */
+int coll_finish_call(MPI_Comm comm, const coll_call_t *call, int rc, const char *func);
 /* I-form: starts s and sets *request to a new request that completes with it. */
 int coll_finish_nb(comm_t *c, MPI_Comm comm, icoll_sched_t *s, int rc, MPI_Request *request,
                    const char *func);

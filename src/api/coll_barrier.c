@@ -1,6 +1,5 @@
 /* MPI_Barrier, MPI_Ibarrier (MPI-3.1 §5.3, §5.12.1); the levels are in coll/barrier.c. */
 #include "api/coll_api.h"
-#include "coll/trace.h"
 
 static int check(MPI_Comm comm, comm_t **out, const char *F)
 {
@@ -19,11 +18,7 @@ API_EXPORT int PMPI_Barrier(MPI_Comm comm)
         return rc;
     coll_call_t call = { .kind = COMM_OP_BARRIER, .stream = COMM_BLOCKING, .comm = c };
     rc = coll_start(&coll_barrier_family, &call);
-    if (!call.direct)
-        return coll_finish(comm, call.s, rc, F);
-    if (coll_trace_level())
-        coll_trace_emit(F, c, NULL);
-    return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Barrier)
 

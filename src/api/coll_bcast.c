@@ -40,7 +40,7 @@ API_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int ro
         return rc;
     coll_call_t call = bcast_call(COMM_BLOCKING, c, buffer, count, dt, root);
     rc = coll_start(&coll_bcast_family, &call);
-    return call.direct ? cm_direct_finish(comm, rc, F) : coll_finish(comm, call.s, rc, F);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Bcast)
 

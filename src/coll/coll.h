@@ -155,10 +155,6 @@ int coll_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *sco
 int coll_alltoallw(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
                    const int *sdispls, dtype_t *const *stypes, void *rbuf, const int *rcounts,
                    const int *rdispls, dtype_t *const *rtypes);
-int coll_reduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-                dtype_t *dt, op_t *op, int root);
-int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-                   dtype_t *dt, op_t *op);
 int coll_reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
                         const int *rcounts, dtype_t *dt, op_t *op);
 int coll_reduce_scatter_block(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,

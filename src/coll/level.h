@@ -49,8 +49,11 @@ typedef struct coll_call {
     icoll_sched_t *s;           /* NULL until a level needs it (and after the direct level) */
     int direct;                 /* set when the direct level served (no schedule) */
     void *buf;                  /* bcast: the buffer */
+    const void *sbuf;           /* reductions: the send buffer (COLL_IN_PLACE) ... */
+    void *rbuf;                 /* ... and the receive buffer */
     size_t count;
     struct dtype *dt;
+    struct op *op;
     int root;
     size_t size;                /* what the table's size measures (coll_table_t.size) */
     const void *found;          /* what the last can_take that said yes found, for its build */
@@ -83,8 +86,10 @@ typedef struct coll_family {
  * failed: MPI_ERR_NO_MEM). */
 int coll_start(const coll_family_t *f, coll_call_t *call);
 
-/* The collectives that go through the dispatcher (barrier.c, bcast.c): the entry points. */
-extern const coll_family_t coll_barrier_family;
-extern const coll_family_t coll_bcast_family;
+/* The collectives that go through the dispatcher: the entry points. */
+extern const coll_family_t coll_barrier_family;   /* barrier.c */
+extern const coll_family_t coll_bcast_family;     /* bcast.c */
+extern const coll_family_t coll_reduce_family;    /* reduce.c */
+extern const coll_family_t coll_allreduce_family; /* allreduce.c */
 
 #endif
