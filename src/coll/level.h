@@ -55,6 +55,9 @@ typedef struct coll_call {
     struct dtype *dt;
     struct op *op;
     int root;
+    size_t scount, rcount;      /* data movement: the send and receive sides */
+    struct dtype *stype, *rtype;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
     size_t size;                /* what the table's size measures (coll_table_t.size) */
     const void *found;          /* what the last can_take that said yes found, for its build */
 } coll_call_t;
@@ -91,5 +94,7 @@ extern const coll_family_t coll_barrier_family;   /* barrier.c */
 extern const coll_family_t coll_bcast_family;     /* bcast.c */
 extern const coll_family_t coll_reduce_family;    /* reduce.c */
 extern const coll_family_t coll_allreduce_family; /* allreduce.c */
+extern const coll_family_t coll_gather_family;    /* gather.c */
+extern const coll_family_t coll_gatherv_family;   /* gather.c */
 
 #endif
