@@ -96,5 +96,7 @@ extern const coll_family_t coll_reduce_family;    /* reduce.c */
 extern const coll_family_t coll_allreduce_family; /* allreduce.c */
 extern const coll_family_t coll_gather_family;    /* gather.c */
 extern const coll_family_t coll_gatherv_family;   /* gather.c */
+extern const coll_family_t coll_scatter_family;   /* scatter.c */
+extern const coll_family_t coll_scatterv_family;  /* scatter.c */
 
 #endif
