@@ -132,11 +132,6 @@ const coll_sites_t *coll_sites(comm_t *c);
 /* ---- the collectives ----------------------------------------------------------------------- */
 
 int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt, int root);
-int coll_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
-                   dtype_t *stype, void *rbuf, size_t rcount, dtype_t *rtype);
-int coll_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
-                    dtype_t *stype, void *rbuf, const int *rcounts, const int *displs,
-                    dtype_t *rtype);
 int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
                   void *rbuf, size_t rcount, dtype_t *rtype);
 int coll_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,

@@ -98,5 +98,7 @@ extern const coll_family_t coll_gather_family;    /* gather.c */
 extern const coll_family_t coll_gatherv_family;   /* gather.c */
 extern const coll_family_t coll_scatter_family;   /* scatter.c */
 extern const coll_family_t coll_scatterv_family;  /* scatter.c */
+extern const coll_family_t coll_allgather_family;  /* allgather.c */
+extern const coll_family_t coll_allgatherv_family; /* allgather.c */
 
 #endif
