@@ -132,15 +132,6 @@ const coll_sites_t *coll_sites(comm_t *c);
 /* ---- the collectives ----------------------------------------------------------------------- */
 
 int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt, int root);
-int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
-                  void *rbuf, size_t rcount, dtype_t *rtype);
-int coll_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
-                   const int *sdispls, dtype_t *stype, void *rbuf, const int *rcounts,
-                   const int *rdispls, dtype_t *rtype);
-/* Alltoallw: displacements in bytes, one type per peer. */
-int coll_alltoallw(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
-                   const int *sdispls, dtype_t *const *stypes, void *rbuf, const int *rcounts,
-                   const int *rdispls, dtype_t *const *rtypes);
 int coll_reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
                         const int *rcounts, dtype_t *dt, op_t *op);
 int coll_reduce_scatter_block(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,

@@ -58,6 +58,7 @@ typedef struct coll_call {
     size_t scount, rcount;      /* data movement: the send and receive sides */
     struct dtype *stype, *rtype;
     const int *scounts, *sdispls, *rcounts, *rdispls;
+    struct dtype *const *stypes, *const *rtypes; /* alltoallw, neighbor_alltoallw */
     size_t size;                /* what the table's size measures (coll_table_t.size) */
     const void *found;          /* what the last can_take that said yes found, for its build */
 } coll_call_t;
@@ -100,5 +101,8 @@ extern const coll_family_t coll_scatter_family;   /* scatter.c */
 extern const coll_family_t coll_scatterv_family;  /* scatter.c */
 extern const coll_family_t coll_allgather_family;  /* allgather.c */
 extern const coll_family_t coll_allgatherv_family; /* allgather.c */
+extern const coll_family_t coll_alltoall_family;   /* alltoall.c */
+extern const coll_family_t coll_alltoallv_family;  /* alltoall.c */
+extern const coll_family_t coll_alltoallw_family;  /* alltoall.c */
 
 #endif
