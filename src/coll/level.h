@@ -104,5 +104,6 @@ extern const coll_family_t coll_allgatherv_family; /* allgather.c */
 extern const coll_family_t coll_alltoall_family;   /* alltoall.c */
 extern const coll_family_t coll_alltoallv_family;  /* alltoall.c */
 extern const coll_family_t coll_alltoallw_family;  /* alltoall.c */
+extern const coll_family_t coll_scan_family;       /* scan.c (scan and exscan) */
 
 #endif
