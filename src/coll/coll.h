@@ -132,10 +132,6 @@ const coll_sites_t *coll_sites(comm_t *c);
 /* ---- the collectives ----------------------------------------------------------------------- */
 
 int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt, int root);
-int coll_reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
-                        const int *rcounts, dtype_t *dt, op_t *op);
-int coll_reduce_scatter_block(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
-                              size_t rcount, dtype_t *dt, op_t *op);
 
 /* Neighbourhood collectives (§7.6) on a communicator with a Cartesian, graph or distributed
  * graph topology; neighbours in the order of MPI_Cart_shift / MPI_Graph_neighbors /

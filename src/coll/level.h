@@ -105,5 +105,6 @@ extern const coll_family_t coll_alltoall_family;   /* alltoall.c */
 extern const coll_family_t coll_alltoallv_family;  /* alltoall.c */
 extern const coll_family_t coll_alltoallw_family;  /* alltoall.c */
 extern const coll_family_t coll_scan_family;       /* scan.c (scan and exscan) */
+extern const coll_family_t coll_reduce_scatter_family; /* reduce_scatter.c (and _block) */
 
 #endif
