@@ -61,6 +61,8 @@ typedef struct coll_call {
     struct dtype *const *stypes, *const *rtypes; /* alltoallw, neighbor_alltoallw */
     size_t size;                /* what the table's size measures (coll_table_t.size) */
     const void *found;          /* what the last can_take that said yes found, for its build */
+    void *prepared;             /* what the entry prepared for every level (neighbourhood
+                                 * collectives: the blocks, coll/neighbor.c) */
 } coll_call_t;
 
 /* Level flags. */
@@ -106,5 +108,6 @@ extern const coll_family_t coll_alltoallv_family;  /* alltoall.c */
 extern const coll_family_t coll_alltoallw_family;  /* alltoall.c */
 extern const coll_family_t coll_scan_family;       /* scan.c (scan and exscan) */
 extern const coll_family_t coll_reduce_scatter_family; /* reduce_scatter.c (and _block) */
+extern const coll_family_t coll_neighbor_family;  /* neighbor.c (all five) */
 
 #endif
