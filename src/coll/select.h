@@ -3,9 +3,9 @@
  * docs/collectives.md, "Levels, algorithms and entry points".
  *
  * Each collective has an ordered list of rules (level, algorithm, conditions). The level
- * rules say in which order the collective's entry point asks the levels (coll/level.h) and
- * what each level looks at; a level that does not serve the call declines and the next one
- * is asked. The point-to-point rules come last and are read by coll_pick_p2p: the first
+ * rules are the order in which the dispatcher (coll_start, coll/level.h) asks the levels,
+ * each when its conditions hold (coll_level_row_applies); a level that does not serve the
+ * call declines and the next one is asked. The point-to-point rules come last and are read by coll_pick_p2p: the first
  * that applies says which algorithm runs over a team of n, the whole communicator or a
  * level's phase (the members of a host, the host leaders, a site).
  *
