@@ -156,6 +156,8 @@ static int shm_takes(coll_call_t *call)
 {
     comm_t *c = call->comm;
     int one;
+    if (c->size < 2) /* the none level's */
+        return COLL_DECLINED;
     if (c->size == 2) {
         p2p_data_t d = mv_typed(call->buf, call->count, call->dt);
         one = pair_shm(c, &d);

@@ -86,6 +86,10 @@ int coll_pick_p2p(comm_op_kind_t kind, const coll_measure_t *m)
 
 int coll_level_row_applies(const coll_table_t *t, const coll_rule_t *r, const coll_measure_t *m)
 {
+    const coll_when_t *w = &r->when;
+    if (!w->below && !w->from && !w->upto && !w->ranks_below && !w->ranks_from &&
+        !w->min_ranks && !w->max_ranks && !w->flags)
+        return 1; /* most level rows: no conditions */
     int f = t->forced ? coll_choice_forced(t->forced) : -1;
     if (f >= 0 && t->algos[f].level == r->level)
         return 1;
