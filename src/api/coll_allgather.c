@@ -1,4 +1,4 @@
-/* MPI_Allgather, MPI_Allgatherv and their I-forms (MPI-3.1 §5.7, §5.12.5); the algorithms
+/* MPI_Allgather, MPI_Allgatherv and their I-forms (MPI-3.1 §5.7, §5.12.5); the levels
  * are in coll/allgather.c. MPI_IN_PLACE (as sendbuf, intra-communicators only) means every
  * process's block is already in its place in recvbuf; then the send arguments are ignored. */
 #include "api/coll_move_args.h"
@@ -39,6 +39,17 @@ static int check(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     return rc;
 }
 
+/* The call as the levels see it (with MPI_IN_PLACE no send count). */
+static coll_call_t make_call(comm_op_kind_t kind, comm_stream_t stream, const args_t *a,
+                             const void *sendbuf, int sendcount, void *recvbuf, int recvcount,
+                             const int *recvcounts, const int *displs)
+{
+    return (coll_call_t){ .kind = kind, .stream = stream, .comm = a->c, .sbuf = sendbuf,
+                          .scount = a->inplace ? 0 : (size_t)sendcount, .stype = a->st,
+                          .rbuf = recvbuf, .rcount = (size_t)recvcount, .rtype = a->rt,
+                          .rcounts = recvcounts, .rdispls = displs };
+}
+
 API_EXPORT int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm)
@@ -48,15 +59,9 @@ API_EXPORT int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype s
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = coll_direct_allgather(a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
-                               (size_t)recvcount, a.rt);
-    if (rc != COLL_DECLINED)
-        return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLGATHER);
-    rc = s ? coll_allgather(s, a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
-                            (size_t)recvcount, a.rt)
-           : MPI_ERR_NO_MEM;
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_OP_ALLGATHER, COMM_BLOCKING, &a, sendbuf, sendcount, recvbuf, recvcount, NULL, NULL);
+    rc = coll_start(&coll_allgather_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Allgather)
 
@@ -71,11 +76,9 @@ API_EXPORT int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype 
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLGATHER);
-    rc = s ? coll_allgather(s, a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
-                            (size_t)recvcount, a.rt)
-           : MPI_ERR_NO_MEM;
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_OP_ALLGATHER, COMM_NONBLOCKING, &a, sendbuf, sendcount, recvbuf, recvcount, NULL, NULL);
+    rc = coll_start(&coll_allgather_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Iallgather)
 
@@ -102,11 +105,9 @@ API_EXPORT int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
                     &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLGATHERV);
-    rc = s ? coll_allgatherv(s, a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
-                             recvcounts, displs, a.rt)
-           : MPI_ERR_NO_MEM;
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_OP_ALLGATHERV, COMM_BLOCKING, &a, sendbuf, sendcount, recvbuf, 0, recvcounts, displs);
+    rc = coll_start(&coll_allgatherv_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Allgatherv)
 
@@ -122,10 +123,8 @@ API_EXPORT int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLGATHERV);
-    rc = s ? coll_allgatherv(s, a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
-                             recvcounts, displs, a.rt)
-           : MPI_ERR_NO_MEM;
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_OP_ALLGATHERV, COMM_NONBLOCKING, &a, sendbuf, sendcount, recvbuf, 0, recvcounts, displs);
+    rc = coll_start(&coll_allgatherv_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Iallgatherv)

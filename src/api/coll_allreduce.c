@@ -1,7 +1,5 @@
-/* MPI_Allreduce, MPI_Iallreduce (MPI-3.1 §5.9.6, §5.12.8); algorithms in coll/allreduce.c. */
+/* MPI_Allreduce, MPI_Iallreduce (MPI-3.1 §5.9.6, §5.12.8); levels in coll/allreduce.c. */
 #include "api/coll_red.h"
-#include "coll/red.h"
-#include "coll/trace.h"
 
 typedef struct args {
     comm_t *c;
@@ -24,6 +22,16 @@ static int check(MPI_Comm comm, const void *sbuf, void *rbuf, int count, MPI_Dat
     return coll_red_check_alias(comm, sbuf, rbuf, (size_t)count, F);
 }
 
+static coll_call_t make_call(comm_stream_t stream, const args_t *a, const void *sendbuf,
+                             void *recvbuf, int count)
+{
+    coll_call_t call = { .kind = COMM_OP_ALLREDUCE, .stream = stream, .comm = a->c, .sbuf = sendbuf,
+                         .rbuf = recvbuf, .count = (size_t)count, .dt = a->dt, .op = a->op };
+    if (a->dt)
+        call.size = (size_t)count * (size_t)a->dt->size;
+    return call;
+}
+
 API_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -33,15 +41,9 @@ API_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     int rc = check(comm, sendbuf, recvbuf, count, datatype, op, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = red_direct_allreduce(a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op);
-    if (rc != COLL_DECLINED && coll_trace_level())
-        coll_trace_emit(F, a.c, NULL);
-    if (rc != COLL_DECLINED)
-        return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLREDUCE);
-    rc = s ? coll_allreduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op)
-           : MPI_ERR_NO_MEM;
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_BLOCKING, &a, sendbuf, recvbuf, count);
+    rc = coll_start(&coll_allreduce_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Allreduce)
 
@@ -57,9 +59,8 @@ API_EXPORT int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLREDUCE);
-    rc = s ? coll_allreduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op)
-           : MPI_ERR_NO_MEM;
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_NONBLOCKING, &a, sendbuf, recvbuf, count);
+    rc = coll_start(&coll_allreduce_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Iallreduce)

@@ -1,5 +1,5 @@
 /* MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw and their I-forms (MPI-3.1 §5.8, §5.12.6); the
- * algorithms are in coll/alltoall.c. MPI_IN_PLACE (as sendbuf, intra-communicators only):
+ * levels are in coll/alltoall.c. MPI_IN_PLACE (as sendbuf, intra-communicators only):
  * the data sent is taken from recvbuf, laid out as the receive arguments say, and the send
  * arguments are ignored. */
 #include "api/coll_move_args.h"
@@ -43,13 +43,23 @@ static int check(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     return rc;
 }
 
-static int build(icoll_sched_t *s, const args_t *a, const void *sendbuf, int sendcount,
-                 void *recvbuf, int recvcount)
+/* The calls as the levels see them (with MPI_IN_PLACE no send count). */
+static coll_call_t uniform_call(comm_stream_t stream, const args_t *a, const void *sendbuf,
+                                int sendcount, void *recvbuf, int recvcount)
 {
-    if (!s)
-        return MPI_ERR_NO_MEM;
-    return coll_alltoall(s, a->c, sendbuf, a->inplace ? 0 : (size_t)sendcount, a->st, recvbuf,
-                         (size_t)recvcount, a->rt);
+    return (coll_call_t){ .kind = COMM_OP_ALLTOALL, .stream = stream, .comm = a->c,
+                          .sbuf = sendbuf, .scount = a->inplace ? 0 : (size_t)sendcount,
+                          .stype = a->st, .rbuf = recvbuf, .rcount = (size_t)recvcount,
+                          .rtype = a->rt };
+}
+static coll_call_t counts_call(comm_op_kind_t kind, comm_stream_t stream, const args_t *a,
+                               const void *sendbuf, const int *sendcounts, const int *sdispls,
+                               void *recvbuf, const int *recvcounts, const int *rdispls)
+{
+    return (coll_call_t){ .kind = kind, .stream = stream, .comm = a->c, .sbuf = sendbuf,
+                          .stype = a->st, .scounts = sendcounts, .sdispls = sdispls,
+                          .stypes = a->sts, .rbuf = recvbuf, .rtype = a->rt,
+                          .rcounts = recvcounts, .rdispls = rdispls, .rtypes = a->rts };
 }
 
 API_EXPORT int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -60,13 +70,9 @@ API_EXPORT int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = coll_direct_alltoall(a.c, sendbuf, a.inplace ? 0 : (size_t)sendcount, a.st, recvbuf,
-                              (size_t)recvcount, a.rt);
-    if (rc != COLL_DECLINED)
-        return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLTOALL);
-    rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount);
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = uniform_call(COMM_BLOCKING, &a, sendbuf, sendcount, recvbuf, recvcount);
+    rc = coll_start(&coll_alltoall_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Alltoall)
 
@@ -81,9 +87,9 @@ API_EXPORT int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype s
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLTOALL);
-    rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount);
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = uniform_call(COMM_NONBLOCKING, &a, sendbuf, sendcount, recvbuf, recvcount);
+    rc = coll_start(&coll_alltoall_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Ialltoall)
 
@@ -104,16 +110,6 @@ static int checkv(const void *sendbuf, const int *sendcounts, const int *sdispls
     return rc;
 }
 
-static int buildv(icoll_sched_t *s, const args_t *a, const void *sendbuf,
-                  const int *sendcounts, const int *sdispls, void *recvbuf,
-                  const int *recvcounts, const int *rdispls)
-{
-    if (!s)
-        return MPI_ERR_NO_MEM;
-    return coll_alltoallv(s, a->c, sendbuf, sendcounts, sdispls, a->st, recvbuf, recvcounts,
-                          rdispls, a->rt);
-}
-
 API_EXPORT int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
@@ -124,9 +120,10 @@ API_EXPORT int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const
                     recvtype, comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLTOALLV);
-    rc = buildv(s, &a, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls);
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = counts_call(COMM_OP_ALLTOALLV, COMM_BLOCKING, &a, sendbuf, sendcounts, sdispls, recvbuf,
+                                   recvcounts, rdispls);
+    rc = coll_start(&coll_alltoallv_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Alltoallv)
 
@@ -143,9 +140,10 @@ API_EXPORT int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLTOALLV);
-    rc = buildv(s, &a, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls);
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = counts_call(COMM_OP_ALLTOALLV, COMM_NONBLOCKING, &a, sendbuf, sendcounts, sdispls,
+                                   recvbuf, recvcounts, rdispls);
+    rc = coll_start(&coll_alltoallv_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Ialltoallv)
 
@@ -210,16 +208,6 @@ static void wdone(args_t *a, dtype_t **stack)
         free(a->sts);
 }
 
-static int buildw(icoll_sched_t *s, const args_t *a, const void *sendbuf,
-                  const int *sendcounts, const int *sdispls, void *recvbuf,
-                  const int *recvcounts, const int *rdispls)
-{
-    if (!s)
-        return MPI_ERR_NO_MEM;
-    return coll_alltoallw(s, a->c, sendbuf, sendcounts, sdispls, a->sts, recvbuf, recvcounts,
-                          rdispls, a->rts);
-}
-
 API_EXPORT int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                               const MPI_Datatype sendtypes[], void *recvbuf,
                               const int recvcounts[], const int rdispls[],
@@ -234,10 +222,11 @@ API_EXPORT int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const
         wdone(&a, stack);
         return rc;
     }
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_ALLTOALLW);
-    rc = buildw(s, &a, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls);
+    coll_call_t call = counts_call(COMM_OP_ALLTOALLW, COMM_BLOCKING, &a, sendbuf, sendcounts, sdispls, recvbuf,
+                                   recvcounts, rdispls);
+    rc = coll_start(&coll_alltoallw_family, &call);
     wdone(&a, stack); /* the builder read the types; the schedule holds them */
-    return coll_finish(comm, s, rc, F);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Alltoallw)
 
@@ -258,9 +247,10 @@ API_EXPORT int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
         wdone(&a, stack);
         return rc;
     }
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_ALLTOALLW);
-    rc = buildw(s, &a, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls);
+    coll_call_t call = counts_call(COMM_OP_ALLTOALLW, COMM_NONBLOCKING, &a, sendbuf, sendcounts, sdispls,
+                                   recvbuf, recvcounts, rdispls);
+    rc = coll_start(&coll_alltoallw_family, &call);
     wdone(&a, stack);
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Ialltoallw)

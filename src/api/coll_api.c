@@ -147,6 +147,15 @@ int coll_finish(MPI_Comm comm, icoll_sched_t *s, int rc, const char *func)
     return rc == MPI_SUCCESS ? rc : raise_failed(comm, rc, func);
 }
 
+int coll_finish_call(MPI_Comm comm, const coll_call_t *call, int rc, const char *func)
+{
+    if (!call->direct)
+        return coll_finish(comm, call->s, rc, func);
+    if (coll_trace_level())
+        coll_trace_emit(func, call->comm, NULL);
+    return rc == MPI_SUCCESS ? rc : raise_failed(comm, rc, func);
+}
+
 static void nb_done(int err, void *arg)
 {
     request_complete_coll(arg, err);

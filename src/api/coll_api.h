@@ -1,13 +1,14 @@
 /*
  * How an MPI collective call is written (src/api/coll_*.c): check every argument with the
- * helpers below (each raises the right class on comm in the name of F and returns it), begin
- * a schedule, let the algorithm builder (coll/coll.h) append the operation, then finish it:
- * coll_finish() runs it to completion (blocking form), coll_finish_nb() starts it and returns
- * a request (I-form). Both forms share the checks and the builder:
+ * helpers below (each raises the right class on comm in the name of F and returns it), fill
+ * a coll_call_t and hand it to the level dispatcher (coll/level.h), which begins the schedule
+ * when a level needs one and has the first level that takes the call build it; then finish
+ * it: coll_finish_call() runs it to completion (blocking form; a call the direct level served
+ * has no schedule), coll_finish_nb() starts it and returns a request (I-form):
  *
- *     icoll_sched_t *s = coll_begin(c, COMM_BLOCKING, COMM_OP_BCAST);  (I-form: COMM_NONBLOCKING)
- *     int rc = s ? coll_bcast(s, c, buf, count, dt, root) : MPI_ERR_NO_MEM;
- *     return coll_finish(comm, s, rc, F);           (or coll_finish_nb(c, comm, s, rc, req, F))
+ *     coll_call_t call = { .kind = COMM_OP_BCAST, .stream = COMM_BLOCKING, .comm = c, ... };
+ *     int rc = coll_start(&coll_bcast_family, &call);
+ *     return coll_finish_call(comm, &call, rc, F);  (or coll_finish_nb(c, comm, call.s, rc, req, F))
  *
  * For the I-forms, check the request pointer before beginning (coll_check_request).
  */
@@ -52,6 +53,9 @@ icoll_sched_t *coll_begin(comm_t *c, comm_stream_t stream, comm_op_kind_t kind);
 /* Blocking form: runs s (unless building failed: rc) and raises any error on comm. s may be
  * NULL (then rc is MPI_ERR_NO_MEM). */
 int coll_finish(MPI_Comm comm, icoll_sched_t *s, int rc, const char *func);
+/* Blocking form after coll_start(call): coll_finish of its schedule, or for a call the direct
+ * level served (no schedule) its trace line and rc raised on comm. */
+int coll_finish_call(MPI_Comm comm, const coll_call_t *call, int rc, const char *func);
 /* I-form: starts s and sets *request to a new request that completes with it. */
 int coll_finish_nb(comm_t *c, MPI_Comm comm, icoll_sched_t *s, int rc, MPI_Request *request,
                    const char *func);

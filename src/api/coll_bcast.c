@@ -1,4 +1,4 @@
-/* MPI_Bcast and MPI_Ibcast (MPI-3.1 §5.4, §5.12.2); the algorithms are in coll/bcast.c. */
+/* MPI_Bcast and MPI_Ibcast (MPI-3.1 §5.4, §5.12.2); the levels are in coll/bcast.c. */
 #include "api/coll_move_args.h"
 
 /* On an inter-communicator the buffer is significant at the root (MPI_ROOT) and in the
@@ -19,6 +19,16 @@ static int check(void *buffer, int count, MPI_Datatype datatype, int root, MPI_C
     return rc;
 }
 
+static coll_call_t bcast_call(comm_stream_t stream, comm_t *c, void *buffer, int count,
+                              dtype_t *dt, int root)
+{
+    coll_call_t call = { .kind = COMM_OP_BCAST, .stream = stream, .comm = c, .buf = buffer,
+                         .count = (size_t)count, .dt = dt, .root = root };
+    if (dt && !comm_is_inter(c))
+        call.size = (size_t)count * (size_t)dt->size;
+    return call;
+}
+
 API_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                           MPI_Comm comm)
 {
@@ -28,12 +38,9 @@ API_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int ro
     int rc = check(buffer, count, datatype, root, comm, &c, &dt, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = coll_direct_bcast(c, buffer, (size_t)count, dt, root);
-    if (rc != COLL_DECLINED)
-        return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(c, COMM_BLOCKING, COMM_OP_BCAST);
-    rc = s ? coll_bcast(s, c, buffer, (size_t)count, dt, root) : MPI_ERR_NO_MEM;
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = bcast_call(COMM_BLOCKING, c, buffer, count, dt, root);
+    rc = coll_start(&coll_bcast_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Bcast)
 
@@ -48,8 +55,8 @@ API_EXPORT int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int r
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(c, COMM_NONBLOCKING, COMM_OP_BCAST);
-    rc = s ? coll_bcast(s, c, buffer, (size_t)count, dt, root) : MPI_ERR_NO_MEM;
-    return coll_finish_nb(c, comm, s, rc, request, F);
+    coll_call_t call = bcast_call(COMM_NONBLOCKING, c, buffer, count, dt, root);
+    rc = coll_start(&coll_bcast_family, &call);
+    return coll_finish_nb(c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Ibcast)

@@ -1,4 +1,4 @@
-/* MPI_Gather, MPI_Gatherv and their I-forms (MPI-3.1 §5.5, §5.12.3); the algorithms are in
+/* MPI_Gather, MPI_Gatherv and their I-forms (MPI-3.1 §5.5, §5.12.3); the levels are in
  * coll/gather.c. The receive arguments count at the root only (MPI_ROOT on an
  * inter-communicator), the send arguments everywhere else; arguments that do not count are
  * not checked and reach the builder as 0 / NULL. */
@@ -51,14 +51,17 @@ static int check(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     return rc;
 }
 
-static int build(icoll_sched_t *s, const args_t *a, const void *sendbuf, int sendcount,
-                 void *recvbuf, int recvcount, int root)
+/* The call as the levels see it: arguments that do not count here as 0 / NULL. */
+static coll_call_t make_call(comm_op_kind_t kind, comm_stream_t stream, const args_t *a,
+                             const void *sendbuf, int sendcount, void *recvbuf, int recvcount,
+                             const int *recvcounts, const int *displs, int root)
 {
-    if (!s)
-        return MPI_ERR_NO_MEM;
-    return coll_gather(s, a->c, a->send || a->recv ? sendbuf : NULL,
-                       a->send ? (size_t)sendcount : 0, a->st, recvbuf,
-                       a->recv ? (size_t)recvcount : 0, a->rt, root);
+    return (coll_call_t){ .kind = kind, .stream = stream, .comm = a->c,
+                          .sbuf = a->send || a->recv ? sendbuf : NULL,
+                          .scount = a->send ? (size_t)sendcount : 0, .stype = a->st,
+                          .rbuf = recvbuf, .rcount = a->recv ? (size_t)recvcount : 0,
+                          .rtype = a->rt, .rcounts = recvcounts, .rdispls = displs,
+                          .root = root };
 }
 
 API_EXPORT int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -70,13 +73,10 @@ API_EXPORT int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype send
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = coll_direct_gather(a.c, sendbuf, a.send ? (size_t)sendcount : 0, a.st, recvbuf,
-                            a.recv ? (size_t)recvcount : 0, a.rt, root);
-    if (rc != COLL_DECLINED)
-        return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_GATHER);
-    rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_OP_GATHER, COMM_BLOCKING, &a, sendbuf, sendcount, recvbuf,
+                                 recvcount, NULL, NULL, root);
+    rc = coll_start(&coll_gather_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Gather)
 
@@ -91,9 +91,10 @@ API_EXPORT int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sen
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_GATHER);
-    rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_OP_GATHER, COMM_NONBLOCKING, &a, sendbuf, sendcount,
+                                 recvbuf, recvcount, NULL, NULL, root);
+    rc = coll_start(&coll_gather_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Igather)
 
@@ -110,16 +111,6 @@ static int checkv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     return rc;
 }
 
-static int buildv(icoll_sched_t *s, const args_t *a, const void *sendbuf, int sendcount,
-                  void *recvbuf, const int *recvcounts, const int *displs, int root)
-{
-    if (!s)
-        return MPI_ERR_NO_MEM;
-    return coll_gatherv(s, a->c, a->send || a->recv ? sendbuf : NULL,
-                        a->send ? (size_t)sendcount : 0, a->st, recvbuf, recvcounts, displs,
-                        a->rt, root);
-}
-
 API_EXPORT int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -130,9 +121,10 @@ API_EXPORT int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                     comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_GATHERV);
-    rc = buildv(s, &a, sendbuf, sendcount, recvbuf, recvcounts, displs, root);
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_OP_GATHERV, COMM_BLOCKING, &a, sendbuf, sendcount, recvbuf,
+                                 0, recvcounts, displs, root);
+    rc = coll_start(&coll_gatherv_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Gatherv)
 
@@ -149,8 +141,9 @@ API_EXPORT int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype se
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_GATHERV);
-    rc = buildv(s, &a, sendbuf, sendcount, recvbuf, recvcounts, displs, root);
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_OP_GATHERV, COMM_NONBLOCKING, &a, sendbuf, sendcount,
+                                 recvbuf, 0, recvcounts, displs, root);
+    rc = coll_start(&coll_gatherv_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Igatherv)

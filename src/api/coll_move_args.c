@@ -1,7 +1,5 @@
 #include "api/coll_move_args.h"
 
-#include "coll/trace.h"
-
 int cm_check_side(MPI_Comm comm, const void *buf, int count, MPI_Datatype type, dtype_t **out,
                   const char *func, const char *bufname, const char *countname,
                   const char *typename)
@@ -44,19 +42,4 @@ int cm_check_aliased(MPI_Comm comm, const void *sbuf, size_t sbytes, const void 
         return err_raise(comm, MPI_ERR_BUFFER, func,
                          "sendbuf and recvbuf are the same buffer (MPI_IN_PLACE says that)");
     return MPI_SUCCESS;
-}
-
-int cm_direct_finish(MPI_Comm comm, int rc, const char *func)
-{
-    if (coll_trace_level())
-        coll_trace_emit(func, comm_lookup(comm), NULL);
-    if (rc == MPI_SUCCESS)
-        return rc;
-    if (rc == MPI_ERR_TRUNCATE)
-        return err_raise(comm, rc, func,
-                         "a member sent more data than this process's receive buffer holds "
-                         "(the type signatures of the members do not match)");
-    if (rc == MPI_ERR_NO_MEM)
-        return err_raise(comm, rc, func, "out of memory");
-    return err_raise(comm, rc, func, "the collective operation failed");
 }

@@ -29,8 +29,4 @@ int cm_check_not_in_place(MPI_Comm comm, const void *buf, const char *func, cons
 int cm_check_aliased(MPI_Comm comm, const void *sbuf, size_t sbytes, const void *rbuf,
                      size_t rbytes, const char *func);
 
-/* The end of a blocking call that ran straight over point-to-point (coll/direct.h): rc
- * raised on comm as coll_finish() raises a schedule's error. */
-int cm_direct_finish(MPI_Comm comm, int rc, const char *func);
-
 #endif

@@ -1,7 +1,5 @@
-/* MPI_Reduce, MPI_Ireduce (MPI-3.1 §5.9.1, §5.12.7); algorithms in coll/reduce.c. */
+/* MPI_Reduce, MPI_Ireduce (MPI-3.1 §5.9.1, §5.12.7); levels in coll/reduce.c. */
 #include "api/coll_red.h"
-#include "coll/red.h"
-#include "coll/trace.h"
 
 typedef struct args {
     comm_t *c;
@@ -34,6 +32,16 @@ static int check(MPI_Comm comm, const void *sbuf, void *rbuf, int count, MPI_Dat
     return MPI_SUCCESS;
 }
 
+static coll_call_t make_call(comm_stream_t stream, const args_t *a, const void *sendbuf,
+                             void *recvbuf, int count, int root)
+{
+    coll_call_t call = { .kind = COMM_OP_REDUCE, .stream = stream, .comm = a->c, .sbuf = sendbuf,
+                         .rbuf = recvbuf, .count = (size_t)count, .dt = a->dt, .op = a->op, .root = root };
+    if (a->dt)
+        call.size = (size_t)count * (size_t)a->dt->size;
+    return call;
+}
+
 API_EXPORT int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, int root, MPI_Comm comm)
 {
@@ -43,15 +51,9 @@ API_EXPORT int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
     int rc = check(comm, sendbuf, recvbuf, count, datatype, op, root, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = red_direct_reduce(a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root);
-    if (rc != COLL_DECLINED && coll_trace_level())
-        coll_trace_emit(F, a.c, NULL);
-    if (rc != COLL_DECLINED)
-        return rc == MPI_SUCCESS ? rc : coll_finish(comm, NULL, rc, F);
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_REDUCE);
-    rc = s ? coll_reduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root)
-           : MPI_ERR_NO_MEM;
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_BLOCKING, &a, sendbuf, recvbuf, count, root);
+    rc = coll_start(&coll_reduce_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Reduce)
 
@@ -67,9 +69,8 @@ API_EXPORT int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_REDUCE);
-    rc = s ? coll_reduce(s, a.c, sendbuf, recvbuf, (size_t)count, a.dt, a.op, root)
-           : MPI_ERR_NO_MEM;
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_NONBLOCKING, &a, sendbuf, recvbuf, count, root);
+    rc = coll_start(&coll_reduce_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Ireduce)

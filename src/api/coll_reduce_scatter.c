@@ -1,5 +1,5 @@
 /* MPI_Reduce_scatter, MPI_Reduce_scatter_block and their I-forms (MPI-3.1 §5.10, §5.12.9);
- * algorithms in coll/reduce_scatter.c. */
+ * the levels are in coll/reduce_scatter.c. */
 #include "api/coll_red.h"
 
 typedef struct args {
@@ -30,6 +30,15 @@ static int check(MPI_Comm comm, const void *sbuf, void *rbuf, const int *rcounts
     return coll_red_check_alias(comm, sbuf, rbuf, mine, F);
 }
 
+static coll_call_t make_call(comm_op_kind_t kind, comm_stream_t stream, const args_t *a,
+                             const void *sendbuf, void *recvbuf, const int *recvcounts,
+                             int recvcount)
+{
+    return (coll_call_t){ .kind = kind, .stream = stream, .comm = a->c, .sbuf = sendbuf,
+                          .rbuf = recvbuf, .rcounts = recvcounts, .count = (size_t)recvcount,
+                          .dt = a->dt, .op = a->op };
+}
+
 API_EXPORT int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -39,10 +48,9 @@ API_EXPORT int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int
     int rc = check(comm, sendbuf, recvbuf, recvcounts, 0, 0, datatype, op, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_REDUCE_SCATTER);
-    rc = s ? coll_reduce_scatter(s, a.c, sendbuf, recvbuf, recvcounts, a.dt, a.op)
-           : MPI_ERR_NO_MEM;
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_OP_REDUCE_SCATTER, COMM_BLOCKING, &a, sendbuf, recvbuf, recvcounts, 0);
+    rc = coll_start(&coll_reduce_scatter_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Reduce_scatter)
 
@@ -58,10 +66,9 @@ API_EXPORT int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const in
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_REDUCE_SCATTER);
-    rc = s ? coll_reduce_scatter(s, a.c, sendbuf, recvbuf, recvcounts, a.dt, a.op)
-           : MPI_ERR_NO_MEM;
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_OP_REDUCE_SCATTER, COMM_NONBLOCKING, &a, sendbuf, recvbuf, recvcounts, 0);
+    rc = coll_start(&coll_reduce_scatter_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Ireduce_scatter)
 
@@ -74,10 +81,9 @@ API_EXPORT int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int
     int rc = check(comm, sendbuf, recvbuf, NULL, recvcount, 1, datatype, op, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_REDUCE_SCATTER_BLOCK);
-    rc = s ? coll_reduce_scatter_block(s, a.c, sendbuf, recvbuf, (size_t)recvcount, a.dt, a.op)
-           : MPI_ERR_NO_MEM;
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_OP_REDUCE_SCATTER_BLOCK, COMM_BLOCKING, &a, sendbuf, recvbuf, NULL, recvcount);
+    rc = coll_start(&coll_reduce_scatter_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Reduce_scatter_block)
 
@@ -93,9 +99,8 @@ API_EXPORT int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, in
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_REDUCE_SCATTER_BLOCK);
-    rc = s ? coll_reduce_scatter_block(s, a.c, sendbuf, recvbuf, (size_t)recvcount, a.dt, a.op)
-           : MPI_ERR_NO_MEM;
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_OP_REDUCE_SCATTER_BLOCK, COMM_NONBLOCKING, &a, sendbuf, recvbuf, NULL, recvcount);
+    rc = coll_start(&coll_reduce_scatter_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Ireduce_scatter_block)

@@ -1,4 +1,4 @@
-/* MPI_Scatter, MPI_Scatterv and their I-forms (MPI-3.1 §5.6, §5.12.4); the algorithms are in
+/* MPI_Scatter, MPI_Scatterv and their I-forms (MPI-3.1 §5.6, §5.12.4); the levels are in
  * coll/scatter.c. The send arguments count at the root only (MPI_ROOT on an
  * inter-communicator), the receive arguments everywhere else; arguments that do not count
  * are not checked and reach the builder as 0 / NULL. */
@@ -51,14 +51,18 @@ static int check(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     return rc;
 }
 
-static int build(icoll_sched_t *s, const args_t *a, const void *sendbuf, int sendcount,
-                 void *recvbuf, int recvcount, int root)
+/* The call as the levels see it: arguments that do not count here as 0 / NULL. */
+static coll_call_t make_call(comm_op_kind_t kind, comm_stream_t stream, const args_t *a,
+                             const void *sendbuf, int sendcount, const int *sendcounts,
+                             const int *displs, void *recvbuf, int recvcount, int root)
 {
-    if (!s)
-        return MPI_ERR_NO_MEM;
-    return coll_scatter(s, a->c, a->send ? sendbuf : NULL, a->send ? (size_t)sendcount : 0,
-                        a->st, a->send || a->recv ? recvbuf : NULL,
-                        a->recv ? (size_t)recvcount : 0, a->rt, root);
+    return (coll_call_t){ .kind = kind, .stream = stream, .comm = a->c,
+                          .sbuf = a->send ? sendbuf : NULL,
+                          .scount = a->send ? (size_t)sendcount : 0, .stype = a->st,
+                          .scounts = sendcounts, .sdispls = displs,
+                          .rbuf = a->send || a->recv ? recvbuf : NULL,
+                          .rcount = a->recv ? (size_t)recvcount : 0, .rtype = a->rt,
+                          .root = root };
 }
 
 API_EXPORT int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -70,13 +74,10 @@ API_EXPORT int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sen
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = coll_direct_scatter(a.c, sendbuf, a.send ? (size_t)sendcount : 0, a.st, recvbuf,
-                             a.recv ? (size_t)recvcount : 0, a.rt, root);
-    if (rc != COLL_DECLINED)
-        return cm_direct_finish(comm, rc, F);
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_SCATTER);
-    rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_OP_SCATTER, COMM_BLOCKING, &a, sendbuf, sendcount, NULL,
+                                 NULL, recvbuf, recvcount, root);
+    rc = coll_start(&coll_scatter_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Scatter)
 
@@ -91,9 +92,10 @@ API_EXPORT int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype se
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_SCATTER);
-    rc = build(s, &a, sendbuf, sendcount, recvbuf, recvcount, root);
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_OP_SCATTER, COMM_NONBLOCKING, &a, sendbuf, sendcount, NULL,
+                                 NULL, recvbuf, recvcount, root);
+    rc = coll_start(&coll_scatter_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Iscatter)
 
@@ -110,17 +112,6 @@ static int checkv(const void *sendbuf, const int *sendcounts, const int *displs,
     return rc;
 }
 
-static int buildv(icoll_sched_t *s, const args_t *a, const void *sendbuf,
-                  const int *sendcounts, const int *displs, void *recvbuf, int recvcount,
-                  int root)
-{
-    if (!s)
-        return MPI_ERR_NO_MEM;
-    return coll_scatterv(s, a->c, a->send ? sendbuf : NULL, sendcounts, displs, a->st,
-                         a->send || a->recv ? recvbuf : NULL, a->recv ? (size_t)recvcount : 0,
-                         a->rt, root);
-}
-
 API_EXPORT int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -131,9 +122,10 @@ API_EXPORT int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const 
                     comm, &a, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_BLOCKING, COMM_OP_SCATTERV);
-    rc = buildv(s, &a, sendbuf, sendcounts, displs, recvbuf, recvcount, root);
-    return coll_finish(comm, s, rc, F);
+    coll_call_t call = make_call(COMM_OP_SCATTERV, COMM_BLOCKING, &a, sendbuf, 0, sendcounts,
+                                 displs, recvbuf, recvcount, root);
+    rc = coll_start(&coll_scatterv_family, &call);
+    return coll_finish_call(comm, &call, rc, F);
 }
 API_WEAK_ALIAS(Scatterv)
 
@@ -150,8 +142,9 @@ API_EXPORT int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const
         rc = coll_check_request(comm, request, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    icoll_sched_t *s = coll_begin(a.c, COMM_NONBLOCKING, COMM_OP_SCATTERV);
-    rc = buildv(s, &a, sendbuf, sendcounts, displs, recvbuf, recvcount, root);
-    return coll_finish_nb(a.c, comm, s, rc, request, F);
+    coll_call_t call = make_call(COMM_OP_SCATTERV, COMM_NONBLOCKING, &a, sendbuf, 0, sendcounts,
+                                 displs, recvbuf, recvcount, root);
+    rc = coll_start(&coll_scatterv_family, &call);
+    return coll_finish_nb(a.c, comm, call.s, rc, request, F);
 }
 API_WEAK_ALIAS(Iscatterv)

@@ -1,15 +1,6 @@
 /*
- * MPI_Allgather, MPI_Allgatherv and their I-forms (MPI-3.1 §5.7).
- *
- * Algorithms over a set of blocks (move.h: uniform blocks travel in runs, v-form blocks one
- * message each), all straight in the receive buffer, typed, without temporaries:
- *  recursive_doubling  log2(n) exchanges with rank ^ 2^k of everything gathered so far
- *                      (power-of-two n; otherwise Bruck takes over).
- *  bruck               ceil(log2 n) rounds: send what I hold (blocks me, me+1, ...) to
- *                      me - 2^k, receive from me + 2^k; any n.
- *  ring                n - 1 rounds passing one block to the right. Large totals.
- * Each member's own block goes out in the first round straight from its send buffer and is
- * copied into place while that round completes.
+ * MPI_Allgather, MPI_Allgatherv and their I-forms (MPI-3.1 §5.7): the levels. The algorithms
+ * over a team (recursive_doubling, bruck, ring) are in algo/allgather.c.
  * Across hosts (Allgather): each host gathers its blocks at its leader, the leaders
  * allgather their hosts' blocks, each leader broadcasts the whole to its host (shared
  * memory when available), in a host-ordered packed temporary (the receive buffer itself when
@@ -18,6 +9,8 @@
  * which broadcasts the other group's blocks within its own group.
  */
 #include "coll/move.h"
+
+#include "coll/direct.h"
 
 #include "coll/shm/shm.h"
 #include "coll/select.h"
@@ -37,106 +30,6 @@ static const char *set_algo(int n, int algo)
 {
     return coll_algo_name(COMM_OP_ALLGATHER,
                           algo == MV_AG_RECURSIVE_DOUBLING && (n & (n - 1)) ? MV_AG_BRUCK : algo);
-}
-
-size_t mv_set_bytes(const mv_set_t *set, int i)
-{
-    size_t count = set->start ? (size_t)set->len[i] * set->b.count : set->b.count;
-    return count * (size_t)set->b.dt->size;
-}
-
-/* Sends or receives blocks i .. i+k-1 (team order, mod n) of the set. */
-static void xfer(icoll_sched_t *s, const coll_team_t *t, int peer, const mv_set_t *set, int i,
-                 int k, int send)
-{
-    int n = t->size;
-    while (k > 0) {
-        int run = k < n - i ? k : n - i;
-        for (int j = i; j < i + run; j++) {
-            p2p_data_t d = set->start ? mv_run(&set->b, set->start[j], (size_t)set->len[j])
-                                      : mv_run(&set->b, j, (size_t)run);
-            if (send)
-                mv_send(s, t, peer, &d);
-            else
-                mv_recv(s, t, peer, &d);
-            if (!set->start)
-                break;
-        }
-        k -= run;
-        i = 0;
-    }
-}
-
-/* The end of a round: the first round's end copies my own block into place (a local step,
- * so it also waits for the round); other rounds but the last end with a fence. */
-static void end_round(icoll_sched_t *s, const coll_team_t *t, const mv_set_t *set,
-                      const p2p_data_t *mine, int round, int last)
-{
-    if (round == 0 && mine) {
-        p2p_data_t d = set->start
-                           ? mv_run(&set->b, set->start[t->rank], (size_t)set->len[t->rank])
-                           : mv_run(&set->b, t->rank, 1);
-        icoll_sched_copy_data(s, mine, &d);
-    } else if (!last) {
-        icoll_sched_fence(s);
-    }
-}
-
-/* The first round sends my own block: from mine when given. */
-static void send_first(icoll_sched_t *s, const coll_team_t *t, int peer, const mv_set_t *set,
-                       const p2p_data_t *mine)
-{
-    if (mine)
-        mv_send(s, t, peer, mine);
-    else
-        xfer(s, t, peer, set, t->rank, 1, 1);
-}
-
-void mv_allgather_set(icoll_sched_t *s, const coll_team_t *t, const mv_set_t *set,
-                      const p2p_data_t *mine, int algo)
-{
-    int n = t->size, me = t->rank;
-    if (n == 1) {
-        end_round(s, t, set, mine, 0, 1);
-        return;
-    }
-    if (algo == MV_AG_RECURSIVE_DOUBLING && (n & (n - 1)))
-        algo = MV_AG_BRUCK;
-    int round = 0;
-    switch (algo) {
-    case MV_AG_RECURSIVE_DOUBLING:
-        for (int mask = 1; mask < n; mask <<= 1, round++) {
-            int peer = me ^ mask;
-            if (round == 0)
-                send_first(s, t, peer, set, mine);
-            else
-                xfer(s, t, peer, set, me & ~(mask - 1), mask, 1);
-            xfer(s, t, peer, set, peer & ~(mask - 1), mask, 0);
-            end_round(s, t, set, mine, round, 2 * mask >= n);
-        }
-        break;
-    case MV_AG_BRUCK:
-        for (int d = 1; d < n; d <<= 1, round++) {
-            int cnt = d < n - d ? d : n - d;
-            if (round == 0)
-                send_first(s, t, (me - d + n) % n, set, mine);
-            else
-                xfer(s, t, (me - d + n) % n, set, me, cnt, 1);
-            xfer(s, t, (me + d) % n, set, (me + d) % n, cnt, 0);
-            end_round(s, t, set, mine, round, 2 * d >= n);
-        }
-        break;
-    default: /* ring */
-        for (; round < n - 1; round++) {
-            if (round == 0)
-                send_first(s, t, (me + 1) % n, set, mine);
-            else
-                xfer(s, t, (me + 1) % n, set, (me - round + n) % n, 1, 1);
-            xfer(s, t, (me - 1 + n) % n, set, (me - round - 1 + 2 * n) % n, 1, 0);
-            end_round(s, t, set, mine, round, round == n - 2);
-        }
-        break;
-    }
 }
 
 /* Hosts' phases (see the top): leaders gather, exchange, broadcast, unpack. */
@@ -227,79 +120,129 @@ static int allgather_inter(icoll_sched_t *s, comm_t *c, const p2p_data_t *mine,
     return rc;
 }
 
-int coll_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
-                   dtype_t *stype, void *rbuf, size_t rcount, dtype_t *rtype)
+/* ---- the levels (coll/level.h), asked in the order of the table's allgather(v) rows ------- */
+
+/* This member's block (none with MPI_IN_PLACE), the receive set and everything gathered. */
+typedef struct ag_view {
+    int inplace;
+    p2p_data_t mine;
+    mv_set_t set;
+    size_t total;
+} ag_view_t;
+
+static ag_view_t view(const coll_call_t *call)
 {
-    icoll_sched_hold_dtype(s, stype);
-    icoll_sched_hold_dtype(s, rtype);
-    int inplace = sbuf == COLL_IN_PLACE;
-    p2p_data_t mine = inplace ? (p2p_data_t){ 0 } : mv_typed(sbuf, scount, stype);
-    mv_set_t set = { { rbuf, rcount, rtype }, NULL, NULL };
-    if (comm_is_inter(c)) {
-        size_t total = (size_t)comm_peer_size(c) * rcount * (size_t)rtype->size;
-        coll_trace_note("inter", "-", total);
-        return allgather_inter(s, c, &mine, &set, total);
+    comm_t *c = call->comm;
+    ag_view_t v = { .inplace = call->sbuf == COLL_IN_PLACE };
+    if (!v.inplace)
+        v.mine = mv_typed(call->sbuf, call->scount, call->stype);
+    int m = comm_peer_size(c);
+    if (call->kind == COMM_OP_ALLGATHER) {
+        v.set = (mv_set_t){ { call->rbuf, call->rcount, call->rtype }, NULL, NULL };
+        v.total = (size_t)m * call->rcount * (size_t)call->rtype->size;
+    } else {
+        v.set = (mv_set_t){ { call->rbuf, 1, call->rtype }, call->rdispls, call->rcounts };
+        for (int i = 0; i < m; i++)
+            v.total += (size_t)call->rcounts[i] * (size_t)call->rtype->size;
     }
-    int n = c->size;
-    size_t bb = rcount * (size_t)rtype->size;
-    if (bb == 0) {
-        coll_trace_note("none", "-", (size_t)n * bb);
-        return MPI_SUCCESS;
-    }
-    const coll_sites_t *S = coll_use_sites(c);
-    if (S) {
-        coll_trace_note("sites", "-", (size_t)n * bb);
-        return site_allgather(s, c, S, inplace ? NULL : &mine, rbuf, rcount, rtype);
-    }
-    coll_team_t all = coll_team_all(c);
-    const coll_hier_t *h;
-    int hier = mv_use_hier(c, &h);
-    if (hier < 0)
-        return MPI_ERR_NO_MEM;
-    if (hier)
-        coll_trace_note("hier",
-                        set_algo(h->nhosts, pick(COMM_OP_ALLGATHER, h->nhosts, (size_t)n * bb)),
-                        (size_t)n * bb);
-    else
-        coll_trace_note("p2p", set_algo(n, pick(COMM_OP_ALLGATHER, n, (size_t)n * bb)),
-                        (size_t)n * bb);
-    if (hier)
-        return allgather_hier(s, c, h, inplace ? NULL : &mine, &set.b, bb,
-                              coll_forced(COMM_OP_ALLGATHER));
-    mv_allgather_set(s, &all, &set, inplace ? NULL : &mine,
-                     pick(COMM_OP_ALLGATHER, n, (size_t)n * bb));
+    return v;
+}
+static void hold(const coll_call_t *call)
+{
+    icoll_sched_hold_dtype(call->s, call->stype);
+    icoll_sched_hold_dtype(call->s, call->rtype);
+}
+
+static int inter_takes(coll_call_t *call)
+{
+    return comm_is_inter(call->comm) ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int inter_build(coll_call_t *call)
+{
+    hold(call);
+    ag_view_t v = view(call);
+    coll_trace_note("inter", "-", v.total);
+    return allgather_inter(call->s, call->comm, &v.mine, &v.set, v.total);
+}
+
+static int direct_build(coll_call_t *call)
+{
+    return coll_direct_allgather(call->comm, call->sbuf, call->scount, call->stype, call->rbuf,
+                                 call->rcount, call->rtype);
+}
+
+static int none_takes(coll_call_t *call)
+{
+    return view(call).total == 0 ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int none_build(coll_call_t *call)
+{
+    hold(call);
+    coll_trace_note("none", "-", 0);
     return MPI_SUCCESS;
 }
 
-int coll_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
-                    dtype_t *stype, void *rbuf, const int *rcounts, const int *displs,
-                    dtype_t *rtype)
+static int sites_takes(coll_call_t *call)
 {
-    icoll_sched_hold_dtype(s, stype);
-    icoll_sched_hold_dtype(s, rtype);
-    int inplace = sbuf == COLL_IN_PLACE;
-    p2p_data_t mine = inplace ? (p2p_data_t){ 0 } : mv_typed(sbuf, scount, stype);
-    mv_set_t set = { { rbuf, 1, rtype }, displs, rcounts };
-    int m = comm_peer_size(c);
-    size_t total = 0;
-    for (int i = 0; i < m; i++)
-        total += (size_t)rcounts[i] * (size_t)rtype->size;
-    if (comm_is_inter(c)) {
-        coll_trace_note("inter", "-", total);
-        return allgather_inter(s, c, &mine, &set, total);
-    }
-    if (total == 0) {
-        coll_trace_note("none", "-", total);
-        return MPI_SUCCESS;
-    }
-    const coll_sites_t *S = coll_use_sites(c);
-    coll_trace_note(S ? "sites" : "p2p",
-                    S ? "-" : set_algo(c->size, pick(COMM_OP_ALLGATHERV, c->size, total)),
-                    total);
-    if (S)
-        return site_allgatherv(s, c, S, inplace ? NULL : &mine, rbuf, rcounts, displs, rtype);
+    return (call->found = coll_use_sites(call->comm)) ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int sites_build(coll_call_t *call)
+{
+    hold(call);
+    ag_view_t v = view(call);
+    coll_trace_note("sites", "-", v.total);
+    if (call->kind == COMM_OP_ALLGATHER)
+        return site_allgather(call->s, call->comm, call->found, v.inplace ? NULL : &v.mine,
+                              call->rbuf, call->rcount, call->rtype);
+    return site_allgatherv(call->s, call->comm, call->found, v.inplace ? NULL : &v.mine,
+                           call->rbuf, call->rcounts, call->rdispls, call->rtype);
+}
+
+static int hier_takes(coll_call_t *call)
+{
+    const coll_hier_t *h;
+    int hier = mv_use_hier(call->comm, &h);
+    call->found = h;
+    return hier < 0 ? MPI_ERR_NO_MEM : hier ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int hier_build(coll_call_t *call)
+{
+    const coll_hier_t *h = call->found;
+    hold(call);
+    ag_view_t v = view(call);
+    coll_trace_note("hier", set_algo(h->nhosts, pick(COMM_OP_ALLGATHER, h->nhosts, v.total)),
+                    v.total);
+    return allgather_hier(call->s, call->comm, h, v.inplace ? NULL : &v.mine, &v.set.b,
+                          call->rcount * (size_t)call->rtype->size,
+                          coll_forced(COMM_OP_ALLGATHER));
+}
+
+static int p2p_build(coll_call_t *call)
+{
+    comm_t *c = call->comm;
+    hold(call);
+    ag_view_t v = view(call);
+    int algo = pick(call->kind, c->size, v.total);
+    coll_trace_note("p2p", set_algo(c->size, algo), v.total);
     coll_team_t all = coll_team_all(c);
-    mv_allgather_set(s, &all, &set, inplace ? NULL : &mine,
-                     pick(COMM_OP_ALLGATHERV, c->size, total));
+    mv_allgather_set(call->s, &all, &v.set, v.inplace ? NULL : &v.mine, algo);
     return MPI_SUCCESS;
 }
+
+static const coll_level_t inter = { COLL_INTER, 0, inter_takes, inter_build };
+static const coll_level_t direct = { COLL_DIRECT, COLL_LEVEL_NO_SCHEDULE, NULL, direct_build };
+static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
+static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };
+static const coll_level_t hier = { COLL_HIER, 0, hier_takes, hier_build };
+static const coll_level_t p2p = { COLL_P2P, 0, NULL, p2p_build };
+
+/* allgatherv has no direct and no hier level (its table rows) */
+const coll_family_t coll_allgather_family = {
+    COMM_OP_ALLGATHER,
+    { [COLL_INTER] = &inter, [COLL_DIRECT] = &direct, [COLL_NONE] = &none,
+      [COLL_SITES] = &sites, [COLL_HIER] = &hier, [COLL_P2P] = &p2p },
+};
+const coll_family_t coll_allgatherv_family = {
+    COMM_OP_ALLGATHERV,
+    { [COLL_INTER] = &inter, [COLL_NONE] = &none, [COLL_SITES] = &sites, [COLL_P2P] = &p2p },
+};

@@ -1,5 +1,5 @@
 /*
- * MPI_Allreduce / MPI_Iallreduce.
+ * MPI_Allreduce / MPI_Iallreduce: the levels of the allreduce (coll/level.h).
  *
  * Selection (docs/collectives.md, "Synchronisation and reductions"):
  *  - one host, contiguous data, more than two ranks: the shared-memory allreduce when it
@@ -25,31 +25,6 @@ static const char *ar_name(int algo)
     return coll_algo_name(COMM_OP_ALLREDUCE, algo);
 }
 
-int red_allreduce_shm(int n)
-{
-    int alg = coll_forced(COMM_OP_ALLREDUCE);
-    return alg == RED_AR_SHM || (alg < 0 && n != 2);
-}
-
-int red_allreduce_choice(int n, size_t count, const dtype_t *dt, const op_t *op)
-{
-    coll_measure_t m = { .n = n, .size = (size_t)dt->size * count, .count = count,
-                         .commutative = op->commute };
-    return coll_pick_p2p(COMM_OP_ALLREDUCE, &m);
-}
-
-void red_allreduce_team(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
-                        size_t count, dtype_t *dt, op_t *op)
-{
-    int alg = red_allreduce_choice(t->size, count, dt, op);
-    if (alg == RED_AR_RING)
-        red_allreduce_ring(s, t, in, out, count, dt, op);
-    else if (alg == RED_AR_RABENSEIFNER)
-        red_allreduce_rabenseifner(s, t, in, out, count, dt, op);
-    else
-        red_allreduce_rd(s, t, in, out, count, dt, op);
-}
-
 int red_allreduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const void *in,
                        void *out, size_t count, dtype_t *dt, op_t *op, int bcast)
 {
@@ -70,44 +45,124 @@ int red_allreduce_hier(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const 
     return MPI_SUCCESS;
 }
 
-int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-                   dtype_t *dt, op_t *op)
+/* ---- the levels (coll/level.h), asked in the order of the table's allreduce rows ----------- */
+
+static size_t bytes_of(const coll_call_t *call)
 {
-    icoll_sched_hold_dtype(s, dt);
-    icoll_sched_hold_op(s, op);
-    size_t bytes = count * (size_t)dt->size;
-    if (comm_is_inter(c)) {
-        coll_trace_note("inter", "-", bytes);
-        red_inter_allreduce(s, c, sbuf, rbuf, count, dt, op);
-        return MPI_SUCCESS;
-    }
-    if (count == 0) {
-        coll_trace_note("none", "-", bytes);
-        return MPI_SUCCESS;
-    }
-    const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
-    const coll_sites_t *S = red_sites(c, op);
-    if (S) {
-        coll_trace_note("sites", "-", bytes);
-        return site_allreduce(s, c, S, in, rbuf, count, dt, op, 1);
-    }
-    const coll_hier_t *h = red_hier(c, op);
-    if (h) {
-        coll_trace_note("hier", ar_name(red_allreduce_choice(h->nhosts, count, dt, op)), bytes);
-        return red_allreduce_hier(s, c, h, in, rbuf, count, dt, op, 1);
-    }
-    void *pin, *pout;
-    if (red_allreduce_shm(c->size) && c->size > 1 && (h = coll_hier(c)) &&
-        h->nhosts == 1 && red_contig(in, count, dt, &pin) &&
-        red_contig(rbuf, count, dt, &pout)) {
-        int rc = coll_shm_allreduce(s, c, pin, pout, count, dt, op);
-        if (rc != COLL_DECLINED) {
-            coll_trace_note("shm", "-", bytes);
-            return rc;
-        }
-    }
-    coll_trace_note("p2p", ar_name(red_allreduce_choice(c->size, count, dt, op)), bytes);
-    coll_team_t t = coll_team_all(c);
-    red_allreduce_team(s, &t, in, rbuf, count, dt, op);
+    return call->count * (size_t)call->dt->size;
+}
+static const void *in_of(const coll_call_t *call)
+{
+    return call->sbuf == COLL_IN_PLACE ? call->rbuf : call->sbuf;
+}
+static void hold(const coll_call_t *call)
+{
+    icoll_sched_hold_dtype(call->s, call->dt);
+    icoll_sched_hold_op(call->s, call->op);
+}
+
+static int inter_takes(coll_call_t *call)
+{
+    return comm_is_inter(call->comm) ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int inter_build(coll_call_t *call)
+{
+    hold(call);
+    coll_trace_note("inter", "-", bytes_of(call));
+    red_inter_allreduce(call->s, call->comm, call->sbuf, call->rbuf, call->count, call->dt,
+                        call->op);
     return MPI_SUCCESS;
 }
+
+static int direct_build(coll_call_t *call)
+{
+    return red_direct_allreduce(call->comm, call->sbuf, call->rbuf, call->count, call->dt,
+                                call->op);
+}
+
+static int none_takes(coll_call_t *call)
+{
+    return call->count == 0 ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int none_build(coll_call_t *call)
+{
+    hold(call);
+    coll_trace_note("none", "-", bytes_of(call));
+    return MPI_SUCCESS;
+}
+
+static int sites_takes(coll_call_t *call)
+{
+    return (call->found = red_sites(call->comm, call->op)) ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int sites_build(coll_call_t *call)
+{
+    hold(call);
+    coll_trace_note("sites", "-", bytes_of(call));
+    return site_allreduce(call->s, call->comm, call->found, in_of(call), call->rbuf,
+                          call->count, call->dt, call->op, 1);
+}
+
+static int hier_takes(coll_call_t *call)
+{
+    return (call->found = red_hier(call->comm, call->op)) ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int hier_build(coll_call_t *call)
+{
+    const coll_hier_t *h = call->found;
+    hold(call);
+    coll_trace_note("hier", ar_name(red_allreduce_choice(h->nhosts, call->count, call->dt,
+                                                         call->op)),
+                    bytes_of(call));
+    return red_allreduce_hier(call->s, call->comm, h, in_of(call), call->rbuf, call->count,
+                              call->dt, call->op, 1);
+}
+
+/* one host of more than one member, contiguous data */
+static int shm_takes(coll_call_t *call)
+{
+    comm_t *c = call->comm;
+    const coll_hier_t *h;
+    void *p;
+    return red_allreduce_shm(c->size) && c->size > 1 && (h = coll_hier(c)) &&
+                   h->nhosts == 1 && red_contig(in_of(call), call->count, call->dt, &p) &&
+                   red_contig(call->rbuf, call->count, call->dt, &p)
+               ? MPI_SUCCESS
+               : COLL_DECLINED;
+}
+static int shm_build(coll_call_t *call)
+{
+    void *pin, *pout;
+    red_contig(in_of(call), call->count, call->dt, &pin);
+    red_contig(call->rbuf, call->count, call->dt, &pout);
+    hold(call);
+    int rc = coll_shm_allreduce(call->s, call->comm, pin, pout, call->count, call->dt, call->op);
+    if (rc != COLL_DECLINED)
+        coll_trace_note("shm", "-", bytes_of(call));
+    return rc;
+}
+
+static int p2p_build(coll_call_t *call)
+{
+    comm_t *c = call->comm;
+    hold(call);
+    coll_trace_note("p2p", ar_name(red_allreduce_choice(c->size, call->count, call->dt, call->op)),
+                    bytes_of(call));
+    coll_team_t t = coll_team_all(c);
+    red_allreduce_team(call->s, &t, in_of(call), call->rbuf, call->count, call->dt, call->op);
+    return MPI_SUCCESS;
+}
+
+static const coll_level_t inter = { COLL_INTER, 0, inter_takes, inter_build };
+static const coll_level_t direct = { COLL_DIRECT, COLL_LEVEL_NO_SCHEDULE, NULL, direct_build };
+static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
+static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };
+static const coll_level_t hier = { COLL_HIER, 0, hier_takes, hier_build };
+static const coll_level_t shm = { COLL_SHM, 0, shm_takes, shm_build };
+static const coll_level_t p2p = { COLL_P2P, 0, NULL, p2p_build };
+
+const coll_family_t coll_allreduce_family = {
+    COMM_OP_ALLREDUCE,
+    { [COLL_INTER] = &inter, [COLL_DIRECT] = &direct, [COLL_NONE] = &none,
+      [COLL_SITES] = &sites, [COLL_HIER] = &hier, [COLL_SHM] = &shm, [COLL_P2P] = &p2p },
+};

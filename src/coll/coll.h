@@ -1,11 +1,11 @@
 /*
- * Collective operations (MPI-3.1 chapter 5 and §7.6): the algorithms. Each collective is one
- * function that appends the whole operation to a schedule (core/schedule.h); the API
- * layer runs that schedule to completion (blocking call) or starts it and hands back a
- * request (the I-forms), so both forms share one implementation and nonblocking collectives
- * are advanced by the progress engine.
+ * Collective operations (MPI-3.1 chapter 5 and §7.6). Each collective is a family of levels
+ * (coll/level.h) of which the first that takes a call appends the whole operation to a
+ * schedule (core/schedule.h); the API layer runs that schedule to completion (blocking call)
+ * or starts it and hands back a request (the I-forms), so both forms share one
+ * implementation and nonblocking collectives are advanced by the progress engine.
  *
- * Conventions of every coll_* builder:
+ * Conventions of every level's build and coll_* builder:
  *  - Arguments are already checked and handles translated (src/api/coll_api.h). Counts are
  *    elements of the given type; types are committed dtype_t objects (predefined ones too).
  *  - MPI_IN_PLACE arrives as COLL_IN_PLACE in the send buffer argument.
@@ -129,47 +129,14 @@ typedef struct coll_sites {
  * When all members are at one site only nsites (1) is set: no memory is spent on the rest. */
 const coll_sites_t *coll_sites(comm_t *c);
 
-/* ---- the collectives ----------------------------------------------------------------------- */
+/* ---- the collectives ----------------------------------------------------------------------- *
+ * The entry points are the families of coll/level.h (coll_start); these build into an existing
+ * schedule: a broadcast as a phase of another collective (through the dispatcher) ... */
 
-int coll_barrier(icoll_sched_t *s, comm_t *c);
 int coll_bcast(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt, int root);
-int coll_gather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
-                void *rbuf, size_t rcount, dtype_t *rtype, int root);
-int coll_gatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
-                 void *rbuf, const int *rcounts, const int *displs, dtype_t *rtype, int root);
-int coll_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
-                 void *rbuf, size_t rcount, dtype_t *rtype, int root);
-int coll_scatterv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
-                  const int *displs, dtype_t *stype, void *rbuf, size_t rcount, dtype_t *rtype,
-                  int root);
-int coll_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
-                   dtype_t *stype, void *rbuf, size_t rcount, dtype_t *rtype);
-int coll_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
-                    dtype_t *stype, void *rbuf, const int *rcounts, const int *displs,
-                    dtype_t *rtype);
-int coll_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount, dtype_t *stype,
-                  void *rbuf, size_t rcount, dtype_t *rtype);
-int coll_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
-                   const int *sdispls, dtype_t *stype, void *rbuf, const int *rcounts,
-                   const int *rdispls, dtype_t *rtype);
-/* Alltoallw: displacements in bytes, one type per peer. */
-int coll_alltoallw(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
-                   const int *sdispls, dtype_t *const *stypes, void *rbuf, const int *rcounts,
-                   const int *rdispls, dtype_t *const *rtypes);
-int coll_reduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-                dtype_t *dt, op_t *op, int root);
-int coll_allreduce(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-                   dtype_t *dt, op_t *op);
-int coll_reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
-                        const int *rcounts, dtype_t *dt, op_t *op);
-int coll_reduce_scatter_block(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
-                              size_t rcount, dtype_t *dt, op_t *op);
-int coll_scan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-              dtype_t *dt, op_t *op);
-int coll_exscan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-                dtype_t *dt, op_t *op);
 
-/* Neighbourhood collectives (§7.6) on a communicator with a Cartesian, graph or distributed
+/* ... and the neighbourhood collectives (§7.6), whose blocks they prepare before asking the
+ * dispatcher for the sites or p2p level, on a communicator with a Cartesian, graph or distributed
  * graph topology; neighbours in the order of MPI_Cart_shift / MPI_Graph_neighbors /
  * MPI_Dist_graph_neighbors, MPI_PROC_NULL neighbours skipped (their blocks untouched). */
 int coll_neighbor_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,

@@ -86,9 +86,8 @@ int coll_direct_bcast(comm_t *c, void *buf, size_t count, dtype_t *dt, int root)
 {
     if (!two(c))
         return COLL_DECLINED;
+    /* the shared area's two-member broadcast is asked before this level (table.c) */
     p2p_data_t d = mv_typed(buf, count, dt);
-    if (mv_bcast_pair_shm(c, &d) != 0)
-        return COLL_DECLINED;
     coll_trace_note("direct", "-", d.bytes);
     int tag = comm_next_op(c, COMM_BLOCKING, COMM_OP_BCAST).tag;
     if (!d.bytes)

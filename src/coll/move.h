@@ -104,11 +104,6 @@ int mv_use_hier(comm_t *c, const coll_hier_t **h);
 /* Whether all of c's members share one host (its node team is the whole communicator);
  * -1 when out of memory. */
 int mv_single_host(comm_t *c);
-/* Whether a broadcast of d in the two-member communicator c goes through the shared area
- * (automatic choice, coll_shm_bcast_pair, one host; not the layout, which may differ between
- * members) rather than one message:
- * 1, 0, or negative when out of memory. */
-int mv_bcast_pair_shm(comm_t *c, const p2p_data_t *d);
 /* Whether every host's members are consecutive ranks (then host-major order is rank order). */
 int mv_hier_ordered(const coll_hier_t *h, int n);
 /* The first block of host k in host-major order (sum of the sizes of hosts before k). */

@@ -135,33 +135,15 @@ static int posted(const nop_t *op, int i)
     return op->cart ? i ^ 1 : i;
 }
 
-/* Appends the exchange — snd[k] to dsts[k], rcv[l] from srcs[l] — and frees the building
- * state. The local copies come last: a step runs once everything before it has completed,
- * and a failing one (truncation) ends the schedule, so putting them first could keep this
- * process's sends from ever starting while its peers wait for them. */
-static int finish(icoll_sched_t *s, comm_t *c, nop_t *op)
+/* ---- the levels (coll/level.h): sites, p2p; call->prepared is the nop_t of the blocks ---- */
+
+/* The local copies (edges to self) come last: a step runs once everything before it has
+ * completed, and a failing one (truncation) ends the schedule, so putting them first could
+ * keep this process's sends from ever starting while its peers wait for them. Frees the
+ * building state. */
+static int copies_to_self(icoll_sched_t *s, comm_t *c, nop_t *op)
 {
     int me = c->rank;
-    const coll_sites_t *S = coll_use_sites(c);
-    coll_trace_note(S ? "sites" : "p2p", S ? "-" : "exchange", 0);
-    if (S) {
-        int rc = site_neighbor(s, c, S, op->indeg, op->srcs, op->rcv, op->outdeg, op->dsts,
-                               op->snd, op->cart);
-        if (rc != MPI_SUCCESS) {
-            free(op->heap);
-            return rc;
-        }
-    }
-    for (int i = 0; i < op->indeg && !S; i++) {
-        int l = posted(op, i), p = op->srcs[l];
-        if (p != MPI_PROC_NULL && p != me)
-            icoll_sched_recv_data(s, c, p, &op->rcv[l]);
-    }
-    for (int k = 0; k < op->outdeg && !S; k++) {
-        int p = op->dsts[k];
-        if (p != MPI_PROC_NULL && p != me)
-            icoll_sched_send_data(s, c, p, &op->snd[k]);
-    }
     for (int k = 0, i = 0; k < op->outdeg; k++) {
         if (op->dsts[k] != me)
             continue;
@@ -173,6 +155,61 @@ static int finish(icoll_sched_t *s, comm_t *c, nop_t *op)
     }
     free(op->heap);
     return MPI_SUCCESS; /* errors recorded on s are reported when it runs */
+}
+
+static int sites_takes(coll_call_t *call)
+{
+    return (call->found = coll_use_sites(call->comm)) ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int sites_build(coll_call_t *call)
+{
+    nop_t *op = call->prepared;
+    coll_trace_note("sites", "-", 0);
+    int rc = site_neighbor(call->s, call->comm, call->found, op->indeg, op->srcs, op->rcv,
+                           op->outdeg, op->dsts, op->snd, op->cart);
+    if (rc != MPI_SUCCESS) {
+        free(op->heap);
+        return rc;
+    }
+    return copies_to_self(call->s, call->comm, op);
+}
+
+/* every receive and send posted at once */
+static int p2p_build(coll_call_t *call)
+{
+    icoll_sched_t *s = call->s;
+    comm_t *c = call->comm;
+    nop_t *op = call->prepared;
+    int me = c->rank;
+    coll_trace_note("p2p", "exchange", 0);
+    for (int i = 0; i < op->indeg; i++) {
+        int l = posted(op, i), p = op->srcs[l];
+        if (p != MPI_PROC_NULL && p != me)
+            icoll_sched_recv_data(s, c, p, &op->rcv[l]);
+    }
+    for (int k = 0; k < op->outdeg; k++) {
+        int p = op->dsts[k];
+        if (p != MPI_PROC_NULL && p != me)
+            icoll_sched_send_data(s, c, p, &op->snd[k]);
+    }
+    return copies_to_self(s, c, op);
+}
+
+static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };
+static const coll_level_t p2p = { COLL_P2P, 0, NULL, p2p_build };
+
+const coll_family_t coll_neighbor_family = {
+    COMM_OP_NEIGHBOR_ALLGATHER,
+    { [COLL_SITES] = &sites, [COLL_P2P] = &p2p },
+};
+
+/* Appends the exchange of op's blocks (snd[k] to dsts[k], rcv[l] from srcs[l]) through the
+ * levels and frees the building state. */
+static int finish(icoll_sched_t *s, comm_t *c, comm_op_kind_t kind, nop_t *op)
+{
+    coll_call_t call = { .kind = kind, .stream = icoll_sched_stream(s), .comm = c, .s = s,
+                         .prepared = op };
+    return coll_start(&coll_neighbor_family, &call);
 }
 
 /* element disp (in extents of dt, possibly negative) of an array at buf */
@@ -204,7 +241,7 @@ int coll_neighbor_allgather(icoll_sched_t *s, comm_t *c, const void *sbuf, size_
         op.snd[k] = one;
     for (int l = 0; l < op.indeg; l++)
         op.rcv[l] = coll_data(elem(rbuf, (ptrdiff_t)l * (ptrdiff_t)rcount, rtype), rcount, rtype);
-    return finish(s, c, &op);
+    return finish(s, c, COMM_OP_NEIGHBOR_ALLGATHER, &op);
 }
 
 int coll_neighbor_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
@@ -220,7 +257,7 @@ int coll_neighbor_allgatherv(icoll_sched_t *s, comm_t *c, const void *sbuf, size
         op.snd[k] = one;
     for (int l = 0; l < op.indeg; l++)
         op.rcv[l] = coll_data(elem(rbuf, displs[l], rtype), (size_t)rcounts[l], rtype);
-    return finish(s, c, &op);
+    return finish(s, c, COMM_OP_NEIGHBOR_ALLGATHERV, &op);
 }
 
 int coll_neighbor_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t scount,
@@ -234,7 +271,7 @@ int coll_neighbor_alltoall(icoll_sched_t *s, comm_t *c, const void *sbuf, size_t
         op.snd[k] = coll_data(elem(sbuf, (ptrdiff_t)k * (ptrdiff_t)scount, stype), scount, stype);
     for (int l = 0; l < op.indeg; l++)
         op.rcv[l] = coll_data(elem(rbuf, (ptrdiff_t)l * (ptrdiff_t)rcount, rtype), rcount, rtype);
-    return finish(s, c, &op);
+    return finish(s, c, COMM_OP_NEIGHBOR_ALLTOALL, &op);
 }
 
 int coll_neighbor_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const int *scounts,
@@ -249,7 +286,7 @@ int coll_neighbor_alltoallv(icoll_sched_t *s, comm_t *c, const void *sbuf, const
         op.snd[k] = coll_data(elem(sbuf, sdispls[k], stype), (size_t)scounts[k], stype);
     for (int l = 0; l < op.indeg; l++)
         op.rcv[l] = coll_data(elem(rbuf, rdispls[l], rtype), (size_t)rcounts[l], rtype);
-    return finish(s, c, &op);
+    return finish(s, c, COMM_OP_NEIGHBOR_ALLTOALLV, &op);
 }
 
 /* count elements of dt at byte displacement disp from buf; no data when count is 0 (dt may
@@ -279,5 +316,5 @@ int coll_neighbor_alltoallw(icoll_sched_t *s, comm_t *c, const void *sbuf, const
         op.snd[k] = wblock(s, sbuf, sdispls[k], scounts[k], stypes[k], &held);
     for (int l = 0; l < op.indeg; l++)
         op.rcv[l] = wblock(s, rbuf, rdispls[l], rcounts[l], rtypes[l], &held);
-    return finish(s, c, &op);
+    return finish(s, c, COMM_OP_NEIGHBOR_ALLTOALLW, &op);
 }

@@ -88,6 +88,24 @@ void red_allreduce_ring(icoll_sched_t *s, const coll_team_t *t, const void *in, 
 void red_bcast_binomial(icoll_sched_t *s, const coll_team_t *t, void *buf, size_t count,
                         dtype_t *dt, int root);
 
+/* Reduce_scatter over a team (algo/reduce_scatter.c): member i of the team ends with block i
+ * (elements displ[i] .. displ[i+1]-1 of the whole vector). Pairwise: all blocks at once,
+ * combined in rank order (any op); halving: recursive halving, commutative only. */
+typedef struct red_blocks {
+    const size_t *cnt, *displ; /* n counts; n+1 displacements (displ[n] = total) */
+} red_blocks_t;
+void red_rs_pairwise(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
+                     const red_blocks_t *b, dtype_t *dt, op_t *op);
+void red_rs_halving(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
+                    const red_blocks_t *b, dtype_t *dt, op_t *op);
+
+/* Scan (excl = 0) and Exscan (excl = 1) over a team (algo/scan.c): recursive doubling, or the
+ * linear chain. Failures (no memory) are recorded on s. */
+void red_scan_rd(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
+                 size_t count, dtype_t *dt, op_t *op, int excl);
+void red_scan_linear(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
+                     size_t count, dtype_t *dt, op_t *op, int excl);
+
 /* Zero-byte synchronisation: fan-in to member 0 / fan-out from member 0 (binomial trees), and
  * the dissemination barrier. */
 void red_fan_in(icoll_sched_t *s, const coll_team_t *t);

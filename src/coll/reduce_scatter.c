@@ -1,14 +1,15 @@
 /*
  * MPI_Reduce_scatter, MPI_Reduce_scatter_block and their I-forms: one implementation over
- * per-rank counts (the block form has them all equal).
+ * per-rank counts (the block form has them all equal); the levels (inter, none, sites, hier,
+ * p2p; coll/level.h). The algorithms over a team are in algo/reduce_scatter.c.
  *
  * Selection (docs/collectives.md, "Synchronisation and reductions"):
  *  - commutative op and fewer than METAMPI_COLL_REDUCE_SCATTER_LONG bytes in the whole
  *    vector: recursive halving (log2 rounds, fold for non-powers of two);
  *  - otherwise pairwise exchange (all n-1 blocks travel at once, combined in rank order:
  *    any op);
- *  - several hosts: the hierarchical allreduce up to the leaders, which hand each member of
- *    their host its block.
+ *  - several sites or hosts: the hierarchical allreduce up to the leaders, which hand each
+ *    member of their host its block.
  * METAMPI_COLL_REDUCE_SCATTER=recursive_halving|pairwise forces one (recursive halving falls
  * back to pairwise for non-commutative ops).
  */
@@ -17,197 +18,11 @@
 #include "coll/sites.h"
 #include "coll/trace.h"
 
-enum { ALG_HALVING, ALG_PAIRWISE }; /* in the order of the selection table (coll/table.c) */
-
-typedef struct blocks {
-    const size_t *cnt, *displ; /* n counts; n+1 displacements (displ[n] = total) */
-} blocks_t;
-
-typedef struct slots {
-    icoll_sched_t *s;
-    dtype_t *dt;
-    size_t each;
-    int n;
-    char *base;
-} slots_t;
-
-/* Slot j of n (allocated on first use); NULL when out of memory. */
-static void *slot(slots_t *sl, int j)
-{
-    if (!sl->base && !(sl->base = red_temp(sl->s, (size_t)sl->n * sl->each, sl->dt)))
-        return NULL;
-    return red_at(sl->base, (size_t)j * sl->each, sl->dt);
-}
-
-/* Everyone sends each member that member's block, all at once; member me combines the n
- * contributions to its block in rank order: x0 op x1 op ... op x(n-1). */
-static void pairwise(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
-                     const blocks_t *b, dtype_t *dt, op_t *op)
-{
-    int n = t->size, me = t->rank, inplace = in == out;
-    size_t cm = b->cnt[me];
-    slots_t sl = { s, dt, cm, n, NULL };
-    /* out is a fine place for the last operand, unless it overlaps our input (in place) */
-    for (int i = 1; i < n; i++) {
-        int dst = (me + i) % n, src = (me - i + n) % n;
-        red_send(s, t, dst, in, b->displ[dst], b->cnt[dst], dt);
-        if (cm) {
-            void *to = !inplace && src == n - 1 ? out : slot(&sl, src);
-            if (!to)
-                return;
-            red_recv(s, t, src, to, 0, cm, dt);
-        }
-    }
-    if (cm == 0)
-        return;
-    const void *acc = NULL;
-    for (int j = 0; j < n; j++) {
-        void *bj;
-        if (j == me) {
-            if (j == 0) { /* our operand is only read */
-                acc = red_at(in, b->displ[me], dt);
-                continue;
-            }
-            if (!(bj = !inplace && me == n - 1 ? out : slot(&sl, me)))
-                return;
-            red_copy(s, in, b->displ[me], bj, 0, cm, dt);
-        } else {
-            bj = !inplace && j == n - 1 ? out : slot(&sl, j);
-        }
-        if (j > 0)
-            red_op(s, op, acc, bj, 0, cm, dt);
-        acc = bj;
-    }
-    red_copy(s, acc, 0, out, 0, cm, dt);
-}
-
-/* Recursive halving (commutative only): partners p2/2, p2/4, ... apart exchange the half of
- * their current range of blocks the other keeps; ranges of active members map to contiguous
- * element ranges because folding keeps rank order. */
-static void halving(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
-                    const blocks_t *b, dtype_t *dt, op_t *op)
-{
-    int n = t->size, me = t->rank;
-    size_t total = b->displ[n];
-    red_fold_t f = red_fold(n, me);
-#define E(k) ((k) == f.p2 ? total : b->displ[(k) < f.rem ? 2 * (k) : (k) + f.rem])
-    if (f.nr < 0) {
-        red_send(s, t, me + 1, in, 0, total, dt);
-        icoll_sched_fence(s);
-        red_recv(s, t, me + 1, out, 0, b->cnt[me], dt);
-        return;
-    }
-    slots_t sl = { s, dt, total, 2, NULL };
-    const void *acc = in; /* read-only until the first combination */
-    int at = -1;          /* slot holding acc, -1: in */
-    if (me < 2 * f.rem) {
-        void *w = slot(&sl, 0);
-        if (!w)
-            return;
-        red_recv(s, t, me - 1, w, 0, total, dt);
-        red_op(s, op, in, w, 0, total, dt);
-        acc = w;
-        at = 0;
-    }
-    int lo = 0, hi = f.p2;
-    for (int m = f.p2 / 2; m >= 1; m /= 2) {
-        int pn = f.nr ^ m, peer = red_fold_member(&f, pn), mid = lo + m;
-        int klo = f.nr < pn ? lo : mid, khi = f.nr < pn ? mid : hi;
-        int glo = f.nr < pn ? mid : lo, ghi = f.nr < pn ? hi : mid;
-        red_send(s, t, peer, acc, E(glo), E(ghi) - E(glo), dt);
-        void *r = slot(&sl, at == 0 ? 1 : 0);
-        if (!r)
-            return;
-        red_recv(s, t, peer, r, E(klo), E(khi) - E(klo), dt);
-        if (at < 0) { /* x(me) op theirs, into the receive buffer */
-            red_op(s, op, acc, r, E(klo), E(khi) - E(klo), dt);
-            acc = r;
-            at = 0;
-        } else {
-            red_op(s, op, r, (void *)(uintptr_t)acc, E(klo), E(khi) - E(klo), dt);
-        }
-        lo = klo;
-        hi = khi;
-    }
-#undef E
-    if (me < 2 * f.rem)
-        red_send(s, t, me - 1, acc, b->displ[me - 1], b->cnt[me - 1], dt);
-    red_copy(s, acc, b->displ[me], out, 0, b->cnt[me], dt);
-}
-
-static int reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
-                          const blocks_t *b, dtype_t *dt, op_t *op)
-{
-    if (comm_is_inter(c)) {
-        size_t all = 0;
-        for (int i = 0; i < c->size; i++)
-            all += b->cnt[i];
-        coll_trace_note("inter", "-", all * (size_t)dt->size);
-        red_inter_reduce_scatter(s, c, sbuf, rbuf, b->cnt, dt, op);
-        return MPI_SUCCESS;
-    }
-    int n = c->size, me = c->rank;
-    size_t total = b->displ[n];
-    if (total == 0) {
-        coll_trace_note("none", "-", 0);
-        return MPI_SUCCESS;
-    }
-    const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
-    const coll_sites_t *S = red_sites(c, op);
-    const coll_hier_t *h = S ? coll_hier(c) : red_hier(c, op);
-    static const char *const ar_names[] = { "shm", "recursive_doubling", "rabenseifner",
-                                            "ring" };
-    if (S)
-        coll_trace_note("sites", "-", total * (size_t)dt->size);
-    else if (h)
-        coll_trace_note("hier", ar_names[red_allreduce_choice(h->nhosts, total, dt, op)],
-                        total * (size_t)dt->size);
-    if (h) {
-        int leader = h->node.rank == 0;
-        void *all = NULL;
-        if (leader && !(all = red_temp(s, total, dt)))
-            return MPI_SUCCESS; /* out of memory: recorded on s */
-        int rc = S ? site_allreduce(s, c, S, in, all, total, dt, op, 0)
-                   : red_allreduce_hier(s, c, h, in, all, total, dt, op, 0);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        icoll_sched_fence(s);
-        if (!leader) {
-            red_recv(s, &h->node, 0, rbuf, 0, b->cnt[me], dt);
-            return MPI_SUCCESS;
-        }
-        for (int j = 1; j < h->node.size; j++) {
-            int r = coll_team_peer(&h->node, j);
-            red_send(s, &h->node, j, all, b->displ[r], b->cnt[r], dt);
-        }
-        red_copy(s, all, b->displ[me], rbuf, 0, b->cnt[me], dt);
-        return MPI_SUCCESS;
-    }
-    coll_team_t t = coll_team_all(c);
-    /* the kind only names the table: reduce_scatter and _block share it */
-    coll_measure_t m = { .n = n, .size = (size_t)dt->size * total, .count = total,
-                         .commutative = 1 };
-    int alg = coll_pick_p2p(COMM_OP_REDUCE_SCATTER, &m);
-    coll_trace_note("p2p", coll_algo_name(COMM_OP_REDUCE_SCATTER,
-                                          alg == ALG_HALVING && op->commute ? ALG_HALVING
-                                                                            : ALG_PAIRWISE),
-                    total * (size_t)dt->size);
-    if (n == 1) {
-        red_copy(s, in, 0, rbuf, 0, total, dt);
-        return MPI_SUCCESS;
-    }
-    if (alg == ALG_HALVING && op->commute)
-        halving(s, &t, in, rbuf, b, dt, op);
-    else
-        pairwise(s, &t, in, rbuf, b, dt, op);
-    return MPI_SUCCESS;
-}
-
 /* Counts and displacements in schedule memory (the recvcounts array may go away once an
  * I-form returns). n is the local group size. */
-static blocks_t *make_blocks(icoll_sched_t *s, int n, const int *counts, size_t each)
+static red_blocks_t *make_blocks(icoll_sched_t *s, int n, const int *counts, size_t each)
 {
-    blocks_t *b = icoll_sched_alloc(s, sizeof *b + (2 * (size_t)n + 1) * sizeof(size_t));
+    red_blocks_t *b = icoll_sched_alloc(s, sizeof *b + (2 * (size_t)n + 1) * sizeof(size_t));
     if (!b)
         return NULL;
     size_t *cnt = (size_t *)(b + 1), *displ = cnt + n;
@@ -221,20 +36,164 @@ static blocks_t *make_blocks(icoll_sched_t *s, int n, const int *counts, size_t 
     return b;
 }
 
-int coll_reduce_scatter(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
-                        const int *rcounts, dtype_t *dt, op_t *op)
+/* Holds the type and op and makes the blocks: NULL when out of memory (recorded on s). */
+static const red_blocks_t *begin(const coll_call_t *call)
 {
-    icoll_sched_hold_dtype(s, dt);
-    icoll_sched_hold_op(s, op);
-    blocks_t *b = make_blocks(s, c->size, rcounts, 0);
-    return b ? reduce_scatter(s, c, sbuf, rbuf, b, dt, op) : MPI_SUCCESS;
+    icoll_sched_hold_dtype(call->s, call->dt);
+    icoll_sched_hold_op(call->s, call->op);
+    return make_blocks(call->s, call->comm->size,
+                       call->kind == COMM_OP_REDUCE_SCATTER ? call->rcounts : NULL, call->count);
 }
 
-int coll_reduce_scatter_block(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf,
-                              size_t rcount, dtype_t *dt, op_t *op)
+static const void *in_of(const coll_call_t *call)
 {
-    icoll_sched_hold_dtype(s, dt);
-    icoll_sched_hold_op(s, op);
-    blocks_t *b = make_blocks(s, c->size, NULL, rcount);
-    return b ? reduce_scatter(s, c, sbuf, rbuf, b, dt, op) : MPI_SUCCESS;
+    return call->sbuf == COLL_IN_PLACE ? call->rbuf : call->sbuf;
 }
+
+static int inter_takes(coll_call_t *call)
+{
+    return comm_is_inter(call->comm) ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int inter_build(coll_call_t *call)
+{
+    const red_blocks_t *b = begin(call);
+    if (!b)
+        return MPI_SUCCESS;
+    comm_t *c = call->comm;
+    size_t all = 0;
+    for (int i = 0; i < c->size; i++)
+        all += b->cnt[i];
+    coll_trace_note("inter", "-", all * (size_t)call->dt->size);
+    red_inter_reduce_scatter(call->s, c, call->sbuf, call->rbuf, b->cnt, call->dt, call->op);
+    return MPI_SUCCESS;
+}
+
+/* the whole vector, in elements */
+static size_t total_of(const coll_call_t *call)
+{
+    int n = call->comm->size;
+    if (call->kind != COMM_OP_REDUCE_SCATTER)
+        return (size_t)n * call->count;
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += (size_t)call->rcounts[i];
+    return total;
+}
+
+static int none_takes(coll_call_t *call)
+{
+    return total_of(call) == 0 ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int none_build(coll_call_t *call)
+{
+    if (begin(call))
+        coll_trace_note("none", "-", 0);
+    return MPI_SUCCESS;
+}
+
+/* Sites and hosts: the whole vector reduced at each host's leader (site_allreduce or
+ * red_allreduce_hier without the broadcast), which hands each member of its host its block. */
+static int up_and_out(coll_call_t *call, const coll_sites_t *S, const coll_hier_t *h)
+{
+    icoll_sched_t *s = call->s;
+    comm_t *c = call->comm;
+    dtype_t *dt = call->dt;
+    const red_blocks_t *b = begin(call);
+    if (!b)
+        return MPI_SUCCESS;
+    int n = c->size, me = c->rank;
+    size_t total = b->displ[n];
+    const void *in = in_of(call);
+    if (S)
+        coll_trace_note("sites", "-", total * (size_t)dt->size);
+    else
+        coll_trace_note("hier",
+                        coll_algo_name(COMM_OP_ALLREDUCE,
+                                       red_allreduce_choice(h->nhosts, total, dt, call->op)),
+                        total * (size_t)dt->size);
+    int leader = h->node.rank == 0;
+    void *all = NULL;
+    if (leader && !(all = red_temp(s, total, dt)))
+        return MPI_SUCCESS; /* out of memory: recorded on s */
+    int rc = S ? site_allreduce(s, c, S, in, all, total, dt, call->op, 0)
+               : red_allreduce_hier(s, c, h, in, all, total, dt, call->op, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    icoll_sched_fence(s);
+    if (!leader) {
+        red_recv(s, &h->node, 0, call->rbuf, 0, b->cnt[me], dt);
+        return MPI_SUCCESS;
+    }
+    for (int j = 1; j < h->node.size; j++) {
+        int r = coll_team_peer(&h->node, j);
+        red_send(s, &h->node, j, all, b->displ[r], b->cnt[r], dt);
+    }
+    red_copy(s, all, b->displ[me], call->rbuf, 0, b->cnt[me], dt);
+    return MPI_SUCCESS;
+}
+
+/* the sites' phases need c's host hierarchy too */
+static int sites_takes(coll_call_t *call)
+{
+    return red_sites(call->comm, call->op) && (call->found = coll_hier(call->comm))
+               ? MPI_SUCCESS
+               : COLL_DECLINED;
+}
+static int sites_build(coll_call_t *call)
+{
+    return up_and_out(call, red_sites(call->comm, call->op), call->found);
+}
+
+static int hier_takes(coll_call_t *call)
+{
+    return (call->found = red_hier(call->comm, call->op)) ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int hier_build(coll_call_t *call)
+{
+    return up_and_out(call, NULL, call->found);
+}
+
+static int p2p_build(coll_call_t *call)
+{
+    icoll_sched_t *s = call->s;
+    comm_t *c = call->comm;
+    dtype_t *dt = call->dt;
+    op_t *op = call->op;
+    const red_blocks_t *b = begin(call);
+    if (!b)
+        return MPI_SUCCESS;
+    int n = c->size;
+    size_t total = b->displ[n];
+    const void *in = in_of(call);
+    coll_team_t t = coll_team_all(c);
+    /* the kind only names the table: reduce_scatter and _block share it */
+    coll_measure_t m = { .n = n, .size = (size_t)dt->size * total, .count = total,
+                         .commutative = 1 };
+    int alg = coll_pick_p2p(COMM_OP_REDUCE_SCATTER, &m);
+    int halving = alg == COLL_RS_RECURSIVE_HALVING && op->commute;
+    coll_trace_note("p2p",
+                    coll_algo_name(COMM_OP_REDUCE_SCATTER,
+                                   halving ? COLL_RS_RECURSIVE_HALVING : COLL_RS_PAIRWISE),
+                    total * (size_t)dt->size);
+    if (n == 1) {
+        red_copy(s, in, 0, call->rbuf, 0, total, dt);
+        return MPI_SUCCESS;
+    }
+    if (halving)
+        red_rs_halving(s, &t, in, call->rbuf, b, dt, op);
+    else
+        red_rs_pairwise(s, &t, in, call->rbuf, b, dt, op);
+    return MPI_SUCCESS;
+}
+
+static const coll_level_t inter = { COLL_INTER, 0, inter_takes, inter_build };
+static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
+static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };
+static const coll_level_t hier = { COLL_HIER, 0, hier_takes, hier_build };
+static const coll_level_t p2p = { COLL_P2P, 0, NULL, p2p_build };
+
+const coll_family_t coll_reduce_scatter_family = {
+    COMM_OP_REDUCE_SCATTER,
+    { [COLL_INTER] = &inter, [COLL_NONE] = &none, [COLL_SITES] = &sites, [COLL_HIER] = &hier,
+      [COLL_P2P] = &p2p },
+};

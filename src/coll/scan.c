@@ -1,124 +1,68 @@
 /*
- * MPI_Scan, MPI_Exscan and their I-forms (intra-communicators only).
- *
- * Recursive doubling (the default): in round k a member exchanges its partial (the
- * reduction over its aligned block of 2^k ranks) with the member 2^k away; the lower block is
- * always the left operand, so order is kept for non-commutative ops. Messages nobody needs
- * (into the lower member of the last round) are not sent. The linear chain (each member
- * waits for its predecessor's prefix) is there to be forced: METAMPI_COLL_SCAN=
- * recursive_doubling|linear (both Scan and Exscan).
+ * MPI_Scan, MPI_Exscan and their I-forms (intra-communicators only): the levels (direct,
+ * none, p2p; coll/level.h). The algorithms are in algo/scan.c.
  */
 #include "coll/red.h"
 #include "coll/select.h"
 #include "coll/trace.h"
 
-enum { ALG_RD, ALG_LINEAR }; /* in the order of the selection table (coll/table.c) */
-
-static void scan_rd(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
-                    size_t count, dtype_t *dt, op_t *op, int excl)
+static int excl(const coll_call_t *call)
 {
-    int n = t->size, me = t->rank;
-    char *tmp = red_temp(s, 2 * count, dt);
-    if (!tmp)
-        return;
-    void *partial = tmp, *other = red_at(tmp, count, dt);
-    red_copy(s, in, 0, partial, 0, count, dt); /* before out is written (in place) */
-    if (!excl)
-        red_copy(s, in, 0, out, 0, count, dt);
-    int have = !excl; /* out holds a result so far */
-    for (int m = 1; m < n; m <<= 1) {
-        int peer = me ^ m, more = 2 * m < n; /* more: later rounds need partials */
-        if (peer >= n)
-            continue;
-        if (peer > me || more)
-            red_send(s, t, peer, partial, 0, count, dt);
-        if (peer < me) { /* theirs is below everything we hold */
-            void *rb = have ? other : out;
-            red_recv(s, t, peer, rb, 0, count, dt);
-            if (have)
-                red_op(s, op, rb, out, 0, count, dt);
-            if (more)
-                red_op(s, op, rb, partial, 0, count, dt);
-            have = 1;
-        } else if (more) {
-            red_recv(s, t, peer, other, 0, count, dt);
-            red_op(s, op, partial, other, 0, count, dt);
-            void *x = partial;
-            partial = other;
-            other = x;
-        }
-    }
+    return call->kind == COMM_OP_EXSCAN;
+}
+static void hold(const coll_call_t *call)
+{
+    icoll_sched_hold_dtype(call->s, call->dt);
+    icoll_sched_hold_op(call->s, call->op);
 }
 
-static void scan_linear(icoll_sched_t *s, const coll_team_t *t, const void *in, void *out,
-                        size_t count, dtype_t *dt, op_t *op, int excl)
+static int direct_build(coll_call_t *call)
 {
-    int n = t->size, me = t->rank;
-    if (!excl) {
-        red_copy(s, in, 0, out, 0, count, dt);
-        if (me > 0) {
-            void *tmp = red_temp(s, count, dt);
-            if (!tmp)
-                return;
-            red_recv(s, t, me - 1, tmp, 0, count, dt);
-            red_op(s, op, tmp, out, 0, count, dt);
-        }
-        if (me < n - 1)
-            red_send(s, t, me + 1, out, 0, count, dt);
-        return;
-    }
-    if (me == 0) {
-        red_send(s, t, 1, in, 0, count, dt);
-        return;
-    }
-    void *mine = NULL; /* our operand, kept apart from out when it is needed after */
-    if (me < n - 1) {
-        if (!(mine = red_temp(s, count, dt)))
-            return;
-        red_copy(s, in, 0, mine, 0, count, dt);
-    }
-    red_recv(s, t, me - 1, out, 0, count, dt);
-    if (me < n - 1) {
-        red_op(s, op, out, mine, 0, count, dt);
-        red_send(s, t, me + 1, mine, 0, count, dt);
-    }
+    return red_direct_scan(call->comm, call->sbuf, call->rbuf, call->count, call->dt, call->op,
+                           excl(call));
 }
 
-static int scan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-                dtype_t *dt, op_t *op, int excl)
+static int none_takes(coll_call_t *call)
 {
-    icoll_sched_hold_dtype(s, dt);
-    icoll_sched_hold_op(s, op);
-    if (count == 0) {
-        coll_trace_note("none", "-", 0);
-        return MPI_SUCCESS;
-    }
-    coll_measure_t m = { .n = c->size, .size = count * (size_t)dt->size, .count = count,
-                         .commutative = op->commute };
-    int alg = coll_pick_p2p(COMM_OP_SCAN, &m); /* scan and exscan share the table */
-    coll_trace_note("p2p", coll_algo_name(COMM_OP_SCAN, alg), count * (size_t)dt->size);
-    const void *in = sbuf == COLL_IN_PLACE ? rbuf : sbuf;
-    coll_team_t t = coll_team_all(c);
-    if (c->size == 1) {
-        if (!excl)
-            red_copy(s, in, 0, rbuf, 0, count, dt);
-        return MPI_SUCCESS;
-    }
-    if (alg == ALG_LINEAR)
-        scan_linear(s, &t, in, rbuf, count, dt, op, excl);
-    else
-        scan_rd(s, &t, in, rbuf, count, dt, op, excl);
+    return call->count == 0 ? MPI_SUCCESS : COLL_DECLINED;
+}
+static int none_build(coll_call_t *call)
+{
+    hold(call);
+    coll_trace_note("none", "-", 0);
     return MPI_SUCCESS;
 }
 
-int coll_scan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-              dtype_t *dt, op_t *op)
+static int p2p_build(coll_call_t *call)
 {
-    return scan(s, c, sbuf, rbuf, count, dt, op, 0);
+    icoll_sched_t *s = call->s;
+    comm_t *c = call->comm;
+    size_t count = call->count;
+    dtype_t *dt = call->dt;
+    hold(call);
+    coll_measure_t m = { .n = c->size, .size = count * (size_t)dt->size, .count = count,
+                         .commutative = call->op->commute };
+    int alg = coll_pick_p2p(COMM_OP_SCAN, &m); /* scan and exscan share the table */
+    coll_trace_note("p2p", coll_algo_name(COMM_OP_SCAN, alg), count * (size_t)dt->size);
+    const void *in = call->sbuf == COLL_IN_PLACE ? call->rbuf : call->sbuf;
+    coll_team_t t = coll_team_all(c);
+    if (c->size == 1) {
+        if (!excl(call))
+            red_copy(s, in, 0, call->rbuf, 0, count, dt);
+        return MPI_SUCCESS;
+    }
+    if (alg == COLL_SCAN_LINEAR)
+        red_scan_linear(s, &t, in, call->rbuf, count, dt, call->op, excl(call));
+    else
+        red_scan_rd(s, &t, in, call->rbuf, count, dt, call->op, excl(call));
+    return MPI_SUCCESS;
 }
 
-int coll_exscan(icoll_sched_t *s, comm_t *c, const void *sbuf, void *rbuf, size_t count,
-                dtype_t *dt, op_t *op)
-{
-    return scan(s, c, sbuf, rbuf, count, dt, op, 1);
-}
+static const coll_level_t direct = { COLL_DIRECT, COLL_LEVEL_NO_SCHEDULE, NULL, direct_build };
+static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
+static const coll_level_t p2p = { COLL_P2P, 0, NULL, p2p_build };
+
+const coll_family_t coll_scan_family = {
+    COMM_OP_SCAN,
+    { [COLL_DIRECT] = &direct, [COLL_NONE] = &none, [COLL_P2P] = &p2p },
+};

@@ -84,6 +84,18 @@ int coll_pick_p2p(comm_op_kind_t kind, const coll_measure_t *m)
     return t->rules[t->nrules - 1].algo; /* the last rule has no conditions */
 }
 
+int coll_level_row_applies(const coll_table_t *t, const coll_rule_t *r, const coll_measure_t *m)
+{
+    const coll_when_t *w = &r->when;
+    if (!w->below && !w->from && !w->upto && !w->ranks_below && !w->ranks_from &&
+        !w->min_ranks && !w->max_ranks && !w->flags)
+        return 1; /* most level rows: no conditions */
+    int f = t->forced ? coll_choice_forced(t->forced) : -1;
+    if (f >= 0 && t->algos[f].level == r->level)
+        return 1;
+    return holds(&r->when, m);
+}
+
 const char *coll_algo_name(comm_op_kind_t kind, int algo)
 {
     const coll_table_t *t = coll_table(kind);

@@ -3,9 +3,9 @@
  * docs/collectives.md, "Levels, algorithms and entry points".
  *
  * Each collective has an ordered list of rules (level, algorithm, conditions). The level
- * rules say in which order the collective's entry point asks the levels (coll/level.h) and
- * what each level looks at; a level that does not serve the call declines and the next one
- * is asked. The point-to-point rules come last and are read by coll_pick_p2p: the first
+ * rules are the order in which the dispatcher (coll_start, coll/level.h) asks the levels,
+ * each when its conditions hold (coll_level_row_applies); a level that does not serve the
+ * call declines and the next one is asked. The point-to-point rules come last and are read by coll_pick_p2p: the first
  * that applies says which algorithm runs over a team of n, the whole communicator or a
  * level's phase (the members of a host, the host leaders, a site).
  *
@@ -116,6 +116,9 @@ int coll_forced(comm_op_kind_t kind);
  * the first point-to-point rule that applies (an index in the table's algorithms). */
 int coll_pick_p2p(comm_op_kind_t kind, const coll_measure_t *m);
 const char *coll_algo_name(comm_op_kind_t kind, int algo);
+/* Whether level row r of table t applies to a call measured m: its conditions hold, or the
+ * collective's forced algorithm is the row's level ("shm": asked whatever the size). */
+int coll_level_row_applies(const coll_table_t *t, const coll_rule_t *r, const coll_measure_t *m);
 
 /* Prints every collective's rules with the thresholds in force (METAMPI_COLL_SELECT_DEBUG). */
 void coll_table_print(FILE *f);

@@ -8,6 +8,24 @@
 #include "coll/red.h"
 
 #include "coll/shm/shm.h"
+#include "runtime/tunables.h"
+
+/* The hier level's test for the reductions and the barrier (red.h). */
+const coll_hier_t *red_hier(comm_t *c, const op_t *op)
+{
+    if (!tun_bool(TUN_COLL_HIER)) /* METAMPI_COLL_HIER=0: no collective uses the hierarchy */
+        return NULL;
+    const coll_hier_t *h = coll_hier(c);
+    if (!h || h->nhosts <= 1 || h->nhosts >= c->size)
+        return NULL;
+    /* hosts are numbered in order of their lowest rank: each host is one contiguous range
+     * exactly when the numbers never go down */
+    if (op && !op->commute)
+        for (int r = 1; r < c->size; r++)
+            if (h->host_of[r] < h->host_of[r - 1])
+                return NULL;
+    return h;
+}
 
 int red_node_reduce(icoll_sched_t *s, comm_t *c, const coll_hier_t *h, const void *in,
                     void *out, size_t count, dtype_t *dt, op_t *op, int root, int shm)
