@@ -246,6 +246,22 @@ int err_raise(MPI_Comm comm, int errclass, const char *func, const char *fmt, ..
     fatal_report(errclass, func, detail);
 }
 
+int err_raise_on(MPI_Errhandler eh, int object, int errclass, const char *func,
+                 const char *fmt, ...)
+{
+    if (eh == MPI_ERRORS_RETURN || call_user(eh, object, errclass))
+        return errclass;
+    FORMAT_DETAIL(detail, fmt);
+    fatal_report(errclass, func, detail);
+}
+
+void err_call_handler_on(MPI_Errhandler eh, int object, int code, const char *func)
+{
+    if (eh == MPI_ERRORS_RETURN || call_user(eh, object, code))
+        return;
+    fatal_report(code, func, "the error handler of the window was called");
+}
+
 void err_call_handler(MPI_Comm comm, int code, const char *func)
 {
     MPI_Errhandler eh = handler_of(&comm);

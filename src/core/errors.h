@@ -42,6 +42,12 @@ int *err_last_used_code(void);
 int err_raise(MPI_Comm comm, int errclass, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* err_raise and err_call_handler for an object that is not a communicator (a window): its
+ * handler eh, called with the object's handle. */
+int err_raise_on(MPI_Errhandler eh, int object, int errclass, const char *func,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void err_call_handler_on(MPI_Errhandler eh, int object, int code, const char *func);
+
 /* Invokes comm's error handler for code (MPI_Comm_call_errhandler): returns when the handler
  * returns. */
 void err_call_handler(MPI_Comm comm, int code, const char *func);

@@ -132,6 +132,39 @@ static size_t leaf_size(int leaf)
     return dtype_predefined_size(dtype_basic(leaf)->handle);
 }
 
+/* ---- packed operands (one-sided accumulates, rma/) --------------------------------------- */
+
+int op_leaf(const dtype_t *t)
+{
+    int leaf = leaf_of(t);
+    return leaf == LEAF_MIXED ? -1 : leaf;
+}
+
+size_t op_leaf_size(int leaf)
+{
+    return leaf > 0 ? leaf_size(leaf) : 0;
+}
+
+int op_leaf_allowed(const op_t *op, int leaf)
+{
+    if (op_is_rma_only(op) || leaf == 0)
+        return 1;
+    if (leaf >= LEAF_PAIR)
+        return op->kind == OP_MAXLOC || op->kind == OP_MINLOC;
+    return op->kind != OP_USER && op_kernel_allowed(op->kind, leaf);
+}
+
+int op_apply_leaves(op_kind_t kind, int leaf, const void *in, void *inout, size_t n)
+{
+    if (kind == OP_NO_OP || n == 0 || leaf <= 0)
+        return MPI_SUCCESS;
+    if (kind == OP_REPLACE) {
+        memmove(inout, in, n * leaf_size(leaf));
+        return MPI_SUCCESS;
+    }
+    return apply_packed(kind, leaf, in, inout, n);
+}
+
 #define CHUNK 65536 /* bytes of packed data per step for non-contiguous types */
 
 /* A derived type: contiguous data in place, otherwise packed in chunks (both operands),

@@ -58,6 +58,18 @@ int op_is_rma_only(const op_t *op);
  * besides the buffers. For a pair that is not allowed nothing is written. */
 int op_apply(op_t *op, const void *in, void *inout, size_t count, dtype_t *t);
 
+/* ---- packed operands (one-sided accumulates: rma/ moves them packed between processes) ----
+ * A leaf is what a type's data is made of, as a code that means the same in every process of
+ * the job: a basic type's index, or a pair type's (MINLOC/MAXLOC); 0 for a type without data.
+ * op_leaf: t's leaf, or -1 when t mixes basic types. op_leaf_size: bytes of one packed leaf.
+ * op_leaf_allowed: op (predefined, MPI_REPLACE or MPI_NO_OP) is defined on that leaf.
+ * op_apply_leaves: inout = in op inout on n packed leaves (REPLACE copies, NO_OP does nothing);
+ * buffers aligned as malloc aligns. */
+int op_leaf(const dtype_t *t);
+size_t op_leaf_size(int leaf);
+int op_leaf_allowed(const op_t *op, int leaf);
+int op_apply_leaves(op_kind_t kind, int leaf, const void *in, void *inout, size_t n);
+
 /* ---- kernels (op_kernels.c) -------------------------------------------------------------
  * Nonzero when the predefined op kind is defined on the basic type with index `basic`. */
 int op_kernel_allowed(op_kind_t kind, int basic);
