@@ -1,5 +1,6 @@
 /* Environment management (MPI-3.1 chapter 8): init, finalize, abort, clocks, versions. */
 #include "api/api.h"
+#include "rma/win.h"
 
 #include "core/attr.h"
 #include "core/schedule.h"
@@ -108,6 +109,7 @@ API_EXPORT int PMPI_Finalize(void)
      * them (p2p_finalize drains and passes a barrier over the transports first). */
     p2p_finalize();
     icoll_release_spares();
+    win_finalize(); /* windows the program did not free */
     comm_finalize();
     dtype_finalize();
     job_finalize();

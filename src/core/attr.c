@@ -51,7 +51,8 @@ int keyval_create(attr_kind_t kind, attr_copy_fn *copy, attr_delete_fn *del, voi
 
 int keyval_is_predefined(int keyval)
 {
-    return keyval >= MPI_TAG_UB && keyval <= METAMPI_SITE;
+    return (keyval >= MPI_TAG_UB && keyval <= METAMPI_SITE) ||
+           (keyval >= MPI_WIN_BASE && keyval <= MPI_WIN_MODEL);
 }
 
 static keyval_t *keyval_get(int keyval)

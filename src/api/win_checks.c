@@ -1,0 +1,81 @@
+/* Argument checks of the one-sided calls. */
+#include "api/win_checks.h"
+
+#include "datatype/dtype.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int win_raise(const win_t *w, int errclass, const char *func, const char *fmt, ...)
+{
+    char detail[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    return err_raise_on(w->errhandler, w->handle, errclass, func, "%s (window %s)", detail,
+                        w->name[0] ? w->name : "without a name");
+}
+
+int win_raise_bad(MPI_Win win, const char *func)
+{
+    return err_raise(MPI_COMM_WORLD, MPI_ERR_WIN, func,
+                     win == MPI_WIN_NULL ? "window is MPI_WIN_NULL"
+                                         : "invalid window handle 0x%x",
+                     (unsigned)win);
+}
+
+int win_check_rank(const win_t *w, int rank, const char *func)
+{
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
+        return win_raise(w, MPI_ERR_RANK, func,
+                         "invalid target rank %d in a window of %d processes", rank,
+                         w->comm->size);
+    return MPI_SUCCESS;
+}
+
+int win_check_data(const win_t *w, const void *buf, int count, MPI_Datatype type,
+                   struct dtype **t, const char *what, const char *func)
+{
+    (void)buf;
+    if (count < 0)
+        return win_raise(w, MPI_ERR_COUNT, func, "negative %s count %d", what, count);
+    dtype_t *dt = dtype_lookup_user(type);
+    if (!dt)
+        return win_raise(w, MPI_ERR_TYPE, func,
+                         type == MPI_DATATYPE_NULL ? "%s datatype is MPI_DATATYPE_NULL"
+                                                   : "invalid %s datatype handle",
+                         what);
+    if (!dt->committed)
+        return win_raise(w, MPI_ERR_TYPE, func, "%s datatype 0x%x is not committed", what,
+                         (unsigned)type);
+    *t = dt;
+    return MPI_SUCCESS;
+}
+
+int win_check_range(const win_t *w, int target, MPI_Aint disp, int count, const struct dtype *t,
+                    const char *func)
+{
+    if (count == 0 || t->size == 0)
+        return MPI_SUCCESS;
+    long long unit = w->disp_units[target];
+    long long lo = (long long)disp * unit + t->true_lb;
+    long long hi = (long long)disp * unit + (long long)(count - 1) * (t->ub - t->lb) + t->true_ub;
+    if (disp < 0 || lo < 0 || hi > (long long)w->sizes[target])
+        return win_raise(w, MPI_ERR_RMA_RANGE, func,
+                         "target displacement %lld (%d elements) reaches bytes %lld..%lld, "
+                         "outside the %lld bytes of rank %d's window",
+                         (long long)disp, count, lo, hi, (long long)w->sizes[target], target);
+    return MPI_SUCCESS;
+}
+
+int win_check_epoch(const win_t *w, int target, const char *func)
+{
+    if (w->fence_epoch || w->lock_all || w->lock_held[target] ||
+        (w->naccess >= 0 && w->access_member[target]))
+        return MPI_SUCCESS;
+    return win_raise(w, MPI_ERR_RMA_SYNC, func,
+                     "no access epoch to rank %d is open (call MPI_Win_fence, MPI_Win_start, "
+                     "MPI_Win_lock or MPI_Win_lock_all first)",
+                     target);
+}

@@ -1,0 +1,105 @@
+/* Memory for one-sided communication (MPI_Alloc_mem, MPI_Free_mem, MPI-3.1 §8.2) and the
+ * creation and freeing of windows (§11.2). The mechanism: src/rma/. */
+#include "api/win_checks.h"
+
+#include "core/info.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Memory from malloc: the emulation needs nothing special (docs/rma.md). */
+API_EXPORT int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    static const char *const F = "MPI_Alloc_mem";
+    state_require_initialized(F);
+    API_CHECK_PTR(baseptr, MPI_COMM_WORLD, F, "baseptr");
+    if (size < 0)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_SIZE, F, "negative size %lld",
+                         (long long)size);
+    if (info != MPI_INFO_NULL && !info_lookup(info))
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_INFO, F, "invalid info handle 0x%x",
+                         (unsigned)info);
+    void *p = malloc(size > 0 ? (size_t)size : 1);
+    if (!p)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, F, "cannot allocate %lld bytes",
+                         (long long)size);
+    memcpy(baseptr, &p, sizeof p);
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Alloc_mem)
+
+API_EXPORT int PMPI_Free_mem(void *base)
+{
+    state_require_initialized("MPI_Free_mem");
+    free(base);
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Free_mem)
+
+static int create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                  int flavor, MPI_Win *win, const char *func)
+{
+    state_require_initialized(func);
+    API_GET_COMM(c, comm, func);
+    API_CHECK_PTR(win, comm, func, "win");
+    if (comm_is_inter(c))
+        return err_raise(comm, MPI_ERR_COMM, func,
+                         "windows need an intra-communicator (%s is an inter-communicator)",
+                         comm_name(comm));
+    if (size < 0)
+        return err_raise(comm, MPI_ERR_SIZE, func, "negative window size %lld",
+                         (long long)size);
+    if (disp_unit <= 0)
+        return err_raise(comm, MPI_ERR_DISP, func, "displacement unit %d is not positive",
+                         disp_unit);
+    info_t *i = NULL;
+    if (info != MPI_INFO_NULL && !(i = info_lookup(info)))
+        return err_raise(comm, MPI_ERR_INFO, func, "invalid info handle 0x%x",
+                         (unsigned)info);
+    win_t *w;
+    int rc = win_create(c, base, size, disp_unit, flavor, i, &w);
+    if (rc != MPI_SUCCESS)
+        return err_raise(comm, rc, func, "cannot create the window");
+    *win = w->handle;
+    return MPI_SUCCESS;
+}
+
+API_EXPORT int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                               MPI_Comm comm, MPI_Win *win)
+{
+    return create(base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, win,
+                  "MPI_Win_create");
+}
+API_WEAK_ALIAS(Win_create)
+
+API_EXPORT int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                 void *baseptr, MPI_Win *win)
+{
+    static const char *const F = "MPI_Win_allocate";
+    state_require_initialized(F);
+    API_CHECK_PTR(baseptr, comm, F, "baseptr");
+    int rc = create(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, win, F);
+    if (rc == MPI_SUCCESS) {
+        void *base = win_lookup(*win)->base;
+        memcpy(baseptr, &base, sizeof base);
+    }
+    return rc;
+}
+API_WEAK_ALIAS(Win_allocate)
+
+API_EXPORT int PMPI_Win_free(MPI_Win *win)
+{
+    static const char *const F = "MPI_Win_free";
+    state_require_initialized(F);
+    API_CHECK_PTR(win, MPI_COMM_WORLD, F, "win");
+    API_GET_WIN(w, *win, F);
+    if (w->lock_all || w->nlocks || w->naccess >= 0 || w->nexposure >= 0)
+        return win_raise(w, MPI_ERR_RMA_SYNC, F,
+                         "an epoch is still open (unlock, complete or wait first)");
+    int rc = win_free(w);
+    *win = MPI_WIN_NULL;
+    if (rc != MPI_SUCCESS)
+        return err_raise(MPI_COMM_WORLD, rc, F, "a window attribute's delete callback failed");
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Win_free)

@@ -1,0 +1,246 @@
+/* The origin side of the emulation: each operation becomes one message to the target (and,
+ * for those that return data or wait for an answer, a receive posted before it is sent). */
+#include "rma/win.h"
+#include "rma/wire.h"
+
+#include "core/errors.h"
+#include "core/op.h"
+#include "core/p2p.h"
+#include "core/progress.h"
+#include "datatype/construct.h"
+#include "datatype/dtype.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* An operation not yet complete at the origin: its message (buf, freed when sent) or its
+ * reply's receive. */
+typedef struct rma_pending {
+    request_t *req;
+    void *buf;
+    int target;
+    request_t *user;             /* Rput ...: completed with req */
+    struct rma_pending *next;
+} rma_pending_t;
+
+static const char *kind_name(rma_kind_t kind)
+{
+    static const char *const names[] = { "", "MPI_Put", "MPI_Get", "MPI_Accumulate",
+                                          "MPI_Get_accumulate", "MPI_Compare_and_swap",
+                                          "MPI_Win_lock", "MPI_Win_unlock", "MPI_Win_flush",
+                                          "MPI_Win_post", "MPI_Win_complete" };
+    return names[kind];
+}
+
+/* count elements of t at buf as the core's data description (see api/checks.c check_data) */
+static p2p_data_t data_of(const void *buf, size_t count, dtype_t *t)
+{
+    const dt_layout_t *l = dtype_layout(t);
+    p2p_data_t d = { .buf = (void *)buf, .bytes = count * (size_t)t->size };
+    if (dt_layout_contiguous(l, count))
+        d.buf = (void *)((uintptr_t)buf + (uintptr_t)dt_layout_true_lb(l));
+    else
+        d.layout = l, d.count = count, d.dtype = t;
+    return d;
+}
+
+static void pack(void *dst, const void *buf, size_t count, dtype_t *t)
+{
+    const dt_layout_t *l = dtype_layout(t);
+    size_t bytes = count * (size_t)t->size;
+    if (dt_layout_contiguous(l, count)) {
+        memcpy(dst, (const char *)buf + dt_layout_true_lb(l), bytes);
+        return;
+    }
+    dt_cursor_t c;
+    dt_cursor_init(&c, l, (uintptr_t)buf, count);
+    dt_pack(&c, dst, bytes);
+}
+
+static int track(win_t *w, request_t *r, void *buf, int target, request_t *user)
+{
+    rma_pending_t *p = malloc(sizeof *p);
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    *p = (rma_pending_t){ r, buf, target, user, w->pending };
+    w->user_requests += user != NULL;
+    w->pending = p;
+    return MPI_SUCCESS;
+}
+
+static int start_request(win_t *w, req_kind_t kind, const p2p_data_t *d, int peer, int tag,
+                         void *owned, request_t *user, const char *func)
+{
+    request_t *r = request_new(kind, w->comm);
+    if (!r) {
+        free(owned);
+        return MPI_ERR_NO_MEM;
+    }
+    p2p_set_data(r, d);
+    r->peer = peer;
+    r->tag = tag;
+    r->mode = MODE_STANDARD;
+    int rc = p2p_start(r, func);
+    if (rc == MPI_SUCCESS)
+        rc = track(w, r, owned, peer, user);
+    if (rc != MPI_SUCCESS) {
+        p2p_wait(r);
+        request_free(r);
+        free(owned);
+    }
+    return rc;
+}
+
+static int next_reply_tag(win_t *w)
+{
+    int tag = RMA_TAG_REPLY0 + w->next_reply;
+    w->next_reply = (w->next_reply + 1) % RMA_TAG_REPLY_SPAN;
+    return tag;
+}
+
+/* The header's description of the target region; *layout and *len: the layout to send. */
+static void describe_target(win_t *w, const rma_args_t *a, rma_hdr_t *h, const void **layout,
+                            size_t *len)
+{
+    dtype_t *t = a->target_type;
+    const dt_layout_t *l = dtype_layout(t);
+    size_t count = (size_t)a->target_count;
+    uint64_t offset = (uint64_t)a->disp * (uint64_t)w->disp_units[a->target];
+    h->bytes = count * (uint64_t)t->size;
+    h->count = count;
+    *layout = NULL;
+    *len = 0;
+    if (dt_layout_contiguous(l, count)) {
+        h->offset = offset + (uint64_t)dt_layout_true_lb(l);
+    } else {
+        h->offset = offset;
+        *layout = dt_layout_bytes(l, len);
+        h->layout_len = (uint32_t)*len;
+    }
+}
+
+int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
+{
+    const char *func = kind_name(kind);
+    rma_hdr_t h = { .kind = kind };
+    const void *layout;
+    size_t layout_len;
+    describe_target(w, a, &h, &layout, &layout_len);
+    if (a->op) {
+        h.op = a->op->kind;
+        h.leaf = op_leaf(kind == RMA_GACC && a->op->kind == OP_NO_OP ? a->target_type
+                                                                       : a->origin_type);
+    }
+    size_t data = kind == RMA_PUT || kind == RMA_ACC ? h.bytes
+                  : kind == RMA_GACC && a->op->kind != OP_NO_OP ? h.bytes
+                  : kind == RMA_CAS                              ? 2 * h.bytes
+                                                                 : 0;
+    size_t head = sizeof h + rma_padded(layout_len);
+    char *msg = malloc(head + data);
+    if (!msg)
+        return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    if (kind == RMA_GET || kind == RMA_GACC || kind == RMA_CAS) {
+        h.reply_tag = next_reply_tag(w);
+        p2p_data_t d = kind == RMA_GET ? data_of(a->origin, (size_t)a->origin_count,
+                                                 a->origin_type)
+                                       : data_of(a->result, (size_t)a->result_count,
+                                                 a->result_type);
+        /* the reply completes the operation at the origin */
+        rc = start_request(w, REQ_RECV, &d, a->target, h.reply_tag, NULL, a->request, func);
+    }
+    if (rc != MPI_SUCCESS) {
+        free(msg);
+        return rc;
+    }
+    memcpy(msg, &h, sizeof h);
+    if (layout_len)
+        memcpy(msg + sizeof h, layout, layout_len);
+    if (kind == RMA_CAS) {
+        memcpy(msg + head, a->origin, h.bytes);
+        memcpy(msg + head + h.bytes, a->compare, h.bytes);
+    } else if (data) {
+        pack(msg + head, a->origin, (size_t)a->origin_count, a->origin_type);
+    }
+    p2p_data_t d = { .buf = msg, .bytes = head + data };
+    w->sent[a->target]++;
+    int replied = kind == RMA_GET || kind == RMA_GACC || kind == RMA_CAS;
+    return start_request(w, REQ_SEND, &d, a->target, RMA_TAG_OP, msg,
+                         replied ? NULL : a->request, func);
+}
+
+static int locally_complete(void *arg)
+{
+    struct { win_t *w; int target; } *c = arg;
+    for (rma_pending_t *p = c->w->pending; p; p = p->next)
+        if ((c->target < 0 || p->target == c->target) && !p->req->complete)
+            return 0;
+    return 1;
+}
+
+int rma_complete_requests(win_t *w)
+{
+    int n = 0;
+    for (rma_pending_t *p = w->pending; p && w->user_requests; p = p->next)
+        if (p->user && p->req->complete) {
+            request_complete_coll(p->user, MPI_SUCCESS);
+            p->user = NULL;
+            w->user_requests--;
+            n++;
+        }
+    return n;
+}
+
+void rma_complete_local(win_t *w, int target)
+{
+    struct { win_t *w; int target; } c = { w, target };
+    progress_wait_until(locally_complete, &c);
+    rma_complete_requests(w);
+    for (rma_pending_t **pp = &w->pending; *pp;) {
+        rma_pending_t *p = *pp;
+        if (p->req->complete) {
+            *pp = p->next;
+            request_free(p->req);
+            free(p->buf);
+            free(p);
+        } else {
+            pp = &p->next;
+        }
+    }
+}
+
+void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type)
+{
+    rma_hdr_t *h = calloc(1, sizeof *h);
+    request_t *reply = request_new(REQ_RECV, w->comm);
+    if (!h || !reply)
+        err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a control message");
+    h->kind = kind;
+    h->lock_type = lock_type;
+    h->reply_tag = next_reply_tag(w);
+    p2p_data_t none = { 0 };
+    p2p_set_data(reply, &none);
+    reply->peer = target;
+    reply->tag = h->reply_tag;
+    p2p_start(reply, kind_name(kind));
+    p2p_data_t d = { .buf = h, .bytes = sizeof *h };
+    w->sent[target]++;
+    if (start_request(w, REQ_SEND, &d, target, RMA_TAG_OP, h, NULL, kind_name(kind)) !=
+        MPI_SUCCESS)
+        err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a control message");
+    p2p_wait(reply);
+    request_free(reply);
+}
+
+void rma_notify(win_t *w, rma_kind_t kind, int target)
+{
+    rma_hdr_t *h = calloc(1, sizeof *h);
+    if (!h)
+        err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a notice");
+    h->kind = kind;
+    p2p_data_t d = { .buf = h, .bytes = sizeof *h };
+    w->sent[target]++;
+    if (start_request(w, REQ_SEND, &d, target, RMA_TAG_OP, h, NULL, kind_name(kind)) !=
+        MPI_SUCCESS)
+        err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a notice");
+}

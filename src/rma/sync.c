@@ -1,0 +1,54 @@
+/* Synchronisation: the fence (active target) and flushes (passive target). */
+#include "rma/win.h"
+
+#include "core/icoll.h"
+#include "core/progress.h"
+
+#include <stdlib.h>
+
+typedef struct fence_wait {
+    const win_t *w;
+    const uint64_t *expect;
+} fence_wait_t;
+
+static int all_applied(void *arg)
+{
+    const fence_wait_t *f = arg;
+    return rma_applied_all(f->w, f->expect);
+}
+
+/* Fence: my operations complete here (data sent, results in), then every member learns how
+ * many operations each origin sent it since the window was created (alltoall of the
+ * cumulative counts), waits until it applied them all, and passes a barrier: a get of the
+ * next epoch must not overtake a put of this one from a third process. Counts are cumulative so that a
+ * message of the next epoch, which an early member may send while a late one still waits
+ * here, only ever adds to what is expected (origins' messages arrive in order). */
+int rma_fence(win_t *w)
+{
+    int n = w->comm->size;
+    uint64_t *expect = malloc((size_t)n * sizeof *expect);
+    if (!expect)
+        return MPI_ERR_NO_MEM;
+    rma_complete_local(w, -1);
+    int rc = icoll_alltoall(w->comm, w->sent, sizeof *w->sent, expect);
+    if (rc == MPI_SUCCESS) {
+        fence_wait_t f = { w, expect };
+        progress_wait_until(all_applied, &f);
+        /* the next epoch's accesses must find every target finished with this one */
+        rc = icoll_barrier(w->comm);
+    }
+    free(expect);
+    return rc;
+}
+
+void rma_flush(win_t *w, int target)
+{
+    if (target >= 0) {
+        rma_control(w, RMA_FLUSH, target, 0);
+    } else {
+        for (int t = 0; t < w->comm->size; t++)
+            if (w->lock_all || w->lock_held[t])
+                rma_control(w, RMA_FLUSH, t, 0);
+    }
+    rma_complete_local(w, target);
+}

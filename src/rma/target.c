@@ -1,0 +1,331 @@
+/* The target side of the emulation: the progress hook takes each window's arriving messages
+ * (in arrival order, which keeps every origin's order) and applies them one after another,
+ * so accumulates to one location never interleave (atomicity, MPI-3.1 §11.7.1). */
+#include "rma/win.h"
+#include "rma/wire.h"
+
+#include "core/errors.h"
+#include "core/match.h"
+#include "core/op.h"
+#include "core/p2p.h"
+#include "core/progress.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A message taken out of matching, being received into buf; applied when it is whole. */
+typedef struct rma_incoming {
+    request_t *req;
+    void *buf;
+    int origin;
+    struct rma_incoming *next;
+} rma_incoming_t;
+
+/* A lock request that waits until the lock is free. */
+typedef struct rma_waiter {
+    int origin, lock_type, reply_tag;
+    struct rma_waiter *next;
+} rma_waiter_t;
+
+/* A reply on its way back (freed with its buffer when sent). */
+typedef struct reply {
+    request_t *req;
+    void *buf;
+    struct reply *next;
+} reply_t;
+
+static win_t *live;       /* rma_progress is a poller of the progress engine while a window lives */
+static int busy;          /* rma_progress is running: it never re-enters itself */
+static reply_t *replies;
+
+void rma_serve(win_t *w)
+{
+    if (!live && progress_add_poller(rma_progress) != 0)
+        err_fatal(MPI_ERR_INTERN, "MPI_Win_create",
+                  "no room for one-sided communication among the progress engine's pollers");
+    w->next_live = live;
+    live = w;
+}
+
+static int replies_sent(void *arg)
+{
+    (void)arg;
+    for (reply_t *r = replies; r; r = r->next)
+        if (!r->req->complete)
+            return 0;
+    return 1;
+}
+
+static void retire_replies(void)
+{
+    for (reply_t **pp = &replies; *pp;) {
+        reply_t *r = *pp;
+        if (r->req->complete) {
+            *pp = r->next;
+            request_free(r->req);
+            free(r->buf);
+            free(r);
+        } else {
+            pp = &r->next;
+        }
+    }
+}
+
+void rma_unserve(win_t *w)
+{
+    /* the replies travel on w's context, which goes with it */
+    progress_wait_until(replies_sent, NULL);
+    retire_replies();
+    for (win_t **pp = &live; *pp; pp = &(*pp)->next_live)
+        if (*pp == w) {
+            *pp = w->next_live;
+            break;
+        }
+    while (w->in_head) {
+        rma_incoming_t *in = w->in_head;
+        w->in_head = in->next;
+        request_free(in->req);
+        free(in->buf);
+        free(in);
+    }
+    while (w->waiters) {
+        rma_waiter_t *x = w->waiters;
+        w->waiters = x->next;
+        free(x);
+    }
+    if (!live)
+        progress_remove_poller(rma_progress);
+}
+
+/* Sends bytes at buf (owned: freed when sent) to origin on tag. */
+static void reply(win_t *w, int origin, int tag, void *buf, size_t bytes)
+{
+    reply_t *r = malloc(sizeof *r);
+    request_t *req = request_new(REQ_SEND, w->comm);
+    if (!r || !req)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win", "out of memory for a one-sided reply");
+    p2p_data_t d = { .buf = buf, .bytes = bytes };
+    p2p_set_data(req, &d);
+    req->peer = origin;
+    req->tag = tag;
+    req->mode = MODE_STANDARD;
+    p2p_start(req, "MPI_Win");
+    *r = (reply_t){ req, buf, replies };
+    replies = r;
+}
+
+/* ---- locks -------------------------------------------------------------------------------- */
+
+static int grantable(const win_t *w, int lock_type)
+{
+    if (w->exclusive_holder >= 0)
+        return 0;
+    return lock_type == MPI_LOCK_SHARED || w->shared_holders == 0;
+}
+
+static void grant(win_t *w, int origin, int lock_type, int tag)
+{
+    if (lock_type == MPI_LOCK_SHARED)
+        w->shared_holders++;
+    else
+        w->exclusive_holder = origin;
+    reply(w, origin, tag, NULL, 0);
+}
+
+/* Grants waiting requests in order while the oldest can be granted. */
+static void grant_waiters(win_t *w)
+{
+    while (w->waiters && grantable(w, w->waiters->lock_type)) {
+        rma_waiter_t *x = w->waiters;
+        w->waiters = x->next;
+        grant(w, x->origin, x->lock_type, x->reply_tag);
+        free(x);
+    }
+}
+
+static void lock(win_t *w, int origin, const rma_hdr_t *h)
+{
+    if (!w->waiters && grantable(w, h->lock_type)) {
+        grant(w, origin, h->lock_type, h->reply_tag);
+        return;
+    }
+    rma_waiter_t *x = malloc(sizeof *x), **pp = &w->waiters;
+    if (!x)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win_lock", "out of memory for a lock request");
+    *x = (rma_waiter_t){ origin, h->lock_type, h->reply_tag, NULL };
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = x;
+}
+
+static void unlock(win_t *w, int origin, const rma_hdr_t *h)
+{
+    if (h->lock_type == MPI_LOCK_SHARED)
+        w->shared_holders--;
+    else if (w->exclusive_holder == origin)
+        w->exclusive_holder = -1;
+    reply(w, origin, h->reply_tag, NULL, 0);
+    grant_waiters(w);
+}
+
+/* ---- data --------------------------------------------------------------------------------- */
+
+/* The target region of h (with its layout at layout) as a cursor over this window. */
+static void region(win_t *w, const rma_hdr_t *h, const void *layout, dt_cursor_t *c)
+{
+    const dt_layout_t *l = dt_layout_check(layout, h->layout_len);
+    if (!l)
+        err_fatal(MPI_ERR_INTERN, "MPI_Win", "a one-sided operation came with a bad layout");
+    dt_cursor_init(c, l, (uintptr_t)w->base + h->offset, h->count);
+}
+
+static void read_region(win_t *w, const rma_hdr_t *h, const void *layout, void *dst)
+{
+    if (!h->layout_len) {
+        memcpy(dst, (char *)w->base + h->offset, h->bytes);
+        return;
+    }
+    dt_cursor_t c;
+    region(w, h, layout, &c);
+    dt_pack(&c, dst, h->bytes);
+}
+
+static void write_region(win_t *w, const rma_hdr_t *h, const void *layout, const void *src)
+{
+    if (!h->layout_len) {
+        memcpy((char *)w->base + h->offset, src, h->bytes);
+        return;
+    }
+    dt_cursor_t c;
+    region(w, h, layout, &c);
+    dt_unpack(&c, src, h->bytes);
+}
+
+static void *copy_region(win_t *w, const rma_hdr_t *h, const void *layout)
+{
+    void *tmp = malloc(h->bytes ? h->bytes : 1);
+    if (!tmp)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win", "out of memory for a one-sided operation");
+    read_region(w, h, layout, tmp);
+    return tmp;
+}
+
+static void apply(win_t *w, int origin, const rma_hdr_t *h)
+{
+    const char *layout = (const char *)(h + 1);
+    const char *data = layout + rma_padded(h->layout_len);
+    switch (h->kind) {
+    case RMA_PUT:
+        write_region(w, h, layout, data);
+        break;
+    case RMA_GET:
+        reply(w, origin, h->reply_tag, copy_region(w, h, layout), h->bytes);
+        break;
+    case RMA_ACC:
+    case RMA_GACC: {
+        char *tmp = copy_region(w, h, layout);
+        if (h->kind == RMA_GACC) {
+            void *old = malloc(h->bytes ? h->bytes : 1);
+            if (!old)
+                err_fatal(MPI_ERR_NO_MEM, "MPI_Get_accumulate", "out of memory");
+            memcpy(old, tmp, h->bytes);
+            reply(w, origin, h->reply_tag, old, h->bytes);
+        }
+        if (h->op != OP_NO_OP) {
+            size_t leaf = op_leaf_size(h->leaf);
+            op_apply_leaves((op_kind_t)h->op, h->leaf, data, tmp, leaf ? h->bytes / leaf : 0);
+            write_region(w, h, layout, tmp);
+        }
+        free(tmp);
+        break;
+    }
+    case RMA_CAS: {
+        char *tmp = copy_region(w, h, layout);
+        if (memcmp(tmp, data + h->bytes, h->bytes) == 0)
+            write_region(w, h, layout, data);
+        reply(w, origin, h->reply_tag, tmp, h->bytes);
+        break;
+    }
+    case RMA_LOCK:
+        lock(w, origin, h);
+        break;
+    case RMA_UNLOCK:
+        unlock(w, origin, h);
+        break;
+    case RMA_FLUSH:
+        reply(w, origin, h->reply_tag, NULL, 0);
+        break;
+    case RMA_POST:
+        w->posts[origin]++;
+        break;
+    case RMA_COMPLETE:
+        w->completes[origin]++;
+        break;
+    default:
+        err_fatal(MPI_ERR_INTERN, "MPI_Win", "unknown one-sided operation %u from rank %d",
+                  h->kind, origin);
+    }
+    w->applied[origin]++;
+}
+
+/* Takes w's arriving messages into its queue and applies those complete at its head. */
+static int serve(win_t *w)
+{
+    int events = 0;
+    unexpected_t *u;
+    while ((u = match_take(w->comm, MPI_ANY_SOURCE, RMA_TAG_OP))) {
+        rma_incoming_t *in = malloc(sizeof *in);
+        size_t bytes = u->m.size;
+        void *buf = malloc(bytes > sizeof(rma_hdr_t) ? bytes : sizeof(rma_hdr_t));
+        request_t *r = request_new(REQ_RECV, w->comm);
+        if (!in || !buf || !r)
+            err_fatal(MPI_ERR_NO_MEM, "MPI_Win", "out of memory for a one-sided operation");
+        p2p_data_t d = { .buf = buf, .bytes = bytes };
+        p2p_set_data(r, &d);
+        r->peer = u->m.env.src;
+        r->tag = RMA_TAG_OP;
+        r->active = 1;
+        r->op.buf = buf;
+        r->op.bytes = bytes;
+        *in = (rma_incoming_t){ r, buf, u->m.env.src, NULL };
+        match_deliver(r, u);
+        if (w->in_tail)
+            w->in_tail->next = in;
+        else
+            w->in_head = in;
+        w->in_tail = in;
+    }
+    while (w->in_head && w->in_head->req->complete) {
+        rma_incoming_t *in = w->in_head;
+        w->in_head = in->next;
+        if (!w->in_head)
+            w->in_tail = NULL;
+        apply(w, in->origin, in->buf);
+        request_free(in->req);
+        free(in->buf);
+        free(in);
+        events++;
+    }
+    return events;
+}
+
+int rma_progress(void)
+{
+    if (busy)
+        return 0;
+    busy = 1;
+    int events = 0;
+    for (win_t *w = live; w; w = w->next_live)
+        events += serve(w) + rma_complete_requests(w);
+    retire_replies();
+    busy = 0;
+    return events;
+}
+
+int rma_applied_all(const win_t *w, const uint64_t *expect)
+{
+    for (int o = 0; o < w->comm->size; o++)
+        if (w->applied[o] < expect[o])
+            return 0;
+    return 1;
+}

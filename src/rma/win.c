@@ -1,0 +1,149 @@
+/* Window objects: creation (collective: a private communicator, every member's size and
+ * displacement unit), handles, and freeing (collective, after a fence). */
+#include "rma/win.h"
+
+#include "core/errhandler.h"
+#include "core/icoll.h"
+#include "core/progress.h"
+#include "util/handles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static handle_table_t table = HANDLE_TABLE_INIT(WIN_KIND, 1);
+
+win_t *win_lookup(MPI_Win h)
+{
+    return handle_get(&table, h);
+}
+
+static void destroy(win_t *w)
+{
+    if (w->comm)
+        comm_free_handle(w->comm);
+    if (w->info)
+        info_destroy(w->info);
+    errhandler_release(w->errhandler);
+    free(w->allocated);
+    free(w->sizes);
+    free(w->disp_units);
+    free(w->sent);
+    free(w->applied);
+    free(w->lock_held);
+    free(w->access);
+    free(w->access_member);
+    free(w->exposure);
+    free(w->posts);
+    free(w->completes);
+    free(w);
+}
+
+/* Every member's size and displacement unit, exchanged once: the origin checks the range of
+ * each access against the target's window. */
+typedef struct member_shape {
+    int64_t size;
+    int64_t disp_unit;
+} member_shape_t;
+
+static int exchange_shapes(win_t *w)
+{
+    int n = w->comm->size;
+    member_shape_t mine = { w->size, w->disp_unit };
+    member_shape_t *all = malloc((size_t)n * sizeof *all);
+    if (!all)
+        return MPI_ERR_NO_MEM;
+    int rc = icoll_allgather(w->comm, &mine, sizeof mine, all);
+    for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
+        w->sizes[r] = (MPI_Aint)all[r].size;
+        w->disp_units[r] = (int)all[r].disp_unit;
+    }
+    free(all);
+    return rc;
+}
+
+int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, info_t *info,
+               win_t **out)
+{
+    *out = NULL;
+    win_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return MPI_ERR_NO_MEM;
+    w->errhandler = MPI_ERRORS_ARE_FATAL;
+    w->exclusive_holder = -1;
+    w->flavor = flavor;
+    w->model = MPI_WIN_UNIFIED;
+    w->size = size;
+    w->disp_unit = disp_unit;
+    w->base = base;
+    if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+        /* never NULL, so that a zero-size window still has a distinct base */
+        w->allocated = calloc(1, size > 0 ? (size_t)size : 1);
+        w->base = size > 0 ? w->allocated : NULL;
+    }
+    int n = c->size;
+    w->sizes = calloc((size_t)n, sizeof *w->sizes);
+    w->disp_units = calloc((size_t)n, sizeof *w->disp_units);
+    w->sent = calloc((size_t)n, sizeof *w->sent);
+    w->applied = calloc((size_t)n, sizeof *w->applied);
+    w->lock_held = calloc((size_t)n, sizeof *w->lock_held);
+    w->naccess = w->nexposure = -1;
+    w->access_member = calloc((size_t)n, sizeof *w->access_member);
+    w->posts = calloc((size_t)n, sizeof *w->posts);
+    w->completes = calloc((size_t)n, sizeof *w->completes);
+    /* every member takes part in the dup even when its own memory failed, so none waits */
+    int rc = comm_dup(c, &w->comm);
+    if (rc != MPI_SUCCESS)
+        w->comm = NULL;
+    int ok = w->sizes && w->disp_units && w->sent && w->applied && w->lock_held &&
+             w->access_member && w->posts && w->completes &&
+             (flavor != MPI_WIN_FLAVOR_ALLOCATE || w->allocated);
+    if (rc == MPI_SUCCESS)
+        rc = exchange_shapes(w);
+    if (rc == MPI_SUCCESS && !ok)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && info) {
+        w->info = info_copy(info);
+        if (!w->info)
+            rc = MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS) {
+        w->handle = handle_new(&table, w);
+        if (!w->handle)
+            rc = MPI_ERR_NO_MEM;
+    }
+    if (rc != MPI_SUCCESS) {
+        destroy(w);
+        return rc;
+    }
+    rma_serve(w);
+    *out = w;
+    return MPI_SUCCESS;
+}
+
+int win_free(win_t *w)
+{
+    int rc = rma_fence(w);
+    rc = attr_delete_all(ATTR_WIN, w->handle, &w->attrs) != MPI_SUCCESS && rc == MPI_SUCCESS
+             ? MPI_ERR_OTHER
+             : rc;
+    rma_unserve(w);
+    handle_release(&table, w->handle);
+    destroy(w);
+    return rc;
+}
+
+static void free_one(void *obj, void *arg)
+{
+    (void)arg;
+    win_t *w = obj;
+    rma_unserve(w);
+    attr_delete_all(ATTR_WIN, w->handle, &w->attrs);
+    destroy(w);
+}
+
+void win_finalize(void)
+{
+    handle_foreach(&table, free_one, NULL);
+    handle_table_destroy(&table);
+    table = (handle_table_t)HANDLE_TABLE_INIT(WIN_KIND, 1);
+}

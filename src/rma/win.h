@@ -1,0 +1,165 @@
+/*
+ * One-sided communication (MPI-3.1 chapter 11): window objects and the emulation of remote
+ * memory access over point-to-point messages (docs/rma.md).
+ *
+ * A window owns a private duplicate of the communicator it was created on (win_t.comm), so
+ * its traffic has a context of its own and never matches a user receive. Every message to a
+ * target travels on that context with tag RMA_TAG_OP, so the messages of one origin reach a
+ * target in the order they were issued (MPI's non-overtaking rule): the target applies them
+ * in that order, which gives accumulate ordering and makes "everything before this unlock
+ * or flush is applied" a property of the message that carries the unlock or flush. Replies
+ * (get data, lock grants, acknowledgements) come back on a tag the origin chose per request
+ * (RMA_TAG_REPLY0 and above), for which it posted a receive before it sent the request.
+ *
+ * The target applies the operations in its progress engine (rma_progress, a poller of
+ * core/progress.h while a window exists): whenever the process is inside MPI. Without a progress thread, a target
+ * that computes outside MPI delays passive-target epochs that address it (docs/rma.md).
+ *
+ * Counting (fence): sent[t] counts the operations this process sent to target t, applied[o]
+ * those of origin o applied here, both since the window was created. A fence exchanges
+ * sent[] (alltoall), and returns when applied[o] reached what every origin o said it sent.
+ */
+#ifndef METAMPI_RMA_WIN_H
+#define METAMPI_RMA_WIN_H
+
+#include "core/attr.h"
+#include "core/comm.h"
+#include "core/info.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+#define WIN_KIND 0x24000000u
+
+enum { RMA_TAG_OP = 0, RMA_TAG_REPLY0 = 1 };
+#define RMA_TAG_REPLY_SPAN 0x3fffffff
+
+/* The synchronisation a process holds towards a target (win_t.lock_held). */
+enum { RMA_UNLOCKED = 0, RMA_LOCKED_SHARED, RMA_LOCKED_EXCLUSIVE };
+
+struct rma_pending;
+struct rma_incoming;
+struct rma_waiter;
+
+typedef struct win {
+    MPI_Win handle;
+    comm_t *comm;                /* the private duplicate (see above) */
+    void *base;
+    MPI_Aint size;
+    int disp_unit;
+    int flavor;                  /* MPI_WIN_FLAVOR_CREATE / ALLOCATE */
+    int model;                   /* MPI_WIN_UNIFIED */
+    void *allocated;             /* memory MPI_Win_allocate took (freed with the window) */
+    MPI_Aint *sizes;             /* every member's size and displacement unit */
+    int *disp_units;
+    MPI_Errhandler errhandler;
+    char name[MPI_MAX_OBJECT_NAME];
+    attr_list_t attrs;
+    info_t *info;
+    /* origin side */
+    uint64_t *sent;              /* see "Counting" */
+    int fence_epoch;             /* a fence opened an epoch that a later fence may close */
+    int *lock_held;              /* per target: RMA_UNLOCKED / _SHARED / _EXCLUSIVE */
+    int lock_all;                /* MPI_Win_lock_all holds every target */
+    int nlocks;                  /* targets locked by MPI_Win_lock */
+    int next_reply;              /* the next reply tag, RMA_TAG_REPLY0 + (n mod span) */
+    struct rma_pending *pending; /* operations not yet complete at this origin */
+    int user_requests;           /* of them, those a user request (Rput ...) waits for */
+    int *access;                 /* generalized active target: ranks of the MPI_Win_start */
+    int naccess;                 /* group, or -1 outside such an access epoch */
+    char *access_member;         /* per rank: in that group */
+    /* target side */
+    uint64_t *applied;
+    int *exposure;               /* ranks of the MPI_Win_post group, */
+    int nexposure;               /* or -1 outside such an exposure epoch */
+    int *posts;                  /* per target: its MPI_Win_post notices not yet used */
+    int *completes;              /* per origin: its MPI_Win_complete notices not yet used */
+    struct rma_incoming *in_head, *in_tail; /* taken messages, applied in this order */
+    int shared_holders;          /* origins holding a shared lock here */
+    int exclusive_holder;        /* the origin holding the exclusive lock, or -1 */
+    struct rma_waiter *waiters;  /* lock requests not granted yet, oldest first */
+    struct win *next_live;       /* the windows rma_progress serves */
+} win_t;
+
+/* ---- objects (win.c) ---------------------------------------------------------------------- */
+
+/* Collective over c: a window over size bytes at base (flavor CREATE), or over memory the
+ * library allocates when base is NULL and flavor is MPI_WIN_FLAVOR_ALLOCATE (*out->base then
+ * holds it). MPI_SUCCESS or an error class. */
+int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, info_t *info,
+               win_t **out);
+/* Collective: waits until no operation of this process is pending and every operation that
+ * targets it was applied (a fence), then frees the window. */
+int win_free(win_t *w);
+/* The window behind a handle, or NULL. */
+win_t *win_lookup(MPI_Win h);
+/* Frees every window still open (MPI_Finalize). */
+void win_finalize(void);
+
+/* ---- operations (ops.c) ------------------------------------------------------------------- */
+
+/* An origin buffer (count elements of a committed type at buf) and a target region
+ * (target_count elements of target_type at displacement disp). The API layer checked ranks,
+ * types, the range and the epoch. */
+typedef struct rma_args {
+    const void *origin;
+    int origin_count;
+    struct dtype *origin_type;
+    int target;
+    MPI_Aint disp;
+    int target_count;
+    struct dtype *target_type;
+    struct op *op;               /* accumulates */
+    void *result;                /* get_accumulate, fetch_and_op, compare_and_swap */
+    int result_count;
+    struct dtype *result_type;
+    const void *compare;         /* compare_and_swap */
+    struct request *request;     /* Rput, Rget, ...: completed at local completion */
+} rma_args_t;
+
+typedef enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS, RMA_LOCK, RMA_UNLOCK,
+               RMA_FLUSH, RMA_POST, RMA_COMPLETE } rma_kind_t;
+
+/* Starts one operation; it completes at the origin by rma_complete_local (or a sync call).
+ * MPI_SUCCESS or an error class (MPI_ERR_NO_MEM). */
+int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a);
+/* Waits until every operation this process started on w (to target, or to all when target
+ * is -1) completed at the origin: data sent, results received. */
+void rma_complete_local(win_t *w, int target);
+/* Completes the user requests (Rput ...) whose operations completed locally; the number. */
+int rma_complete_requests(win_t *w);
+/* Sends a notice (RMA_POST, RMA_COMPLETE) to target, without waiting for an answer. */
+void rma_notify(win_t *w, rma_kind_t kind, int target);
+/* Sends a control message (lock, unlock, flush) to target and waits for its reply. */
+void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type);
+
+/* ---- synchronisation (sync.c) ------------------------------------------------------------- */
+
+int rma_fence(win_t *w);
+/* Waits until everything sent to target (all targets: -1) was applied there. */
+void rma_flush(win_t *w, int target);
+
+/* ---- generalized active target (pscw.c) ------------------------------------------------
+ * MPI_Win_post sends a POST notice to each origin of its group; MPI_Win_start waits for one
+ * from each target of its group and uses it up. MPI_Win_complete sends a COMPLETE notice to
+ * each target after its operations (so the target applied them when it takes the notice);
+ * MPI_Win_wait / test wait for one from each origin of the post group. ranks: window ranks
+ * (the API layer translated and checked the groups). */
+int rma_post(win_t *w, const int *ranks, int n);
+int rma_start_access(win_t *w, const int *ranks, int n);
+void rma_complete(win_t *w);
+/* 1 when every origin of the exposure epoch completed (the epoch then ends); blocking: wait
+ * for it. */
+int rma_wait(win_t *w, int blocking);
+
+/* ---- the target side (target.c) ----------------------------------------------------------- */
+
+/* Serves the windows: takes their arriving messages and applies them (the progress hook). */
+int rma_progress(void);
+/* Adds / removes w from the windows rma_progress serves. */
+void rma_serve(win_t *w);
+void rma_unserve(win_t *w);
+/* The number of operations of every origin applied here is at least expect[o]. */
+int rma_applied_all(const win_t *w, const uint64_t *expect);
+
+#endif
