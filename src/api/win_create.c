@@ -87,6 +87,58 @@ API_EXPORT int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MP
 }
 API_WEAK_ALIAS(Win_allocate)
 
+/* A window without memory: the addresses of memory attached later are the displacements
+ * (MPI_BOTTOM base, unit 1). */
+API_EXPORT int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return create(NULL, 0, 1, info, comm, MPI_WIN_FLAVOR_DYNAMIC, win, "MPI_Win_create_dynamic");
+}
+API_WEAK_ALIAS(Win_create_dynamic)
+
+static int check_dynamic(const win_t *w, const char *func)
+{
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return win_raise(w, MPI_ERR_RMA_FLAVOR, func,
+                         "the window was not created by MPI_Win_create_dynamic");
+    return MPI_SUCCESS;
+}
+
+API_EXPORT int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    static const char *const F = "MPI_Win_attach";
+    state_require_initialized(F);
+    API_GET_WIN(w, win, F);
+    int rc = check_dynamic(w, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (size < 0)
+        return win_raise(w, MPI_ERR_SIZE, F, "negative size %lld", (long long)size);
+    if (size > 0 && !base)
+        return win_raise(w, MPI_ERR_ARG, F, "base is NULL");
+    rc = win_attach(w, base, (size_t)size);
+    if (rc == MPI_ERR_RMA_ATTACH)
+        return win_raise(w, rc, F, "memory at %p (%lld bytes) overlaps memory already attached",
+                         base, (long long)size);
+    if (rc != MPI_SUCCESS)
+        return win_raise(w, rc, F, "out of memory");
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Win_attach)
+
+API_EXPORT int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    static const char *const F = "MPI_Win_detach";
+    state_require_initialized(F);
+    API_GET_WIN(w, win, F);
+    int rc = check_dynamic(w, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win_detach(w, base) != MPI_SUCCESS)
+        return win_raise(w, MPI_ERR_RMA_ATTACH, F, "no memory is attached at %p", base);
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Win_detach)
+
 API_EXPORT int PMPI_Win_free(MPI_Win *win)
 {
     static const char *const F = "MPI_Win_free";

@@ -108,6 +108,10 @@ static void describe_target(win_t *w, const rma_args_t *a, rma_hdr_t *h, const v
     uint64_t offset = (uint64_t)a->disp * (uint64_t)w->disp_units[a->target];
     h->bytes = count * (uint64_t)t->size;
     h->count = count;
+    if (count && t->size) {
+        h->lo = offset + (uint64_t)t->true_lb;
+        h->hi = offset + (count - 1) * (uint64_t)(t->ub - t->lb) + (uint64_t)t->true_ub;
+    }
     *layout = NULL;
     *len = 0;
     if (dt_layout_contiguous(l, count)) {

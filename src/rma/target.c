@@ -210,8 +210,27 @@ static void *copy_region(win_t *w, const rma_hdr_t *h, const void *layout)
     return tmp;
 }
 
+/* A dynamic window: the region must lie in memory attached here. The origin could not know
+ * (MPI-3.1 §11.2.4 makes such an access erroneous): the job ends with a report. */
+static void check_attached(const win_t *w, int origin, const rma_hdr_t *h)
+{
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC || h->hi <= h->lo)
+        return;
+    for (int i = 0; i < w->nattached; i++) {
+        const rma_region_t *r = &w->attached[i];
+        if (h->lo >= r->base && h->hi <= r->base + r->size)
+            return;
+    }
+    err_fatal(MPI_ERR_RMA_RANGE, "MPI_Win (target side)",
+              "rank %d accessed addresses 0x%llx..0x%llx of a dynamic window, outside the "
+              "memory attached at rank %d",
+              origin, (unsigned long long)h->lo, (unsigned long long)h->hi, w->comm->rank);
+}
+
 static void apply(win_t *w, int origin, const rma_hdr_t *h)
 {
+    if (h->kind <= RMA_CAS)
+        check_attached(w, origin, h);
     const char *layout = (const char *)(h + 1);
     const char *data = layout + rma_padded(h->layout_len);
     switch (h->kind) {

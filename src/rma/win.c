@@ -33,6 +33,7 @@ static void destroy(win_t *w)
     free(w->access);
     free(w->access_member);
     free(w->exposure);
+    free(w->attached);
     free(w->posts);
     free(w->completes);
     free(w);
@@ -118,6 +119,36 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
     rma_serve(w);
     *out = w;
     return MPI_SUCCESS;
+}
+
+int win_attach(win_t *w, void *base, size_t size)
+{
+    uintptr_t b = (uintptr_t)base;
+    for (int i = 0; i < w->nattached; i++) {
+        const rma_region_t *r = &w->attached[i];
+        if (b < r->base + r->size && r->base < b + size)
+            return MPI_ERR_RMA_ATTACH;
+    }
+    if (w->nattached == w->attached_cap) {
+        int cap = w->attached_cap ? 2 * w->attached_cap : 8;
+        rma_region_t *a = realloc(w->attached, (size_t)cap * sizeof *a);
+        if (!a)
+            return MPI_ERR_NO_MEM;
+        w->attached = a;
+        w->attached_cap = cap;
+    }
+    w->attached[w->nattached++] = (rma_region_t){ b, size };
+    return MPI_SUCCESS;
+}
+
+int win_detach(win_t *w, const void *base)
+{
+    for (int i = 0; i < w->nattached; i++)
+        if (w->attached[i].base == (uintptr_t)base) {
+            w->attached[i] = w->attached[--w->nattached];
+            return MPI_SUCCESS;
+        }
+    return MPI_ERR_RMA_ATTACH;
 }
 
 int win_free(win_t *w)

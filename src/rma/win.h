@@ -38,6 +38,10 @@ enum { RMA_TAG_OP = 0, RMA_TAG_REPLY0 = 1 };
 enum { RMA_UNLOCKED = 0, RMA_LOCKED_SHARED, RMA_LOCKED_EXCLUSIVE };
 
 struct rma_pending;
+typedef struct rma_region {
+    uintptr_t base;
+    size_t size;
+} rma_region_t;
 struct rma_incoming;
 struct rma_waiter;
 
@@ -72,6 +76,8 @@ typedef struct win {
     uint64_t *applied;
     int *exposure;               /* ranks of the MPI_Win_post group, */
     int nexposure;               /* or -1 outside such an exposure epoch */
+    struct rma_region *attached; /* dynamic windows: memory attached here, */
+    int nattached, attached_cap; /* which every access is checked against */
     int *posts;                  /* per target: its MPI_Win_post notices not yet used */
     int *completes;              /* per origin: its MPI_Win_complete notices not yet used */
     struct rma_incoming *in_head, *in_tail; /* taken messages, applied in this order */
@@ -91,6 +97,10 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
 /* Collective: waits until no operation of this process is pending and every operation that
  * targets it was applied (a fence), then frees the window. */
 int win_free(win_t *w);
+/* Dynamic windows (MPI_Win_attach / detach): MPI_SUCCESS, MPI_ERR_RMA_ATTACH (overlaps
+ * attached memory; detach: nothing attached at base) or MPI_ERR_NO_MEM. */
+int win_attach(win_t *w, void *base, size_t size);
+int win_detach(win_t *w, const void *base);
 /* The window behind a handle, or NULL. */
 win_t *win_lookup(MPI_Win h);
 /* Frees every window still open (MPI_Finalize). */

@@ -27,7 +27,8 @@ typedef struct rma_hdr {
     uint64_t offset;
     uint64_t count;
     uint64_t bytes;
-    uint64_t pad[2];
+    uint64_t lo, hi;      /* the bytes the target region spans, from the window's base (a
+                           * dynamic window's target checks them against attached memory) */
 } rma_hdr_t;
 
 _Static_assert(sizeof(rma_hdr_t) % RMA_ALIGN == 0, "data after the header stays aligned");
