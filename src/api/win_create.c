@@ -155,3 +155,51 @@ API_EXPORT int PMPI_Win_free(MPI_Win *win)
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Win_free)
+
+/* Every member must run on this host: MPI_ERR_RMA_SHARED otherwise (the same answer at
+ * every member, from the job's host map). */
+API_EXPORT int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
+                                        MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    static const char *const F = "MPI_Win_allocate_shared";
+    state_require_initialized(F);
+    API_GET_COMM(c, comm, F);
+    API_CHECK_PTR(baseptr, comm, F, "baseptr");
+    if (!comm_is_inter(c) && !rma_shared_on_one_host(c))
+        return err_raise(comm, MPI_ERR_RMA_SHARED, F,
+                         "the processes of %s do not all run on one host", comm_name(comm));
+    int rc = create(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, win, F);
+    if (rc == MPI_SUCCESS) {
+        void *base = win_lookup(*win)->base;
+        memcpy(baseptr, &base, sizeof base);
+    }
+    return rc;
+}
+API_WEAK_ALIAS(Win_allocate_shared)
+
+/* rank MPI_PROC_NULL: the part of the lowest rank with a nonzero size (MPI-3.1 §11.2.3). */
+API_EXPORT int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                                     void *baseptr)
+{
+    static const char *const F = "MPI_Win_shared_query";
+    state_require_initialized(F);
+    API_GET_WIN(w, win, F);
+    WIN_CHECK_PTR(w, size, F, "size");
+    WIN_CHECK_PTR(w, disp_unit, F, "disp_unit");
+    WIN_CHECK_PTR(w, baseptr, F, "baseptr");
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+        return win_raise(w, MPI_ERR_RMA_FLAVOR, F,
+                         "the window was not created by MPI_Win_allocate_shared");
+    int rc = win_check_rank(w, rank, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (rank == MPI_PROC_NULL)
+        for (rank = 0; rank < w->comm->size - 1 && w->sizes[rank] == 0; rank++)
+            ;
+    void *base = w->sizes[rank] ? (char *)w->shared_seg + rma_shared_offset(w, rank) : NULL;
+    *size = w->sizes[rank];
+    *disp_unit = w->disp_units[rank];
+    memcpy(baseptr, &base, sizeof base);
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Win_shared_query)

@@ -25,6 +25,7 @@ static void destroy(win_t *w)
         info_destroy(w->info);
     errhandler_release(w->errhandler);
     free(w->allocated);
+    rma_shared_unmap(w);
     free(w->sizes);
     free(w->disp_units);
     free(w->sent);
@@ -98,10 +99,15 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
     int ok = w->sizes && w->disp_units && w->sent && w->applied && w->lock_held &&
              w->access_member && w->posts && w->completes &&
              (flavor != MPI_WIN_FLAVOR_ALLOCATE || w->allocated);
+    /* every member learns whether all have their memory, so all fail or go on together */
     if (rc == MPI_SUCCESS)
-        rc = exchange_shapes(w);
+        rc = icoll_allreduce_int(w->comm, &ok, 1, ICOLL_MIN);
     if (rc == MPI_SUCCESS && !ok)
         rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = exchange_shapes(w);
+    if (rc == MPI_SUCCESS && flavor == MPI_WIN_FLAVOR_SHARED)
+        rc = rma_shared_map(w);
     if (rc == MPI_SUCCESS && info) {
         w->info = info_copy(info);
         if (!w->info)

@@ -54,6 +54,8 @@ typedef struct win {
     int flavor;                  /* MPI_WIN_FLAVOR_CREATE / ALLOCATE */
     int model;                   /* MPI_WIN_UNIFIED */
     void *allocated;             /* memory MPI_Win_allocate took (freed with the window) */
+    void *shared_seg;            /* MPI_Win_allocate_shared: the members' segment */
+    size_t shared_bytes;
     MPI_Aint *sizes;             /* every member's size and displacement unit */
     int *disp_units;
     MPI_Errhandler errhandler;
@@ -105,6 +107,16 @@ int win_detach(win_t *w, const void *base);
 win_t *win_lookup(MPI_Win h);
 /* Frees every window still open (MPI_Finalize). */
 void win_finalize(void);
+
+/* ---- shared-memory windows (shared.c) ---------------------------------------------------- */
+
+/* Nonzero when every member of c runs on this host (MPI_Win_allocate_shared needs it). */
+int rma_shared_on_one_host(const comm_t *c);
+/* Collective: maps the window's segment (sizes known) and sets w->base. */
+int rma_shared_map(win_t *w);
+/* Where rank's part starts in the segment. */
+size_t rma_shared_offset(const win_t *w, int rank);
+void rma_shared_unmap(win_t *w);
 
 /* ---- operations (ops.c) ------------------------------------------------------------------- */
 
