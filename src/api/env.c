@@ -107,9 +107,9 @@ API_EXPORT int PMPI_Finalize(void)
     fflush(stdout);
     /* MPI_Finalize is collective: nobody closes its endpoints while others may still need
      * them (p2p_finalize drains and passes a barrier over the transports first). */
+    win_finalize(); /* windows the program did not free: before the transports close */
     p2p_finalize();
     icoll_release_spares();
-    win_finalize(); /* windows the program did not free */
     comm_finalize();
     dtype_finalize();
     job_finalize();
