@@ -3,6 +3,7 @@
 #include "rma/win.h"
 
 #include "core/errhandler.h"
+#include "core/errors.h"
 #include "core/icoll.h"
 #include "core/progress.h"
 #include "util/handles.h"
@@ -11,6 +12,7 @@
 #include <string.h>
 
 static handle_table_t table = HANDLE_TABLE_INIT(WIN_KIND, 1);
+static unsigned long windows_created;
 
 win_t *win_lookup(MPI_Win h)
 {
@@ -122,6 +124,7 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
         destroy(w);
         return rc;
     }
+    w->serial = windows_created++;
     rma_serve(w);
     *out = w;
     return MPI_SUCCESS;
@@ -169,18 +172,42 @@ int win_free(win_t *w)
     return rc;
 }
 
-static void free_one(void *obj, void *arg)
+typedef struct leftovers {
+    win_t **w;
+    int n;
+} leftovers_t;
+
+static void collect(void *obj, void *arg)
 {
-    (void)arg;
-    win_t *w = obj;
-    rma_unserve(w);
-    attr_delete_all(ATTR_WIN, w->handle, &w->attrs);
-    destroy(w);
+    leftovers_t *l = arg;
+    l->w[l->n++] = obj;
+}
+
+static int by_serial(const void *a, const void *b)
+{
+    const win_t *x = *(win_t *const *)a, *y = *(win_t *const *)b;
+    return x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+static void count(void *obj, void *arg)
+{
+    (void)obj;
+    ++*(int *)arg;
 }
 
 void win_finalize(void)
 {
-    handle_foreach(&table, free_one, NULL);
+    int n = 0;
+    handle_foreach(&table, count, &n);
+    leftovers_t l = { n ? malloc((size_t)n * sizeof *l.w) : NULL, 0 };
+    if (n && !l.w)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Finalize", "out of memory freeing the windows left open");
+    handle_foreach(&table, collect, &l);
+    if (l.n)
+        qsort(l.w, (size_t)l.n, sizeof *l.w, by_serial);
+    for (int i = 0; i < l.n; i++)
+        win_free(l.w[i]);
+    free(l.w);
     handle_table_destroy(&table);
     table = (handle_table_t)HANDLE_TABLE_INIT(WIN_KIND, 1);
 }

@@ -47,6 +47,7 @@ struct rma_waiter;
 
 typedef struct win {
     MPI_Win handle;
+    unsigned long serial;        /* this process's windows in creation order */
     comm_t *comm;                /* the private duplicate (see above) */
     void *base;
     MPI_Aint size;
@@ -105,7 +106,10 @@ int win_attach(win_t *w, void *base, size_t size);
 int win_detach(win_t *w, const void *base);
 /* The window behind a handle, or NULL. */
 win_t *win_lookup(MPI_Win h);
-/* Frees every window still open (MPI_Finalize). */
+/* Frees every window still open (MPI_Finalize, before the transports close): as MPI_Win_free
+ * would, in creation order, which is the same at every member of each window, so the
+ * collective frees cannot wait for each other; meanwhile the windows are still served, so
+ * another process's passive-target epoch on them completes. */
 void win_finalize(void);
 
 /* ---- shared-memory windows (shared.c) ---------------------------------------------------- */
