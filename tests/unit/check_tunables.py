@@ -23,7 +23,7 @@ import sys
 NAME = re.compile(r"\bMETAMPI_[A-Z0-9_]+")
 # getenv arguments that are names of other variables (not METAMPI_*), each with its reason
 ARGUMENTS = {
-    "name": "runtime/pmi_client.c: PMI_* names; runtime/auth.c: a key, which its owner takes "
+    "name": "runtime/pmi_client.c: PMI_* names; net/auth.c: a key, which its owner takes "
             "and erases (never cached)",
     "spec": "tools/launch/jobenv.c: a -x NAME given to mpirun, forwarded as is",
     "s": "tools/mpirun/multihost.c: a -x NAME given to mpirun, forwarded as is",
