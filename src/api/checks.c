@@ -9,6 +9,8 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 int api_raise_bad_comm(MPI_Comm comm, const char *func)
 {
@@ -99,6 +101,31 @@ int check_source_tag(const comm_t *c, int source, int tag, const char *func)
     if (tag != MPI_ANY_TAG && tag < 0)
         return err_raise(c->handle, MPI_ERR_TAG, func,
                          "invalid tag %d (receive tags are 0..MPI_TAG_UB or MPI_ANY_TAG)", tag);
+    return MPI_SUCCESS;
+}
+
+int check_replace(MPI_Comm comm, const comm_t *c, void *buf, int count, MPI_Datatype datatype,
+                  int dest, int sendtag, int source, int recvtag, p2p_data_t *d,
+                  p2p_data_t *sd, void **copy, const char *func)
+{
+    int rc = check_data(comm, buf, count, datatype, d, func);
+    if (rc == MPI_SUCCESS)
+        rc = check_dest_tag(c, dest, sendtag, func);
+    if (rc == MPI_SUCCESS)
+        rc = check_source_tag(c, source, recvtag, func);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *copy = malloc(d->bytes ? d->bytes : 1);
+    if (!*copy)
+        return err_raise(comm, MPI_ERR_NO_MEM, func, "no memory for a %zu-byte copy", d->bytes);
+    if (d->layout) {
+        dt_cursor_t cur;
+        dt_cursor_init(&cur, d->layout, (uintptr_t)d->buf, d->count);
+        dt_pack(&cur, *copy, d->bytes);
+    } else if (d->bytes) {
+        memcpy(*copy, d->buf, d->bytes);
+    }
+    *sd = (p2p_data_t){ .buf = *copy, .bytes = d->bytes };
     return MPI_SUCCESS;
 }
 

@@ -28,6 +28,14 @@ int check_dest_tag(const comm_t *c, int dest, int tag, const char *func);
 /* source rank (MPI_ANY_SOURCE, MPI_PROC_NULL allowed) and receive tag (MPI_ANY_TAG allowed) */
 int check_source_tag(const comm_t *c, int source, int tag, const char *func);
 
+/* The checks of MPI_Sendrecv_replace and MPI_Isendrecv_replace: (buf, count, datatype) as *d,
+ * dest/sendtag and source/recvtag; then *copy, a packed copy of the data that the outgoing
+ * message leaves from (so the incoming one can land in buf), described by *sd. The caller
+ * frees *copy once the send no longer needs it. MPI_SUCCESS, or the raised class. */
+int check_replace(MPI_Comm comm, const comm_t *c, void *buf, int count, MPI_Datatype datatype,
+                  int dest, int sendtag, int source, int recvtag, p2p_data_t *d,
+                  p2p_data_t *sd, void **copy, const char *func);
+
 /* Reports MPI_ERR_BUFFER for a buffered send of `bytes` that does not fit the attached
  * buffer; returns the class. */
 int raise_bsend_no_room(MPI_Comm comm, size_t bytes, const char *func);

@@ -5,11 +5,9 @@
 
 #include "api/checks.h"
 #include "core/isendrecv.h"
-#include "datatype/dtype.h"
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 static int start(comm_t *c, MPI_Comm comm, const p2p_data_t *sd, int dest, int sendtag,
                  const p2p_data_t *rd, int source, int recvtag, void *copy,
@@ -55,26 +53,12 @@ API_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatyp
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
     API_CHECK_PTR(request, comm, F, "request");
-    p2p_data_t d;
-    int rc = check_data(comm, buf, count, datatype, &d, F);
-    if (rc == MPI_SUCCESS)
-        rc = check_dest_tag(c, dest, sendtag, F);
-    if (rc == MPI_SUCCESS)
-        rc = check_source_tag(c, source, recvtag, F);
+    p2p_data_t d, sd;
+    void *copy;
+    int rc = check_replace(comm, c, buf, count, datatype, dest, sendtag, source, recvtag, &d, &sd,
+                           &copy, F);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* the outgoing message leaves from a packed copy, so the incoming one can land in buf */
-    void *copy = malloc(d.bytes ? d.bytes : 1);
-    if (!copy)
-        return err_raise(comm, MPI_ERR_NO_MEM, F, "no memory for a %zu-byte copy", d.bytes);
-    if (d.layout) {
-        dt_cursor_t cur;
-        dt_cursor_init(&cur, d.layout, (uintptr_t)d.buf, d.count);
-        dt_pack(&cur, copy, d.bytes);
-    } else if (d.bytes) {
-        memcpy(copy, d.buf, d.bytes);
-    }
-    p2p_data_t sd = { .buf = copy, .bytes = d.bytes };
     return start(c, comm, &sd, dest, sendtag, &d, source, recvtag, copy, request, F);
 }
 API_WEAK_ALIAS(Isendrecv_replace)
