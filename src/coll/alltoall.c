@@ -79,10 +79,6 @@ static int vw_sides(coll_call_t *call, side_t *sd, side_t *rd)
     return MPI_SUCCESS;
 }
 
-static int inter_takes(coll_call_t *call)
-{
-    return comm_is_inter(call->comm) ? MPI_SUCCESS : COLL_DECLINED;
-}
 /* between groups, what this group sends need not be what it receives: the exchange skips
  * the empty pieces itself */
 static int inter_build(coll_call_t *call)
@@ -186,7 +182,7 @@ static int p2p_build(coll_call_t *call)
     return MPI_SUCCESS;
 }
 
-static const coll_level_t inter = { COLL_INTER, 0, inter_takes, inter_build };
+static const coll_level_t inter = { COLL_INTER, 0, coll_takes_inter, inter_build };
 static const coll_level_t direct = { COLL_DIRECT, COLL_LEVEL_NO_SCHEDULE, NULL, direct_build };
 static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
 static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };

@@ -4,9 +4,15 @@
  */
 #include "coll/level.h"
 
+#include "core/comm.h"
 #include "core/schedule.h"
 
 #include <mpi.h>
+
+int coll_takes_inter(coll_call_t *call)
+{
+    return comm_is_inter(call->comm) ? MPI_SUCCESS : COLL_DECLINED;
+}
 
 /* Runs level L for call: begins the schedule when L needs one and there is none yet. */
 static int build(const coll_level_t *L, coll_call_t *call)

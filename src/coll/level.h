@@ -86,6 +86,9 @@ typedef struct coll_family {
     const coll_level_t *levels[COLL_LEVELS];
 } coll_family_t;
 
+/* can_take of every family's inter level: the call is on an inter-communicator. */
+int coll_takes_inter(coll_call_t *call);
+
 /* The dispatcher: asks the levels of f (call->kind's) in table order and returns what the first
  * that takes it returns (MPI_SUCCESS or an error class). After it, call->direct says whether
  * the call ran without a schedule; else call->s is its schedule (NULL when beginning it

@@ -33,10 +33,6 @@ static void hold(const coll_call_t *call)
     icoll_sched_hold_op(call->s, call->op);
 }
 
-static int inter_takes(coll_call_t *call)
-{
-    return comm_is_inter(call->comm) ? MPI_SUCCESS : COLL_DECLINED;
-}
 static int inter_build(coll_call_t *call)
 {
     hold(call);
@@ -130,7 +126,7 @@ static int p2p_build(coll_call_t *call)
     return MPI_SUCCESS;
 }
 
-static const coll_level_t inter = { COLL_INTER, 0, inter_takes, inter_build };
+static const coll_level_t inter = { COLL_INTER, 0, coll_takes_inter, inter_build };
 static const coll_level_t direct = { COLL_DIRECT, COLL_LEVEL_NO_SCHEDULE, NULL, direct_build };
 static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
 static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };

@@ -50,10 +50,6 @@ static const void *in_of(const coll_call_t *call)
     return call->sbuf == COLL_IN_PLACE ? call->rbuf : call->sbuf;
 }
 
-static int inter_takes(coll_call_t *call)
-{
-    return comm_is_inter(call->comm) ? MPI_SUCCESS : COLL_DECLINED;
-}
 static int inter_build(coll_call_t *call)
 {
     const red_blocks_t *b = begin(call);
@@ -186,7 +182,7 @@ static int p2p_build(coll_call_t *call)
     return MPI_SUCCESS;
 }
 
-static const coll_level_t inter = { COLL_INTER, 0, inter_takes, inter_build };
+static const coll_level_t inter = { COLL_INTER, 0, coll_takes_inter, inter_build };
 static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
 static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };
 static const coll_level_t hier = { COLL_HIER, 0, hier_takes, hier_build };

@@ -84,10 +84,6 @@ static void hold(const coll_call_t *call)
     icoll_sched_hold_dtype(call->s, call->rtype);
 }
 
-static int inter_takes(coll_call_t *call)
-{
-    return comm_is_inter(call->comm) ? MPI_SUCCESS : COLL_DECLINED;
-}
 static int inter_build(coll_call_t *call)
 {
     hold(call);
@@ -154,7 +150,7 @@ static int p2p_build(coll_call_t *call)
     return MPI_SUCCESS;
 }
 
-static const coll_level_t inter = { COLL_INTER, 0, inter_takes, inter_build };
+static const coll_level_t inter = { COLL_INTER, 0, coll_takes_inter, inter_build };
 static const coll_level_t direct = { COLL_DIRECT, COLL_LEVEL_NO_SCHEDULE, NULL, direct_build };
 static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
 static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };
@@ -223,7 +219,7 @@ static int v_p2p_build(coll_call_t *call)
     return scatterv_linear(call);
 }
 
-static const coll_level_t v_inter = { COLL_INTER, 0, inter_takes, v_inter_build };
+static const coll_level_t v_inter = { COLL_INTER, 0, coll_takes_inter, v_inter_build };
 static const coll_level_t v_sites = { COLL_SITES, 0, sites_takes, v_sites_build };
 static const coll_level_t v_p2p = { COLL_P2P, 0, NULL, v_p2p_build };
 
