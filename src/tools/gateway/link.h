@@ -104,6 +104,7 @@ typedef struct gw_stream {
     int backlog;                  /* frames may be left in rx (the reader's budget ran out) */
     net_outq_t out;
     net_rx_t rx;
+    net_secure_t *sec;            /* TLS on fd (net/secure.h); NULL: plain */
     long long last_rx, last_tx;   /* ms: bytes last read / written */
 } gw_stream_t;
 
