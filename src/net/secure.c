@@ -103,8 +103,8 @@ static void ssl_reason(char *out, size_t len, const char *what)
     snprintf(out, len, "%s: %s", what, r);
 }
 
-net_secure_t *net_secure_open(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
-                              long long deadline, char *err, int errlen)
+net_secure_t *net_secure_start(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
+                               char *err, int errlen)
 {
     SSL_CTX *ctx = context();
     net_secure_t *s = calloc(1, sizeof *s);
@@ -126,26 +126,44 @@ net_secure_t *net_secure_open(int fd, int server, const unsigned char psk[NET_SE
         SSL_set_accept_state(s->ssl);
     else
         SSL_set_connect_state(s->ssl);
-    for (;;) {
-        int rc = SSL_do_handshake(s->ssl);
-        if (rc == 1)
-            break;
-        int e = SSL_get_error(s->ssl, rc);
+    return s;
+}
+
+int net_secure_step(net_secure_t *s, short *wants, char *err, int errlen)
+{
+    errno = 0;
+    int rc = SSL_do_handshake(s->ssl);
+    if (rc == 1)
+        return 1;
+    int e = SSL_get_error(s->ssl, rc);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        *wants = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+        return 0;
+    }
+    if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN)
+        snprintf(err, (size_t)errlen, "the peer closed the connection in the TLS handshake "
+                 "(%s)", errno ? strerror(errno) : "end of stream");
+    else
+        ssl_reason(err, (size_t)errlen, "the TLS handshake failed (not the same job key?)");
+    return -1;
+}
+
+net_secure_t *net_secure_open(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
+                              long long deadline, char *err, int errlen)
+{
+    net_secure_t *s = net_secure_start(fd, server, psk, err, errlen);
+    short wants;
+    int rc;
+    while (s && (rc = net_secure_step(s, &wants, err, errlen)) != 1) {
         long long left = deadline - net_now_ms();
-        if ((e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) && left > 0) {
-            struct pollfd p = { .fd = fd, .events = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT };
-            poll(&p, 1, left > 1000 ? 1000 : (int)left);
-            continue;
+        if (rc < 0 || left <= 0) {
+            if (rc == 0)
+                snprintf(err, (size_t)errlen, "the TLS handshake did not finish in time");
+            net_secure_free(s);
+            return NULL;
         }
-        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
-            snprintf(err, (size_t)errlen, "the TLS handshake did not finish in time");
-        else if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN)
-            snprintf(err, (size_t)errlen, "the peer closed the connection in the TLS handshake "
-                     "(%s)", errno ? strerror(errno) : "end of stream");
-        else
-            ssl_reason(err, (size_t)errlen, "the TLS handshake failed (not the same job key?)");
-        net_secure_free(s);
-        return NULL;
+        struct pollfd p = { .fd = fd, .events = wants };
+        poll(&p, 1, left > 1000 ? 1000 : (int)left);
     }
     return s;
 }

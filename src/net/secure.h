@@ -39,9 +39,15 @@ enum { NET_SECURE_PSK = 32 };
 void net_secure_psk(const auth_key_t *k, const char *kind, const unsigned char na[AUTH_NONCE],
                     const unsigned char nc[AUTH_NONCE], unsigned char psk[NET_SECURE_PSK]);
 
-/* Runs the TLS handshake on the non-blocking socket fd (the acceptor of the authenticated
- * handshake is the TLS server), waiting until deadline (net_now_ms). The secure stream, or
- * NULL with the reason in err. fd stays the caller's. */
+/* Starts TLS on the non-blocking socket fd (the acceptor of the authenticated handshake is the
+ * TLS server): the secure stream, or NULL with the reason in err. fd stays the caller's. */
+net_secure_t *net_secure_start(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
+                               char *err, int errlen);
+/* Advances the handshake: 1 done, 0 call again when fd has *wants (POLLIN or POLLOUT), -1
+ * failed (err). Non-blocking, so that two processes that each wait for a handshake of the
+ * other's never wait for each other (a process drives all of its handshakes from one loop). */
+int net_secure_step(net_secure_t *s, short *wants, char *err, int errlen);
+/* Both, waiting until deadline (net_now_ms): for tests. */
 net_secure_t *net_secure_open(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
                               long long deadline, char *err, int errlen);
 
