@@ -11,6 +11,7 @@
 static request_t *posted_head, *posted_tail;
 static unexpected_t *uq_head, *uq_tail;
 static match_lengths_t lengths; /* of the two queues, kept with every link and unlink */
+static uint64_t arrivals;       /* messages ever appended to the unexpected queue */
 static char clash[256];
 
 static inline int env_matches(uint32_t ctx, int source, int tag, const proto_env_t *e)
@@ -121,6 +122,7 @@ void match_incoming(const proto_msg_t *m)
     else
         uq_head = u;
     uq_tail = u;
+    arrivals++;
     if (++lengths.unexpected > lengths.unexpected_max)
         lengths.unexpected_max = lengths.unexpected;
 }
@@ -235,4 +237,9 @@ void match_close(void)
 match_lengths_t match_lengths(void)
 {
     return lengths;
+}
+
+uint64_t match_arrivals(void)
+{
+    return arrivals;
 }

@@ -22,6 +22,8 @@
 
 #include "core/request.h"
 #include "proto/proto.h"
+#include <stddef.h>
+#include <stdint.h>
 
 typedef struct unexpected {
     proto_msg_t m;            /* m.data points at data[] for eager messages */
@@ -62,5 +64,8 @@ typedef struct match_lengths {
     size_t posted, unexpected, unexpected_max;
 } match_lengths_t;
 match_lengths_t match_lengths(void);
+/* How many messages were ever appended to the unexpected queue: a searcher that found nothing
+ * need not search again until this changes. */
+uint64_t match_arrivals(void);
 
 #endif

@@ -84,6 +84,7 @@ typedef struct win {
     int *posts;                  /* per target: its MPI_Win_post notices not yet used */
     int *completes;              /* per origin: its MPI_Win_complete notices not yet used */
     struct rma_incoming *in_head, *in_tail; /* taken messages, applied in this order */
+    uint64_t searched_at;        /* match_arrivals() when the target last searched for them */
     int shared_holders;          /* origins holding a shared lock here */
     int exclusive_holder;        /* the origin holding the exclusive lock, or -1 */
     struct rma_waiter *waiters;  /* lock requests not granted yet, oldest first */
