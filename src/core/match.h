@@ -22,6 +22,7 @@
 
 #include "core/request.h"
 #include "proto/proto.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
