@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Generates mpif.h and the source of the `mpi` module from mpi.h (usage: gen_fortran.py
+mpi.h mpif.h mpi.f90). See docs/fortran.md.
+
+mpif.h: every integer constant of mpi.h with the value C uses (handles as their Fortran
+integers), the Fortran-only ones, the sentinels in their COMMON blocks, the types of the
+functions. Written so it is valid fixed and free form (statements from column 7, at most 72
+columns, no continuation lines, comments starting with '!').
+
+mpi.f90: the module `mpi`, the same declarations and an explicit interface for every call
+the wrappers provide, so a call with a wrong number or type of arguments does not compile;
+choice buffers take any type and rank (!GCC$ ATTRIBUTES NO_ARG_CHECK with TYPE(*)).
+"""
+import sys
+
+import gen_wrappers
+import mpi_h
+
+FORTRAN_ONLY = [("MPI_SOURCE", 1), ("MPI_TAG", 2), ("MPI_ERROR", 3),
+                ("MPI_ADDRESS_KIND", 8), ("MPI_OFFSET_KIND", 8), ("MPI_COUNT_KIND", 8),
+                ("MPI_INTEGER_KIND", 4)]
+C_ONLY = {"MPI_F_SOURCE", "MPI_F_TAG", "MPI_F_ERROR", "MPI_F_STATUS_SIZE"}
+# (declaration, variable, COMMON block)
+SENTINELS = [("INTEGER", "MPI_BOTTOM", "MPI_FORTRAN_BOTTOM"),
+             ("INTEGER", "MPI_IN_PLACE", "MPI_FORTRAN_IN_PLACE"),
+             ("INTEGER", "MPI_STATUS_IGNORE(MPI_STATUS_SIZE)", "MPI_FORTRAN_STATUS_IGNORE"),
+             ("INTEGER", "MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)",
+              "MPI_FORTRAN_STATUSES_IGNORE"),
+             ("INTEGER", "MPI_UNWEIGHTED", "MPI_FORTRAN_UNWEIGHTED"),
+             ("INTEGER", "MPI_WEIGHTS_EMPTY", "MPI_FORTRAN_WEIGHTS_EMPTY"),
+             ("INTEGER", "MPI_ERRCODES_IGNORE(1)", "MPI_FORTRAN_ERRCODES_IGNORE"),
+             ("CHARACTER*1", "MPI_ARGV_NULL(1)", "MPI_FORTRAN_ARGV_NULL"),
+             ("CHARACTER*1", "MPI_ARGVS_NULL(1,1)", "MPI_FORTRAN_ARGVS_NULL")]
+
+# The Fortran arguments of the hand-written calls (special.c): (name, kind, array)
+SPECIAL = {
+    "MPI_Init": [],
+    "MPI_Init_thread": [("required", "int", 0), ("provided", "int", 0)],
+    "MPI_Info_create_env": [("info", "handle", 0)],
+    "MPI_Buffer_detach": [("buffer_addr", "choice", 0), ("size", "int", 0)],
+    "MPI_Comm_get_attr": [("comm", "handle", 0), ("comm_keyval", "int", 0),
+                          ("attribute_val", "aint", 0), ("flag", "logical", 0)],
+    "MPI_Type_get_attr": [("datatype", "handle", 0), ("type_keyval", "int", 0),
+                          ("attribute_val", "aint", 0), ("flag", "logical", 0)],
+    "MPI_Win_get_attr": [("win", "handle", 0), ("win_keyval", "int", 0),
+                         ("attribute_val", "aint", 0), ("flag", "logical", 0)],
+    "MPI_Attr_get": [("comm", "handle", 0), ("keyval", "int", 0), ("attribute_val", "int", 0),
+                     ("flag", "logical", 0)],
+}
+
+
+class SimpleArg:
+    def __init__(self, name, kind, array):
+        self.name, self.kind, self.array = name, kind, array
+
+
+def constants(c_constants):
+    result = [(n, v) for n, v in c_constants.items() if n not in C_ONLY]
+    return result + FORTRAN_ONLY
+
+
+def fixed_form(line):
+    assert len(line) <= 72, "mpif.h line longer than 72 columns: " + line
+    return line + "\n"
+
+
+def write_mpif(path, c_constants, calls):
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("! mpif.h: metampi's Fortran declarations, generated from mpi.h by\n"
+                  "! src/fortran/gen_fortran.py. Valid fixed and free form.\n")
+        for name, value in constants(c_constants):
+            out.write(fixed_form("      INTEGER %s" % name))
+            out.write(fixed_form("      PARAMETER (%s=%d)" % (name, value)))
+        for decl, var, block in SENTINELS:
+            out.write(fixed_form("      %s %s" % (decl, var)))
+            out.write(fixed_form("      COMMON /%s/ %s" % (block, var.split("(")[0])))
+        for f in calls:
+            if f.ret == "double":
+                out.write(fixed_form("      DOUBLE PRECISION %s, P%s" % (f.name.upper(),
+                                                                          f.name.upper())))
+                out.write(fixed_form("      EXTERNAL %s, P%s" % (f.name.upper(),
+                                                                 f.name.upper())))
+            elif f.ret == "MPI_Aint":
+                out.write(fixed_form("      INTEGER(KIND=MPI_ADDRESS_KIND) %s" %
+                                     f.name.upper()))
+                out.write(fixed_form("      EXTERNAL %s" % f.name.upper()))
+
+
+def declaration(a):
+    """The Fortran declaration of dummy argument a in an interface body."""
+    n = a.name
+    dims = {0: "", 1: "(*)", 2: "(3, *)"}[a.array]
+    if a.kind == "choice":
+        return ["!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % n, "type(*), dimension(*) :: %s" % n]
+    if a.kind == "callback":
+        return ["external :: %s" % n]
+    if a.kind in ("string_in", "string_out"):
+        return ["character(len=*) :: %s" % n]
+    if a.kind == "status":
+        return ["integer :: %s(MPI_STATUS_SIZE%s)" % (n, ", *" if a.array else "")]
+    if a.kind == "logical":
+        return ["logical :: %s%s" % (n, dims)]
+    if a.kind == "aint":
+        return ["integer(kind=MPI_ADDRESS_KIND) :: %s%s" % (n, dims)]
+    if a.kind == "count":
+        return ["integer(kind=MPI_COUNT_KIND) :: %s%s" % (n, dims)]
+    return ["integer :: %s%s" % (n, dims)]
+
+
+def free_form(line, indent):
+    """line, continued with '&' so no line passes 100 columns."""
+    out, rest = [], line
+    while len(indent) + len(rest) > 100:
+        cut = rest.rfind(", ", 0, 100 - len(indent) - 2) + 1
+        out.append(indent + rest[:cut] + " &")
+        rest = "    " + rest[cut:].lstrip()
+    return out + [indent + rest]
+
+
+def interface(name, ret, args, profiled):
+    fname = ("P" if profiled else "") + name.upper()
+    names = [a.name for a in args] + (["ierror"] if ret == "int" else [])
+    kind = {"int": "subroutine", "double": "function", "MPI_Aint": "function"}[ret]
+    head = {"int": "subroutine", "double": "double precision function",
+            "MPI_Aint": "integer(kind=MPI_ADDRESS_KIND) function"}[ret]
+    lines = ["%s %s(%s)" % (head, fname, ", ".join(names)),
+             "  import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_STATUS_SIZE",
+             "  implicit none"]
+    for a in args:
+        lines += ["  " + d for d in declaration(a)]
+    if ret == "int":
+        lines.append("  integer :: ierror")
+    lines.append("end %s %s" % (kind, fname))
+    return lines
+
+
+def write_module(path, c_constants, calls):
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("! The module `mpi`, generated from mpi.h by src/fortran/gen_fortran.py.\n"
+                  "module mpi\n  implicit none\n")
+        for name, value in constants(c_constants):
+            out.write("  integer, parameter :: %s = %d\n" % (name, value))
+        for decl, var, block in SENTINELS:
+            out.write("  %s :: %s\n" % (decl.replace("*", "(len=") + ")"
+                                         if "*" in decl else decl, var))
+            out.write("  common /%s/ %s\n" % (block, var.split("(")[0]))
+        out.write("  interface\n")
+        for name, ret, args in calls:
+            if name == "MPI_Pcontrol":  # no IERROR (MPI-3.1 §14.2.4)
+                lines = ["subroutine MPI_PCONTROL(level)", "  integer :: level",
+                         "end subroutine MPI_PCONTROL"]
+                out.write("".join("    %s\n" % line for line in lines))
+                continue
+            for profiled in (False, True):
+                for line in interface(name, ret, args, profiled):
+                    out.write("".join("%s\n" % part for part in free_form(line, "    ")))
+        out.write("  end interface\nend module mpi\n")
+
+
+def main():
+    functions, c_constants = mpi_h.read(sys.argv[1])
+    generated = gen_wrappers.covered(functions)
+    calls = [(f.name, f.ret, f.args) for f in generated]
+    calls += [(n, "int", [SimpleArg(*a) for a in args]) for n, args in SPECIAL.items()]
+    calls.append(("MPI_Pcontrol", "int", []))
+    write_mpif(sys.argv[2], c_constants, generated)
+    write_module(sys.argv[3], c_constants, calls)
+
+
+if __name__ == "__main__":
+    main()
