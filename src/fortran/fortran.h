@@ -23,6 +23,14 @@
     F_EXPORT extern __typeof__(name##_) name##__ __attribute__((alias(#name "_")));          \
     F_EXPORT extern __typeof__(name##_) NAME __attribute__((alias(#name "_")));
 
+/* Stores an MPI call's result in IERROR, which mpi_f08 callers may omit (NULL). */
+#define F_RETURN(ierror, rc)                                                                   \
+    do {                                                                                       \
+        int rc_ = (rc);                                                                        \
+        if (ierror)                                                                            \
+            *(ierror) = rc_;                                                                   \
+    } while (0)
+
 /* the COMMON blocks /MPI_FORTRAN_BOTTOM/ ... (gfortran: lower case, one underscore) */
 extern MPI_Fint mpi_fortran_bottom_;
 extern MPI_Fint mpi_fortran_in_place_;

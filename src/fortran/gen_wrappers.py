@@ -5,7 +5,8 @@ gen_wrappers.py mpi.h out.c). See docs/fortran.md.
 For each call two bodies, mpi_x_ (calling MPI_X, so a C tool interposing MPI_X sees Fortran's
 calls too) and pmpi_x_ (calling PMPI_X), each also exported as mpi_x__ (-fsecond-underscore)
 and MPI_X (upper case, no underscore). Arguments arrive by reference, ierror last, the
-lengths of CHARACTER arguments hidden after it (size_t, gfortran >= 8).
+lengths of CHARACTER arguments hidden after it (size_t, gfortran >= 8). IERROR may be absent
+(NULL): mpi_f08's is OPTIONAL, and its BIND(C) interfaces call these same wrappers.
 """
 import sys
 
@@ -68,7 +69,7 @@ def body(f, callee):
         lines.append("if (%s) {" % cond)
         if len(strings_in) > 1:
             lines.append("    %s" % frees)
-        lines.append('    *ierror = fstring_no_memory("%s");' % f.name)
+        lines.append('    F_RETURN(ierror, fstring_no_memory("%s"));' % f.name)
         lines.append("    return;")
         lines.append("}")
     for a in strings_out:
@@ -77,7 +78,7 @@ def body(f, callee):
     if f.ret != "int":
         lines.append("return %s;" % call)
         return lines
-    lines.append("*ierror = %s;" % call)
+    lines.append("int rc = %s;" % call)
     for a in strings_in:
         lines.append("free(c_%s);" % a.name)
     for a in strings_out:
@@ -87,12 +88,13 @@ def body(f, callee):
             lines.append("*%s = *%s != 0; /* gfortran's .TRUE. is 1 */" % (a.name, a.name))
     for a in f.args:
         if a.name == "index" and a.out and not a.array:
-            lines.append("if (*ierror == MPI_SUCCESS && *index >= 0)")
+            lines.append("if (rc == MPI_SUCCESS && *index >= 0)")
             lines.append("    (*index)++; /* 1-based in Fortran */")
         if a.name == "array_of_indices":
-            lines.append("if (*ierror == MPI_SUCCESS && *outcount != MPI_UNDEFINED)")
+            lines.append("if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)")
             lines.append("    for (int i = 0; i < *outcount; i++)")
             lines.append("        array_of_indices[i]++; /* 1-based in Fortran */")
+    lines.append("F_RETURN(ierror, rc);")
     return lines
 
 

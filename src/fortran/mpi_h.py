@@ -133,7 +133,14 @@ class Function:
 
 def read(path):
     """(functions, constants): the MPI_X prototypes, and {name: int value} of mpi.h."""
-    functions, constants = [], {}
+    functions, constants, _ = read_typed(path)
+    return functions, constants
+
+
+def read_typed(path):
+    """read(), and {name: handle type} of the constants that are handles (((MPI_Comm)0x...)
+    and the names defined as one of them)."""
+    functions, constants, handle_types = [], {}, {}
     for line in open(path, encoding="utf-8"):
         line = line.rstrip("\n")
         m = PROTO.match(line)
@@ -145,7 +152,12 @@ def read(path):
             value = constant_value(m.group(2), constants)
             if value is not None:
                 constants[m.group(1)] = value
-    return functions, constants
+                cast = re.match(r"^\(\((MPI_\w+)\)", m.group(2).strip())
+                if cast and cast.group(1) in HANDLE_TYPES:
+                    handle_types[m.group(1)] = cast.group(1)
+                elif m.group(2).strip() in handle_types:
+                    handle_types[m.group(1)] = handle_types[m.group(2).strip()]
+    return functions, constants, handle_types
 
 
 def constant_value(text, known):

@@ -16,20 +16,20 @@
 /* ---- no argc/argv in Fortran ---------------------------------------------------------- */
 static void init(int profiled, MPI_Fint *ierror)
 {
-    *ierror = P(profiled, MPI_Init)(NULL, NULL);
+    F_RETURN(ierror, P(profiled, MPI_Init)(NULL, NULL));
 }
 F_ENTRIES(init, INIT, (MPI_Fint *ierror), init, ierror)
 
 static void init_thread(int profiled, MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
-    *ierror = P(profiled, MPI_Init_thread)(NULL, NULL, *required, provided);
+    F_RETURN(ierror, P(profiled, MPI_Init_thread)(NULL, NULL, *required, provided));
 }
 F_ENTRIES(init_thread, INIT_THREAD, (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror),
           init_thread, required, provided, ierror)
 
 static void info_create_env(int profiled, MPI_Fint *info, MPI_Fint *ierror)
 {
-    *ierror = P(profiled, MPI_Info_create_env)(0, NULL, info);
+    F_RETURN(ierror, P(profiled, MPI_Info_create_env)(0, NULL, info));
 }
 F_ENTRIES(info_create_env, INFO_CREATE_ENV, (MPI_Fint *info, MPI_Fint *ierror),
           info_create_env, info, ierror)
@@ -46,7 +46,7 @@ static void buffer_detach(int profiled, void *buffer_addr, MPI_Fint *size, MPI_F
 {
     void *address;
     (void)buffer_addr;
-    *ierror = P(profiled, MPI_Buffer_detach)(&address, size);
+    F_RETURN(ierror, P(profiled, MPI_Buffer_detach)(&address, size));
 }
 F_ENTRIES(buffer_detach, BUFFER_DETACH, (void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror),
           buffer_detach, buffer_addr, size, ierror)
@@ -73,10 +73,11 @@ static MPI_Aint attribute_as_integer(int keyval, void *value)
                      MPI_Fint *flag, MPI_Fint *ierror)                                         \
     {                                                                                          \
         void *c_value = NULL;                                                                  \
-        *ierror = P(profiled, Name)((ObjectC)*object, *keyval, &c_value, flag);                \
+        int rc = P(profiled, Name)((ObjectC)*object, *keyval, &c_value, flag);                 \
         *flag = *flag != 0;                                                                    \
-        if (*ierror == MPI_SUCCESS && *flag)                                                   \
+        if (rc == MPI_SUCCESS && *flag)                                                        \
             *value = attribute_as_integer(*keyval, c_value);                                   \
+        F_RETURN(ierror, rc);                                                                  \
     }
 GET_ATTR(comm_get_attr, MPI_Comm_get_attr, MPI_Comm)
 GET_ATTR(type_get_attr, MPI_Type_get_attr, MPI_Datatype)
@@ -96,10 +97,11 @@ static void attr_get(int profiled, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *v
                      MPI_Fint *flag, MPI_Fint *ierror)
 {
     void *c_value = NULL;
-    *ierror = P(profiled, MPI_Attr_get)(*comm, *keyval, &c_value, flag);
+    int rc = P(profiled, MPI_Attr_get)(*comm, *keyval, &c_value, flag);
     *flag = *flag != 0;
-    if (*ierror == MPI_SUCCESS && *flag)
+    if (rc == MPI_SUCCESS && *flag)
         *value = (MPI_Fint)attribute_as_integer(*keyval, c_value);
+    F_RETURN(ierror, rc);
 }
 F_ENTRIES(attr_get, ATTR_GET,
           (MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierror),

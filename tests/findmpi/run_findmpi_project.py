@@ -6,8 +6,8 @@ Modes:
   path   -- no hints; only PATH has <build>/bin first. Debian's Open MPI and MPICH wrappers
             live in /usr/bin, so this proves FindMPI prefers ours when it comes first.
 
---languages C,CXX (project/) or C,Fortran (project_fortran/: also mpif.h and the mpi module
-must be found) names the components the project asks for.
+--languages C,CXX (project/) or C,Fortran (project_fortran/: also mpif.h and the mpi and
+mpi_f08 modules must be found) names the components the project asks for.
 
 Passes only if FindMPI's results (include dirs, libraries, compilers, and in path mode
 mpiexec) all lie inside the metampi build tree, the MPI version matches mpi.h, and every
@@ -115,7 +115,8 @@ def main():
         for what in ("COMPILER", "INCLUDE_DIRS", "LIBRARIES"):
             check_inside(build, f"MPI_{lang}_{what}", found.get(f"MPI_{lang}_{what}"))
     if "Fortran" in languages:
-        for name in ("MPI_Fortran_HAVE_F77_HEADER", "MPI_Fortran_HAVE_F90_MODULE"):
+        for name in ("MPI_Fortran_HAVE_F77_HEADER", "MPI_Fortran_HAVE_F90_MODULE",
+                     "MPI_Fortran_HAVE_F08_MODULE"):
             if found.get(name) not in ("TRUE", "ON", "1", "YES"):
                 fail(f"FindMPI reports {name}={found.get(name)!r}")
     if args.mode == "path":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""`use mpi` gives every call an explicit interface: a call with a wrong number of arguments
-or a wrong non-buffer type must not compile, while the same call written correctly (with
-buffers of any type and rank, and the sentinels) must.
+"""`use mpi` and `use mpi_f08` give every call an explicit interface: a call with a wrong
+number of arguments or a wrong non-buffer type (in mpi_f08 also an INTEGER for a handle)
+must not compile, while the same call written correctly (with buffers of any type and rank,
+and the sentinels) must.
 
 usage: compile_fail.py --fc COMPILER [--flag F]... --work DIR
 """
@@ -27,6 +28,20 @@ GOOD = """program good
 end program good
 """
 
+GOOD_F08 = """program good_f08
+  use mpi_f08
+  implicit none
+  integer :: i
+  type(MPI_Status) :: status
+  double precision :: x(3, 2)
+  call MPI_Init()
+  call MPI_Send(x, 6, MPI_DOUBLE_PRECISION, 0, 1, MPI_COMM_WORLD)
+  call MPI_Recv(i, 1, MPI_INTEGER, 0, 1, MPI_COMM_WORLD, status)
+  call MPI_Allreduce(MPI_IN_PLACE, x, 6, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+  call MPI_Finalize()
+end program good_f08
+"""
+
 # (name, the faulty call, what gfortran must say)
 BAD = [
     ("missing_ierror", "call MPI_SEND(x, 6, MPI_DOUBLE_PRECISION, 0, 1, MPI_COMM_WORLD)",
@@ -34,6 +49,9 @@ BAD = [
     ("extra_argument",
      "call MPI_BARRIER(MPI_COMM_WORLD, ierr, ierr)", "More actual than formal arguments"),
     ("real_count", "call MPI_SEND(x, 6.0, MPI_DOUBLE_PRECISION, 0, 1, MPI_COMM_WORLD, ierr)",
+     "Type mismatch"),
+    ("f08_integer_handle", "call MPI_Send(x, 6, MPI_DOUBLE_PRECISION, 0, 1, 1)", "Type mismatch"),
+    ("f08_integer_status", "call MPI_Recv(i, 1, MPI_INTEGER, 0, 1, MPI_COMM_WORLD, i)",
      "Type mismatch"),
     ("status_too_small",
      "call MPI_RECV(x, 6, MPI_DOUBLE_PRECISION, 0, 1, MPI_COMM_WORLD, ierr, ierr)",
@@ -58,12 +76,17 @@ def main():
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
     fc = a.fc.split()
-    rc, out = compile_one(fc, a.flag, a.work, "good", GOOD)
-    if rc != 0:
-        sys.exit("FAIL the correct program does not compile:\n" + out)
+    for name, good in (("good", GOOD), ("good_f08", GOOD_F08)):
+        rc, out = compile_one(fc, a.flag, a.work, name, good)
+        if rc != 0:
+            sys.exit("FAIL the correct program %s does not compile:\n%s" % (name, out))
     failures = 0
     for name, call, message in BAD:
-        source = GOOD.replace("  call MPI_FINALIZE(ierr)", "  %s\n  call MPI_FINALIZE(ierr)" % call)
+        if name.startswith("f08_"):
+            source = GOOD_F08.replace("  call MPI_Finalize()", "  %s\n  call MPI_Finalize()" % call)
+        else:
+            source = GOOD.replace("  call MPI_FINALIZE(ierr)",
+                                  "  %s\n  call MPI_FINALIZE(ierr)" % call)
         rc, out = compile_one(fc, a.flag, a.work, name, source)
         if rc == 0:
             print("FAIL %s compiled: %s" % (name, call))

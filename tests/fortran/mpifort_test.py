@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mpifort, mpif90 and mpif77 as users meet them, in the build tree and in an install prefix
 (`cmake --install` into a scratch directory): their -show/-showme answers (the style of
-mpicc's), the F77 (mpif.h) and `use mpi` test programs built by them and run under mpirun,
+mpicc's), the F77 (mpif.h), `use mpi` and `use mpi_f08` test programs built by them and run under mpirun,
 and `use mpi`'s compile-time checks through mpifort.
 
 usage: mpifort_test.py --cmake CMAKE --build BUILD --source TESTS_FORTRAN_DIR --work DIR
@@ -59,7 +59,8 @@ def build_and_run(prefix, source, work, tag):
     programs = [("mpif77", "f77_basic.f", ["-fallow-argument-mismatch", "-w"], "f77 basic: ok"),
                 ("mpifort", "f77_basic.f", ["-fallow-argument-mismatch", "-w"], "f77 basic: ok"),
                 ("mpif90", "use_mpi.f90", [], "use mpi: ok"),
-                ("mpifort", "use_mpi.f90", [], "use mpi: ok")]
+                ("mpifort", "use_mpi.f90", [], "use mpi: ok"),
+                ("mpifort", "use_mpi_f08.f90", [], "use mpi_f08: ok")]
     for wrapper, src, flags, expect in programs:
         exe = os.path.join(work, "%s_%s_%s" % (tag, wrapper, src.split(".")[0]))
         # the module file lands in the current directory: build each in its own
@@ -90,7 +91,7 @@ def main():
     if rc != 0:
         sys.exit("FAIL: cmake --install")
     for f in ("bin/mpifort", "bin/mpif90", "bin/mpif77", "include/mpif.h", "include/mpi.mod",
-              "lib/libmpifort.so"):
+              "include/mpi_f08.mod", "lib/libmpifort.so"):
         if not os.path.exists(os.path.join(prefix, f)):
             fail("not installed: " + f)
     for tag, where in (("build", os.path.realpath(a.build)), ("install", prefix)):
