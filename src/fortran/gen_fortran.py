@@ -46,7 +46,30 @@ SPECIAL = {
                          ("attribute_val", "aint", 0), ("flag", "logical", 0)],
     "MPI_Attr_get": [("comm", "handle", 0), ("keyval", "int", 0), ("attribute_val", "int", 0),
                      ("flag", "logical", 0)],
+    "MPI_Comm_create_keyval": [("comm_copy_attr_fn", "callback", 0),
+                               ("comm_delete_attr_fn", "callback", 0),
+                               ("comm_keyval", "int", 0), ("extra_state", "aint", 0)],
+    "MPI_Type_create_keyval": [("type_copy_attr_fn", "callback", 0),
+                               ("type_delete_attr_fn", "callback", 0),
+                               ("type_keyval", "int", 0), ("extra_state", "aint", 0)],
+    "MPI_Win_create_keyval": [("win_copy_attr_fn", "callback", 0),
+                              ("win_delete_attr_fn", "callback", 0),
+                              ("win_keyval", "int", 0), ("extra_state", "aint", 0)],
+    "MPI_Keyval_create": [("copy_fn", "callback", 0), ("delete_fn", "callback", 0),
+                          ("keyval", "int", 0), ("extra_state", "int", 0)],
+    "MPI_Comm_set_attr": [("comm", "handle", 0), ("comm_keyval", "int", 0),
+                          ("attribute_val", "aint", 0)],
+    "MPI_Type_set_attr": [("datatype", "handle", 0), ("type_keyval", "int", 0),
+                          ("attribute_val", "aint", 0)],
+    "MPI_Win_set_attr": [("win", "handle", 0), ("win_keyval", "int", 0),
+                         ("attribute_val", "aint", 0)],
+    "MPI_Attr_put": [("comm", "handle", 0), ("keyval", "int", 0), ("attribute_val", "int", 0)],
 }
+# the predefined Fortran callbacks of the keyvals (keyval.c)
+CALLBACKS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
+             "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
+             "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN",
+             "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
 
 
 class SimpleArg:
@@ -74,6 +97,8 @@ def write_mpif(path, c_constants, calls):
         for decl, var, block in SENTINELS:
             out.write(fixed_form("      %s %s" % (decl, var)))
             out.write(fixed_form("      COMMON /%s/ %s" % (block, var.split("(")[0])))
+        for name in CALLBACKS:
+            out.write(fixed_form("      EXTERNAL %s" % name))
         for f in calls:
             if f.ret == "double":
                 out.write(fixed_form("      DOUBLE PRECISION %s, P%s" % (f.name.upper(),
@@ -144,6 +169,8 @@ def write_module(path, c_constants, calls):
             out.write("  %s :: %s\n" % (decl.replace("*", "(len=") + ")"
                                          if "*" in decl else decl, var))
             out.write("  common /%s/ %s\n" % (block, var.split("(")[0]))
+        for name in CALLBACKS:
+            out.write("  external :: %s\n" % name)
         out.write("  interface\n")
         for name, ret, args in calls:
             if name == "MPI_Pcontrol":  # no IERROR (MPI-3.1 §14.2.4)

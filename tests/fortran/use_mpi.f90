@@ -2,11 +2,12 @@
 ! (MPI_WAITALL, MPI_WAITANY's 1-based index, MPI_TESTSOME, MPI_STATUSES_IGNORE), MPI_IN_PLACE,
 ! MPI_COMM_SPLIT, names (CHARACTER in and out), MPI_ERROR_STRING, derived datatypes over
 ! Fortran arrays (a row of a column-major matrix, a subarray in MPI_ORDER_FORTRAN), a
-! user-defined op and error handler written in Fortran, MPI_TYPE_CREATE_F90_REAL,
+! user-defined op, error handler and keyval callbacks written in Fortran, MPI_TYPE_CREATE_F90_REAL,
 ! MPI_COMM_GET_ATTR, MPI_WTIME. Any failure aborts the job.
 module checks
   use mpi
   implicit none
+  integer :: deleted = 0
 contains
   subroutine check(ok, what)
     logical, intent(in) :: ok
@@ -31,6 +32,29 @@ contains
     end do
   end subroutine first_wins
 
+  ! copies an attribute doubled; counts deletions in `deleted`
+  subroutine double_copy(oldcomm, keyval, extra, value_in, value_out, flag, ierror)
+    integer :: oldcomm, keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra, value_in, value_out
+    logical :: flag
+    if (extra /= 7 .or. oldcomm == MPI_COMM_NULL .or. keyval == MPI_KEYVAL_INVALID) then
+      flag = .false.
+      ierror = MPI_ERR_OTHER
+      return
+    end if
+    value_out = 2 * value_in
+    flag = .true.
+    ierror = MPI_SUCCESS
+  end subroutine double_copy
+
+  subroutine count_delete(comm, keyval, value, extra, ierror)
+    integer :: comm, keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: value, extra
+    if (comm /= MPI_COMM_NULL .and. keyval /= MPI_KEYVAL_INVALID .and. extra == 7) &
+      deleted = deleted + int(value)
+    ierror = MPI_SUCCESS
+  end subroutine count_delete
+
   subroutine on_error(comm, code)
     integer :: comm, code
     integer :: ierr
@@ -45,7 +69,8 @@ program use_mpi
   implicit none
   integer :: ierr, rank, np, next, prev, i, j, idx, outcount, color, sub, subrank, subsize
   integer :: requests(4), statuses(MPI_STATUS_SIZE, 4), indices(4), rowtype, subtype, op
-  integer :: errh, len, f90type, sums(3)
+  integer :: errh, len, f90type, sums(3), keyval, keyval2, dup
+  integer(kind=MPI_ADDRESS_KIND) :: attr
   integer :: sendbuf(5), recvbuf(5, 2)
   double precision :: a(4, 3), row(3), blk(4), t0, x(2), y(2)
   real(kind=selected_real_kind(15)) :: z
@@ -154,6 +179,33 @@ program use_mpi
   call check(name == 'handled', 'errhandler called with the communicator')
   call MPI_ERRHANDLER_FREE(errh, ierr)
   call MPI_COMM_FREE(sub, ierr)
+
+  ! keyvals with Fortran callbacks, and the predefined MPI_COMM_DUP_FN
+  call MPI_COMM_CREATE_KEYVAL(double_copy, count_delete, keyval, 7_MPI_ADDRESS_KIND, ierr)
+  call MPI_COMM_CREATE_KEYVAL(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, keyval2, &
+                              0_MPI_ADDRESS_KIND, ierr)
+  call MPI_COMM_DUP(MPI_COMM_WORLD, sub, ierr)
+  call MPI_COMM_SET_ATTR(sub, keyval, 21_MPI_ADDRESS_KIND, ierr)
+  call MPI_COMM_SET_ATTR(sub, keyval2, 5_MPI_ADDRESS_KIND, ierr)
+  call MPI_COMM_DUP(sub, dup, ierr)
+  call check(ierr == MPI_SUCCESS, 'dup with attributes')
+  call MPI_COMM_GET_ATTR(dup, keyval, attr, flag, ierr)
+  call check(flag .and. attr == 42, 'copy callback in Fortran')
+  call MPI_COMM_GET_ATTR(dup, keyval2, attr, flag, ierr)
+  call check(flag .and. attr == 5, 'MPI_COMM_DUP_FN')
+  call MPI_COMM_FREE(dup, ierr)
+  call MPI_COMM_FREE(sub, ierr)
+  call check(deleted == 42 + 21, 'delete callback in Fortran')
+  call MPI_COMM_FREE_KEYVAL(keyval, ierr)
+  call MPI_COMM_FREE_KEYVAL(keyval2, ierr)
+  call check(keyval == MPI_KEYVAL_INVALID, 'free_keyval')
+  call MPI_KEYVAL_CREATE(MPI_DUP_FN, MPI_NULL_DELETE_FN, keyval, 0, ierr)
+  call MPI_ATTR_PUT(MPI_COMM_SELF, keyval, 99, ierr)
+  call MPI_COMM_DUP(MPI_COMM_SELF, dup, ierr)
+  call MPI_ATTR_GET(dup, keyval, j, flag, ierr)
+  call check(flag .and. j == 99, 'MPI-1 keyval with MPI_DUP_FN')
+  call MPI_COMM_FREE(dup, ierr)
+  call MPI_KEYVAL_FREE(keyval, ierr)
 
   ! a parameterized type and a predefined attribute
   call MPI_TYPE_CREATE_F90_REAL(15, MPI_UNDEFINED, f90type, ierr)
