@@ -19,11 +19,11 @@ F08_TYPE = {"MPI_Comm": "MPI_Comm", "MPI_Datatype": "MPI_Datatype",
             "MPI_Errhandler": "MPI_Errhandler", "MPI_Request": "MPI_Request",
             "MPI_Message": "MPI_Message", "MPI_Group": "MPI_Group", "MPI_Info": "MPI_Info",
             "MPI_Win": "MPI_Win", "MPI_Op": "MPI_Op"}
-# MPI-1's deprecated attribute calls, and the keyvals, whose F08 callbacks (abstract
-# interfaces with TYPE(MPI_Comm) ...) are not bound yet
+# MPI-1's deprecated attribute calls, and the keyvals and generalized requests, whose F08
+# callbacks (abstract interfaces with TYPE(MPI_Comm), TYPE(MPI_Status) ...) are not bound yet
 NOT_IN_F08 = {"MPI_SOURCE", "MPI_TAG", "MPI_ERROR", "MPI_Attr_get", "MPI_Attr_put",
               "MPI_Keyval_create", "MPI_Comm_create_keyval", "MPI_Type_create_keyval",
-              "MPI_Win_create_keyval"}
+              "MPI_Win_create_keyval", "MPI_Grequest_start"}
 F08_SENTINELS = [("integer", "MPI_BOTTOM", "MPI_FORTRAN_BOTTOM"),
                  ("integer", "MPI_IN_PLACE", "MPI_FORTRAN_IN_PLACE"),
                  ("type(MPI_Status)", "MPI_STATUS_IGNORE", "MPI_FORTRAN_STATUS_IGNORE"),

@@ -64,6 +64,9 @@ SPECIAL = {
     "MPI_Win_set_attr": [("win", "handle", 0), ("win_keyval", "int", 0),
                          ("attribute_val", "aint", 0)],
     "MPI_Attr_put": [("comm", "handle", 0), ("keyval", "int", 0), ("attribute_val", "int", 0)],
+    "MPI_Grequest_start": [("query_fn", "callback", 0), ("free_fn", "callback", 0),
+                           ("cancel_fn", "callback", 0), ("extra_state", "aint", 0),
+                           ("request", "handle", 0)],
 }
 # the predefined Fortran callbacks of the keyvals (keyval.c)
 CALLBACKS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",

@@ -2,12 +2,12 @@
 ! (MPI_WAITALL, MPI_WAITANY's 1-based index, MPI_TESTSOME, MPI_STATUSES_IGNORE), MPI_IN_PLACE,
 ! MPI_COMM_SPLIT, names (CHARACTER in and out), MPI_ERROR_STRING, derived datatypes over
 ! Fortran arrays (a row of a column-major matrix, a subarray in MPI_ORDER_FORTRAN), a
-! user-defined op, error handler and keyval callbacks written in Fortran, MPI_TYPE_CREATE_F90_REAL,
-! MPI_COMM_GET_ATTR, MPI_WTIME. Any failure aborts the job.
+! user-defined op, error handler, keyval and generalized-request callbacks written in
+! Fortran, MPI_TYPE_CREATE_F90_REAL, MPI_COMM_GET_ATTR, MPI_WTIME. Any failure aborts.
 module checks
   use mpi
   implicit none
-  integer :: deleted = 0
+  integer :: deleted = 0, freed = 0
 contains
   subroutine check(ok, what)
     logical, intent(in) :: ok
@@ -54,6 +54,31 @@ contains
       deleted = deleted + int(value)
     ierror = MPI_SUCCESS
   end subroutine count_delete
+
+  ! a generalized request's callbacks: the status names the source 77; free counts
+  subroutine greq_query(extra, status, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    integer :: status(MPI_STATUS_SIZE), ierror
+    call MPI_STATUS_SET_ELEMENTS(status, MPI_INTEGER, int(extra), ierror)
+    status(MPI_SOURCE) = 77
+    status(MPI_TAG) = 5
+    ierror = MPI_SUCCESS
+  end subroutine greq_query
+
+  subroutine greq_free(extra, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    integer :: ierror
+    freed = freed + int(extra)
+    ierror = MPI_SUCCESS
+  end subroutine greq_free
+
+  subroutine greq_cancel(extra, complete, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    logical :: complete
+    integer :: ierror
+    if (complete .or. extra < 0) freed = -1000
+    ierror = MPI_SUCCESS
+  end subroutine greq_cancel
 
   subroutine on_error(comm, code)
     integer :: comm, code
@@ -206,6 +231,19 @@ program use_mpi
   call check(flag .and. j == 99, 'MPI-1 keyval with MPI_DUP_FN')
   call MPI_COMM_FREE(dup, ierr)
   call MPI_KEYVAL_FREE(keyval, ierr)
+
+  ! a generalized request with Fortran callbacks
+  call MPI_GREQUEST_START(greq_query, greq_free, greq_cancel, 3_MPI_ADDRESS_KIND, &
+                          requests(1), ierr)
+  call MPI_TEST(requests(1), flag, statuses(:, 1), ierr)
+  call check(.not. flag, 'grequest pending')
+  call MPI_GREQUEST_COMPLETE(requests(1), ierr)
+  call MPI_WAIT(requests(1), statuses(:, 1), ierr)
+  call check(ierr == MPI_SUCCESS .and. requests(1) == MPI_REQUEST_NULL, 'grequest wait')
+  call check(statuses(MPI_SOURCE, 1) == 77 .and. statuses(MPI_TAG, 1) == 5, 'grequest query')
+  call MPI_GET_COUNT(statuses(:, 1), MPI_INTEGER, i, ierr)
+  call check(i == 3, 'grequest count')
+  call check(freed == 3, 'grequest free')
 
   ! a parameterized type and a predefined attribute
   call MPI_TYPE_CREATE_F90_REAL(15, MPI_UNDEFINED, f90type, ierr)
