@@ -174,6 +174,7 @@ def write(path, functions, constants, handle_types):
     for line in interfaces:
         out += gen_fortran.free_form("    " + line, "")
     out += ["  end interface", "contains"]
+    out += gen_fortran.sizeof_procedure("optional, ").rstrip("\n").split("\n")
     for t in sorted(set(F08_TYPE.values())):
         for suffix, op in (("eq", "=="), ("ne", "/=")):
             f = "metampi_%s_%s" % (t.lower(), suffix)

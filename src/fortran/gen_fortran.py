@@ -162,6 +162,20 @@ def interface(name, ret, args, profiled):
     return lines
 
 
+def sizeof_procedure(optional):
+    """MPI_SIZEOF (MPI-3.1 §17.1.9): the bytes of x's type, any intrinsic type, any rank;
+    optional: "optional, " for mpi_f08's IERROR."""
+    return ("  subroutine MPI_SIZEOF(x, size, ierror)\n"
+            "    class(*), intent(in) :: x(..)\n"
+            "    integer, intent(out) :: size\n"
+            "    integer, %sintent(out) :: ierror\n"
+            "    size = int(storage_size(x) / 8)\n"
+            "%s"
+            "  end subroutine MPI_SIZEOF\n"
+            % (optional, "    if (present(ierror)) ierror = MPI_SUCCESS\n" if optional
+               else "    ierror = MPI_SUCCESS\n"))
+
+
 def write_module(path, c_constants, calls):
     with open(path, "w", encoding="utf-8") as out:
         out.write("! The module `mpi`, generated from mpi.h by src/fortran/gen_fortran.py.\n"
@@ -184,7 +198,9 @@ def write_module(path, c_constants, calls):
             for profiled in (False, True):
                 for line in interface(name, ret, args, profiled):
                     out.write("".join("%s\n" % part for part in free_form(line, "    ")))
-        out.write("  end interface\nend module mpi\n")
+        out.write("  end interface\ncontains\n")
+        out.write(sizeof_procedure(""))
+        out.write("end module mpi\n")
 
 
 def main():

@@ -3,7 +3,8 @@
 ! MPI_COMM_SPLIT, names (CHARACTER in and out), MPI_ERROR_STRING, derived datatypes over
 ! Fortran arrays (a row of a column-major matrix, a subarray in MPI_ORDER_FORTRAN), a
 ! user-defined op, error handler, keyval and generalized-request callbacks written in
-! Fortran, MPI_TYPE_CREATE_F90_REAL, MPI_COMM_GET_ATTR, MPI_WTIME. Any failure aborts.
+! Fortran, MPI_TYPE_CREATE_F90_REAL, MPI_COMM_GET_ATTR, MPI_SIZEOF, MPI_WTIME. Any failure
+! aborts the job.
 module checks
   use mpi
   implicit none
@@ -252,6 +253,14 @@ program use_mpi
   call check(z == np - 1, 'f90 real type')
   call MPI_COMM_GET_ATTR(MPI_COMM_WORLD, MPI_TAG_UB, tag_ub, flag, ierr)
   call check(flag .and. tag_ub >= 32767, 'MPI_TAG_UB')
+
+  ! MPI_SIZEOF of any type and rank
+  call MPI_SIZEOF(a, i, ierr)
+  call check(i == 8 .and. ierr == MPI_SUCCESS, 'MPI_SIZEOF double precision array')
+  call MPI_SIZEOF(1_2, i, ierr)
+  call check(i == 2, 'MPI_SIZEOF integer(2)')
+  call MPI_SIZEOF((1.0, 1.0), i, ierr)
+  call check(i == 8, 'MPI_SIZEOF complex')
 
   y = MPI_WTIME() - t0
   call check(y(1) >= 0.0d0, 'wtime')

@@ -2,7 +2,7 @@
 ! type(MPI_Status) with its MPI_SOURCE/MPI_TAG/MPI_ERROR components, IERROR omitted,
 ! arrays of type(MPI_Request) and type(MPI_Status), MPI_STATUSES_IGNORE, MPI_IN_PLACE,
 ! MPI_Comm_split, names, MPI_Error_string, a derived datatype, a user op with the F08
-! interface (TYPE(C_PTR), VALUE buffers), MPI_Wtime. Any failure aborts the job.
+! interface (TYPE(C_PTR), VALUE buffers), MPI_Sizeof, MPI_Wtime. Any failure aborts the job.
 module f08_checks
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
@@ -106,6 +106,8 @@ program use_mpi_f08
   call check(all(sums == [1, 2, 3]), 'user op in rank order')
   call MPI_Op_free(op)
 
+  call MPI_Sizeof(x, i)
+  call check(i == 8, 'MPI_Sizeof')
   call check(MPI_Wtime() >= t0, 'wtime')
   call MPI_Finalize()
   if (rank == 0) print '(a)', 'use mpi_f08: ok'
