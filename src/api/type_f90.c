@@ -8,7 +8,8 @@
  *    asks for: combiner MPI_COMBINER_F90_INTEGER/REAL/COMPLEX with the integers (r) or
  *    (p, r) of the call, no addresses, no types.
  *  - One call with the same arguments returns the same handle (a cache); the cache holds a
- *    user reference of its own, so a program's MPI_Type_free of it never frees it. */
+ *    user reference of its own, so a program's MPI_Type_free of it never frees it, and
+ *    MPI_Finalize drops every reference left (type_f90_finalize). */
 #include "api/type_common.h"
 
 #include "datatype/construct.h"
@@ -105,3 +106,14 @@ API_EXPORT int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     return create_f90(MPI_COMBINER_F90_COMPLEX, p, r, newtype, "MPI_Type_create_f90_complex");
 }
 API_WEAK_ALIAS(Type_create_f90_complex)
+
+void type_f90_finalize(void)
+{
+    for (int i = 0; i < cached; i++) {
+        dtype_t *t = dtype_lookup(cache[i].handle);
+        /* the last unpublish destroys t: count first */
+        for (int n = t ? t->user_refs : 0; n > 0; n--)
+            dtype_unpublish(t);
+    }
+    cached = 0;
+}
