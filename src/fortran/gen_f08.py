@@ -19,11 +19,19 @@ F08_TYPE = {"MPI_Comm": "MPI_Comm", "MPI_Datatype": "MPI_Datatype",
             "MPI_Errhandler": "MPI_Errhandler", "MPI_Request": "MPI_Request",
             "MPI_Message": "MPI_Message", "MPI_Group": "MPI_Group", "MPI_Info": "MPI_Info",
             "MPI_Win": "MPI_Win", "MPI_Op": "MPI_Op"}
-# MPI-1's deprecated attribute calls, and the keyvals and generalized requests, whose F08
-# callbacks (abstract interfaces with TYPE(MPI_Comm), TYPE(MPI_Status) ...) are not bound yet
+# MPI-1's deprecated attribute calls (MPI_Attr_get/put, MPI_Keyval_create)
 NOT_IN_F08 = {"MPI_SOURCE", "MPI_TAG", "MPI_ERROR", "MPI_Attr_get", "MPI_Attr_put",
-              "MPI_Keyval_create", "MPI_Comm_create_keyval", "MPI_Type_create_keyval",
-              "MPI_Win_create_keyval", "MPI_Grequest_start"}
+              "MPI_Keyval_create"}
+# the abstract interface of each callback argument of the hand-written calls
+CALLBACK_INTERFACES = {
+    "comm_copy_attr_fn": "MPI_Comm_copy_attr_function",
+    "comm_delete_attr_fn": "MPI_Comm_delete_attr_function",
+    "type_copy_attr_fn": "MPI_Type_copy_attr_function",
+    "type_delete_attr_fn": "MPI_Type_delete_attr_function",
+    "win_copy_attr_fn": "MPI_Win_copy_attr_function",
+    "win_delete_attr_fn": "MPI_Win_delete_attr_function",
+    "query_fn": "MPI_Grequest_query_function", "free_fn": "MPI_Grequest_free_function",
+    "cancel_fn": "MPI_Grequest_cancel_function"}
 F08_SENTINELS = [("integer", "MPI_BOTTOM", "MPI_FORTRAN_BOTTOM"),
                  ("integer", "MPI_IN_PLACE", "MPI_FORTRAN_IN_PLACE"),
                  ("type(MPI_Status)", "MPI_STATUS_IGNORE", "MPI_FORTRAN_STATUS_IGNORE"),
@@ -78,7 +86,69 @@ ABSTRACT = """abstract interface
     type(MPI_Win) :: win
     integer :: error_code
   end subroutine MPI_Win_errhandler_function
+""" + "".join("""  subroutine MPI_%(K)s_copy_attr_function(old%(k)s, %(k)s_keyval, extra_state, &
+      attribute_val_in, attribute_val_out, flag, ierror)
+    import
+    type(MPI_%(T)s) :: old%(k)s
+    integer :: %(k)s_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+  end subroutine MPI_%(K)s_copy_attr_function
+  subroutine MPI_%(K)s_delete_attr_function(%(k)s, %(k)s_keyval, attribute_val, extra_state, &
+      ierror)
+    import
+    type(MPI_%(T)s) :: %(k)s
+    integer :: %(k)s_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+  end subroutine MPI_%(K)s_delete_attr_function
+""" % {"K": K, "k": K.lower(), "T": T} for K, T in (("Comm", "Comm"), ("Type", "Datatype"),
+                                                   ("Win", "Win"))) + """  subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+    import
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Status) :: status
+    integer :: ierror
+  end subroutine MPI_Grequest_query_function
+  subroutine MPI_Grequest_free_function(extra_state, ierror)
+    import
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+  end subroutine MPI_Grequest_free_function
+  subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+    import
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierror
+  end subroutine MPI_Grequest_cancel_function
 end interface"""
+
+# The predefined keyval callbacks as module procedures of their abstract interfaces
+PREDEFINED_CALLBACKS = "".join("""subroutine MPI_%(K)s_NULL_COPY_FN(old%(k)s, %(k)s_keyval, extra_state, &
+    attribute_val_in, attribute_val_out, flag, ierror)
+  type(MPI_%(T)s) :: old%(k)s
+  integer :: %(k)s_keyval, ierror
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+  logical :: flag
+  flag = .false.
+  ierror = MPI_SUCCESS
+end subroutine MPI_%(K)s_NULL_COPY_FN
+subroutine MPI_%(K)s_DUP_FN(old%(k)s, %(k)s_keyval, extra_state, attribute_val_in, &
+    attribute_val_out, flag, ierror)
+  type(MPI_%(T)s) :: old%(k)s
+  integer :: %(k)s_keyval, ierror
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+  logical :: flag
+  attribute_val_out = attribute_val_in
+  flag = .true.
+  ierror = MPI_SUCCESS
+end subroutine MPI_%(K)s_DUP_FN
+subroutine MPI_%(K)s_NULL_DELETE_FN(%(k)s, %(k)s_keyval, attribute_val, extra_state, ierror)
+  type(MPI_%(T)s) :: %(k)s
+  integer :: %(k)s_keyval, ierror
+  integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+  ierror = MPI_SUCCESS
+end subroutine MPI_%(K)s_NULL_DELETE_FN
+""" % {"K": K.upper(), "k": K.lower(), "T": T} for K, T in (("Comm", "Comm"), ("Type", "Datatype"),
+                                                          ("Win", "Win")))
 
 
 def bind_c_interface(fname, cname, ret, args, with_lengths):
@@ -124,11 +194,13 @@ def write(path, functions, constants, handle_types):
              if f.name not in NOT_IN_F08]
     calls += [(n, "int", [gen_fortran.SimpleArg(*a) for a in args])
               for n, args in gen_fortran.SPECIAL.items() if n not in NOT_IN_F08]
-    for name, _, args in calls:  # the special calls' handles get their F08 types
+    for name, _, args in calls:  # the special calls' handles and callbacks get F08 types
         for a in args:
             if a.kind == "handle" and not hasattr(a, "ctype"):
                 a.ctype = {"comm": "MPI_Comm", "datatype": "MPI_Datatype", "win": "MPI_Win",
-                           "info": "MPI_Info"}[a.name]
+                           "info": "MPI_Info", "request": "MPI_Request"}[a.name]
+            if a.kind == "callback" and not hasattr(a, "ctype"):
+                a.ctype = CALLBACK_INTERFACES[a.name]
     interfaces, procedures = [], []
     for name, ret, args in calls:
         strings = needs_procedure(args)
@@ -175,6 +247,7 @@ def write(path, functions, constants, handle_types):
         out += gen_fortran.free_form("    " + line, "")
     out += ["  end interface", "contains"]
     out += gen_fortran.sizeof_procedure("optional, ").rstrip("\n").split("\n")
+    out += ["  " + line for line in PREDEFINED_CALLBACKS.rstrip("\n").split("\n")]
     for t in sorted(set(F08_TYPE.values())):
         for suffix, op in (("eq", "=="), ("ne", "/=")):
             f = "metampi_%s_%s" % (t.lower(), suffix)

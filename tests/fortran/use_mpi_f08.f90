@@ -2,11 +2,13 @@
 ! type(MPI_Status) with its MPI_SOURCE/MPI_TAG/MPI_ERROR components, IERROR omitted,
 ! arrays of type(MPI_Request) and type(MPI_Status), MPI_STATUSES_IGNORE, MPI_IN_PLACE,
 ! MPI_Comm_split, names, MPI_Error_string, a derived datatype, a user op with the F08
-! interface (TYPE(C_PTR), VALUE buffers), MPI_Sizeof, MPI_Wtime. Any failure aborts the job.
+! interface (TYPE(C_PTR), VALUE buffers), keyval and generalized-request callbacks with the
+! F08 interfaces, MPI_COMM_DUP_FN, MPI_Sizeof, MPI_Wtime. Any failure aborts the job.
 module f08_checks
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
+  logical :: greq_freed = .false.
 contains
   subroutine check(ok, what)
     logical, intent(in) :: ok
@@ -30,6 +32,41 @@ contains
     call c_f_pointer(inoutvec, b, [len])
     b = a
   end subroutine first_wins
+
+  ! copies an attribute tripled
+  subroutine triple_copy(oldcomm, keyval, extra, value_in, value_out, flag, ierror)
+    type(MPI_Comm) :: oldcomm
+    integer :: keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra, value_in, value_out
+    logical :: flag
+    flag = oldcomm /= MPI_COMM_NULL .and. keyval /= MPI_KEYVAL_INVALID .and. extra == 3
+    value_out = 3 * value_in
+    ierror = MPI_SUCCESS
+  end subroutine triple_copy
+
+  subroutine greq_query(extra, status, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    type(MPI_Status) :: status
+    integer :: ierror
+    status%MPI_SOURCE = int(extra)
+    status%MPI_TAG = 6
+    ierror = MPI_SUCCESS
+  end subroutine greq_query
+
+  subroutine greq_free(extra, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    integer :: ierror
+    greq_freed = extra == 55
+    ierror = MPI_SUCCESS
+  end subroutine greq_free
+
+  subroutine greq_cancel(extra, complete, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    logical :: complete
+    integer :: ierror
+    if (complete .or. extra /= 55) greq_freed = .false.
+    ierror = MPI_SUCCESS
+  end subroutine greq_cancel
 end module f08_checks
 
 program use_mpi_f08
@@ -38,7 +75,10 @@ program use_mpi_f08
   implicit none
   integer :: ierr, rank, np, next, prev, i, count, len, sums(3)
   type(MPI_Comm) :: sub, dup
-  type(MPI_Request) :: requests(2)
+  type(MPI_Request) :: requests(2), greq
+  integer :: keyval, keyval2
+  integer(kind=MPI_ADDRESS_KIND) :: attr
+  logical :: flag
   type(MPI_Status) :: status, statuses(2)
   type(MPI_Datatype) :: pair
   type(MPI_Op) :: op
@@ -105,6 +145,30 @@ program use_mpi_f08
   call MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_INTEGER, op, MPI_COMM_WORLD)
   call check(all(sums == [1, 2, 3]), 'user op in rank order')
   call MPI_Op_free(op)
+
+  ! a keyval with an F08 copy callback and MPI_COMM_NULL_DELETE_FN, MPI_COMM_DUP_FN
+  call MPI_Comm_create_keyval(triple_copy, MPI_COMM_NULL_DELETE_FN, keyval, 3_MPI_ADDRESS_KIND)
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, keyval2, &
+                              0_MPI_ADDRESS_KIND)
+  call MPI_Comm_set_attr(MPI_COMM_SELF, keyval, 14_MPI_ADDRESS_KIND)
+  call MPI_Comm_set_attr(MPI_COMM_SELF, keyval2, 9_MPI_ADDRESS_KIND)
+  call MPI_Comm_dup(MPI_COMM_SELF, dup)
+  call MPI_Comm_get_attr(dup, keyval, attr, flag)
+  call check(flag .and. attr == 42, 'F08 copy callback')
+  call MPI_Comm_get_attr(dup, keyval2, attr, flag)
+  call check(flag .and. attr == 9, 'F08 MPI_COMM_DUP_FN')
+  call MPI_Comm_free(dup)
+  call MPI_Comm_delete_attr(MPI_COMM_SELF, keyval)
+  call MPI_Comm_delete_attr(MPI_COMM_SELF, keyval2)
+  call MPI_Comm_free_keyval(keyval)
+  call MPI_Comm_free_keyval(keyval2)
+
+  ! a generalized request with F08 callbacks
+  call MPI_Grequest_start(greq_query, greq_free, greq_cancel, 55_MPI_ADDRESS_KIND, greq)
+  call MPI_Grequest_complete(greq)
+  call MPI_Wait(greq, status)
+  call check(status%MPI_SOURCE == 55 .and. status%MPI_TAG == 6, 'F08 grequest query')
+  call check(greq_freed .and. greq == MPI_REQUEST_NULL, 'F08 grequest free')
 
   call MPI_Sizeof(x, i)
   call check(i == 8, 'MPI_Sizeof')
