@@ -234,6 +234,8 @@ def write(path, functions, constants, handle_types):
             out.append("  type(%s), parameter :: %s = %s(%d)" % (t, name, t, value))
         else:
             out.append("  integer, parameter :: %s = %d" % (name, value))
+    out += ["  logical, parameter :: %s = %s" % (n, ".true." if v else ".false.")
+            for n, v in gen_fortran.LOGICAL_CONSTANTS]
     out += ["  " + line for line in ABSTRACT.split("\n")]
     for decl, var, block in F08_SENTINELS:
         out += ["  %s :: %s" % (decl, var), "  common /%s/ %s" % (block, var.split("(")[0])]

@@ -20,6 +20,9 @@ FORTRAN_ONLY = [("MPI_SOURCE", 1), ("MPI_TAG", 2), ("MPI_ERROR", 3),
                 ("MPI_ADDRESS_KIND", 8), ("MPI_OFFSET_KIND", 8), ("MPI_COUNT_KIND", 8),
                 ("MPI_INTEGER_KIND", 4)]
 C_ONLY = {"MPI_F_SOURCE", "MPI_F_TAG", "MPI_F_ERROR", "MPI_F_STATUS_SIZE"}
+# MPI-3.1 §17.1.2: choice buffers are addresses (no array descriptors), and nothing makes
+# the buffers of nonblocking calls ASYNCHRONOUS for the compiler
+LOGICAL_CONSTANTS = [("MPI_SUBARRAYS_SUPPORTED", False), ("MPI_ASYNC_PROTECTS_NONBLOCKING", False)]
 # (declaration, variable, COMMON block)
 SENTINELS = [("INTEGER", "MPI_BOTTOM", "MPI_FORTRAN_BOTTOM"),
              ("INTEGER", "MPI_IN_PLACE", "MPI_FORTRAN_IN_PLACE"),
@@ -97,6 +100,10 @@ def write_mpif(path, c_constants, calls):
         for name, value in constants(c_constants):
             out.write(fixed_form("      INTEGER %s" % name))
             out.write(fixed_form("      PARAMETER (%s=%d)" % (name, value)))
+        for name, value in LOGICAL_CONSTANTS:
+            out.write(fixed_form("      LOGICAL %s" % name))
+            out.write(fixed_form("      PARAMETER (%s=%s)" % (name, ".TRUE." if value
+                                                              else ".FALSE.")))
         for decl, var, block in SENTINELS:
             out.write(fixed_form("      %s %s" % (decl, var)))
             out.write(fixed_form("      COMMON /%s/ %s" % (block, var.split("(")[0])))
@@ -182,6 +189,9 @@ def write_module(path, c_constants, calls):
                   "module mpi\n  implicit none\n")
         for name, value in constants(c_constants):
             out.write("  integer, parameter :: %s = %d\n" % (name, value))
+        for name, value in LOGICAL_CONSTANTS:
+            out.write("  logical, parameter :: %s = %s\n" % (name, ".true." if value
+                                                                else ".false."))
         for decl, var, block in SENTINELS:
             out.write("  %s :: %s\n" % (decl.replace("*", "(len=") + ")"
                                          if "*" in decl else decl, var))

@@ -171,7 +171,7 @@ program use_mpi_f08
   call check(greq_freed .and. greq == MPI_REQUEST_NULL, 'F08 grequest free')
 
   call MPI_Sizeof(x, i)
-  call check(i == 8, 'MPI_Sizeof')
+  call check(i == 8 .and. .not. MPI_SUBARRAYS_SUPPORTED, 'MPI_Sizeof')
   call check(MPI_Wtime() >= t0, 'wtime')
   call MPI_Finalize()
   if (rank == 0) print '(a)', 'use mpi_f08: ok'
