@@ -84,7 +84,8 @@ class SimpleArg:
 
 
 def constants(c_constants):
-    result = [(n, v) for n, v in c_constants.items() if n not in C_ONLY]
+    result = [(n, v) for n, v in c_constants.items()
+              if n not in C_ONLY and not n.startswith(mpi_h.C_ONLY_PREFIX)]
     return result + FORTRAN_ONLY
 
 

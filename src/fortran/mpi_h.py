@@ -49,6 +49,8 @@ LEFT_OUT = {
     "MPI_Status_c2f": "C-only (language interoperability)",
     "MPI_Status_f2c": "C-only (language interoperability)",
 }
+# the tools information interface (MPI-3.1 §14.3) has C bindings only: its calls and constants
+C_ONLY_PREFIX = "MPI_T_"
 # callback types whose C and Fortran calling conventions are the same (all arguments by
 # reference, MPI_Fint handles): the Fortran procedure is passed to C as it is
 SAME_ABI_CALLBACKS = {"MPI_User_function", "MPI_Comm_errhandler_function",
