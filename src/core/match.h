@@ -57,4 +57,10 @@ int match_clash_waiting(const comm_t *c, int tag);
 /* Records a clash found elsewhere (printf-like), for match_last_clash. */
 void match_note_clash(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The queues' lengths now, and the longest the unexpected queue has been (tools interface). */
+typedef struct match_lengths {
+    size_t posted, unexpected, unexpected_max;
+} match_lengths_t;
+match_lengths_t match_lengths(void);
+
 #endif

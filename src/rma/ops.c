@@ -187,7 +187,7 @@ int rma_complete_requests(win_t *w)
     int n = 0;
     for (rma_pending_t *p = w->pending; p && w->user_requests; p = p->next)
         if (p->user && p->req->complete) {
-            request_complete_coll(p->user, MPI_SUCCESS);
+            request_complete_internal(p->user, MPI_SUCCESS);
             p->user = NULL;
             w->user_requests--;
             n++;
