@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Downloads the mpi4py sdist and the Cython wheel pinned in tests/mpi4py/versions.txt into
-# the cache the mpi4py tests build from (default /var/cache/metampi/mpi4py; METAMPI_CACHE
-# overrides the parent). Needs PyPI; without it the tests of label mpi4py report "skipped".
+# the cache the mpi4py tests build from: the directory given, default /var/cache/metampi/mpi4py
+# (CMake's METAMPI_MPI4PY_CACHE must name the same). Needs PyPI; without it the tests of label mpi4py report "skipped".
 # Never fails: a missing download is a warning.
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-cache="${METAMPI_CACHE:-/var/cache/metampi}/mpi4py"
+cache="${1:-/var/cache/metampi/mpi4py}"
 version() { awk -v p="$1" '$1 == p { print $2 }' "$here/tests/mpi4py/versions.txt"; }
 mpi4py=$(version mpi4py)
 cython=$(version cython)

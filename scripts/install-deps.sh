@@ -3,7 +3,8 @@
 # packages already present. Benchmark-only packages are installed by bench/setup.sh.
 #   build-essential cmake pkg-config   the build and the install/pkg-config tests
 #   libhwloc-dev                       CPU topology for mpirun's rank binding (runtime: libhwloc15)
-#   libssl-dev                         HMAC job-key authentication of TCP connections (libcrypto)
+#   libssl-dev                         HMAC job-key authentication of TCP connections (libcrypto),
+#                                      TLS 1.3 on the WAN streams (libssl)
 #   libzstd-dev                        compression of WAN frames by the site gateways
 #   libinih-dev                        mpirun's metacomputer description (INI, --metacomputer)
 #   python3                            the launcher and error-report test drivers
