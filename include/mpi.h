@@ -274,6 +274,32 @@ typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Dataty
 #define MPI_CXX_DOUBLE_COMPLEX     ((MPI_Datatype)0x0e001023)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x0e002024)
 
+/* ---- Fortran predefined datatypes (MPI-3.1 §3.2.2, §17.1.9, §17.2.5) ------------------
+ * Usable from C too, as the standard says; they describe gfortran's types: INTEGER and
+ * LOGICAL are 4 bytes (LOGICAL: 0 false, 1 true), REAL(16)/COMPLEX(32) are IEEE binary128
+ * (__float128, not C's long double). MPI_2REAL, MPI_2DOUBLE_PRECISION and MPI_2INTEGER are
+ * the MINLOC/MAXLOC pairs whose index has the value's type. */
+#define MPI_INTEGER                ((MPI_Datatype)0x0e000426)
+#define MPI_REAL                   ((MPI_Datatype)0x0e000427)
+#define MPI_DOUBLE_PRECISION       ((MPI_Datatype)0x0e000828)
+#define MPI_COMPLEX                ((MPI_Datatype)0x0e000829)
+#define MPI_DOUBLE_COMPLEX         ((MPI_Datatype)0x0e00102a)
+#define MPI_LOGICAL                ((MPI_Datatype)0x0e00042b)
+#define MPI_CHARACTER              ((MPI_Datatype)0x0e00012c)
+#define MPI_INTEGER1               ((MPI_Datatype)0x0e00012d)
+#define MPI_INTEGER2               ((MPI_Datatype)0x0e00022e)
+#define MPI_INTEGER4               ((MPI_Datatype)0x0e00042f)
+#define MPI_INTEGER8               ((MPI_Datatype)0x0e000830)
+#define MPI_REAL4                  ((MPI_Datatype)0x0e000431)
+#define MPI_REAL8                  ((MPI_Datatype)0x0e000832)
+#define MPI_REAL16                 ((MPI_Datatype)0x0e001033)
+#define MPI_COMPLEX8               ((MPI_Datatype)0x0e000834)
+#define MPI_COMPLEX16              ((MPI_Datatype)0x0e001035)
+#define MPI_COMPLEX32              ((MPI_Datatype)0x0e002036)
+#define MPI_2REAL                  ((MPI_Datatype)0x0c000007)
+#define MPI_2DOUBLE_PRECISION      ((MPI_Datatype)0x0c000008)
+#define MPI_2INTEGER               ((MPI_Datatype)0x0c000009)
+
 /* ---- special ranks, tags and values ------------------------------------------------- */
 #define MPI_PROC_NULL   (-1)
 #define MPI_ANY_SOURCE  (-2)
@@ -872,6 +898,13 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+/* Fortran's parameterized types (MPI-3.1 §17.1.9), as gfortran chooses its kinds */
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int MPI_Get_address(const void *location, MPI_Aint *address);
 int PMPI_Get_address(const void *location, MPI_Aint *address);
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);

@@ -17,10 +17,11 @@
 #                                      ip/tc build the emulated clusters (tests/cluster)
 #   iputils-ping                       reachability and round trips in the emulated clusters
 #   clang-14 libclang-rt-14-dev        libFuzzer, for the fuzz tests of the network parsers
+#   gfortran                           the Fortran bindings (mpif.h, the mpi module, mpifort)
 set -euo pipefail
 packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev libinih-dev libzstd-dev python3
           python3-matplotlib python3-dev python3-venv python3-pip python3-setuptools python3-wheel
-          mpich procps iproute2 iputils-ping clang-14 libclang-rt-14-dev)
+          mpich procps iproute2 iputils-ping clang-14 libclang-rt-14-dev gfortran)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

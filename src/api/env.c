@@ -1,5 +1,6 @@
 /* Environment management (MPI-3.1 chapter 8): init, finalize, abort, clocks, versions. */
 #include "api/api.h"
+#include "api/type_common.h"
 #include "rma/win.h"
 
 #include "core/attr.h"
@@ -111,6 +112,7 @@ API_EXPORT int PMPI_Finalize(void)
     p2p_finalize();
     icoll_release_spares();
     comm_finalize();
+    type_f90_finalize();
     dtype_finalize();
     job_finalize();
     state.phase = STATE_FINALIZED;

@@ -31,5 +31,8 @@ int raise_bad_type(MPI_Comm comm, MPI_Datatype h, const char *func, const char *
 int type_finish(dtype_t *t, MPI_Datatype *newtype, const char *func);
 /* Raises the class a construct.h function returned. */
 int raise_construct(int rc, const char *func);
+/* MPI_Finalize: drops the types MPI_Type_create_f90_* cached (type_f90.c), which a program
+ * must not free itself. */
+void type_f90_finalize(void);
 
 #endif

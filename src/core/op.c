@@ -120,7 +120,8 @@ static int apply_packed(op_kind_t kind, int leaf, const void *in, void *inout, s
     if (leaf >= LEAF_PAIR) {
         int p = leaf - LEAF_PAIR;
         size_t fsize = dtype_predefined_size(dtype_pairs[p].first);
-        return op_kernel_pair(kind, p, in, inout, n, fsize + sizeof(int), fsize);
+        return op_kernel_pair(kind, p, in, inout, n,
+                              fsize + dtype_predefined_size(dtype_pairs[p].index), fsize);
     }
     return op_kernel_basic(kind, leaf, in, inout, n);
 }
@@ -128,7 +129,8 @@ static int apply_packed(op_kind_t kind, int leaf, const void *in, void *inout, s
 static size_t leaf_size(int leaf)
 {
     if (leaf >= LEAF_PAIR)
-        return dtype_predefined_size(dtype_pairs[leaf - LEAF_PAIR].first) + sizeof(int);
+        return dtype_predefined_size(dtype_pairs[leaf - LEAF_PAIR].first) +
+               dtype_predefined_size(dtype_pairs[leaf - LEAF_PAIR].index);
     return dtype_predefined_size(dtype_basic(leaf)->handle);
 }
 

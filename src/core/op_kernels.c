@@ -28,8 +28,12 @@ typedef void kernel_fn(const void *in, void *inout, size_t n);
 /* Kernel element types. */
 enum {
     K_NONE, K_I8, K_U8, K_I16, K_U16, K_I32, K_U32, K_I64, K_U64, K_F, K_D, K_LD, K_CF, K_CD,
-    K_CLD, K_BOOL, K_COUNT
+    K_CLD, K_BOOL, K_Q, K_CQ, K_COUNT
 };
+
+/* Fortran's REAL(16)/COMPLEX(32) with gfortran: IEEE binary128, GCC's __float128 (soft
+ * float in libgcc), not the x87 long double. */
+typedef _Complex float __attribute__((mode(TC))) complex128_t;
 
 /* Type classes of MPI-3.1 §5.9.2. */
 enum {
@@ -82,6 +86,24 @@ static const struct {
     B(MPI_AINT, SINT(MPI_Aint), C_MULTI),
     B(MPI_OFFSET, SINT(MPI_Offset), C_MULTI),
     B(MPI_COUNT, SINT(MPI_Count), C_MULTI),
+    /* Fortran: integer, floating point, complex and logical classes as in C; LOGICAL is a
+     * 4-byte 0/1 integer, so the unsigned logical kernels give gfortran's .TRUE. (1) */
+    B(MPI_INTEGER, K_I32, C_INT),
+    B(MPI_REAL, K_F, C_FLOAT),
+    B(MPI_DOUBLE_PRECISION, K_D, C_FLOAT),
+    B(MPI_COMPLEX, K_CF, C_COMPLEX),
+    B(MPI_DOUBLE_COMPLEX, K_CD, C_COMPLEX),
+    B(MPI_LOGICAL, K_U32, C_LOGICAL),
+    B(MPI_INTEGER1, K_I8, C_INT),
+    B(MPI_INTEGER2, K_I16, C_INT),
+    B(MPI_INTEGER4, K_I32, C_INT),
+    B(MPI_INTEGER8, K_I64, C_INT),
+    B(MPI_REAL4, K_F, C_FLOAT),
+    B(MPI_REAL8, K_D, C_FLOAT),
+    B(MPI_REAL16, K_Q, C_FLOAT),
+    B(MPI_COMPLEX8, K_CF, C_COMPLEX),
+    B(MPI_COMPLEX16, K_CD, C_COMPLEX),
+    B(MPI_COMPLEX32, K_CQ, C_COMPLEX),
 #undef B
 };
 
@@ -170,6 +192,7 @@ KERNEL(min_i64, int64_t, F_MIN)
 FLOAT_KERNELS(f, float)
 FLOAT_KERNELS(d, double)
 FLOAT_KERNELS(ld, long double)
+FLOAT_KERNELS(q, __float128)
 
 KERNEL(sum_cf, float _Complex, F_SUM)
 KERNEL(prod_cf, float _Complex, F_PROD)
@@ -177,6 +200,8 @@ KERNEL(sum_cd, double _Complex, F_SUM)
 KERNEL(prod_cd, double _Complex, F_PROD)
 KERNEL(sum_cld, long double _Complex, F_SUM)
 KERNEL(prod_cld, long double _Complex, F_PROD)
+KERNEL(sum_cq, complex128_t, F_SUM)
+KERNEL(prod_cq, complex128_t, F_PROD)
 
 KERNEL(land_b, bool, F_LAND)
 KERNEL(lor_b, bool, F_LOR)
@@ -189,12 +214,15 @@ KERNEL(lxor_b, bool, F_LXOR)
 #define INT_ROW_U(op) INT_ROW(op, u8, u16, u32, u64)
 
 static kernel_fn *const kernels[OP_NPREDEFINED + 1][K_COUNT] = {
-    [OP_MAX] = {INT_ROW(max, i8, i16, i32, i64), [K_F] = max_f, [K_D] = max_d, [K_LD] = max_ld},
-    [OP_MIN] = {INT_ROW(min, i8, i16, i32, i64), [K_F] = min_f, [K_D] = min_d, [K_LD] = min_ld},
+    [OP_MAX] = {INT_ROW(max, i8, i16, i32, i64), [K_F] = max_f, [K_D] = max_d, [K_LD] = max_ld,
+                [K_Q] = max_q},
+    [OP_MIN] = {INT_ROW(min, i8, i16, i32, i64), [K_F] = min_f, [K_D] = min_d, [K_LD] = min_ld,
+                [K_Q] = min_q},
     [OP_SUM] = {INT_ROW_U(sum), [K_F] = sum_f, [K_D] = sum_d, [K_LD] = sum_ld, [K_CF] = sum_cf,
-                [K_CD] = sum_cd, [K_CLD] = sum_cld},
+                [K_CD] = sum_cd, [K_CLD] = sum_cld, [K_Q] = sum_q, [K_CQ] = sum_cq},
     [OP_PROD] = {INT_ROW_U(prod), [K_F] = prod_f, [K_D] = prod_d, [K_LD] = prod_ld,
-                 [K_CF] = prod_cf, [K_CD] = prod_cd, [K_CLD] = prod_cld},
+                 [K_CF] = prod_cf, [K_CD] = prod_cd, [K_CLD] = prod_cld, [K_Q] = prod_q,
+                 [K_CQ] = prod_cq},
     [OP_LAND] = {INT_ROW_U(land), [K_BOOL] = land_b},
     [OP_LOR] = {INT_ROW_U(lor), [K_BOOL] = lor_b},
     [OP_LXOR] = {INT_ROW_U(lxor), [K_BOOL] = lxor_b},
@@ -227,13 +255,14 @@ int op_kernel_basic(op_kind_t kind, int basic, const void *in, void *inout, size
 }
 
 /* MAXLOC (CMP >) and MINLOC (CMP <): the better value wins; on equal values the smaller
- * index (MPI-3.1 §5.9.4). */
-#define PAIR_KERNEL(name, T, CMP)                                                              \
+ * index (MPI-3.1 §5.9.4). The index has type I: int in C's pairs, the value's type in
+ * Fortran's. */
+#define PAIR_KERNEL(name, T, I, CMP)                                                           \
     static void name(const char *in, char *inout, size_t n, size_t stride, size_t ioff)        \
     {                                                                                          \
         for (size_t i = 0; i < n; i++, in += stride, inout += stride) {                        \
             T x, y;                                                                            \
-            int ix, iy;                                                                        \
+            I ix, iy;                                                                          \
             memcpy(&x, in, sizeof x);                                                          \
             memcpy(&y, inout, sizeof y);                                                       \
             memcpy(&ix, in + ioff, sizeof ix);                                                 \
@@ -246,24 +275,29 @@ int op_kernel_basic(op_kind_t kind, int basic, const void *in, void *inout, size
             }                                                                                  \
         }                                                                                      \
     }
-#define PAIR_KERNELS(s, T)                                                                     \
-    PAIR_KERNEL(maxloc_##s, T, >)                                                              \
-    PAIR_KERNEL(minloc_##s, T, <)
-PAIR_KERNELS(f, float)
-PAIR_KERNELS(d, double)
-PAIR_KERNELS(l, long)
-PAIR_KERNELS(i, int)
-PAIR_KERNELS(s, short)
-PAIR_KERNELS(ld, long double)
+#define PAIR_KERNELS(s, T, I)                                                                  \
+    PAIR_KERNEL(maxloc_##s, T, I, >)                                                           \
+    PAIR_KERNEL(minloc_##s, T, I, <)
+PAIR_KERNELS(f, float, int)
+PAIR_KERNELS(d, double, int)
+PAIR_KERNELS(l, long, int)
+PAIR_KERNELS(i, int, int)
+PAIR_KERNELS(s, short, int)
+PAIR_KERNELS(ld, long double, int)
+PAIR_KERNELS(2f, float, float)
+PAIR_KERNELS(2d, double, double)
+PAIR_KERNELS(2i, int32_t, int32_t)
 
 typedef void pair_fn(const char *in, char *inout, size_t n, size_t stride, size_t ioff);
 /* In the order of dtype_pairs (checked by op_kernel_pair against the first type's size). */
 static pair_fn *const pair_kernels[DTYPE_NPAIRS][2] = {
     {maxloc_f, minloc_f}, {maxloc_d, minloc_d},   {maxloc_l, minloc_l},
     {maxloc_i, minloc_i}, {maxloc_s, minloc_s}, {maxloc_ld, minloc_ld},
+    {maxloc_2f, minloc_2f}, {maxloc_2d, minloc_2d}, {maxloc_2i, minloc_2i},
 };
-static const MPI_Datatype pair_first[DTYPE_NPAIRS] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG,
-                                                      MPI_INT,   MPI_SHORT,  MPI_LONG_DOUBLE};
+static const MPI_Datatype pair_first[DTYPE_NPAIRS] = {
+    MPI_FLOAT, MPI_DOUBLE, MPI_LONG, MPI_INT, MPI_SHORT, MPI_LONG_DOUBLE,
+    MPI_REAL,  MPI_DOUBLE_PRECISION, MPI_INTEGER};
 
 int op_kernel_pair(op_kind_t kind, int p, const void *in, void *inout, size_t n,
                    size_t stride, size_t int_off)
@@ -278,7 +312,7 @@ int op_kernel_pair(op_kind_t kind, int p, const void *in, void *inout, size_t n,
             const char *a = (const char *)in + i * stride;
             char *b = (char *)inout + i * stride;
             memmove(b, a, dtype_predefined_size(pair_first[p]));
-            memmove(b + int_off, a + int_off, sizeof(int));
+            memmove(b + int_off, a + int_off, dtype_predefined_size(dtype_pairs[p].index));
         }
         return MPI_SUCCESS;
     case OP_MAXLOC:

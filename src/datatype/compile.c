@@ -271,6 +271,11 @@ static ir_node_t *build_type(ctx_t *x, const dtype_t *t, int depth)
         return build_subarray(x, t, depth);
     case MPI_COMBINER_DARRAY:
         return build_darray(x, t, depth);
+    case MPI_COMBINER_F90_INTEGER: /* MPI_Type_create_f90_*: a predefined type's typemap */
+    case MPI_COMBINER_F90_REAL:
+    case MPI_COMBINER_F90_COMPLEX:
+        NEED(t->equiv);
+        return build(x, t->equiv->handle, depth + 1);
     default:
         x->ir.failed = 1;
         return NULL;

@@ -158,13 +158,13 @@ static void init_basic(int i)
     strcpy(t->name, b->name);
 }
 
-/* A pair type: the struct {first at 0, int at int_disp}, whose padding to the largest
+/* A pair type: the struct {first at 0, index at int_disp}, whose padding to the largest
  * alignment gives the C struct's size (checked by the unit test), moved to its reserved
  * handle. */
 static int init_pair(int i)
 {
     const dtype_pair_info_t *p = &dtype_pairs[i];
-    dtype_t *types[2] = {dtype_lookup(p->first), dtype_lookup(MPI_INT)};
+    dtype_t *types[2] = {dtype_lookup(p->first), dtype_lookup(p->index)};
     const int bl[2] = {1, 1};
     const MPI_Aint disps[2] = {0, p->int_disp};
     dtype_t *t;

@@ -14,7 +14,8 @@
  * Handles: single-element predefined types are 0x0e00SSII (size SS, basic index II; the hot
  * path reads the size from the handle, see predefined.h). Every other type has a handle of
  * the derived kind 0x0c000000 | index; indices 1..DTYPE_NPAIRS are the predefined pair types
- * (MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT). The pieces the library builds for itself (of
+ * (MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT, then Fortran's MPI_2REAL ... MPI_2INTEGER). The
+ * pieces the library builds for itself (of
  * subarray, darray and pair typemaps) have handles too, which the user never sees.
  *
  * How to walk a typemap (compile, external32): by combiner, with the arguments of the MPI
@@ -32,7 +33,7 @@
 
 #include <mpi.h>
 
-#define DTYPE_NPAIRS 6
+#define DTYPE_NPAIRS 9
 
 struct attr_node; /* an attribute (core/attr.c) */
 

@@ -49,11 +49,32 @@ static const dtype_basic_info_t basics[DTYPE_NBASIC] = {
     T(MPI_CXX_DOUBLE_COMPLEX, double _Complex, 16, EXT32_COMPLEX),
     T(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, 32, EXT32_LDCOMPLEX),
     T(MPI_PACKED, unsigned char, 1, EXT32_COPY),
+    /* Fortran (gfortran's types): LOGICAL is a 4-byte integer 0/1, REAL(16) binary128 */
+    T(MPI_INTEGER, int32_t, 4, EXT32_SINT),
+    T(MPI_REAL, float, 4, EXT32_FLOAT),
+    T(MPI_DOUBLE_PRECISION, double, 8, EXT32_FLOAT),
+    T(MPI_COMPLEX, float _Complex, 8, EXT32_COMPLEX),
+    T(MPI_DOUBLE_COMPLEX, double _Complex, 16, EXT32_COMPLEX),
+    T(MPI_LOGICAL, int32_t, 4, EXT32_SINT),
+    T(MPI_CHARACTER, char, 1, EXT32_COPY),
+    T(MPI_INTEGER1, int8_t, 1, EXT32_COPY),
+    T(MPI_INTEGER2, int16_t, 2, EXT32_SINT),
+    T(MPI_INTEGER4, int32_t, 4, EXT32_SINT),
+    T(MPI_INTEGER8, int64_t, 8, EXT32_SINT),
+    T(MPI_REAL4, float, 4, EXT32_FLOAT),
+    T(MPI_REAL8, double, 8, EXT32_FLOAT),
+    T(MPI_REAL16, __float128, 16, EXT32_FLOAT),
+    T(MPI_COMPLEX8, float _Complex, 8, EXT32_COMPLEX),
+    T(MPI_COMPLEX16, double _Complex, 16, EXT32_COMPLEX),
+    T(MPI_COMPLEX32, __float128, 32, EXT32_COMPLEX),
 };
 #undef T
 
 #define PAIR(h, first, ctype)                                                                  \
-    { h, #h, first, offsetof(struct { ctype a; int b; }, b), sizeof(struct { ctype a; int b; }) }
+    { h, #h, first, MPI_INT, offsetof(struct { ctype a; int b; }, b),                          \
+      sizeof(struct { ctype a; int b; }) }
+/* Fortran's pairs: two values of one type, the index the second (MPI-3.1 §5.9.4) */
+#define FPAIR(h, first, ctype) { h, #h, first, first, sizeof(ctype), 2 * sizeof(ctype) }
 const dtype_pair_info_t dtype_pairs[DTYPE_NPAIRS] = {
     PAIR(MPI_FLOAT_INT, MPI_FLOAT, float),
     PAIR(MPI_DOUBLE_INT, MPI_DOUBLE, double),
@@ -61,8 +82,12 @@ const dtype_pair_info_t dtype_pairs[DTYPE_NPAIRS] = {
     PAIR(MPI_2INT, MPI_INT, int),
     PAIR(MPI_SHORT_INT, MPI_SHORT, short),
     PAIR(MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, long double),
+    FPAIR(MPI_2REAL, MPI_REAL, float),
+    FPAIR(MPI_2DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, double),
+    FPAIR(MPI_2INTEGER, MPI_INTEGER, int32_t),
 };
 #undef PAIR
+#undef FPAIR
 
 /* Index i of the table holds the predefined type whose handle ends in i + 1. */
 int dtype_is_predefined(MPI_Datatype t)

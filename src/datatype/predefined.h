@@ -48,16 +48,18 @@ typedef struct dtype_basic_info {
 } dtype_basic_info_t;
 
 /* Basic indices run from 1 to DTYPE_NBASIC. */
-#define DTYPE_NBASIC 37
+#define DTYPE_NBASIC 54
 /* The basic type with index `basic`, or NULL when there is none. */
 const dtype_basic_info_t *dtype_basic(int basic);
 
-/* A pair type: {first, int} laid out as the C struct { first a; int b; }. */
+/* A pair type: {first, index} laid out as the C struct { first a; index b; }. The index is
+ * MPI_INT for C's pairs, the value's own type for Fortran's (MPI_2REAL, ...). */
 typedef struct dtype_pair_info {
     MPI_Datatype handle;
     const char *name;
     MPI_Datatype first;
-    MPI_Aint int_disp;  /* offsetof(struct, b) */
+    MPI_Datatype index;  /* the index's type */
+    MPI_Aint int_disp;  /* offsetof(struct, b): where the index is */
     MPI_Aint extent;    /* sizeof(struct) */
 } dtype_pair_info_t;
 

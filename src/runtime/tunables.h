@@ -52,7 +52,7 @@ enum tun_reader {
     TUN_R_MPIRUN = 1 << 5,
     TUN_R_GATEWAY = 1 << 6,
     TUN_R_RENDEZVOUS = 1 << 7,
-    TUN_R_WRAPPERS = 1 << 8, /* mpicc, mpicxx (shell scripts: not through this module) */
+    TUN_R_WRAPPERS = 1 << 8, /* mpicc, mpicxx, mpifort (shell scripts, not through this) */
     TUN_R_LIBRARY = TUN_R_RUNTIME | TUN_R_TRANSPORT | TUN_R_PROTO | TUN_R_CORE | TUN_R_COLL,
 };
 

@@ -2,13 +2,16 @@
 """Configure, build and run tests/findmpi/project against a metampi build tree.
 
 Modes:
-  hints  -- MPI_C_COMPILER / MPI_CXX_COMPILER point at <build>/bin/mpicc and mpicxx.
+  hints  -- MPI_<LANG>_COMPILER point at <build>/bin/mpicc, mpicxx, mpifort.
   path   -- no hints; only PATH has <build>/bin first. Debian's Open MPI and MPICH wrappers
             live in /usr/bin, so this proves FindMPI prefers ours when it comes first.
 
+--languages C,CXX (project/) or C,Fortran (project_fortran/: also mpif.h and the mpi and
+mpi_f08 modules must be found) names the components the project asks for.
+
 Passes only if FindMPI's results (include dirs, libraries, compilers, and in path mode
-mpiexec) all lie inside the metampi build tree, the MPI version matches mpi.h, and both
-programs print one line per rank under `<build>/bin/mpirun -n 2`.
+mpiexec) all lie inside the metampi build tree, the MPI version matches mpi.h, and every
+program prints one line per rank under `<build>/bin/mpirun -n 2`.
 """
 import argparse
 import os
@@ -18,6 +21,10 @@ import subprocess
 import sys
 
 NP = 2
+# per language: the wrapper, the program, what it prints
+LANGUAGES = {"C": ("mpicc", "hello_c", "hello from C"),
+             "CXX": ("mpicxx", "hello_cxx", "hello from C++"),
+             "Fortran": ("mpifort", "hello_fortran", "hello from Fortran")}
 
 
 def fail(msg):
@@ -80,7 +87,9 @@ def main():
     ap.add_argument("--work", required=True, help="scratch dir, recreated")
     ap.add_argument("--mode", choices=["hints", "path"], required=True)
     ap.add_argument("--sanitize-flags", default="")
+    ap.add_argument("--languages", default="C,CXX")
     args = ap.parse_args()
+    languages = args.languages.split(",")
 
     build = os.path.realpath(args.build)
     bindir = os.path.join(build, "bin")
@@ -90,35 +99,41 @@ def main():
     env = dict(os.environ)
     configure = [args.cmake, "-S", args.project, "-B", args.work, "-G", args.generator]
     if args.mode == "hints":
-        configure += [f"-DMPI_C_COMPILER={bindir}/mpicc", f"-DMPI_CXX_COMPILER={bindir}/mpicxx"]
+        configure += [f"-DMPI_{lang}_COMPILER={bindir}/{LANGUAGES[lang][0]}"
+                      for lang in languages]
     else:
         env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-        for hint in ("MPI_HOME", "I_MPI_ROOT", "MPICC", "MPICXX"):
+        for hint in ("MPI_HOME", "I_MPI_ROOT", "MPICC", "MPICXX", "MPIFC", "MPIF90", "MPIF77"):
             env.pop(hint, None)
     if args.sanitize_flags:
         # A sanitized libmpi needs instrumented programs, as any sanitizer user would set up.
-        for var in ("CMAKE_C_FLAGS", "CMAKE_CXX_FLAGS", "CMAKE_EXE_LINKER_FLAGS"):
+        for var in [f"CMAKE_{lang}_FLAGS" for lang in languages] + ["CMAKE_EXE_LINKER_FLAGS"]:
             configure.append(f"-D{var}={args.sanitize_flags}")
 
     found = reported_vars(run(configure, env=env))
-    for name in ("MPI_C_COMPILER", "MPI_CXX_COMPILER", "MPI_C_INCLUDE_DIRS",
-                 "MPI_CXX_INCLUDE_DIRS", "MPI_C_LIBRARIES", "MPI_CXX_LIBRARIES"):
-        check_inside(build, name, found.get(name))
+    for lang in languages:
+        for what in ("COMPILER", "INCLUDE_DIRS", "LIBRARIES"):
+            check_inside(build, f"MPI_{lang}_{what}", found.get(f"MPI_{lang}_{what}"))
+    if "Fortran" in languages:
+        for name in ("MPI_Fortran_HAVE_F77_HEADER", "MPI_Fortran_HAVE_F90_MODULE",
+                     "MPI_Fortran_HAVE_F08_MODULE"):
+            if found.get(name) not in ("TRUE", "ON", "1", "YES"):
+                fail(f"FindMPI reports {name}={found.get(name)!r}")
     if args.mode == "path":
         check_inside(build, "MPIEXEC_EXECUTABLE", found.get("MPIEXEC_EXECUTABLE"))
     version = mpi_version_from_header(build)
-    for name in ("MPI_C_VERSION", "MPI_CXX_VERSION"):
+    for name in [f"MPI_{lang}_VERSION" for lang in languages]:
         if found.get(name) != version:
             fail(f"FindMPI reports {name}={found.get(name)!r}, mpi.h says {version}")
 
     run([args.cmake, "--build", args.work], env=env)
 
     mpirun = os.path.join(bindir, "mpirun")
-    check_rank_lines(run([mpirun, "-n", str(NP), os.path.join(args.work, "hello_c")], env=env),
-                     "hello from C")
-    check_rank_lines(run([mpirun, "-n", str(NP), os.path.join(args.work, "hello_cxx")], env=env),
-                     "hello from C++")
-    print(f"PASS: FindMPI ({args.mode}) found metampi in {build}")
+    for lang in languages:
+        _, program, prefix = LANGUAGES[lang]
+        check_rank_lines(run([mpirun, "-n", str(NP), os.path.join(args.work, program)], env=env),
+                         prefix)
+    print(f"PASS: FindMPI ({args.mode}, {args.languages}) found metampi in {build}")
 
 
 if __name__ == "__main__":

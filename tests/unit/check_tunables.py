@@ -2,8 +2,8 @@
 """Every METAMPI_* environment variable goes through the registry (src/runtime/tunables.def).
 
 Fails, with one line per finding, when
-  - a METAMPI_* name in src/, include/, tests/, bench/, examples/, scripts/, README.md or
-    docs/ is not registered (a variable read around the registry, a misspelt variable in a
+  - a METAMPI_* name in src/, include/, tests/, bench/, examples/, scripts/, README.md,
+    docs/ or the top CMakeLists.txt is not registered (a variable read around the registry, a misspelt variable in a
     test, a document about a variable that does not exist) -- names that are not environment
     variables are recognised and skipped: C macros (#define: header guards, mpi.h's
     METAMPI_SITE), CMake variables (set/option/${...}/-D) and the prefixes of a family
@@ -50,6 +50,7 @@ def files(root):
                     yield os.path.join(d, n)
     yield os.path.join(root, "README.md")
     yield os.path.join(root, "Makefile")
+    yield os.path.join(root, "CMakeLists.txt")
 
 
 def read(path):

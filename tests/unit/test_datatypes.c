@@ -104,7 +104,7 @@ int main(void)
     PAIR(MPI_2INT, int, MPI_INT);
     PAIR(MPI_SHORT_INT, short, MPI_SHORT);
     PAIR(MPI_LONG_DOUBLE_INT, long double, MPI_LONG_DOUBLE);
-    if (dtype_lookup(MPI_DATATYPE_NULL) || dtype_lookup(0x0c000007) ||
+    if (dtype_lookup(MPI_DATATYPE_NULL) || dtype_lookup(0x0c00000a) ||
         dtype_lookup(MPI_INT + 0x100) || dtype_lookup((MPI_Datatype)MPI_COMM_WORLD)) {
         fprintf(stderr, "FAIL an invalid handle found an object\n");
         failures++;

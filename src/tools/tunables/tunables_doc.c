@@ -23,7 +23,8 @@ static const char *const kind_names[] = { "setting", "diagnostic", "testing", "i
 enum { NKINDS = sizeof kind_names / sizeof kind_names[0] };
 
 static const char *const reader_names[] = { "runtime", "transport", "proto", "core", "coll",
-                                            "mpirun", "gateway", "rendezvous", "mpicc/mpicxx" };
+                                            "mpirun", "gateway", "rendezvous",
+                                            "mpicc/mpicxx/mpifort" };
 
 /* A growing string. */
 typedef struct {
