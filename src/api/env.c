@@ -3,6 +3,7 @@
 #include "rma/win.h"
 
 #include "core/attr.h"
+#include "core/lock.h"
 #include "core/schedule.h"
 #include "core/p2p.h"
 #include "core/progress.h"
@@ -10,13 +11,15 @@
 #include "runtime/job.h"
 #include "runtime/tunables.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Lower thread levels are served by the same code; MULTIPLE would need locking we do not do. */
-#define THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+/* Every level is provided; MULTIPLE turns the core lock on (core/lock.h), the lower levels
+ * run without it. */
+#define THREAD_LEVEL_MAX MPI_THREAD_MULTIPLE
 
 /* A bad value that an accessor meets (runtime/tunables.h) ends the job as a bad argument
  * does; after the check in init() none is left to meet. */
@@ -46,6 +49,11 @@ static int init(int required, const char *func)
      * ends the job here rather than in the first call that uses it */
     if (tunables_check(TUN_R_LIBRARY, err, sizeof err) != 0)
         err_fatal(MPI_ERR_ARG, func, "%s", err);
+    /* Threads: the lock is on before anything exists that it protects */
+    if (state.thread_level == MPI_THREAD_MULTIPLE && core_lock_enable() != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot create the wake-up eventfd of the threads: %s",
+                  strerror(errno));
+    int locked = core_lock_enter();
     /* the core's pieces that lower ones call back, wired here (the lower never names the
      * upper): the schedule engine runs in every pass of the progress engine */
     progress_set_schedules(&icoll_running, icoll_progress);
@@ -70,11 +78,13 @@ static int init(int required, const char *func)
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOLBF, 0);
     state.phase = STATE_INITIALIZED;
+    core_lock_exit(locked);
     return MPI_SUCCESS;
 }
 
 API_EXPORT int PMPI_Init(int *argc, char ***argv)
 {
+    API_ENTER();
     (void)argc;
     (void)argv;
     return init(MPI_THREAD_SINGLE, "MPI_Init");
@@ -83,6 +93,7 @@ API_WEAK_ALIAS(Init)
 
 API_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    API_ENTER();
     (void)argc;
     (void)argv;
     if (!provided)
@@ -97,6 +108,7 @@ API_WEAK_ALIAS(Init_thread)
 
 API_EXPORT int PMPI_Finalize(void)
 {
+    API_ENTER();
     state_require_initialized("MPI_Finalize");
     /* MPI-3.1 §8.7.1: the attributes of MPI_COMM_SELF are deleted first, while MPI is still
      * fully usable (libraries hook their clean-up on this) */
@@ -120,6 +132,7 @@ API_WEAK_ALIAS(Finalize)
 
 API_EXPORT int PMPI_Initialized(int *flag)
 {
+    API_ENTER();
     if (!flag)
         err_fatal(MPI_ERR_ARG, "MPI_Initialized", "argument flag is NULL");
     *flag = state.phase == STATE_INITIALIZED || state.phase == STATE_FINALIZED;
@@ -129,6 +142,7 @@ API_WEAK_ALIAS(Initialized)
 
 API_EXPORT int PMPI_Finalized(int *flag)
 {
+    API_ENTER();
     if (!flag)
         err_fatal(MPI_ERR_ARG, "MPI_Finalized", "argument flag is NULL");
     *flag = state.phase == STATE_FINALIZED;
@@ -138,6 +152,7 @@ API_WEAK_ALIAS(Finalized)
 
 API_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    API_ENTER();
     state_require_initialized("MPI_Abort");
     /* MPI-3.1 §8.7: an implementation may abort all processes; we always abort the whole job,
      * whatever communicator was given. */
@@ -149,6 +164,7 @@ API_WEAK_ALIAS(Abort)
 
 API_EXPORT int PMPI_Query_thread(int *provided)
 {
+    API_ENTER();
     state_require_initialized("MPI_Query_thread");
     API_CHECK_PTR(provided, MPI_COMM_WORLD, "MPI_Query_thread", "provided");
     *provided = state.thread_level;
@@ -158,6 +174,7 @@ API_WEAK_ALIAS(Query_thread)
 
 API_EXPORT int PMPI_Is_thread_main(int *flag)
 {
+    API_ENTER();
     state_require_initialized("MPI_Is_thread_main");
     API_CHECK_PTR(flag, MPI_COMM_WORLD, "MPI_Is_thread_main", "flag");
     *flag = pthread_equal(pthread_self(), state.main_thread) != 0;
@@ -184,6 +201,7 @@ API_WEAK_ALIAS(Wtick)
 
 API_EXPORT int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    API_ENTER();
     state_require_initialized("MPI_Get_processor_name");
     API_CHECK_PTR(name, MPI_COMM_WORLD, "MPI_Get_processor_name", "name");
     API_CHECK_PTR(resultlen, MPI_COMM_WORLD, "MPI_Get_processor_name", "resultlen");
@@ -197,6 +215,7 @@ API_WEAK_ALIAS(Get_processor_name)
 
 API_EXPORT int PMPI_Get_version(int *version, int *subversion)
 {
+    API_ENTER();
     if (!version || !subversion)
         err_fatal(MPI_ERR_ARG, "MPI_Get_version", "argument %s is NULL",
                   !version ? "version" : "subversion");
@@ -208,6 +227,7 @@ API_WEAK_ALIAS(Get_version)
 
 API_EXPORT int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    API_ENTER();
     if (!version || !resultlen)
         err_fatal(MPI_ERR_ARG, "MPI_Get_library_version", "argument %s is NULL",
                   !version ? "version" : "resultlen");
@@ -223,6 +243,7 @@ API_WEAK_ALIAS(Get_library_version)
  * to switch, so every level is accepted and changes nothing. */
 API_EXPORT int PMPI_Pcontrol(const int level, ...)
 {
+    API_ENTER();
     (void)level;
     return MPI_SUCCESS;
 }
