@@ -49,8 +49,10 @@ static int init(int required, const char *func)
      * ends the job here rather than in the first call that uses it */
     if (tunables_check(TUN_R_LIBRARY, err, sizeof err) != 0)
         err_fatal(MPI_ERR_ARG, func, "%s", err);
-    /* Threads: the lock is on before anything exists that it protects */
-    if (state.thread_level == MPI_THREAD_MULTIPLE && core_lock_enable() != 0)
+    /* Threads: the lock is on before anything exists that it protects, and init holds it
+     * from here, so the progress thread it starts waits for the end of MPI_Init. */
+    int async = tun_bool(TUN_ASYNC_PROGRESS);
+    if ((state.thread_level == MPI_THREAD_MULTIPLE || async) && core_lock_enable() != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot create the wake-up eventfd of the threads: %s",
                   strerror(errno));
     int locked = core_lock_enter();
@@ -78,6 +80,8 @@ static int init(int required, const char *func)
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOLBF, 0);
     state.phase = STATE_INITIALIZED;
+    if (async && (errno = progress_thread_start()) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot start the progress thread: %s", strerror(errno));
     core_lock_exit(locked);
     return MPI_SUCCESS;
 }
@@ -117,6 +121,7 @@ API_EXPORT int PMPI_Finalize(void)
         rc = err_raise(MPI_COMM_WORLD, rc, "MPI_Finalize",
                        "an attribute delete callback of MPI_COMM_SELF or MPI_COMM_WORLD failed");
     fflush(stdout);
+    progress_thread_stop(); /* before anything it would touch goes */
     /* MPI_Finalize is collective: nobody closes its endpoints while others may still need
      * them (p2p_finalize drains and passes a barrier over the transports first). */
     win_finalize(); /* windows the program did not free: before the transports close */

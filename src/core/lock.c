@@ -14,7 +14,8 @@ int core_lock_on;
 /* The owner is read without the lock by threads asking "is it me?": only the owner itself
  * ever finds its own id there, so a relaxed atomic suffices. depth is the owner's alone. */
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t woken;
+static pthread_cond_t woken;  /* waiting threads: something completed */
+static pthread_cond_t paused; /* the progress thread: MPI_Finalize stops it */
 static _Atomic unsigned long owner;
 static int depth;
 /* threads blocked in core_lock_enter_slow: a waiting thread's yield lets them in first */
@@ -30,6 +31,8 @@ int core_lock_enable(void)
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     int rc = pthread_cond_init(&woken, &a);
+    if (rc == 0 && (rc = pthread_cond_init(&paused, &a)) != 0)
+        pthread_cond_destroy(&woken);
     pthread_condattr_destroy(&a);
     if (rc != 0) {
         errno = rc;
@@ -103,7 +106,7 @@ void core_lock_yield(void)
     core_lock_reacquire(levels);
 }
 
-void core_lock_wait(int timeout_ms)
+static void wait_on(pthread_cond_t *cond, int timeout_ms)
 {
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
@@ -116,9 +119,19 @@ void core_lock_wait(int timeout_ms)
     int levels = depth;
     depth = 0;
     atomic_store_explicit(&owner, 0, memory_order_relaxed);
-    pthread_cond_timedwait(&woken, &mutex, &until);
+    pthread_cond_timedwait(cond, &mutex, &until);
     atomic_store_explicit(&owner, self(), memory_order_relaxed);
     depth = levels;
+}
+
+void core_lock_wait(int timeout_ms)
+{
+    wait_on(&woken, timeout_ms);
+}
+
+void core_lock_pause(int timeout_ms)
+{
+    wait_on(&paused, timeout_ms);
 }
 
 static void ring(void)
@@ -140,6 +153,7 @@ void core_lock_notify(void)
 void core_lock_wake_sleeper(void)
 {
     pthread_cond_broadcast(&woken);
+    pthread_cond_broadcast(&paused);
     if (sleeper != SLEEPER_NONE)
         ring();
 }

@@ -10,8 +10,8 @@
  * sleeps, so other threads enter meanwhile. The lock is split later behind the same calls
  * (docs/threads.md says where): callers name only enter/exit/wait/notify.
  *
- * Off unless the program asked for MPI_THREAD_MULTIPLE (core_lock_enable, from MPI_Init): a
- * program of a lower level pays one
+ * Off unless the program asked for MPI_THREAD_MULTIPLE or METAMPI_ASYNC_PROGRESS starts the
+ * progress thread (core_lock_enable, from MPI_Init): a program of a lower level pays one
  * predictable branch per call. The lock is recursive (a user callback the library calls —
  * error handler, attribute callback, reduction op, generalized request function — may call
  * MPI again on the same thread), and waiting releases all levels at once.
@@ -59,6 +59,9 @@ void core_lock_yield(void);
 /* Sleeps on the condition variable (the lock released, every level) until a notify or
  * timeout_ms; returns with the lock held as before. */
 void core_lock_wait(int timeout_ms);
+/* The progress thread's sleep outside the kernel: like core_lock_wait, but only
+ * core_lock_wake_sleeper (its stop) ends it before timeout_ms, not every completion. */
+void core_lock_pause(int timeout_ms);
 /* Something completed: wakes the threads on the condition variable and the kernel sleeper
  * when it waits for the program (called with the lock held). */
 void core_lock_notify(void);
@@ -71,7 +74,8 @@ void core_lock_set_sleeper(sleeper_t who);
  * lock is off), and the reset after a wake-up. */
 int core_lock_wake_fd(void);
 void core_lock_wake_drain(void);
-/* Rings the eventfd whoever sleeps (the progress thread's stop). */
+/* Wakes every sleeper, in the kernel, on the condition variable or paused (the progress
+ * thread's stop). */
 void core_lock_wake_sleeper(void);
 
 #endif

@@ -123,6 +123,10 @@ void progress_sleep_once(int (*done)(void *), void *arg, sleeper_t who)
             core_lock_set_sleeper(SLEEPER_NONE);
             if (rc > 0 && fds[wake].revents)
                 core_lock_wake_drain();
+            /* another thread may have talked to the launcher (a PMI exchange, under the
+             * lock) while we slept: only what is left now counts */
+            if (launcher >= 0 && rc > 0 && fds[0].revents)
+                poll(fds, 1, 0);
         }
         if (rc < 0 && poll_errno != EINTR)
             err_fatal(MPI_ERR_INTERN, "progress", "poll failed");

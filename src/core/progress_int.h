@@ -19,8 +19,10 @@ uint64_t progress_now_ns(void);
  * the role the caller takes while it sleeps (the lock released, the eventfd watched). */
 void progress_sleep_once(int (*done)(void *), void *arg, sleeper_t who);
 
-/* Threads waiting in their spin phase (progress_threads.c; under the lock). */
+/* Threads waiting in their spin phase, and waits begun so far (progress_threads.c; under the
+ * lock): the progress thread keeps out of the kernel while the program waits itself. */
 extern int progress_spinning;
+extern unsigned progress_waits;
 
 /* progress_wait_until when the core lock is on. */
 void progress_wait_threads(int (*done)(void *), void *arg);

@@ -13,6 +13,7 @@
  * thread keeps out of the kernel: a sleeping rank makes its peers ring its doorbell, a cost
  * for nothing while a thread polls anyway. */
 int progress_spinning;
+unsigned progress_waits;
 
 static void let_others_in(void)
 {
@@ -33,6 +34,7 @@ void progress_wait_threads(int (*done)(void *), void *arg)
 {
     uint64_t idle_since = 0;
     int slept = 0;
+    progress_waits++;
     progress_spinning++;
     while (!done(arg)) {
         if (progress_poll() > 0) {
@@ -63,6 +65,4 @@ void progress_wait_threads(int (*done)(void *), void *arg)
         progress_spinning++;
     }
     progress_spinning--;
-    if (progress_spinning == 0)
-        core_lock_notify(); /* the progress thread may go back to the kernel */
 }
