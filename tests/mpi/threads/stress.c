@@ -15,7 +15,7 @@ static MPI_Comm comms[64];
 static void ring(int t, int len)
 {
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
-    int *out = malloc(sizeof(int) * (size_t)len), *in = malloc(sizeof(int) * (size_t)len);
+    int *out = calloc((size_t)len, sizeof(int)), *in = calloc((size_t)len, sizeof(int));
     for (int i = 0; i < len; i++)
         out[i] = rank * 7 + t + i;
     MPI_Status st;
