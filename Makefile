@@ -2,12 +2,13 @@
 # `make test-asan` does the same under AddressSanitizer + UndefinedBehaviorSanitizer.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan test-soak test-long test-mpi4py install demo bench bench-coll \
-        bench-tcp bench-wan clean tunables-readme
+.PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install demo bench \
+        bench-coll bench-tcp bench-wan clean tunables-readme
 
 all: build
 
@@ -41,6 +42,16 @@ test-asan: $(ASAN_BUILD)/CMakeCache.txt
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:handle_segv=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE long $(CTEST_ARGS)
+
+# ThreadSanitizer over the threaded tests (label threads) and the thread-level ones; every
+# suppression in tests/tsan.supp says why it is benign. The programs only, one host.
+$(TSAN_BUILD)/CMakeCache.txt:
+	cmake -S . -B $(TSAN_BUILD) -DMETAMPI_TSAN=ON -DMETAMPI_CLUSTER_TESTS=OFF $(CMAKE_ARGS)
+
+test-tsan: $(TSAN_BUILD)/CMakeCache.txt
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	  ctest --output-on-failure -j $(JOBS) -L threads $(CTEST_ARGS)
 
 # The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI
 # between communications, over TCP, on emulated hosts and across emulated sites).

@@ -13,9 +13,20 @@
 
 #include "core/comm.h"
 #include "core/errors.h"
+#include "core/lock.h"
 #include "core/state.h"
 
 #define API_EXPORT __attribute__((visibility("default")))
+
+/* The first line of every MPI function (but MPI_Wtime and MPI_Wtick, which touch no state):
+ * takes the core lock when it is on (MPI_THREAD_MULTIPLE, the progress thread) and releases
+ * it on every return (core/lock.h). One predictable branch when it is off. */
+static inline void api_lock_leave(const int *taken)
+{
+    core_lock_exit(*taken);
+}
+#define API_ENTER()                                                                            \
+    int api_lock_taken_ __attribute__((cleanup(api_lock_leave))) = core_lock_enter()
 
 #define API_WEAK_ALIAS(name)                                                                   \
     extern __typeof__(PMPI_##name) MPI_##name                                                  \

@@ -183,6 +183,7 @@ API_EXPORT int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_at
                                        MPI_Comm_delete_attr_function *comm_delete_attr_fn,
                                        int *comm_keyval, void *extra_state)
 {
+    API_ENTER();
     return create_keyval(ATTR_COMM, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval,
                          extra_state, "MPI_Comm_create_keyval");
 }
@@ -190,24 +191,28 @@ API_WEAK_ALIAS(Comm_create_keyval)
 
 API_EXPORT int PMPI_Comm_free_keyval(int *comm_keyval)
 {
+    API_ENTER();
     return free_keyval(ATTR_COMM, comm_keyval, "MPI_Comm_free_keyval");
 }
 API_WEAK_ALIAS(Comm_free_keyval)
 
 API_EXPORT int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
+    API_ENTER();
     return comm_set_attr(comm, comm_keyval, attribute_val, "MPI_Comm_set_attr");
 }
 API_WEAK_ALIAS(Comm_set_attr)
 
 API_EXPORT int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
+    API_ENTER();
     return comm_get_attr(comm, comm_keyval, attribute_val, flag, "MPI_Comm_get_attr");
 }
 API_WEAK_ALIAS(Comm_get_attr)
 
 API_EXPORT int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
+    API_ENTER();
     return comm_delete_attr(comm, comm_keyval, "MPI_Comm_delete_attr");
 }
 API_WEAK_ALIAS(Comm_delete_attr)
@@ -217,6 +222,7 @@ API_WEAK_ALIAS(Comm_delete_attr)
 API_EXPORT int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
                                   int *keyval, void *extra_state)
 {
+    API_ENTER();
     return create_keyval(ATTR_COMM, copy_fn, delete_fn, keyval, extra_state,
                          "MPI_Keyval_create");
 }
@@ -224,24 +230,28 @@ API_WEAK_ALIAS(Keyval_create)
 
 API_EXPORT int PMPI_Keyval_free(int *keyval)
 {
+    API_ENTER();
     return free_keyval(ATTR_COMM, keyval, "MPI_Keyval_free");
 }
 API_WEAK_ALIAS(Keyval_free)
 
 API_EXPORT int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    API_ENTER();
     return comm_set_attr(comm, keyval, attribute_val, "MPI_Attr_put");
 }
 API_WEAK_ALIAS(Attr_put)
 
 API_EXPORT int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    API_ENTER();
     return comm_get_attr(comm, keyval, attribute_val, flag, "MPI_Attr_get");
 }
 API_WEAK_ALIAS(Attr_get)
 
 API_EXPORT int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    API_ENTER();
     return comm_delete_attr(comm, keyval, "MPI_Attr_delete");
 }
 API_WEAK_ALIAS(Attr_delete)
@@ -252,6 +262,7 @@ API_EXPORT int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_at
                                        MPI_Type_delete_attr_function *type_delete_attr_fn,
                                        int *type_keyval, void *extra_state)
 {
+    API_ENTER();
     return create_keyval(ATTR_TYPE, type_copy_attr_fn, type_delete_attr_fn, type_keyval,
                          extra_state, "MPI_Type_create_keyval");
 }
@@ -259,12 +270,14 @@ API_WEAK_ALIAS(Type_create_keyval)
 
 API_EXPORT int PMPI_Type_free_keyval(int *type_keyval)
 {
+    API_ENTER();
     return free_keyval(ATTR_TYPE, type_keyval, "MPI_Type_free_keyval");
 }
 API_WEAK_ALIAS(Type_free_keyval)
 
 API_EXPORT int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
+    API_ENTER();
     state_require_initialized("MPI_Type_set_attr");
     API_GET_TYPE(t, datatype, MPI_COMM_WORLD, "MPI_Type_set_attr", "datatype");
     CHECK_KEYVAL(MPI_COMM_WORLD, ATTR_TYPE, type_keyval, 0, "MPI_Type_set_attr");
@@ -280,6 +293,7 @@ API_WEAK_ALIAS(Type_set_attr)
 API_EXPORT int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val,
                                   int *flag)
 {
+    API_ENTER();
     state_require_initialized("MPI_Type_get_attr");
     API_GET_TYPE(t, datatype, MPI_COMM_WORLD, "MPI_Type_get_attr", "datatype");
     API_CHECK_PTR(attribute_val, MPI_COMM_WORLD, "MPI_Type_get_attr", "attribute_val");
@@ -295,6 +309,7 @@ API_WEAK_ALIAS(Type_get_attr)
 
 API_EXPORT int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
+    API_ENTER();
     state_require_initialized("MPI_Type_delete_attr");
     API_GET_TYPE(t, datatype, MPI_COMM_WORLD, "MPI_Type_delete_attr", "datatype");
     CHECK_KEYVAL(MPI_COMM_WORLD, ATTR_TYPE, type_keyval, 1, "MPI_Type_delete_attr");

@@ -5,6 +5,7 @@
 
 API_EXPORT int PMPI_Buffer_attach(void *buffer, int size)
 {
+    API_ENTER();
     static const char *const F = "MPI_Buffer_attach";
     state_require_initialized(F);
     if (size < 0)
@@ -23,6 +24,7 @@ API_WEAK_ALIAS(Buffer_attach)
  * compatibility). */
 API_EXPORT int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    API_ENTER();
     static const char *const F = "MPI_Buffer_detach";
     state_require_initialized(F);
     API_CHECK_PTR(buffer_addr, MPI_COMM_WORLD, F, "buffer_addr");

@@ -54,6 +54,7 @@ API_EXPORT int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Allgather";
     args_t a;
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &a, F);
@@ -69,6 +70,7 @@ API_EXPORT int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype 
                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Iallgather";
     args_t a;
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &a, F);
@@ -99,6 +101,7 @@ API_EXPORT int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
                                void *recvbuf, const int recvcounts[], const int displs[],
                                MPI_Datatype recvtype, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Allgatherv";
     args_t a;
     int rc = checkv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
@@ -115,6 +118,7 @@ API_EXPORT int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype
                                 void *recvbuf, const int recvcounts[], const int displs[],
                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Iallgatherv";
     args_t a;
     int rc = checkv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,

@@ -35,6 +35,7 @@ static coll_call_t make_call(comm_stream_t stream, const args_t *a, const void *
 API_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Allreduce";
     state_require_initialized(F);
     args_t a;
@@ -51,6 +52,7 @@ API_EXPORT int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Iallreduce";
     state_require_initialized(F);
     args_t a;

@@ -65,6 +65,7 @@ static coll_call_t counts_call(comm_op_kind_t kind, comm_stream_t stream, const 
 API_EXPORT int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Alltoall";
     args_t a;
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &a, F);
@@ -80,6 +81,7 @@ API_EXPORT int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Ialltoall";
     args_t a;
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &a, F);
@@ -114,6 +116,7 @@ API_EXPORT int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const
                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Alltoallv";
     args_t a;
     int rc = checkv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -132,6 +135,7 @@ API_EXPORT int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
                                const int recvcounts[], const int rdispls[],
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Ialltoallv";
     args_t a;
     int rc = checkv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -213,6 +217,7 @@ API_EXPORT int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const
                               const int recvcounts[], const int rdispls[],
                               const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Alltoallw";
     args_t a = { 0 };
     dtype_t *stack[2 * W_STACK];
@@ -236,6 +241,7 @@ API_EXPORT int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
                                const MPI_Datatype recvtypes[], MPI_Comm comm,
                                MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Ialltoallw";
     args_t a = { 0 };
     dtype_t *stack[2 * W_STACK];

@@ -10,6 +10,7 @@ static int check(MPI_Comm comm, comm_t **out, const char *F)
 
 API_EXPORT int PMPI_Barrier(MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Barrier";
     state_require_initialized(F);
     comm_t *c = NULL;
@@ -24,6 +25,7 @@ API_WEAK_ALIAS(Barrier)
 
 API_EXPORT int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Ibarrier";
     state_require_initialized(F);
     comm_t *c = NULL;

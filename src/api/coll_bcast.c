@@ -32,6 +32,7 @@ static coll_call_t bcast_call(comm_stream_t stream, comm_t *c, void *buffer, int
 API_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                           MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Bcast";
     comm_t *c;
     dtype_t *dt;
@@ -47,6 +48,7 @@ API_WEAK_ALIAS(Bcast)
 API_EXPORT int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                            MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Ibcast";
     comm_t *c;
     dtype_t *dt;

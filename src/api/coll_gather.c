@@ -68,6 +68,7 @@ API_EXPORT int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype send
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                            MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Gather";
     args_t a;
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &a, F);
@@ -84,6 +85,7 @@ API_EXPORT int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Igather";
     args_t a;
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &a, F);
@@ -115,6 +117,7 @@ API_EXPORT int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Gatherv";
     args_t a;
     int rc = checkv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
@@ -133,6 +136,7 @@ API_EXPORT int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Datatype recvtype, int root, MPI_Comm comm,
                              MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Igatherv";
     args_t a;
     int rc = checkv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,

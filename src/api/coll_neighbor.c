@@ -107,6 +107,7 @@ API_EXPORT int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
                                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                        MPI_Datatype recvtype, MPI_Comm comm)
 {
+    API_ENTER();
     return uniform(coll_neighbor_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, comm, 0, NULL, "MPI_Neighbor_allgather");
 }
@@ -117,6 +118,7 @@ API_EXPORT int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
                                         MPI_Datatype recvtype, MPI_Comm comm,
                                         MPI_Request *request)
 {
+    API_ENTER();
     return uniform(coll_neighbor_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, comm, 1, request, "MPI_Ineighbor_allgather");
 }
@@ -126,6 +128,7 @@ API_EXPORT int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Da
                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                       MPI_Comm comm)
 {
+    API_ENTER();
     return uniform(coll_neighbor_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, comm, 0, NULL, "MPI_Neighbor_alltoall");
 }
@@ -136,6 +139,7 @@ API_EXPORT int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount,
                                        MPI_Datatype recvtype, MPI_Comm comm,
                                        MPI_Request *request)
 {
+    API_ENTER();
     return uniform(coll_neighbor_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, comm, 1, request, "MPI_Ineighbor_alltoall");
 }
@@ -175,6 +179,7 @@ API_EXPORT int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
                                         const int recvcounts[], const int displs[],
                                         MPI_Datatype recvtype, MPI_Comm comm)
 {
+    API_ENTER();
     return allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                       0, NULL, "MPI_Neighbor_allgatherv");
 }
@@ -186,6 +191,7 @@ API_EXPORT int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount,
                                          MPI_Datatype recvtype, MPI_Comm comm,
                                          MPI_Request *request)
 {
+    API_ENTER();
     return allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                       1, request, "MPI_Ineighbor_allgatherv");
 }
@@ -228,6 +234,7 @@ API_EXPORT int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts
                                        const int rdispls[], MPI_Datatype recvtype,
                                        MPI_Comm comm)
 {
+    API_ENTER();
     return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                      recvtype, comm, 0, NULL, "MPI_Neighbor_alltoallv");
 }
@@ -239,6 +246,7 @@ API_EXPORT int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcount
                                         const int rdispls[], MPI_Datatype recvtype,
                                         MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                      recvtype, comm, 1, request, "MPI_Ineighbor_alltoallv");
 }
@@ -312,6 +320,7 @@ API_EXPORT int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts
                                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                        MPI_Comm comm)
 {
+    API_ENTER();
     return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                      recvtypes, comm, 0, NULL, "MPI_Neighbor_alltoallw");
 }
@@ -324,6 +333,7 @@ API_EXPORT int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcount
                                         const MPI_Datatype recvtypes[], MPI_Comm comm,
                                         MPI_Request *request)
 {
+    API_ENTER();
     return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                      recvtypes, comm, 1, request, "MPI_Ineighbor_alltoallw");
 }

@@ -45,6 +45,7 @@ static coll_call_t make_call(comm_stream_t stream, const args_t *a, const void *
 API_EXPORT int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, int root, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Reduce";
     state_require_initialized(F);
     args_t a;
@@ -61,6 +62,7 @@ API_EXPORT int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
                             MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                             MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Ireduce";
     state_require_initialized(F);
     args_t a;

@@ -42,6 +42,7 @@ static coll_call_t make_call(comm_op_kind_t kind, comm_stream_t stream, const ar
 API_EXPORT int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Reduce_scatter";
     state_require_initialized(F);
     args_t a;
@@ -58,6 +59,7 @@ API_EXPORT int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const in
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                     MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Ireduce_scatter";
     state_require_initialized(F);
     args_t a;
@@ -75,6 +77,7 @@ API_WEAK_ALIAS(Ireduce_scatter)
 API_EXPORT int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Reduce_scatter_block";
     state_require_initialized(F);
     args_t a;
@@ -91,6 +94,7 @@ API_EXPORT int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, in
                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                           MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Ireduce_scatter_block";
     state_require_initialized(F);
     args_t a;

@@ -63,6 +63,7 @@ static int nonblocking(comm_op_kind_t kind, const void *sbuf, void *rbuf, int co
 API_EXPORT int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm)
 {
+    API_ENTER();
     return blocking(COMM_OP_SCAN, sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan");
 }
 API_WEAK_ALIAS(Scan)
@@ -70,6 +71,7 @@ API_WEAK_ALIAS(Scan)
 API_EXPORT int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    API_ENTER();
     return blocking(COMM_OP_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan");
 }
 API_WEAK_ALIAS(Exscan)
@@ -77,6 +79,7 @@ API_WEAK_ALIAS(Exscan)
 API_EXPORT int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     return nonblocking(COMM_OP_SCAN, sendbuf, recvbuf, count, datatype, op, comm, request,
                        "MPI_Iscan");
 }
@@ -86,6 +89,7 @@ API_EXPORT int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                             MPI_Request *request)
 {
+    API_ENTER();
     return nonblocking(COMM_OP_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, request,
                        "MPI_Iexscan");
 }

@@ -69,6 +69,7 @@ API_EXPORT int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Scatter";
     args_t a;
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &a, F);
@@ -85,6 +86,7 @@ API_EXPORT int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                              MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Iscatter";
     args_t a;
     int rc = check(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &a, F);
@@ -116,6 +118,7 @@ API_EXPORT int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const 
                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Scatterv";
     args_t a;
     int rc = checkv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
@@ -134,6 +137,7 @@ API_EXPORT int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const
                               MPI_Datatype recvtype, int root, MPI_Comm comm,
                               MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Iscatterv";
     args_t a;
     int rc = checkv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,

@@ -98,12 +98,14 @@ static int dup(MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm, c
 
 API_EXPORT int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    API_ENTER();
     return dup(comm, 0, MPI_INFO_NULL, newcomm, "MPI_Comm_dup");
 }
 API_WEAK_ALIAS(Comm_dup)
 
 API_EXPORT int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    API_ENTER();
     return dup(comm, 1, info, newcomm, "MPI_Comm_dup_with_info");
 }
 API_WEAK_ALIAS(Comm_dup_with_info)
@@ -152,6 +154,7 @@ static int idup(MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm,
 
 API_EXPORT int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    API_ENTER();
     return idup(comm, 0, MPI_INFO_NULL, newcomm, request, "MPI_Comm_idup");
 }
 API_WEAK_ALIAS(Comm_idup)
@@ -159,6 +162,7 @@ API_WEAK_ALIAS(Comm_idup)
 API_EXPORT int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                                         MPI_Request *request)
 {
+    API_ENTER();
     return idup(comm, 1, info, newcomm, request, "MPI_Comm_idup_with_info");
 }
 API_WEAK_ALIAS(Comm_idup_with_info)
@@ -189,6 +193,7 @@ static int check_subgroup(MPI_Comm comm, const group_t *g, const comm_t *c, cons
 
 API_EXPORT int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_create";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
@@ -205,6 +210,7 @@ API_WEAK_ALIAS(Comm_create)
 
 API_EXPORT int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_create_group";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
@@ -230,6 +236,7 @@ API_WEAK_ALIAS(Comm_create_group)
 
 API_EXPORT int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_split";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
@@ -246,6 +253,7 @@ API_WEAK_ALIAS(Comm_split)
 API_EXPORT int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                     MPI_Comm *newcomm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_split_type";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
@@ -273,6 +281,7 @@ API_WEAK_ALIAS(Comm_split_type)
  * communicator complete normally (they hold references, see comm.h). */
 API_EXPORT int PMPI_Comm_free(MPI_Comm *comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_free";
     state_require_initialized(F);
     API_CHECK_PTR(comm, MPI_COMM_WORLD, F, "comm");

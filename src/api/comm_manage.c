@@ -11,6 +11,7 @@ static int congruence(int group_result)
 
 API_EXPORT int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_compare";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(a, comm1, F);
@@ -37,6 +38,7 @@ API_WEAK_ALIAS(Comm_compare)
 /* Names longer than MPI_MAX_OBJECT_NAME - 1 characters are truncated. */
 API_EXPORT int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_set_name";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -50,6 +52,7 @@ API_WEAK_ALIAS(Comm_set_name)
 
 API_EXPORT int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_get_name";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -65,6 +68,7 @@ API_WEAK_ALIAS(Comm_get_name)
 /* The hints are kept as given (metampi acts on none yet) and returned by MPI_Comm_get_info. */
 API_EXPORT int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_set_info";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -86,6 +90,7 @@ API_WEAK_ALIAS(Comm_set_info)
 
 API_EXPORT int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_get_info";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -103,6 +108,7 @@ API_WEAK_ALIAS(Comm_get_info)
 
 API_EXPORT int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_test_inter";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -119,6 +125,7 @@ API_WEAK_ALIAS(Comm_test_inter)
 
 API_EXPORT int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_remote_size";
     state_require_initialized(F);
     API_GET_INTER_LOCAL(c, comm, F);
@@ -130,6 +137,7 @@ API_WEAK_ALIAS(Comm_remote_size)
 
 API_EXPORT int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_remote_group";
     state_require_initialized(F);
     API_GET_INTER_LOCAL(c, comm, F);

@@ -7,6 +7,7 @@
 
 API_EXPORT int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    API_ENTER();
     state_require_initialized("MPI_Comm_size");
     API_GET_COMM_LOCAL(c, comm, "MPI_Comm_size");
     API_CHECK_PTR(size, comm, "MPI_Comm_size", "size");
@@ -17,6 +18,7 @@ API_WEAK_ALIAS(Comm_size)
 
 API_EXPORT int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    API_ENTER();
     state_require_initialized("MPI_Comm_rank");
     API_GET_COMM_LOCAL(c, comm, "MPI_Comm_rank");
     API_CHECK_PTR(rank, comm, "MPI_Comm_rank", "rank");

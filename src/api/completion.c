@@ -150,12 +150,14 @@ static int single(MPI_Request *request, int *flag, MPI_Status *status, int wait,
 
 API_EXPORT int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    API_ENTER();
     return single(request, NULL, status, 1, "MPI_Wait");
 }
 API_WEAK_ALIAS(Wait)
 
 API_EXPORT int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    API_ENTER();
     return single(request, flag, status, 0, "MPI_Test");
 }
 API_WEAK_ALIAS(Test)
@@ -238,6 +240,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
 API_EXPORT int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
                             MPI_Status *status)
 {
+    API_ENTER();
     return any(count, array_of_requests, index, NULL, status, 1, "MPI_Waitany");
 }
 API_WEAK_ALIAS(Waitany)
@@ -245,6 +248,7 @@ API_WEAK_ALIAS(Waitany)
 API_EXPORT int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
                             MPI_Status *status)
 {
+    API_ENTER();
     return any(count, array_of_requests, index, flag, status, 0, "MPI_Testany");
 }
 API_WEAK_ALIAS(Testany)
@@ -316,6 +320,7 @@ static int all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[], 
 API_EXPORT int PMPI_Waitall(int count, MPI_Request array_of_requests[],
                             MPI_Status array_of_statuses[])
 {
+    API_ENTER();
     return all(count, array_of_requests, NULL, array_of_statuses, 1, "MPI_Waitall");
 }
 API_WEAK_ALIAS(Waitall)
@@ -323,6 +328,7 @@ API_WEAK_ALIAS(Waitall)
 API_EXPORT int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
                             MPI_Status array_of_statuses[])
 {
+    API_ENTER();
     return all(count, array_of_requests, flag, array_of_statuses, 0, "MPI_Testall");
 }
 API_WEAK_ALIAS(Testall)
@@ -352,6 +358,7 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 API_EXPORT int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                              int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    API_ENTER();
     return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1,
                 "MPI_Waitsome");
 }
@@ -360,6 +367,7 @@ API_WEAK_ALIAS(Waitsome)
 API_EXPORT int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                              int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    API_ENTER();
     return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0,
                 "MPI_Testsome");
 }
@@ -376,6 +384,7 @@ static int lookup_required(MPI_Request h, request_t **out, const char *func)
 
 API_EXPORT int PMPI_Request_free(MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Request_free";
     state_require_initialized(F);
     API_CHECK_PTR(request, MPI_COMM_WORLD, F, "request");
@@ -407,6 +416,7 @@ API_WEAK_ALIAS(Request_free)
 
 API_EXPORT int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    API_ENTER();
     static const char *const F = "MPI_Request_get_status";
     state_require_initialized(F);
     API_CHECK_PTR(flag, MPI_COMM_WORLD, F, "flag");
@@ -438,6 +448,7 @@ API_WEAK_ALIAS(Request_get_status)
 
 API_EXPORT int PMPI_Cancel(MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Cancel";
     state_require_initialized(F);
     API_CHECK_PTR(request, MPI_COMM_WORLD, F, "request");
@@ -472,6 +483,7 @@ API_WEAK_ALIAS(Cancel)
 
 API_EXPORT int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    API_ENTER();
     static const char *const F = "MPI_Test_cancelled";
     state_require_initialized(F);
     API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");

@@ -4,6 +4,7 @@
 #include "rma/win.h"
 
 #include "core/attr.h"
+#include "core/lock.h"
 #include "core/schedule.h"
 #include "core/p2p.h"
 #include "core/progress.h"
@@ -11,13 +12,15 @@
 #include "runtime/job.h"
 #include "runtime/tunables.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Lower thread levels are served by the same code; MULTIPLE would need locking we do not do. */
-#define THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+/* Every level is provided; MULTIPLE turns the core lock on (core/lock.h), the lower levels
+ * run without it. */
+#define THREAD_LEVEL_MAX MPI_THREAD_MULTIPLE
 
 /* A bad value that an accessor meets (runtime/tunables.h) ends the job as a bad argument
  * does; after the check in init() none is left to meet. */
@@ -47,6 +50,13 @@ static int init(int required, const char *func)
      * ends the job here rather than in the first call that uses it */
     if (tunables_check(TUN_R_LIBRARY, err, sizeof err) != 0)
         err_fatal(MPI_ERR_ARG, func, "%s", err);
+    /* Threads: the lock is on before anything exists that it protects, and init holds it
+     * from here, so the progress thread it starts waits for the end of MPI_Init. */
+    int async = tun_bool(TUN_ASYNC_PROGRESS);
+    if ((state.thread_level == MPI_THREAD_MULTIPLE || async) && core_lock_enable() != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot create the wake-up eventfd of the threads: %s",
+                  strerror(errno));
+    int locked = core_lock_enter();
     /* the core's pieces that lower ones call back, wired here (the lower never names the
      * upper): the schedule engine runs in every pass of the progress engine */
     progress_set_schedules(&icoll_running, icoll_progress);
@@ -71,11 +81,15 @@ static int init(int required, const char *func)
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOLBF, 0);
     state.phase = STATE_INITIALIZED;
+    if (async && (errno = progress_thread_start()) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot start the progress thread: %s", strerror(errno));
+    core_lock_exit(locked);
     return MPI_SUCCESS;
 }
 
 API_EXPORT int PMPI_Init(int *argc, char ***argv)
 {
+    API_ENTER();
     (void)argc;
     (void)argv;
     return init(MPI_THREAD_SINGLE, "MPI_Init");
@@ -84,6 +98,7 @@ API_WEAK_ALIAS(Init)
 
 API_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    API_ENTER();
     (void)argc;
     (void)argv;
     if (!provided)
@@ -98,6 +113,7 @@ API_WEAK_ALIAS(Init_thread)
 
 API_EXPORT int PMPI_Finalize(void)
 {
+    API_ENTER();
     state_require_initialized("MPI_Finalize");
     /* MPI-3.1 §8.7.1: the attributes of MPI_COMM_SELF are deleted first, while MPI is still
      * fully usable (libraries hook their clean-up on this) */
@@ -106,6 +122,7 @@ API_EXPORT int PMPI_Finalize(void)
         rc = err_raise(MPI_COMM_WORLD, rc, "MPI_Finalize",
                        "an attribute delete callback of MPI_COMM_SELF or MPI_COMM_WORLD failed");
     fflush(stdout);
+    progress_thread_stop(); /* before anything it would touch goes */
     /* MPI_Finalize is collective: nobody closes its endpoints while others may still need
      * them (p2p_finalize drains and passes a barrier over the transports first). */
     win_finalize(); /* windows the program did not free: before the transports close */
@@ -122,6 +139,7 @@ API_WEAK_ALIAS(Finalize)
 
 API_EXPORT int PMPI_Initialized(int *flag)
 {
+    API_ENTER();
     if (!flag)
         err_fatal(MPI_ERR_ARG, "MPI_Initialized", "argument flag is NULL");
     *flag = state.phase == STATE_INITIALIZED || state.phase == STATE_FINALIZED;
@@ -131,6 +149,7 @@ API_WEAK_ALIAS(Initialized)
 
 API_EXPORT int PMPI_Finalized(int *flag)
 {
+    API_ENTER();
     if (!flag)
         err_fatal(MPI_ERR_ARG, "MPI_Finalized", "argument flag is NULL");
     *flag = state.phase == STATE_FINALIZED;
@@ -140,6 +159,7 @@ API_WEAK_ALIAS(Finalized)
 
 API_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    API_ENTER();
     state_require_initialized("MPI_Abort");
     /* MPI-3.1 §8.7: an implementation may abort all processes; we always abort the whole job,
      * whatever communicator was given. */
@@ -151,6 +171,7 @@ API_WEAK_ALIAS(Abort)
 
 API_EXPORT int PMPI_Query_thread(int *provided)
 {
+    API_ENTER();
     state_require_initialized("MPI_Query_thread");
     API_CHECK_PTR(provided, MPI_COMM_WORLD, "MPI_Query_thread", "provided");
     *provided = state.thread_level;
@@ -160,6 +181,7 @@ API_WEAK_ALIAS(Query_thread)
 
 API_EXPORT int PMPI_Is_thread_main(int *flag)
 {
+    API_ENTER();
     state_require_initialized("MPI_Is_thread_main");
     API_CHECK_PTR(flag, MPI_COMM_WORLD, "MPI_Is_thread_main", "flag");
     *flag = pthread_equal(pthread_self(), state.main_thread) != 0;
@@ -186,6 +208,7 @@ API_WEAK_ALIAS(Wtick)
 
 API_EXPORT int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    API_ENTER();
     state_require_initialized("MPI_Get_processor_name");
     API_CHECK_PTR(name, MPI_COMM_WORLD, "MPI_Get_processor_name", "name");
     API_CHECK_PTR(resultlen, MPI_COMM_WORLD, "MPI_Get_processor_name", "resultlen");
@@ -199,6 +222,7 @@ API_WEAK_ALIAS(Get_processor_name)
 
 API_EXPORT int PMPI_Get_version(int *version, int *subversion)
 {
+    API_ENTER();
     if (!version || !subversion)
         err_fatal(MPI_ERR_ARG, "MPI_Get_version", "argument %s is NULL",
                   !version ? "version" : "subversion");
@@ -210,6 +234,7 @@ API_WEAK_ALIAS(Get_version)
 
 API_EXPORT int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    API_ENTER();
     if (!version || !resultlen)
         err_fatal(MPI_ERR_ARG, "MPI_Get_library_version", "argument %s is NULL",
                   !version ? "version" : "resultlen");
@@ -225,6 +250,7 @@ API_WEAK_ALIAS(Get_library_version)
  * to switch, so every level is accepted and changes nothing. */
 API_EXPORT int PMPI_Pcontrol(const int level, ...)
 {
+    API_ENTER();
     (void)level;
     return MPI_SUCCESS;
 }

@@ -10,6 +10,7 @@
 API_EXPORT int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
                                            MPI_Errhandler *errhandler)
 {
+    API_ENTER();
     state_require_initialized("MPI_Comm_create_errhandler");
     API_CHECK_PTR(comm_errhandler_fn, MPI_COMM_WORLD, "MPI_Comm_create_errhandler",
                   "comm_errhandler_fn");
@@ -23,6 +24,7 @@ API_WEAK_ALIAS(Comm_create_errhandler)
 
 API_EXPORT int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    API_ENTER();
     state_require_initialized("MPI_Comm_set_errhandler");
     API_GET_COMM_LOCAL(c, comm, "MPI_Comm_set_errhandler");
     if (!errhandler_is_valid(errhandler))
@@ -40,6 +42,7 @@ API_WEAK_ALIAS(Comm_set_errhandler)
 /* The returned handle is a new reference, for MPI_Errhandler_free (MPI-3.1 §8.3.1). */
 API_EXPORT int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    API_ENTER();
     state_require_initialized("MPI_Comm_get_errhandler");
     API_GET_COMM_LOCAL(c, comm, "MPI_Comm_get_errhandler");
     API_CHECK_PTR(errhandler, comm, "MPI_Comm_get_errhandler", "errhandler");
@@ -53,6 +56,7 @@ API_WEAK_ALIAS(Comm_get_errhandler)
  * A user handler lives on while communicators use it. */
 API_EXPORT int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    API_ENTER();
     state_require_initialized("MPI_Errhandler_free");
     API_CHECK_PTR(errhandler, MPI_COMM_WORLD, "MPI_Errhandler_free", "errhandler");
     if (!errhandler_is_valid(*errhandler))
@@ -68,6 +72,7 @@ API_WEAK_ALIAS(Errhandler_free)
 
 API_EXPORT int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    API_ENTER();
     state_require_initialized("MPI_Comm_call_errhandler");
     API_GET_COMM_LOCAL(c, comm, "MPI_Comm_call_errhandler");
     err_call_handler(c->handle, errorcode, "MPI_Comm_call_errhandler");
@@ -77,6 +82,7 @@ API_WEAK_ALIAS(Comm_call_errhandler)
 
 API_EXPORT int PMPI_Add_error_class(int *errorclass)
 {
+    API_ENTER();
     state_require_initialized("MPI_Add_error_class");
     API_CHECK_PTR(errorclass, MPI_COMM_WORLD, "MPI_Add_error_class", "errorclass");
     if (err_add_class(errorclass) != MPI_SUCCESS)
@@ -88,6 +94,7 @@ API_WEAK_ALIAS(Add_error_class)
 
 API_EXPORT int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+    API_ENTER();
     state_require_initialized("MPI_Add_error_code");
     API_CHECK_PTR(errorcode, MPI_COMM_WORLD, "MPI_Add_error_code", "errorcode");
     if (!err_is_class(errorclass))
@@ -102,6 +109,7 @@ API_WEAK_ALIAS(Add_error_code)
 
 API_EXPORT int PMPI_Add_error_string(int errorcode, const char *string)
 {
+    API_ENTER();
     state_require_initialized("MPI_Add_error_string");
     API_CHECK_PTR(string, MPI_COMM_WORLD, "MPI_Add_error_string", "string");
     /* MPI-3.1 §8.5: erroneous for the predefined codes (<= MPI_ERR_LASTCODE) */
@@ -122,6 +130,7 @@ API_WEAK_ALIAS(Add_error_string)
  * User-defined codes exist only between MPI_Init and MPI_Finalize. */
 API_EXPORT int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    API_ENTER();
     const char *name = err_class_name(errorcode), *text = err_class_text(errorcode);
     const char *user = err_user_string(errorcode);
     if (!string || !resultlen || (!name && !user)) {
@@ -142,6 +151,7 @@ API_WEAK_ALIAS(Error_string)
 
 API_EXPORT int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    API_ENTER();
     int cls = err_code_class(errorcode);
     if (!errorclass || cls < 0) {
         if (state.phase != STATE_INITIALIZED)

@@ -11,6 +11,7 @@ API_EXPORT int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                                    MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                                    MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Grequest_start";
     state_require_initialized(F);
     API_CHECK_PTR(request, MPI_COMM_WORLD, F, "request");
@@ -27,6 +28,7 @@ API_WEAK_ALIAS(Grequest_start)
 
 API_EXPORT int PMPI_Grequest_complete(MPI_Request request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Grequest_complete";
     state_require_initialized(F);
     request_t *r = request_lookup(request);

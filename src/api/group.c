@@ -31,6 +31,7 @@ static int give(group_t *g, MPI_Group *out, const char *func)
 
 API_EXPORT int PMPI_Group_size(MPI_Group group, int *size)
 {
+    API_ENTER();
     static const char *const F = "MPI_Group_size";
     state_require_initialized(F);
     API_GET_GROUP(g, group, F, "group");
@@ -42,6 +43,7 @@ API_WEAK_ALIAS(Group_size)
 
 API_EXPORT int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+    API_ENTER();
     static const char *const F = "MPI_Group_rank";
     state_require_initialized(F);
     API_GET_GROUP(g, group, F, "group");
@@ -54,6 +56,7 @@ API_WEAK_ALIAS(Group_rank)
 API_EXPORT int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
                                           MPI_Group group2, int ranks2[])
 {
+    API_ENTER();
     static const char *const F = "MPI_Group_translate_ranks";
     state_require_initialized(F);
     API_GET_GROUP(g1, group1, F, "group1");
@@ -82,6 +85,7 @@ API_WEAK_ALIAS(Group_translate_ranks)
 
 API_EXPORT int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    API_ENTER();
     static const char *const F = "MPI_Group_compare";
     state_require_initialized(F);
     API_GET_GROUP(g1, group1, F, "group1");
@@ -104,18 +108,21 @@ static int setop(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, group_
 
 API_EXPORT int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    API_ENTER();
     return setop(group1, group2, newgroup, GROUP_UNION, "MPI_Group_union");
 }
 API_WEAK_ALIAS(Group_union)
 
 API_EXPORT int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    API_ENTER();
     return setop(group1, group2, newgroup, GROUP_INTERSECTION, "MPI_Group_intersection");
 }
 API_WEAK_ALIAS(Group_intersection)
 
 API_EXPORT int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    API_ENTER();
     return setop(group1, group2, newgroup, GROUP_DIFFERENCE, "MPI_Group_difference");
 }
 API_WEAK_ALIAS(Group_difference)
@@ -148,6 +155,7 @@ static int check_ranks(const group_t *g, int n, const int ranks[], const char *F
 
 API_EXPORT int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    API_ENTER();
     static const char *const F = "MPI_Group_incl";
     state_require_initialized(F);
     API_GET_GROUP(g, group, F, "group");
@@ -161,6 +169,7 @@ API_WEAK_ALIAS(Group_incl)
 
 API_EXPORT int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    API_ENTER();
     static const char *const F = "MPI_Group_excl";
     state_require_initialized(F);
     API_GET_GROUP(g, group, F, "group");
@@ -246,6 +255,7 @@ static int range_select(MPI_Group group, int n, int ranges[][3], MPI_Group *newg
 API_EXPORT int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
                                      MPI_Group *newgroup)
 {
+    API_ENTER();
     return range_select(group, n, ranges, newgroup, 1, "MPI_Group_range_incl");
 }
 API_WEAK_ALIAS(Group_range_incl)
@@ -253,12 +263,14 @@ API_WEAK_ALIAS(Group_range_incl)
 API_EXPORT int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
                                      MPI_Group *newgroup)
 {
+    API_ENTER();
     return range_select(group, n, ranges, newgroup, 0, "MPI_Group_range_excl");
 }
 API_WEAK_ALIAS(Group_range_excl)
 
 API_EXPORT int PMPI_Group_free(MPI_Group *group)
 {
+    API_ENTER();
     static const char *const F = "MPI_Group_free";
     state_require_initialized(F);
     API_CHECK_PTR(group, W, F, "group");
@@ -271,6 +283,7 @@ API_WEAK_ALIAS(Group_free)
 
 API_EXPORT int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    API_ENTER();
     static const char *const F = "MPI_Comm_group";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);

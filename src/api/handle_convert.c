@@ -30,6 +30,7 @@ _Static_assert(offsetof(MPI_Status, MPI_SOURCE) == MPI_F_SOURCE * sizeof(MPI_Fin
     API_WEAK_ALIAS(Kind##_c2f)                                                                 \
     API_EXPORT type PMPI_##Kind##_f2c(MPI_Fint value)                                          \
     {                                                                                          \
+        API_ENTER();                                                                           \
         type handle = (type)value;                                                             \
         return handle != (null) && (valid) ? handle : (null);                                  \
     }                                                                                          \
@@ -48,6 +49,7 @@ API_HANDLE_CONVERSION(Message, MPI_Message, MPI_MESSAGE_NULL,
 
 API_EXPORT int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
+    API_ENTER();
     static const char *const F = "MPI_Status_c2f";
     if (!c_status)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F,
@@ -62,6 +64,7 @@ API_WEAK_ALIAS(Status_c2f)
 
 API_EXPORT int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
+    API_ENTER();
     static const char *const F = "MPI_Status_f2c";
     if (!f_status)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F,

@@ -28,6 +28,7 @@
 
 API_EXPORT int PMPI_Info_create(MPI_Info *info)
 {
+    API_ENTER();
     state_require_initialized("MPI_Info_create");
     CHECK_PTR(info, "MPI_Info_create", "info");
     info_t *i = info_copy(NULL);
@@ -43,6 +44,7 @@ API_WEAK_ALIAS(Info_create)
 
 API_EXPORT int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    API_ENTER();
     state_require_initialized("MPI_Info_set");
     GET_INFO(i, info, "MPI_Info_set");
     CHECK_KEY(key, "MPI_Info_set");
@@ -60,6 +62,7 @@ API_WEAK_ALIAS(Info_set)
 
 API_EXPORT int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    API_ENTER();
     state_require_initialized("MPI_Info_delete");
     GET_INFO(i, info, "MPI_Info_delete");
     CHECK_KEY(key, "MPI_Info_delete");
@@ -74,6 +77,7 @@ API_WEAK_ALIAS(Info_delete)
  * not an error) and a null character follows them: value must hold valuelen + 1. */
 API_EXPORT int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    API_ENTER();
     state_require_initialized("MPI_Info_get");
     GET_INFO(i, info, "MPI_Info_get");
     CHECK_KEY(key, "MPI_Info_get");
@@ -97,6 +101,7 @@ API_WEAK_ALIAS(Info_get)
 
 API_EXPORT int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    API_ENTER();
     state_require_initialized("MPI_Info_get_valuelen");
     GET_INFO(i, info, "MPI_Info_get_valuelen");
     CHECK_KEY(key, "MPI_Info_get_valuelen");
@@ -116,6 +121,7 @@ API_WEAK_ALIAS(Info_get_valuelen)
 API_EXPORT int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value,
                                     int *flag)
 {
+    API_ENTER();
     static const char *const F = "MPI_Info_get_string";
     state_require_initialized(F);
     GET_INFO(i, info, F);
@@ -143,6 +149,7 @@ API_WEAK_ALIAS(Info_get_string)
 
 API_EXPORT int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    API_ENTER();
     state_require_initialized("MPI_Info_get_nkeys");
     GET_INFO(i, info, "MPI_Info_get_nkeys");
     CHECK_PTR(nkeys, "MPI_Info_get_nkeys", "nkeys");
@@ -154,6 +161,7 @@ API_WEAK_ALIAS(Info_get_nkeys)
 /* key must hold MPI_MAX_INFO_KEY + 1 characters. */
 API_EXPORT int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    API_ENTER();
     state_require_initialized("MPI_Info_get_nthkey");
     GET_INFO(i, info, "MPI_Info_get_nthkey");
     CHECK_PTR(key, "MPI_Info_get_nthkey", "key");
@@ -168,6 +176,7 @@ API_WEAK_ALIAS(Info_get_nthkey)
 
 API_EXPORT int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    API_ENTER();
     state_require_initialized("MPI_Info_dup");
     GET_INFO(i, info, "MPI_Info_dup");
     CHECK_PTR(newinfo, "MPI_Info_dup", "newinfo");
@@ -184,6 +193,7 @@ API_WEAK_ALIAS(Info_dup)
 
 API_EXPORT int PMPI_Info_free(MPI_Info *info)
 {
+    API_ENTER();
     state_require_initialized("MPI_Info_free");
     CHECK_PTR(info, "MPI_Info_free", "info");
     GET_INFO(i, *info, "MPI_Info_free");
@@ -201,6 +211,7 @@ API_WEAK_ALIAS(Info_free)
  * itself (command, argv, wdir, arch, host), without maxprocs and thread_level. */
 API_EXPORT int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
+    API_ENTER();
     static const char *const F = "MPI_Info_create_env";
     if (state.phase == STATE_FINALIZED)
         state_require_initialized(F); /* reports the call after MPI_Finalize */

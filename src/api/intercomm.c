@@ -19,6 +19,7 @@ static int failed(MPI_Comm comm, int rc, const char *F)
 API_EXPORT int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                                      int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Intercomm_create";
     state_require_initialized(F);
     API_GET_COMM(l, local_comm, F);
@@ -61,6 +62,7 @@ API_WEAK_ALIAS(Intercomm_create)
 
 API_EXPORT int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Intercomm_merge";
     state_require_initialized(F);
     API_GET_COMM(c, intercomm, F);

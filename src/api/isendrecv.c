@@ -27,6 +27,7 @@ API_EXPORT int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype s
                               MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                               MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Isendrecv";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
@@ -49,6 +50,7 @@ API_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatyp
                                       int sendtag, int source, int recvtag, MPI_Comm comm,
                                       MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Isendrecv_replace";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);

@@ -37,6 +37,7 @@ static int count_in(int cat, int cvars, int len, int indices[])
 
 API_EXPORT int PMPI_T_category_get_num(int *num_cat)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -51,6 +52,7 @@ API_EXPORT int PMPI_T_category_get_info(int cat_index, char *name, int *name_len
                                         int *desc_len, int *num_cvars, int *num_pvars,
                                         int *num_categories)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -70,6 +72,7 @@ API_WEAK_ALIAS(T_category_get_info)
 
 API_EXPORT int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -99,18 +102,21 @@ static int get_members(int cat_index, int len, int indices[], int cvars)
 
 API_EXPORT int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
+    API_ENTER();
     return get_members(cat_index, len, indices, 1);
 }
 API_WEAK_ALIAS(T_category_get_cvars)
 
 API_EXPORT int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
+    API_ENTER();
     return get_members(cat_index, len, indices, 0);
 }
 API_WEAK_ALIAS(T_category_get_pvars)
 
 API_EXPORT int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
+    API_ENTER();
     (void)indices; /* no category has subcategories */
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
@@ -123,6 +129,7 @@ API_WEAK_ALIAS(T_category_get_categories)
 
 API_EXPORT int PMPI_T_category_changed(int *stamp)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;

@@ -157,6 +157,7 @@ void mpit_cvar_release(void)
 
 API_EXPORT int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -173,6 +174,7 @@ API_WEAK_ALIAS(T_enum_get_info)
 API_EXPORT int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name,
                                     int *name_len)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -190,6 +192,7 @@ API_WEAK_ALIAS(T_enum_get_item)
 
 API_EXPORT int PMPI_T_cvar_get_num(int *num_cvar)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -204,6 +207,7 @@ API_EXPORT int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, i
                                     MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,
                                     int *desc_len, int *bind, int *scope)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -237,6 +241,7 @@ API_WEAK_ALIAS(T_cvar_get_info)
 
 API_EXPORT int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -263,6 +268,7 @@ static int count_of(int id)
 API_EXPORT int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle,
                                         MPI_T_cvar_handle *handle, int *count)
 {
+    API_ENTER();
     (void)obj_handle; /* every variable is bound to no object */
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
@@ -300,6 +306,7 @@ static struct mpit_cvar_handle *find_handle(MPI_T_cvar_handle h, int unlink)
 
 API_EXPORT int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -316,6 +323,7 @@ API_WEAK_ALIAS(T_cvar_handle_free)
 
 API_EXPORT int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -354,6 +362,7 @@ API_WEAK_ALIAS(T_cvar_read)
 
 API_EXPORT int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;

@@ -4,6 +4,7 @@
 
 API_EXPORT int PMPI_T_init_thread(int required, int *provided)
 {
+    API_ENTER();
     if (!provided || required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         return MPI_T_ERR_INVALID;
     mpit_lock_always();
@@ -17,6 +18,7 @@ API_WEAK_ALIAS(T_init_thread)
 
 API_EXPORT int PMPI_T_finalize(void)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;

@@ -125,6 +125,7 @@ void mpit_pvar_release(void)
 
 API_EXPORT int PMPI_T_pvar_get_num(int *num_pvar)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -140,6 +141,7 @@ API_EXPORT int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, i
                                     MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
                                     int *readonly, int *continuous, int *atomic)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -171,6 +173,7 @@ API_WEAK_ALIAS(T_pvar_get_info)
 
 API_EXPORT int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -187,6 +190,7 @@ API_WEAK_ALIAS(T_pvar_get_index)
 
 API_EXPORT int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -204,6 +208,7 @@ API_WEAK_ALIAS(T_pvar_session_create)
 
 API_EXPORT int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -224,6 +229,7 @@ API_WEAK_ALIAS(T_pvar_session_free)
 API_EXPORT int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index,
                                         void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
+    API_ENTER();
     (void)obj_handle; /* every variable is bound to no object */
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
@@ -264,6 +270,7 @@ static struct mpit_pvar_handle *find_handle(struct mpit_pvar_session *s, MPI_T_p
 
 API_EXPORT int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
+    API_ENTER();
     int rc = mpit_enter();
     if (rc != MPI_SUCCESS)
         return rc;
@@ -329,18 +336,21 @@ static int act_on(MPI_T_pvar_session session, MPI_T_pvar_handle handle, action_t
 
 API_EXPORT int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    API_ENTER();
     return act_on(session, handle, DO_START);
 }
 API_WEAK_ALIAS(T_pvar_start)
 
 API_EXPORT int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    API_ENTER();
     return act_on(session, handle, DO_STOP);
 }
 API_WEAK_ALIAS(T_pvar_stop)
 
 API_EXPORT int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    API_ENTER();
     return act_on(session, handle, DO_RESET);
 }
 API_WEAK_ALIAS(T_pvar_reset)
@@ -365,6 +375,7 @@ static int one_handle(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 API_EXPORT int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
                                 void *buf)
 {
+    API_ENTER();
     struct mpit_pvar_handle *h;
     int rc = one_handle(session, handle, buf, &h);
     if (rc != MPI_SUCCESS)
@@ -377,6 +388,7 @@ API_WEAK_ALIAS(T_pvar_read)
 API_EXPORT int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
                                  const void *buf)
 {
+    API_ENTER();
     struct mpit_pvar_handle *h;
     int rc = one_handle(session, handle, buf, &h);
     if (rc != MPI_SUCCESS)
@@ -392,6 +404,7 @@ API_WEAK_ALIAS(T_pvar_write)
 API_EXPORT int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
                                      void *buf)
 {
+    API_ENTER();
     struct mpit_pvar_handle *h;
     int rc = one_handle(session, handle, buf, &h);
     if (rc != MPI_SUCCESS)

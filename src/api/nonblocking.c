@@ -76,6 +76,7 @@ static int init_persistent(req_kind_t kind, void *buf, int count, MPI_Datatype d
     API_EXPORT int PMPI_##Name(const void *buf, int count, MPI_Datatype datatype, int dest,   \
                                int tag, MPI_Comm comm, MPI_Request *request)                  \
     {                                                                                          \
+        API_ENTER();                                                                           \
         return start(REQ_SEND, (void *)buf, count, datatype, dest, tag, comm, mode, request,  \
                      "MPI_" #Name);                                                            \
     }                                                                                          \
@@ -93,6 +94,7 @@ SEND_CALL(Rsend_init, MODE_READY, init_persistent)
 API_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                           MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     return start_new(REQ_RECV, buf, count, datatype, source, tag, comm, MODE_STANDARD, request,
                      "MPI_Irecv");
 }
@@ -101,6 +103,7 @@ API_WEAK_ALIAS(Irecv)
 API_EXPORT int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                               MPI_Comm comm, MPI_Request *request)
 {
+    API_ENTER();
     return init_persistent(REQ_RECV, buf, count, datatype, source, tag, comm, MODE_STANDARD,
                            request, "MPI_Recv_init");
 }
@@ -126,6 +129,7 @@ static int check_startable(MPI_Request h, request_t **out, const char *func, con
 
 API_EXPORT int PMPI_Start(MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Start";
     state_require_initialized(F);
     API_CHECK_PTR(request, MPI_COMM_WORLD, F, "request");
@@ -137,6 +141,7 @@ API_WEAK_ALIAS(Start)
 
 API_EXPORT int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
+    API_ENTER();
     static const char *const F = "MPI_Startall";
     state_require_initialized(F);
     if (count < 0)

@@ -15,6 +15,7 @@
 
 API_EXPORT int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    API_ENTER();
     state_require_initialized("MPI_Op_create");
     API_CHECK_PTR(user_fn, MPI_COMM_WORLD, "MPI_Op_create", "user_fn");
     API_CHECK_PTR(op, MPI_COMM_WORLD, "MPI_Op_create", "op");
@@ -28,6 +29,7 @@ API_WEAK_ALIAS(Op_create)
 /* The op lives on while pending operations use it (op_release). */
 API_EXPORT int PMPI_Op_free(MPI_Op *op)
 {
+    API_ENTER();
     state_require_initialized("MPI_Op_free");
     API_CHECK_PTR(op, MPI_COMM_WORLD, "MPI_Op_free", "op");
     API_GET_OP(o, *op, MPI_COMM_WORLD, "MPI_Op_free");
@@ -42,6 +44,7 @@ API_WEAK_ALIAS(Op_free)
 
 API_EXPORT int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+    API_ENTER();
     state_require_initialized("MPI_Op_commutative");
     API_GET_OP(o, op, MPI_COMM_WORLD, "MPI_Op_commutative");
     API_CHECK_PTR(commute, MPI_COMM_WORLD, "MPI_Op_commutative", "commute");
@@ -53,6 +56,7 @@ API_WEAK_ALIAS(Op_commutative)
 API_EXPORT int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op)
 {
+    API_ENTER();
     static const char *const F = "MPI_Reduce_local";
     state_require_initialized(F);
     if (count < 0)

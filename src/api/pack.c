@@ -58,6 +58,7 @@ static int check_packed(MPI_Comm comm, const void *packed, MPI_Aint size, MPI_Ai
 API_EXPORT int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
                          int outsize, int *position, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Pack";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -81,6 +82,7 @@ API_WEAK_ALIAS(Pack)
 API_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
                            int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
+    API_ENTER();
     static const char *const F = "MPI_Unpack";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -104,6 +106,7 @@ API_WEAK_ALIAS(Unpack)
 /* MPI_Pack's format is exactly the data, so the bound is exact. */
 API_EXPORT int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    API_ENTER();
     static const char *const F = "MPI_Pack_size";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -134,6 +137,7 @@ API_EXPORT int PMPI_Pack_external(const char datarep[], const void *inbuf, int i
                                   MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
                                   MPI_Aint *position)
 {
+    API_ENTER();
     static const char *const F = "MPI_Pack_external";
     state_require_initialized(F);
     API_CHECK_PTR(position, MPI_COMM_WORLD, F, "position");
@@ -158,6 +162,7 @@ API_EXPORT int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI
                                     MPI_Aint *position, void *outbuf, int outcount,
                                     MPI_Datatype datatype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Unpack_external";
     state_require_initialized(F);
     API_CHECK_PTR(position, MPI_COMM_WORLD, F, "position");
@@ -183,6 +188,7 @@ API_WEAK_ALIAS(Unpack_external)
 API_EXPORT int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
                                        MPI_Aint *size)
 {
+    API_ENTER();
     static const char *const F = "MPI_Pack_external_size";
     state_require_initialized(F);
     API_CHECK_PTR(size, MPI_COMM_WORLD, F, "size");

@@ -48,12 +48,14 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, int matched,
 
 API_EXPORT int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    API_ENTER();
     return probe(source, tag, comm, NULL, 0, NULL, status, 1, "MPI_Probe");
 }
 API_WEAK_ALIAS(Probe)
 
 API_EXPORT int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    API_ENTER();
     return probe(source, tag, comm, flag, 0, NULL, status, 0, "MPI_Iprobe");
 }
 API_WEAK_ALIAS(Iprobe)
@@ -61,6 +63,7 @@ API_WEAK_ALIAS(Iprobe)
 API_EXPORT int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
                            MPI_Status *status)
 {
+    API_ENTER();
     return probe(source, tag, comm, NULL, 1, message, status, 1, "MPI_Mprobe");
 }
 API_WEAK_ALIAS(Mprobe)
@@ -68,6 +71,7 @@ API_WEAK_ALIAS(Mprobe)
 API_EXPORT int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
                             MPI_Message *message, MPI_Status *status)
 {
+    API_ENTER();
     return probe(source, tag, comm, flag, 1, message, status, 0, "MPI_Improbe");
 }
 API_WEAK_ALIAS(Improbe)
@@ -104,6 +108,7 @@ static int take_message(void *buf, int count, MPI_Datatype datatype, MPI_Message
 API_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                           MPI_Status *status)
 {
+    API_ENTER();
     static const char *const F = "MPI_Mrecv";
     state_require_initialized(F);
     unexpected_t *u;
@@ -143,6 +148,7 @@ API_WEAK_ALIAS(Mrecv)
 API_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                            MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Imrecv";
     state_require_initialized(F);
     API_CHECK_PTR(request, MPI_COMM_WORLD, F, "request");

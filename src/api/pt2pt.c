@@ -28,6 +28,7 @@ static int blocking_send(const void *buf, int count, MPI_Datatype datatype, int 
 API_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm)
 {
+    API_ENTER();
     return blocking_send(buf, count, datatype, dest, tag, comm, MODE_STANDARD, "MPI_Send");
 }
 API_WEAK_ALIAS(Send)
@@ -35,6 +36,7 @@ API_WEAK_ALIAS(Send)
 API_EXPORT int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm)
 {
+    API_ENTER();
     return blocking_send(buf, count, datatype, dest, tag, comm, MODE_BUFFERED, "MPI_Bsend");
 }
 API_WEAK_ALIAS(Bsend)
@@ -42,6 +44,7 @@ API_WEAK_ALIAS(Bsend)
 API_EXPORT int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm)
 {
+    API_ENTER();
     return blocking_send(buf, count, datatype, dest, tag, comm, MODE_SYNC, "MPI_Ssend");
 }
 API_WEAK_ALIAS(Ssend)
@@ -50,6 +53,7 @@ API_WEAK_ALIAS(Ssend)
 API_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm)
 {
+    API_ENTER();
     return blocking_send(buf, count, datatype, dest, tag, comm, MODE_READY, "MPI_Rsend");
 }
 API_WEAK_ALIAS(Rsend)
@@ -76,6 +80,7 @@ static int recv_checked(comm_t *c, const p2p_data_t *d, int source, int tag,
 API_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                          MPI_Comm comm, MPI_Status *status)
 {
+    API_ENTER();
     static const char *const F = "MPI_Recv";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
@@ -110,6 +115,7 @@ API_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                              MPI_Status *status)
 {
+    API_ENTER();
     static const char *const F = "MPI_Sendrecv";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
@@ -131,6 +137,7 @@ API_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype
                                      int sendtag, int source, int recvtag, MPI_Comm comm,
                                      MPI_Status *status)
 {
+    API_ENTER();
     static const char *const F = "MPI_Sendrecv_replace";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);

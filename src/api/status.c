@@ -64,6 +64,7 @@ static int elements(const MPI_Status *status, MPI_Datatype datatype, const void 
 
 API_EXPORT int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    API_ENTER();
     dtype_t *t;
     int rc = count_args(status, datatype, count, &t, "MPI_Get_count");
     if (rc == MPI_SUCCESS) {
@@ -76,6 +77,7 @@ API_WEAK_ALIAS(Get_count)
 
 API_EXPORT int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    API_ENTER();
     long long n;
     int rc = elements(status, datatype, count, &n, "MPI_Get_elements");
     if (rc == MPI_SUCCESS)
@@ -87,6 +89,7 @@ API_WEAK_ALIAS(Get_elements)
 API_EXPORT int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                                    MPI_Count *count)
 {
+    API_ENTER();
     long long n;
     int rc = elements(status, datatype, count, &n, "MPI_Get_elements_x");
     if (rc == MPI_SUCCESS)
@@ -144,6 +147,7 @@ static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count cou
 
 API_EXPORT int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
+    API_ENTER();
     return set_elements(status, datatype, count, "MPI_Status_set_elements");
 }
 API_WEAK_ALIAS(Status_set_elements)
@@ -151,12 +155,14 @@ API_WEAK_ALIAS(Status_set_elements)
 API_EXPORT int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
                                           MPI_Count count)
 {
+    API_ENTER();
     return set_elements(status, datatype, count, "MPI_Status_set_elements_x");
 }
 API_WEAK_ALIAS(Status_set_elements_x)
 
 API_EXPORT int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+    API_ENTER();
     static const char *const F = "MPI_Status_set_cancelled";
     state_require_initialized(F);
     API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");
@@ -171,6 +177,7 @@ API_WEAK_ALIAS(Status_set_cancelled)
 #define STATUS_FIELD_ACCESSORS(name, FIELD)                                                    \
     API_EXPORT int PMPI_Status_get_##name(MPI_Status *status, int *name)                      \
     {                                                                                          \
+        API_ENTER();                                                                           \
         static const char *const F = "MPI_Status_get_" #name;                                  \
         state_require_initialized(F);                                                          \
         API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");                                    \
@@ -181,6 +188,7 @@ API_WEAK_ALIAS(Status_set_cancelled)
     API_WEAK_ALIAS(Status_get_##name)                                                          \
     API_EXPORT int PMPI_Status_set_##name(MPI_Status *status, int name)                       \
     {                                                                                          \
+        API_ENTER();                                                                           \
         static const char *const F = "MPI_Status_set_" #name;                                  \
         state_require_initialized(F);                                                          \
         API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");                                    \

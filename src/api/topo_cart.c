@@ -24,6 +24,7 @@ static int attach_cart(MPI_Comm parent, comm_t *nc, int ndims, const int dims[],
 API_EXPORT int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
                                 const int periods[], int reorder, MPI_Comm *comm_cart)
 {
+    API_ENTER();
     static const char F[] = "MPI_Cart_create";
     state_require_initialized(F);
     API_GET_COMM(c, comm_old, F);
@@ -44,6 +45,7 @@ API_WEAK_ALIAS(Cart_create)
 
 API_EXPORT int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    API_ENTER();
     static const char F[] = "MPI_Cart_sub";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
@@ -84,6 +86,7 @@ API_WEAK_ALIAS(Cart_sub)
 API_EXPORT int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                              int *newrank)
 {
+    API_ENTER();
     static const char F[] = "MPI_Cart_map";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -100,6 +103,7 @@ API_WEAK_ALIAS(Cart_map)
 
 API_EXPORT int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+    API_ENTER();
     static const char F[] = "MPI_Cartdim_get";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -116,6 +120,7 @@ API_WEAK_ALIAS(Cartdim_get)
 API_EXPORT int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
                              int coords[])
 {
+    API_ENTER();
     static const char F[] = "MPI_Cart_get";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -142,6 +147,7 @@ API_WEAK_ALIAS(Cart_get)
 
 API_EXPORT int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
+    API_ENTER();
     static const char F[] = "MPI_Cart_rank";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -168,6 +174,7 @@ API_WEAK_ALIAS(Cart_rank)
 
 API_EXPORT int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    API_ENTER();
     static const char F[] = "MPI_Cart_coords";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -190,6 +197,7 @@ API_WEAK_ALIAS(Cart_coords)
 API_EXPORT int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
                                int *rank_dest)
 {
+    API_ENTER();
     static const char F[] = "MPI_Cart_shift";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -210,6 +218,7 @@ API_WEAK_ALIAS(Cart_shift)
 
 API_EXPORT int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    API_ENTER();
     static const char F[] = "MPI_Dims_create";
     state_require_initialized(F);
     if (nnodes <= 0)

@@ -65,6 +65,7 @@ API_EXPORT int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
                                                const int *destweights, MPI_Info info,
                                                int reorder, MPI_Comm *comm_dist_graph)
 {
+    API_ENTER();
     static const char F[] = "MPI_Dist_graph_create_adjacent";
     state_require_initialized(F);
     API_GET_COMM(c, comm_old, F);
@@ -109,6 +110,7 @@ API_EXPORT int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
                                       const int *weights, MPI_Info info, int reorder,
                                       MPI_Comm *comm_dist_graph)
 {
+    API_ENTER();
     static const char F[] = "MPI_Dist_graph_create";
     state_require_initialized(F);
     API_GET_COMM(c, comm_old, F);
@@ -164,6 +166,7 @@ API_WEAK_ALIAS(Dist_graph_create)
 API_EXPORT int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
                                                int *weighted)
 {
+    API_ENTER();
     static const char F[] = "MPI_Dist_graph_neighbors_count";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -211,6 +214,7 @@ API_EXPORT int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sou
                                          int *sourceweights, int maxoutdegree,
                                          int destinations[], int *destweights)
 {
+    API_ENTER();
     static const char F[] = "MPI_Dist_graph_neighbors";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);

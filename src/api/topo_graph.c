@@ -5,6 +5,7 @@
 API_EXPORT int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
                                  const int edges[], int reorder, MPI_Comm *comm_graph)
 {
+    API_ENTER();
     static const char F[] = "MPI_Graph_create";
     state_require_initialized(F);
     API_GET_COMM(c, comm_old, F);
@@ -35,6 +36,7 @@ API_WEAK_ALIAS(Graph_create)
 API_EXPORT int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                               int *newrank)
 {
+    API_ENTER();
     static const char F[] = "MPI_Graph_map";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -51,6 +53,7 @@ API_WEAK_ALIAS(Graph_map)
 
 API_EXPORT int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
+    API_ENTER();
     static const char F[] = "MPI_Graphdims_get";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -69,6 +72,7 @@ API_WEAK_ALIAS(Graphdims_get)
 API_EXPORT int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[],
                               int edges[])
 {
+    API_ENTER();
     static const char F[] = "MPI_Graph_get";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -96,6 +100,7 @@ API_WEAK_ALIAS(Graph_get)
 
 API_EXPORT int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
+    API_ENTER();
     static const char F[] = "MPI_Graph_neighbors_count";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
@@ -114,6 +119,7 @@ API_WEAK_ALIAS(Graph_neighbors_count)
 
 API_EXPORT int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+    API_ENTER();
     static const char F[] = "MPI_Graph_neighbors";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);

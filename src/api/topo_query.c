@@ -4,6 +4,7 @@
 
 API_EXPORT int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
+    API_ENTER();
     static const char F[] = "MPI_Topo_test";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);

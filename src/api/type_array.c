@@ -22,6 +22,7 @@ API_EXPORT int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                                          const int array_of_starts[], int order,
                                          MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_create_subarray";
     state_require_initialized(F);
     API_CHECK_PTR(newtype, MPI_COMM_WORLD, F, "newtype");
@@ -91,6 +92,7 @@ API_EXPORT int PMPI_Type_create_darray(int size, int rank, int ndims, const int 
                                        const int array_of_psizes[], int order,
                                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_create_darray";
     state_require_initialized(F);
     API_CHECK_PTR(newtype, MPI_COMM_WORLD, F, "newtype");

@@ -69,6 +69,7 @@ static int check_blocklength(int bl, const char *func, const char *what, int i)
 
 API_EXPORT int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_contiguous";
     CHECK_COMMON(F, count, newtype);
     API_GET_TYPE(old, oldtype, MPI_COMM_WORLD, F, "oldtype");
@@ -107,6 +108,7 @@ static int vector(int count, int blocklength, MPI_Aint stride, int in_bytes,
 API_EXPORT int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
+    API_ENTER();
     return vector(count, blocklength, stride, 0, oldtype, newtype, "MPI_Type_vector");
 }
 API_WEAK_ALIAS(Type_vector)
@@ -114,6 +116,7 @@ API_WEAK_ALIAS(Type_vector)
 API_EXPORT int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                                         MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER();
     return vector(count, blocklength, stride, 1, oldtype, newtype, "MPI_Type_create_hvector");
 }
 API_WEAK_ALIAS(Type_create_hvector)
@@ -153,6 +156,7 @@ API_EXPORT int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                                  const int array_of_displacements[], MPI_Datatype oldtype,
                                  MPI_Datatype *newtype)
 {
+    API_ENTER();
     return indexed(count, array_of_blocklengths, array_of_displacements, NULL, 0, oldtype,
                    newtype, "MPI_Type_indexed");
 }
@@ -162,6 +166,7 @@ API_EXPORT int PMPI_Type_create_hindexed(int count, const int array_of_blockleng
                                          const MPI_Aint array_of_displacements[],
                                          MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER();
     return indexed(count, array_of_blocklengths, NULL, array_of_displacements, 1, oldtype,
                    newtype, "MPI_Type_create_hindexed");
 }
@@ -200,6 +205,7 @@ API_EXPORT int PMPI_Type_create_indexed_block(int count, int blocklength,
                                               const int array_of_displacements[],
                                               MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER();
     return indexed_block(count, blocklength, array_of_displacements, NULL, 0, oldtype, newtype,
                          "MPI_Type_create_indexed_block");
 }
@@ -209,6 +215,7 @@ API_EXPORT int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                                const MPI_Aint array_of_displacements[],
                                                MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER();
     return indexed_block(count, blocklength, NULL, array_of_displacements, 1, oldtype, newtype,
                          "MPI_Type_create_hindexed_block");
 }
@@ -219,6 +226,7 @@ API_EXPORT int PMPI_Type_create_struct(int count, const int array_of_blocklength
                                        const MPI_Datatype array_of_types[],
                                        MPI_Datatype *newtype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_create_struct";
     CHECK_COMMON(F, count, newtype);
     if (count > 0) {
@@ -254,6 +262,7 @@ API_WEAK_ALIAS(Type_create_struct)
 API_EXPORT int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                         MPI_Datatype *newtype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_create_resized";
     state_require_initialized(F);
     API_CHECK_PTR(newtype, MPI_COMM_WORLD, F, "newtype");
@@ -273,6 +282,7 @@ API_WEAK_ALIAS(Type_create_resized)
  * copied (as for communicators). */
 API_EXPORT int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_dup";
     state_require_initialized(F);
     API_CHECK_PTR(newtype, MPI_COMM_WORLD, F, "newtype");

@@ -90,6 +90,7 @@ static int create_f90(int combiner, int p, int r, MPI_Datatype *newtype, const c
 
 API_EXPORT int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
+    API_ENTER();
     return create_f90(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, newtype,
                       "MPI_Type_create_f90_integer");
 }
@@ -97,12 +98,14 @@ API_WEAK_ALIAS(Type_create_f90_integer)
 
 API_EXPORT int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
+    API_ENTER();
     return create_f90(MPI_COMBINER_F90_REAL, p, r, newtype, "MPI_Type_create_f90_real");
 }
 API_WEAK_ALIAS(Type_create_f90_real)
 
 API_EXPORT int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
+    API_ENTER();
     return create_f90(MPI_COMBINER_F90_COMPLEX, p, r, newtype, "MPI_Type_create_f90_complex");
 }
 API_WEAK_ALIAS(Type_create_f90_complex)

@@ -10,6 +10,7 @@
 
 API_EXPORT int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_commit";
     state_require_initialized(F);
     API_CHECK_PTR(datatype, MPI_COMM_WORLD, F, "datatype");
@@ -23,6 +24,7 @@ API_WEAK_ALIAS(Type_commit)
  * reference it (dtype.h). */
 API_EXPORT int PMPI_Type_free(MPI_Datatype *datatype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_free";
     state_require_initialized(F);
     API_CHECK_PTR(datatype, MPI_COMM_WORLD, F, "datatype");
@@ -48,6 +50,7 @@ static int to_int(MPI_Count v)
 
 API_EXPORT int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_size";
     state_require_initialized(F);
     API_CHECK_PTR(size, MPI_COMM_WORLD, F, "size");
@@ -59,6 +62,7 @@ API_WEAK_ALIAS(Type_size)
 
 API_EXPORT int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_size_x";
     state_require_initialized(F);
     API_CHECK_PTR(size, MPI_COMM_WORLD, F, "size");
@@ -83,6 +87,7 @@ static int extent(MPI_Datatype datatype, int true_bounds, MPI_Aint *lb, MPI_Aint
 
 API_EXPORT int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent_)
 {
+    API_ENTER();
     return extent(datatype, 0, lb, extent_, "MPI_Type_get_extent");
 }
 API_WEAK_ALIAS(Type_get_extent)
@@ -90,6 +95,7 @@ API_WEAK_ALIAS(Type_get_extent)
 API_EXPORT int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                                          MPI_Aint *true_extent)
 {
+    API_ENTER();
     return extent(datatype, 1, true_lb, true_extent, "MPI_Type_get_true_extent");
 }
 API_WEAK_ALIAS(Type_get_true_extent)
@@ -97,6 +103,7 @@ API_WEAK_ALIAS(Type_get_true_extent)
 /* MPI_Count holds every MPI_Aint here (both are 64-bit). */
 API_EXPORT int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent_)
 {
+    API_ENTER();
     MPI_Aint l = 0, e = 0;
     int rc = extent(datatype, 0, lb ? &l : NULL, extent_ ? &e : NULL, "MPI_Type_get_extent_x");
     if (rc == MPI_SUCCESS) {
@@ -110,6 +117,7 @@ API_WEAK_ALIAS(Type_get_extent_x)
 API_EXPORT int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                            MPI_Count *true_extent)
 {
+    API_ENTER();
     MPI_Aint l = 0, e = 0;
     int rc = extent(datatype, 1, true_lb ? &l : NULL, true_extent ? &e : NULL,
                     "MPI_Type_get_true_extent_x");
@@ -126,6 +134,7 @@ API_WEAK_ALIAS(Type_get_true_extent_x)
 API_EXPORT int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
                                       int *num_addresses, int *num_datatypes, int *combiner)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_get_envelope";
     state_require_initialized(F);
     API_CHECK_PTR(num_integers, MPI_COMM_WORLD, F, "num_integers");
@@ -147,6 +156,7 @@ API_EXPORT int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
                                       int array_of_integers[], MPI_Aint array_of_addresses[],
                                       MPI_Datatype array_of_datatypes[])
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_get_contents";
     state_require_initialized(F);
     API_GET_TYPE(t, datatype, MPI_COMM_WORLD, F, "datatype");
@@ -187,6 +197,7 @@ API_WEAK_ALIAS(Type_get_contents)
 
 API_EXPORT int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_set_name";
     state_require_initialized(F);
     API_CHECK_PTR(type_name, MPI_COMM_WORLD, F, "type_name");
@@ -201,6 +212,7 @@ API_WEAK_ALIAS(Type_set_name)
 
 API_EXPORT int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_get_name";
     state_require_initialized(F);
     API_CHECK_PTR(type_name, MPI_COMM_WORLD, F, "type_name");
@@ -217,6 +229,7 @@ API_WEAK_ALIAS(Type_get_name)
 
 API_EXPORT int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
+    API_ENTER();
     static const char *const F = "MPI_Type_match_size";
     static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
     static const MPI_Datatype integers[] = {MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG,
@@ -254,6 +267,7 @@ API_WEAK_ALIAS(Type_match_size)
 
 API_EXPORT int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+    API_ENTER();
     static const char *const F = "MPI_Get_address";
     state_require_initialized(F);
     API_CHECK_PTR(address, MPI_COMM_WORLD, F, "address");
@@ -266,12 +280,14 @@ API_WEAK_ALIAS(Get_address)
  * arithmetic; done in unsigned to wrap rather than overflow. */
 API_EXPORT MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
+    API_ENTER();
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 API_WEAK_ALIAS(Aint_add)
 
 API_EXPORT MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
+    API_ENTER();
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
 API_WEAK_ALIAS(Aint_diff)

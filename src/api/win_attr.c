@@ -35,6 +35,7 @@ API_EXPORT int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
                                       MPI_Win_delete_attr_function *delete_fn, int *keyval,
                                       void *extra_state)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_create_keyval";
     state_require_initialized(F);
     API_CHECK_PTR(keyval, MPI_COMM_WORLD, F, "win_keyval");
@@ -50,6 +51,7 @@ API_WEAK_ALIAS(Win_create_keyval)
 
 API_EXPORT int PMPI_Win_free_keyval(int *keyval)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_free_keyval";
     state_require_initialized(F);
     API_CHECK_PTR(keyval, MPI_COMM_WORLD, F, "win_keyval");
@@ -72,6 +74,7 @@ API_WEAK_ALIAS(Win_free_keyval)
 
 API_EXPORT int PMPI_Win_set_attr(MPI_Win win, int keyval, void *value)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_set_attr";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -89,6 +92,7 @@ API_WEAK_ALIAS(Win_set_attr)
  * others' a pointer to the value (MPI_Aint for the size, int for the rest). */
 API_EXPORT int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_get_attr";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -127,6 +131,7 @@ API_WEAK_ALIAS(Win_get_attr)
 
 API_EXPORT int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_delete_attr";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -140,6 +145,7 @@ API_WEAK_ALIAS(Win_delete_attr)
 
 API_EXPORT int PMPI_Win_set_name(MPI_Win win, const char *name)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_set_name";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -155,6 +161,7 @@ API_WEAK_ALIAS(Win_set_name)
 
 API_EXPORT int PMPI_Win_get_name(MPI_Win win, char *name, int *resultlen)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_get_name";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -168,6 +175,7 @@ API_WEAK_ALIAS(Win_get_name)
 
 API_EXPORT int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_get_group";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -186,6 +194,7 @@ API_WEAK_ALIAS(Win_get_group)
 /* The hints are kept as given (metampi acts on none yet) and returned by MPI_Win_get_info. */
 API_EXPORT int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_set_info";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -207,6 +216,7 @@ API_WEAK_ALIAS(Win_set_info)
 
 API_EXPORT int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_get_info";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -225,6 +235,7 @@ API_WEAK_ALIAS(Win_get_info)
 API_EXPORT int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn,
                                           MPI_Errhandler *errhandler)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_create_errhandler";
     state_require_initialized(F);
     API_CHECK_PTR(fn, MPI_COMM_WORLD, F, "win_errhandler_fn");
@@ -238,6 +249,7 @@ API_WEAK_ALIAS(Win_create_errhandler)
 
 API_EXPORT int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_set_errhandler";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -255,6 +267,7 @@ API_WEAK_ALIAS(Win_set_errhandler)
 
 API_EXPORT int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_get_errhandler";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -267,6 +280,7 @@ API_WEAK_ALIAS(Win_get_errhandler)
 
 API_EXPORT int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_call_errhandler";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);

@@ -10,6 +10,7 @@
 /* Memory from malloc: the emulation needs nothing special (docs/rma.md). */
 API_EXPORT int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    API_ENTER();
     static const char *const F = "MPI_Alloc_mem";
     state_require_initialized(F);
     API_CHECK_PTR(baseptr, MPI_COMM_WORLD, F, "baseptr");
@@ -30,6 +31,7 @@ API_WEAK_ALIAS(Alloc_mem)
 
 API_EXPORT int PMPI_Free_mem(void *base)
 {
+    API_ENTER();
     state_require_initialized("MPI_Free_mem");
     free(base);
     return MPI_SUCCESS;
@@ -67,6 +69,7 @@ static int create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
 API_EXPORT int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                                MPI_Comm comm, MPI_Win *win)
 {
+    API_ENTER();
     return create(base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, win,
                   "MPI_Win_create");
 }
@@ -75,6 +78,7 @@ API_WEAK_ALIAS(Win_create)
 API_EXPORT int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                  void *baseptr, MPI_Win *win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_allocate";
     state_require_initialized(F);
     API_CHECK_PTR(baseptr, comm, F, "baseptr");
@@ -91,6 +95,7 @@ API_WEAK_ALIAS(Win_allocate)
  * (MPI_BOTTOM base, unit 1). */
 API_EXPORT int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    API_ENTER();
     return create(NULL, 0, 1, info, comm, MPI_WIN_FLAVOR_DYNAMIC, win, "MPI_Win_create_dynamic");
 }
 API_WEAK_ALIAS(Win_create_dynamic)
@@ -105,6 +110,7 @@ static int check_dynamic(const win_t *w, const char *func)
 
 API_EXPORT int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_attach";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -127,6 +133,7 @@ API_WEAK_ALIAS(Win_attach)
 
 API_EXPORT int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_detach";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -141,6 +148,7 @@ API_WEAK_ALIAS(Win_detach)
 
 API_EXPORT int PMPI_Win_free(MPI_Win *win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_free";
     state_require_initialized(F);
     API_CHECK_PTR(win, MPI_COMM_WORLD, F, "win");
@@ -161,6 +169,7 @@ API_WEAK_ALIAS(Win_free)
 API_EXPORT int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
                                         MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_allocate_shared";
     state_require_initialized(F);
     API_GET_COMM(c, comm, F);
@@ -181,6 +190,7 @@ API_WEAK_ALIAS(Win_allocate_shared)
 API_EXPORT int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
                                      void *baseptr)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_shared_query";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);

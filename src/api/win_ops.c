@@ -115,6 +115,7 @@ API_EXPORT int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype 
                         int target_rank, MPI_Aint target_disp, int target_count,
                         MPI_Datatype target_datatype, MPI_Win win)
 {
+    API_ENTER();
     return put_get(RMA_PUT, origin_addr, origin_count, origin_datatype, target_rank,
                    target_disp, target_count, target_datatype, win, NULL, "MPI_Put");
 }
@@ -124,6 +125,7 @@ API_EXPORT int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin
                         int target_rank, MPI_Aint target_disp, int target_count,
                         MPI_Datatype target_datatype, MPI_Win win)
 {
+    API_ENTER();
     return put_get(RMA_GET, origin_addr, origin_count, origin_datatype, target_rank,
                    target_disp, target_count, target_datatype, win, NULL, "MPI_Get");
 }
@@ -134,6 +136,7 @@ API_EXPORT int PMPI_Rput(const void *origin_addr, int origin_count,
                          int target_count, MPI_Datatype target_datatype, MPI_Win win,
                          MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Rput";
     if (!request)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F, "argument request is NULL");
@@ -146,6 +149,7 @@ API_EXPORT int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origi
                          int target_rank, MPI_Aint target_disp, int target_count,
                          MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Rget";
     if (!request)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F, "argument request is NULL");
@@ -201,6 +205,7 @@ API_EXPORT int PMPI_Accumulate(const void *origin_addr, int origin_count,
                                MPI_Aint target_disp, int target_count,
                                MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    API_ENTER();
     return accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                       target_count, target_datatype, op, win, NULL, "MPI_Accumulate");
 }
@@ -212,6 +217,7 @@ API_EXPORT int PMPI_Raccumulate(const void *origin_addr, int origin_count,
                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                                 MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Raccumulate";
     if (!request)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F, "argument request is NULL");
@@ -257,6 +263,7 @@ API_EXPORT int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
                                    int target_rank, MPI_Aint target_disp, int target_count,
                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    API_ENTER();
     return get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
                           result_datatype, target_rank, target_disp, target_count,
                           target_datatype, op, win, RMA_GACC, NULL, "MPI_Get_accumulate");
@@ -270,6 +277,7 @@ API_EXPORT int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                                     MPI_Request *request)
 {
+    API_ENTER();
     static const char *const F = "MPI_Rget_accumulate";
     if (!request)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F, "argument request is NULL");
@@ -283,6 +291,7 @@ API_EXPORT int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
                                  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                                  MPI_Op op, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Fetch_and_op";
     if (datatype != MPI_DATATYPE_NULL && !dtype_is_predefined(datatype) && win_lookup(win))
         return win_raise(win_lookup(win), MPI_ERR_TYPE, F, "datatype must be predefined");
@@ -295,6 +304,7 @@ API_EXPORT int PMPI_Compare_and_swap(const void *origin_addr, const void *compar
                                      void *result_addr, MPI_Datatype datatype, int target_rank,
                                      MPI_Aint target_disp, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Compare_and_swap";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);

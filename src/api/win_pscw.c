@@ -38,6 +38,7 @@ static int window_ranks(const win_t *w, MPI_Group group, int assert, int **ranks
 
 API_EXPORT int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_post";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -55,6 +56,7 @@ API_WEAK_ALIAS(Win_post)
 
 API_EXPORT int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_start";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -72,6 +74,7 @@ API_WEAK_ALIAS(Win_start)
 
 API_EXPORT int PMPI_Win_complete(MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_complete";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -84,6 +87,7 @@ API_WEAK_ALIAS(Win_complete)
 
 API_EXPORT int PMPI_Win_wait(MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_wait";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -96,6 +100,7 @@ API_WEAK_ALIAS(Win_wait)
 
 API_EXPORT int PMPI_Win_test(MPI_Win win, int *flag)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_test";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);

@@ -16,6 +16,7 @@ static int check_assert(const win_t *w, int assert, const char *func)
 
 API_EXPORT int PMPI_Win_fence(int assert, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_fence";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -37,6 +38,7 @@ API_WEAK_ALIAS(Win_fence)
 
 API_EXPORT int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_lock";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -62,6 +64,7 @@ API_WEAK_ALIAS(Win_lock)
 
 API_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_unlock";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -83,6 +86,7 @@ API_WEAK_ALIAS(Win_unlock)
 
 API_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_lock_all";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -99,6 +103,7 @@ API_WEAK_ALIAS(Win_lock_all)
 
 API_EXPORT int PMPI_Win_unlock_all(MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_unlock_all";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -131,6 +136,7 @@ static int passive_all(const win_t *w, const char *func)
 
 API_EXPORT int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_flush";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -143,6 +149,7 @@ API_WEAK_ALIAS(Win_flush)
 
 API_EXPORT int PMPI_Win_flush_all(MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_flush_all";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -156,6 +163,7 @@ API_WEAK_ALIAS(Win_flush_all)
 /* Local completion: the origin buffers may be reused, results are in. */
 API_EXPORT int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_flush_local";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -168,6 +176,7 @@ API_WEAK_ALIAS(Win_flush_local)
 
 API_EXPORT int PMPI_Win_flush_local_all(MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_flush_local_all";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);
@@ -182,6 +191,7 @@ API_WEAK_ALIAS(Win_flush_local_all)
  * process's loads and stores, and a pass of progress applies what arrived. */
 API_EXPORT int PMPI_Win_sync(MPI_Win win)
 {
+    API_ENTER();
     static const char *const F = "MPI_Win_sync";
     state_require_initialized(F);
     API_GET_WIN(w, win, F);

@@ -1,5 +1,7 @@
 #include "core/grequest.h"
 
+#include "core/lock.h"
+
 #include <stdlib.h>
 
 request_t *grequest_start(comm_t *comm, const grequest_t *fns)
@@ -24,6 +26,10 @@ int grequest_complete(request_t *r)
     /* release: the thread that waits in the progress engine sees the flag, and everything
      * the completing thread wrote before it */
     __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
+    /* with threads, the waiter may sleep in the kernel or on the condition variable: wake
+     * it now rather than at its safety timeout */
+    if (core_lock_on)
+        core_lock_notify();
     return r->user_freed ? grequest_release(r) : MPI_SUCCESS;
 }
 

@@ -125,7 +125,8 @@ static const unsigned char allowed[OP_NPREDEFINED + 1] = {
 /* On x86-64 every kernel is also built for AVX2 and the loader picks the version the CPU
  * runs (GCC function multi-versioning through an ifunc): twice the vector width of the SSE2
  * baseline, which is what a reduction of data in cache is bound by. */
-#if defined(__x86_64__) && defined(__has_attribute)
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(__SANITIZE_THREAD__)
+/* (not under ThreadSanitizer: the instrumented ifunc resolver would run before its runtime) */
 #if __has_attribute(target_clones)
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #endif

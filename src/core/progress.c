@@ -1,6 +1,8 @@
 #include "core/progress.h"
 
 #include "core/errors.h"
+#include "core/lock.h"
+#include "core/progress_int.h"
 #include "proto/proto.h"
 #include "runtime/job.h"
 #include "runtime/tunables.h"
@@ -14,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { SPIN_US_ALONE = 2000, SPIN_US_OVERSUBSCRIBED = 50, SLEEP_SAFETY_MS = 250 };
+enum { SPIN_US_ALONE = 2000, SPIN_US_OVERSUBSCRIBED = 50 };
 
 static const int no_schedules;
 static const int *schedules_running = &no_schedules;
@@ -26,16 +28,16 @@ void progress_set_schedules(const int *running, int (*advance)(void))
     schedules_advance = advance;
 }
 
-static uint64_t spin_ns = SPIN_US_ALONE * 1000ull;
-static int oversubscribed;
+uint64_t progress_spin_ns = SPIN_US_ALONE * 1000ull;
+int progress_oversubscribed;
 
 void progress_configure(int local_ranks, int ncpus)
 {
-    oversubscribed = local_ranks > ncpus;
-    uint64_t us = oversubscribed ? SPIN_US_OVERSUBSCRIBED : SPIN_US_ALONE;
+    progress_oversubscribed = local_ranks > ncpus;
+    uint64_t us = progress_oversubscribed ? SPIN_US_OVERSUBSCRIBED : SPIN_US_ALONE;
     if (tun_is_set(TUN_SPIN_US))
         us = tun_time(TUN_SPIN_US);
-    spin_ns = us * 1000;
+    progress_spin_ns = us * 1000;
 }
 
 int progress_usable_cpus(void)
@@ -49,7 +51,7 @@ int progress_usable_cpus(void)
     return online > 0 ? (int)online : 1;
 }
 
-static uint64_t now_ns(void)
+uint64_t progress_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -87,12 +89,15 @@ int progress_poll(void)
     /* backwards: a poller may remove itself */
     for (int i = npollers - 1; i >= 0; i--)
         n += pollers[i]();
+    if (core_lock_on && n > 0)
+        core_lock_notify();
     return n;
 }
 
 /* Sleeps until a peer or the launcher has something for us (or the safety timeout: a lost
- * wake-up then costs a delay, never a hang). */
-static void sleep_once(int (*done)(void *), void *arg)
+ * wake-up then costs a delay, never a hang). With threads (who: the kernel sleeper, see
+ * core/lock.h) the lock is released while it sleeps, and the wake-up eventfd is watched too. */
+void progress_sleep_once(int (*done)(void *), void *arg, sleeper_t who)
 {
     enum { MAXFDS = 64 };
     struct pollfd fds[MAXFDS];
@@ -100,11 +105,30 @@ static void sleep_once(int (*done)(void *), void *arg)
     int launcher = job_launcher_fd();
     if (launcher >= 0)
         fds[n++] = (struct pollfd){ .fd = launcher, .events = POLLIN };
+    int wake = n;
+    if (who != SLEEPER_NONE)
+        fds[n++] = (struct pollfd){ .fd = core_lock_wake_fd(), .events = POLLIN };
     n += proto_pollfds(fds + n, MAXFDS - n);
     proto_prepare_sleep();
     if (progress_poll() == 0 && !done(arg)) {
+        int levels = 0;
+        if (who != SLEEPER_NONE) {
+            core_lock_set_sleeper(who);
+            levels = core_lock_release_all();
+        }
         int rc = poll(fds, (nfds_t)n, SLEEP_SAFETY_MS);
-        if (rc < 0 && errno != EINTR)
+        int poll_errno = errno;
+        if (who != SLEEPER_NONE) {
+            core_lock_reacquire(levels);
+            core_lock_set_sleeper(SLEEPER_NONE);
+            if (rc > 0 && fds[wake].revents)
+                core_lock_wake_drain();
+            /* another thread may have talked to the launcher (a PMI exchange, under the
+             * lock) while we slept: only what is left now counts */
+            if (launcher >= 0 && rc > 0 && fds[0].revents)
+                poll(fds, 1, 0);
+        }
+        if (rc < 0 && poll_errno != EINTR)
             err_fatal(MPI_ERR_INTERN, "progress", "poll failed");
         /* The launcher never speaks unasked: input or hang-up there means it is gone. */
         if (launcher >= 0 && rc > 0 && fds[0].revents)
@@ -115,21 +139,25 @@ static void sleep_once(int (*done)(void *), void *arg)
 
 void progress_wait_until(int (*done)(void *arg), void *arg)
 {
+    if (core_lock_on) {
+        progress_wait_threads(done, arg);
+        return;
+    }
     uint64_t idle_since = 0;
     for (unsigned i = 0; !done(arg); i++) {
         if (progress_poll() > 0) {
             idle_since = 0;
             continue;
         }
-        if (oversubscribed)
+        if (progress_oversubscribed)
             sched_yield();
         else if (i & 63)
             continue;
-        uint64_t t = now_ns();
+        uint64_t t = progress_now_ns();
         if (!idle_since)
             idle_since = t;
-        else if (t - idle_since >= spin_ns) {
-            sleep_once(done, arg);
+        else if (t - idle_since >= progress_spin_ns) {
+            progress_sleep_once(done, arg, SLEEPER_NONE);
             idle_since = 0;
         }
     }

@@ -41,4 +41,10 @@ void progress_wait_until(int (*done)(void *arg), void *arg);
 /* Advances progress until *flag becomes nonzero. */
 void progress_wait(volatile int *flag);
 
+/* The progress thread (METAMPI_ASYNC_PROGRESS, core/progress_threads.c): started by MPI_Init
+ * once the transports run, with the core lock on (core/lock.h); stopped by MPI_Finalize
+ * before the transports close (the caller holds the lock). start returns 0 or an errno. */
+int progress_thread_start(void);
+void progress_thread_stop(void);
+
 #endif
