@@ -1,6 +1,8 @@
 /*
  * A known plaintext for the WAN security tests: rank 0 sends the last rank (at the other
- * site) 4 KiB messages made of a marker string and the round number, for SECONDS (argv[1]);
+ * site) 4 KiB messages made of a marker string (argv[2], default MARKER: a test that captures
+ * shared traffic gives its own, so another test's plaintext cannot be taken for its) and the
+ * round number, for SECONDS (argv[1]);
  * the last rank checks every byte and sends each message back, which rank 0 checks too. Prints
  * "secret running" after the first round trip and "secret ok ROUNDS" at the end; a wrong
  * byte ends the job with "wrong byte".
@@ -13,10 +15,12 @@
 #define MARKER "metampi-known-plaintext:"
 enum { LEN = 4096 };
 
+static const char *marker = MARKER;
+
 static void fill(unsigned char *b, int round)
 {
-    char head[64];
-    int h = snprintf(head, sizeof head, MARKER "%08d:", round);
+    char head[128];
+    int h = snprintf(head, sizeof head, "%.100s%08d:", marker, round);
     for (int i = 0; i < LEN; i++)
         b[i] = (unsigned char)head[i % h];
 }
@@ -28,6 +32,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     double seconds = argc > 1 ? atof(argv[1]) : 1;
+    if (argc > 2)
+        marker = argv[2];
     unsigned char buf[LEN], want[LEN];
     int peer = rank == 0 ? size - 1 : 0, go = 1, rounds = 0;
     double start = MPI_Wtime();
