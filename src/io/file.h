@@ -1,0 +1,74 @@
+/*
+ * Parallel I/O (MPI-3.1 chapter 13): file objects on a POSIX file system (docs/io.md).
+ *
+ * A file owns a private duplicate of the communicator it was opened on (io_file_t.comm), so
+ * the collectives of its calls never match a user message. Every member opens the path with
+ * open(2) and keeps its own descriptor; data moves with pread/pwrite (preadv/pwritev) at
+ * explicit offsets, so no descriptor offset is ever shared state, and O_APPEND is never
+ * passed (Linux's pwrite would ignore the offset).
+ *
+ * The view (MPI-3.1 §13.3): the file seen by this process is the packed stream of the
+ * filetype tiled from byte `disp` on; positions are counted in etypes of that stream. The
+ * filetype's layout (datatype engine) is walked by a cursor whose base is the displacement,
+ * so the "addresses" it yields are file offsets: io_view_runs (view.c) turns a range of the
+ * stream into (offset, length) runs without a per-element loop.
+ *
+ * Errors: functions return MPI_SUCCESS or an error class; *_errno variants keep errno's
+ * mapping in one place (io_errno_class).
+ */
+#ifndef METAMPI_IO_FILE_H
+#define METAMPI_IO_FILE_H
+
+#include "core/comm.h"
+#include "core/info.h"
+#include "datatype/dtype.h"
+
+#include <mpi.h>
+
+#define FILE_KIND 0x28000000u
+
+typedef struct io_file {
+    MPI_File handle;
+    comm_t *comm;                /* the private duplicate (see above) */
+    int fd;
+    int amode;
+    char *path;                  /* as given to MPI_File_open (DELETE_ON_CLOSE) */
+    info_t *info;                /* the hints as last set */
+    MPI_Errhandler errhandler;
+    int atomic;                  /* MPI_File_set_atomicity */
+    /* the view */
+    MPI_Offset disp;
+    dtype_t *etype, *filetype;   /* referenced */
+    int external32;              /* datarep "external32" (else "native" / "internal") */
+    char datarep[MPI_MAX_DATAREP_STRING];
+    MPI_Offset pos;              /* the individual file pointer, in etypes of the view */
+} io_file_t;
+
+/* ---- objects (file.c) --------------------------------------------------------------------- */
+
+/* Collective over c (an intra-communicator): opens path with amode (checked by the caller)
+ * at every member. Creation (MPI_MODE_CREATE, _EXCL) is done by rank 0 alone before the
+ * others open, so EXCL means "did not exist before this call" for the whole group. Every
+ * member returns the same class: MPI_SUCCESS, or the first error of the lowest rank that
+ * failed. */
+int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **out);
+/* Collective: closes (and with DELETE_ON_CLOSE, once everyone closed, removes) the file. */
+int io_close(io_file_t *f);
+/* Removes path (MPI_File_delete): MPI_ERR_NO_SUCH_FILE, MPI_ERR_ACCESS, ... */
+int io_delete(const char *path);
+/* The file behind a handle, or NULL. */
+io_file_t *io_lookup(MPI_File h);
+/* The handler of MPI_FILE_NULL: for new files, MPI_File_open / _delete and bad handles. */
+MPI_Errhandler io_default_errhandler(void);
+void io_set_default_errhandler(MPI_Errhandler eh);
+/* Maps errno after a failed system call to an MPI error class. */
+int io_errno_class(int err);
+
+/* ---- the file's size and contents (size.c) ------------------------------------------------ */
+
+int io_sync(io_file_t *f);                            /* collective */
+int io_set_size(io_file_t *f, MPI_Offset size);       /* collective */
+int io_preallocate(io_file_t *f, MPI_Offset size);    /* collective */
+int io_get_size(io_file_t *f, MPI_Offset *size);
+
+#endif
