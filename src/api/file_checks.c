@@ -48,3 +48,52 @@ int file_check_not_sequential(const io_file_t *f, const char *func)
                           "the file was opened with MPI_MODE_SEQUENTIAL");
     return MPI_SUCCESS;
 }
+
+int file_check_type(const io_file_t *f, MPI_Datatype h, dtype_t **t, const char *argname,
+                    const char *func)
+{
+    dtype_t *dt = dtype_lookup_user(h);
+    if (!dt)
+        return file_raise(f, MPI_ERR_TYPE, func,
+                          h == MPI_DATATYPE_NULL ? "%s is MPI_DATATYPE_NULL"
+                                                 : "%s is no datatype handle",
+                          argname);
+    if (!dt->committed)
+        return file_raise(f, MPI_ERR_TYPE, func, "%s (0x%x) is not committed", argname,
+                          (unsigned)h);
+    *t = dt;
+    return MPI_SUCCESS;
+}
+
+int file_check_data(const io_file_t *f, int count, MPI_Datatype datatype, dtype_t **t,
+                    const char *func)
+{
+    if (count < 0)
+        return file_raise(f, MPI_ERR_COUNT, func, "negative count %d", count);
+    int rc = file_check_type(f, datatype, t, "datatype", func);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    long long bytes = (long long)count * (*t)->size;
+    if (bytes % f->etype->size)
+        return file_raise(f, MPI_ERR_TYPE, func,
+                          "%d elements of the datatype hold %lld bytes, not a whole number "
+                          "of etypes of %lld bytes",
+                          count, bytes, (long long)f->etype->size);
+    if (f->external32 && (*t)->ext32_size != (*t)->size)
+        return file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, func,
+                          "the datatype's external32 size (%lld bytes) differs from its native "
+                          "size (%lld): not supported yet (docs/io.md)",
+                          (long long)(*t)->ext32_size, (long long)(*t)->size);
+    return MPI_SUCCESS;
+}
+
+void file_set_status(MPI_Status *status, size_t bytes)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status->metampi_cancelled = 0;
+    status->metampi_count = (long long)bytes;
+}

@@ -36,4 +36,15 @@ int file_check_readable(const io_file_t *f, const char *func);
  * else MPI_ERR_UNSUPPORTED_OPERATION. */
 int file_check_not_sequential(const io_file_t *f, const char *func);
 
+/* A live, committed datatype handle: *t is set; else MPI_ERR_TYPE naming argname. */
+int file_check_type(const io_file_t *f, MPI_Datatype h, dtype_t **t, const char *argname,
+                    const char *func);
+/* A read or write's (buf, count, datatype): count >= 0, a committed type whose data is a
+ * whole number of etypes of the view (MPI_ERR_TYPE), and for "external32" a type whose
+ * external32 size is its native one (MPI_ERR_UNSUPPORTED_DATAREP). */
+int file_check_data(const io_file_t *f, int count, MPI_Datatype datatype, dtype_t **t,
+                    const char *func);
+/* Fills status (unless MPI_STATUS_IGNORE) for `bytes` of data moved. */
+void file_set_status(MPI_Status *status, size_t bytes);
+
 #endif

@@ -71,4 +71,34 @@ int io_set_size(io_file_t *f, MPI_Offset size);       /* collective */
 int io_preallocate(io_file_t *f, MPI_Offset size);    /* collective */
 int io_get_size(io_file_t *f, MPI_Offset *size);
 
+/* ---- the view (view.c) --------------------------------------------------------------------- */
+
+/* Installs a checked view (both types committed; the filetype's pieces are non-negative,
+ * increasing and its repetitions do not overlap: io_view_check) and resets the individual
+ * file pointer. */
+void io_set_view(io_file_t *f, MPI_Offset disp, dtype_t *etype, dtype_t *filetype,
+                 const char *datarep);
+/* NULL when filetype can be a view's filetype over etype, else what is wrong. */
+const char *io_view_check(const dtype_t *etype, dtype_t *filetype);
+/* One run of file bytes: called for each, in file order, until it returns nonzero. */
+typedef int io_run_fn(void *arg, MPI_Offset offset, size_t len);
+/* The file runs of bytes [start, start + n) of the view's stream (start counted in bytes
+ * from the view's position 0), merged where adjacent; returns the first nonzero value of fn,
+ * or 0. */
+int io_view_runs(io_file_t *f, MPI_Offset start, MPI_Offset n, io_run_fn *fn, void *arg);
+/* The absolute byte offset of the view's position `bytes` (MPI_File_get_byte_offset). */
+MPI_Offset io_view_byte_offset(io_file_t *f, MPI_Offset bytes);
+/* The bytes of the view's stream that lie below file offset `size` (for MPI_SEEK_END). */
+MPI_Offset io_view_bytes_below(io_file_t *f, MPI_Offset size);
+
+/* ---- reads and writes (rw.c) ---------------------------------------------------------------- */
+
+/* count elements of memtype at buf, to or from the view's stream at byte `start`, with
+ * pwritev/preadv per file run (no per-element loop). *done: the bytes of the stream moved
+ * (a read stops early at the end of the file). MPI_SUCCESS or an error class. */
+int io_write(io_file_t *f, MPI_Offset start, const void *buf, size_t count, dtype_t *memtype,
+             size_t *done);
+int io_read(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype_t *memtype,
+            size_t *done);
+
 #endif
