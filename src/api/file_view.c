@@ -57,11 +57,11 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
         rc = file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, F,
                         "external32 views of types whose external32 sizes differ from the "
                         "native ones are not supported yet (docs/io.md)");
-    if (rc == MPI_SUCCESS && disp == MPI_DISPLACEMENT_CURRENT)
-        rc = file_raise(f, MPI_ERR_UNSUPPORTED_OPERATION, F,
-                        "MPI_DISPLACEMENT_CURRENT needs the shared file pointer, which this "
-                        "version does not have yet (docs/io.md)");
-    else if (rc == MPI_SUCCESS && disp < 0)
+    if (rc == MPI_SUCCESS && disp == MPI_DISPLACEMENT_CURRENT &&
+        !(f->amode & MPI_MODE_SEQUENTIAL))
+        rc = file_raise(f, MPI_ERR_ARG, F,
+                        "MPI_DISPLACEMENT_CURRENT needs a file opened with MPI_MODE_SEQUENTIAL");
+    else if (rc == MPI_SUCCESS && disp != MPI_DISPLACEMENT_CURRENT && disp < 0)
         rc = file_raise(f, MPI_ERR_ARG, F, "negative displacement %lld", (long long)disp);
     if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && !info_lookup(info))
         rc = file_raise(f, MPI_ERR_INFO, F, "invalid info handle 0x%x", (unsigned)info);
@@ -73,7 +73,22 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
                           all == MPI_ERR_NOT_SAME
                               ? "the members passed different data representations or etype sizes"
                               : "another member's view was invalid");
+    if (disp == MPI_DISPLACEMENT_CURRENT) {
+        /* the shared pointer's byte offset in the old view (rank 0 holds the pointer) */
+        int64_t at = 0;
+        if (f->comm->rank == 0)
+            at = io_view_byte_offset(f, io_shared_local_get(f) * f->etype->size);
+        if ((all = icoll_bcast(f->comm, &at, sizeof at, 0)) != MPI_SUCCESS)
+            return file_raise(f, all, F, "cannot agree on the current displacement");
+        disp = (MPI_Offset)at;
+    }
     io_set_view(f, disp, et, ft, datarep);
+    /* both pointers restart at 0; rank 0 resets the shared one between the agreement (every
+     * earlier access is complete) and this barrier (no later one has begun) */
+    if (f->comm->rank == 0)
+        io_shared_local_set(f, 0);
+    if ((all = icoll_barrier(f->comm)) != MPI_SUCCESS)
+        return file_raise(f, all, F, "the closing barrier failed");
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(File_set_view)

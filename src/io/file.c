@@ -89,6 +89,7 @@ static void destroy(io_file_t *f)
 {
     if (f->fd >= 0)
         close(f->fd);
+    io_shared_free(f);
     if (f->comm)
         comm_free_handle(f->comm);
     if (f->info)
@@ -175,6 +176,8 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
             f->pos = end;
         rc = agree(c, rc);
     }
+    if (rc == MPI_SUCCESS)
+        rc = agree(c, io_shared_create(f, f->pos));
     if (rc == MPI_SUCCESS && !(f->handle = handle_new(&table, f)))
         rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
@@ -191,6 +194,7 @@ int io_close(io_file_t *f)
     if (close(f->fd) != 0)
         rc = io_errno_class(errno);
     f->fd = -1;
+    io_shared_free(f); /* collective: after every member's last use of the pointer */
     /* everyone has closed before the file goes */
     int all = icoll_barrier(f->comm);
     if (all == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->comm->rank == 0 &&

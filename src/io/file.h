@@ -20,6 +20,7 @@
 #define METAMPI_IO_FILE_H
 
 #include "core/comm.h"
+#include "rma/win.h"
 #include "core/info.h"
 #include "datatype/dtype.h"
 
@@ -42,6 +43,7 @@ typedef struct io_file {
     int external32;              /* datarep "external32" (else "native" / "internal") */
     char datarep[MPI_MAX_DATAREP_STRING];
     MPI_Offset pos;              /* the individual file pointer, in etypes of the view */
+    win_t *shared;               /* the shared file pointer (shared.c) */
 } io_file_t;
 
 /* ---- objects (file.c) --------------------------------------------------------------------- */
@@ -90,6 +92,22 @@ int io_view_runs(io_file_t *f, MPI_Offset start, MPI_Offset n, io_run_fn *fn, vo
 MPI_Offset io_view_byte_offset(io_file_t *f, MPI_Offset bytes);
 /* The bytes of the view's stream that lie below file offset `size` (for MPI_SEEK_END). */
 MPI_Offset io_view_bytes_below(io_file_t *f, MPI_Offset size);
+
+/* ---- the shared file pointer (shared.c) ----------------------------------------------------
+ * One 64-bit counter (etypes of the view) in an internal window of 8 bytes at rank 0 of the
+ * file's communicator; every member moves it with an atomic fetch-and-add (the one-sided
+ * emulation, rma/), on one host and across hosts alike. Rank 0 also writes it directly, but
+ * only inside collectives, between synchronisations that order the write after every
+ * member's earlier use and before every later one. */
+
+/* Collective: creates the counter with value `initial` / frees it. */
+int io_shared_create(io_file_t *f, MPI_Offset initial);
+void io_shared_free(io_file_t *f);
+/* Atomically adds delta (etypes) and returns the value before in *old. */
+int io_shared_fetch_add(io_file_t *f, MPI_Offset delta, MPI_Offset *old);
+/* Rank 0 only, inside a collective (see above). */
+MPI_Offset io_shared_local_get(io_file_t *f);
+void io_shared_local_set(io_file_t *f, MPI_Offset value);
 
 /* ---- reads and writes (rw.c) ---------------------------------------------------------------- */
 
