@@ -152,3 +152,32 @@ API_EXPORT int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(File_call_errhandler)
+
+/* Collective: the same flag everywhere (MPI_ERR_NOT_SAME otherwise). In atomic mode every
+ * access holds a byte-range lock over its span (io/rw.c). */
+API_EXPORT int PMPI_File_set_atomicity(MPI_File fh, int flag)
+{
+    static const char *const F = "MPI_File_set_atomicity";
+    state_require_initialized(F);
+    API_GET_FILE(f, fh, F);
+    int v[2] = { flag != 0, -(flag != 0) };
+    int rc = icoll_allreduce_int(f->comm, v, 2, ICOLL_MAX);
+    if (rc == MPI_SUCCESS && v[0] != -v[1])
+        rc = MPI_ERR_NOT_SAME;
+    if (rc != MPI_SUCCESS)
+        return file_raise(f, rc, F, "the members passed different flags (this one %d)", flag);
+    f->atomic = flag != 0;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(File_set_atomicity)
+
+API_EXPORT int PMPI_File_get_atomicity(MPI_File fh, int *flag)
+{
+    static const char *const F = "MPI_File_get_atomicity";
+    state_require_initialized(F);
+    API_GET_FILE(f, fh, F);
+    FILE_CHECK_PTR(f, flag, F, "flag");
+    *flag = f->atomic;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(File_get_atomicity)

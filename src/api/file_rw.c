@@ -2,12 +2,9 @@
  * blocking, independent and collective. The collective forms move each member's data
  * independently (allowed: §13.4.1 gives them no ordering among members); two-phase
  * aggregation is issue 22's next step (docs/io.md). */
-#include "api/file_checks.h"
+#include "api/file_access.h"
 
-/* One blocking access of count elements of datatype at buf, at view position `offset`
- * (etypes) or, when offset < 0, at the individual file pointer, which then advances by the
- * etypes moved. */
-static int access_data(MPI_File fh, MPI_Offset offset, void *buf, int count,
+int file_access(MPI_File fh, MPI_Offset offset, void *buf, int count,
                        MPI_Datatype datatype, MPI_Status *status, int write, const char *func)
 {
     state_require_initialized(func);
@@ -37,9 +34,7 @@ static int access_data(MPI_File fh, MPI_Offset offset, void *buf, int count,
     return MPI_SUCCESS;
 }
 
-/* Explicit offsets: negative ones are an error here (access_data reads them as "the
- * pointer"). */
-static int access_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
+int file_access_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
                      MPI_Datatype datatype, MPI_Status *status, int write, const char *func)
 {
     if (offset < 0) {
@@ -47,34 +42,34 @@ static int access_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
         API_GET_FILE(f, fh, func);
         return file_raise(f, MPI_ERR_ARG, func, "negative offset %lld", (long long)offset);
     }
-    return access_data(fh, offset, buf, count, datatype, status, write, func);
+    return file_access(fh, offset, buf, count, datatype, status, write, func);
 }
 
 API_EXPORT int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
                                  MPI_Datatype datatype, MPI_Status *status)
 {
-    return access_at(fh, offset, buf, count, datatype, status, 0, "MPI_File_read_at");
+    return file_access_at(fh, offset, buf, count, datatype, status, 0, "MPI_File_read_at");
 }
 API_WEAK_ALIAS(File_read_at)
 
 API_EXPORT int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                                   MPI_Datatype datatype, MPI_Status *status)
 {
-    return access_at(fh, offset, (void *)buf, count, datatype, status, 1, "MPI_File_write_at");
+    return file_access_at(fh, offset, (void *)buf, count, datatype, status, 1, "MPI_File_write_at");
 }
 API_WEAK_ALIAS(File_write_at)
 
 API_EXPORT int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
                                      MPI_Datatype datatype, MPI_Status *status)
 {
-    return access_at(fh, offset, buf, count, datatype, status, 0, "MPI_File_read_at_all");
+    return file_access_at(fh, offset, buf, count, datatype, status, 0, "MPI_File_read_at_all");
 }
 API_WEAK_ALIAS(File_read_at_all)
 
 API_EXPORT int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf,
                                       int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return access_at(fh, offset, (void *)buf, count, datatype, status, 1,
+    return file_access_at(fh, offset, (void *)buf, count, datatype, status, 1,
                      "MPI_File_write_at_all");
 }
 API_WEAK_ALIAS(File_write_at_all)
@@ -82,28 +77,28 @@ API_WEAK_ALIAS(File_write_at_all)
 API_EXPORT int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                               MPI_Status *status)
 {
-    return access_data(fh, -1, buf, count, datatype, status, 0, "MPI_File_read");
+    return file_access(fh, -1, buf, count, datatype, status, 0, "MPI_File_read");
 }
 API_WEAK_ALIAS(File_read)
 
 API_EXPORT int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                                MPI_Status *status)
 {
-    return access_data(fh, -1, (void *)buf, count, datatype, status, 1, "MPI_File_write");
+    return file_access(fh, -1, (void *)buf, count, datatype, status, 1, "MPI_File_write");
 }
 API_WEAK_ALIAS(File_write)
 
 API_EXPORT int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                                   MPI_Status *status)
 {
-    return access_data(fh, -1, buf, count, datatype, status, 0, "MPI_File_read_all");
+    return file_access(fh, -1, buf, count, datatype, status, 0, "MPI_File_read_all");
 }
 API_WEAK_ALIAS(File_read_all)
 
 API_EXPORT int PMPI_File_write_all(MPI_File fh, const void *buf, int count,
                                    MPI_Datatype datatype, MPI_Status *status)
 {
-    return access_data(fh, -1, (void *)buf, count, datatype, status, 1, "MPI_File_write_all");
+    return file_access(fh, -1, (void *)buf, count, datatype, status, 1, "MPI_File_write_all");
 }
 API_WEAK_ALIAS(File_write_all)
 

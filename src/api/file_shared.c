@@ -1,7 +1,7 @@
 /* Data access with the shared file pointer (MPI-3.1 §13.4.4): independent (read_shared,
  * write_shared) and ordered collective (read_ordered, write_ordered), seek_shared and
  * get_position_shared. The pointer is a counter at rank 0 of the file (io/shared.c). */
-#include "api/file_checks.h"
+#include "api/file_access.h"
 
 #include "core/icoll.h"
 
@@ -35,7 +35,7 @@ static int move(io_file_t *f, MPI_Offset at, void *buf, int count, dtype_t *t, i
 
 /* The pointer moves by the whole request first (atomically), then the data moves: accesses
  * of different members never overlap, in an order the file system does not decide. */
-static int access_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+int file_access_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                          MPI_Status *status, int write, const char *func)
 {
     state_require_initialized(func);
@@ -53,21 +53,21 @@ static int access_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatyp
 API_EXPORT int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                                      MPI_Status *status)
 {
-    return access_shared(fh, buf, count, datatype, status, 0, "MPI_File_read_shared");
+    return file_access_shared(fh, buf, count, datatype, status, 0, "MPI_File_read_shared");
 }
 API_WEAK_ALIAS(File_read_shared)
 
 API_EXPORT int PMPI_File_write_shared(MPI_File fh, const void *buf, int count,
                                       MPI_Datatype datatype, MPI_Status *status)
 {
-    return access_shared(fh, (void *)buf, count, datatype, status, 1, "MPI_File_write_shared");
+    return file_access_shared(fh, (void *)buf, count, datatype, status, 1, "MPI_File_write_shared");
 }
 API_WEAK_ALIAS(File_write_shared)
 
 /* Collective: rank order. Every member's size is gathered, rank 0 moves the pointer by the
  * total and broadcasts where it was; member r starts after the data of ranks 0..r-1. A member
  * whose checks failed takes part with nothing, so none waits, and returns its error. */
-static int access_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+int file_access_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                           MPI_Status *status, int write, const char *func)
 {
     state_require_initialized(func);
@@ -108,14 +108,14 @@ static int access_ordered(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 API_EXPORT int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                                       MPI_Status *status)
 {
-    return access_ordered(fh, buf, count, datatype, status, 0, "MPI_File_read_ordered");
+    return file_access_ordered(fh, buf, count, datatype, status, 0, "MPI_File_read_ordered");
 }
 API_WEAK_ALIAS(File_read_ordered)
 
 API_EXPORT int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count,
                                        MPI_Datatype datatype, MPI_Status *status)
 {
-    return access_ordered(fh, (void *)buf, count, datatype, status, 1,
+    return file_access_ordered(fh, (void *)buf, count, datatype, status, 1,
                           "MPI_File_write_ordered");
 }
 API_WEAK_ALIAS(File_write_ordered)

@@ -74,8 +74,9 @@ static int access_flags(int amode)
     return amode & MPI_MODE_WRONLY ? O_WRONLY : O_RDWR;
 }
 
-/* A descriptor, or minus an error class. Rank 0 creates the file (MPI_MODE_CREATE), so that MPI_MODE_EXCL fails for everyone when
- * the file existed before the call, and the others never race it. */
+/* A descriptor, or minus an error class. Rank 0 creates the file (MPI_MODE_CREATE), so that
+ * MPI_MODE_EXCL fails for everyone when the file existed before the call, and the others
+ * never race it. */
 static int create_at_root(const char *path, int amode)
 {
     int flags = access_flags(amode) | O_CREAT | O_CLOEXEC;

@@ -37,6 +37,7 @@ typedef struct io_file {
     info_t *info;                /* the hints as last set */
     MPI_Errhandler errhandler;
     int atomic;                  /* MPI_File_set_atomicity */
+    long long locked_start, locked_len; /* atomic mode: the range locked (rw.c) */
     /* the view */
     MPI_Offset disp;
     dtype_t *etype, *filetype;   /* referenced */
@@ -44,6 +45,10 @@ typedef struct io_file {
     char datarep[MPI_MAX_DATAREP_STRING];
     MPI_Offset pos;              /* the individual file pointer, in etypes of the view */
     win_t *shared;               /* the shared file pointer (shared.c) */
+    /* a split collective between its _begin and _end (MPI-3.1 §13.4.5): at most one */
+    const char *split;           /* the _begin's name, or NULL */
+    int split_rc;
+    MPI_Status split_status;
 } io_file_t;
 
 /* ---- objects (file.c) --------------------------------------------------------------------- */

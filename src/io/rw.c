@@ -11,6 +11,7 @@
 #include "datatype/external32.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -71,6 +72,40 @@ static int move_run(void *arg, MPI_Offset offset, size_t len)
     return 0;
 }
 
+/* Atomic mode (MPI-3.1 §13.6.1): a byte-range lock over the span of the access, shared for
+ * reads and exclusive for writes, so that concurrent overlapping accesses of the members
+ * (on any host of a file system with POSIX locks) are serialised. Open file description
+ * locks where the kernel has them: they belong to this descriptor, so no other descriptor
+ * of the process (the user's own open of the file) can drop them. */
+#ifdef F_OFD_SETLKW
+#define IO_SETLKW F_OFD_SETLKW
+#else
+#define IO_SETLKW F_SETLKW
+#endif
+
+static int range_lock(io_file_t *f, MPI_Offset start, size_t bytes, short type)
+{
+    struct flock fl = { 0 };
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    if (type != F_UNLCK) {
+        MPI_Offset lo = io_view_byte_offset(f, start);
+        MPI_Offset hi = io_view_byte_offset(f, start + (MPI_Offset)bytes - 1) + 1;
+        fl.l_start = (off_t)lo;
+        fl.l_len = (off_t)(hi - lo);
+        f->locked_start = fl.l_start;
+        f->locked_len = fl.l_len;
+    } else {
+        fl.l_start = f->locked_start;
+        fl.l_len = f->locked_len;
+    }
+    while (fcntl(f->fd, IO_SETLKW, &fl) != 0) {
+        if (errno != EINTR)
+            return io_errno_class(errno);
+    }
+    return MPI_SUCCESS;
+}
+
 static int transfer(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype_t *memtype,
                     int write, size_t *done)
 {
@@ -83,7 +118,14 @@ static int transfer(io_file_t *f, MPI_Offset start, void *buf, size_t count, dty
         return MPI_ERR_NO_MEM;
     transfer_t t = { .fd = f->fd, .write = write };
     dt_cursor_init(&t.mem, ml, (uintptr_t)buf, count);
+    if (f->atomic) {
+        int rc = range_lock(f, start, bytes, write ? F_WRLCK : F_RDLCK);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     io_view_runs(f, start, (MPI_Offset)bytes, move_run, &t);
+    if (f->atomic)
+        range_lock(f, start, bytes, F_UNLCK);
     *done = t.done;
     if (t.err)
         return io_errno_class(t.err);
