@@ -84,6 +84,12 @@ int file_check_data(const io_file_t *f, int count, MPI_Datatype datatype, dtype_
                           "the datatype's external32 size (%lld bytes) differs from its native "
                           "size (%lld): not supported yet (docs/io.md)",
                           (long long)(*t)->ext32_size, (long long)(*t)->size);
+    if (f->user_rep && !io_datarep_fits(f->user_rep, *t))
+        return file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, func,
+                          "the extent function of data representation '%s' gives a basic type "
+                          "of the datatype a size other than its native one: not supported yet "
+                          "(docs/io.md)",
+                          f->datarep);
     return MPI_SUCCESS;
 }
 

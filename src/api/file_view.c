@@ -11,7 +11,7 @@
 static int known_datarep(const char *d)
 {
     return strcmp(d, "native") == 0 || strcmp(d, "internal") == 0 ||
-           strcmp(d, "external32") == 0;
+           strcmp(d, "external32") == 0 || io_datarep_find(d) != NULL;
 }
 
 /* Collective: the same datarep and etype size everywhere (MPI_ERR_NOT_SAME otherwise). A
@@ -21,7 +21,9 @@ static int agree_view(io_file_t *f, int rc, const dtype_t *etype, const char *da
 {
     int ok = rc == MPI_SUCCESS;
     int size = ok ? (int)etype->size : INT_MIN / 2;
-    int rep = ok ? (strcmp(datarep, "external32") == 0 ? 2 : 1) : INT_MIN / 2;
+    int rep = !ok ? INT_MIN / 2
+              : strcmp(datarep, "external32") == 0 ? 2
+              : io_datarep_find(datarep) ? 3 : 1;
     int v[5] = { rc, size, ok ? -size : INT_MIN / 2, rep, ok ? -rep : INT_MIN / 2 };
     int all = icoll_allreduce_int(f->comm, v, 5, ICOLL_MAX);
     if (all != MPI_SUCCESS)
@@ -57,6 +59,12 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
         rc = file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, F,
                         "external32 views of types whose external32 sizes differ from the "
                         "native ones are not supported yet (docs/io.md)");
+    const io_datarep_t *user = rc == MPI_SUCCESS ? io_datarep_find(datarep) : NULL;
+    if (user && (!io_datarep_fits(user, et) || !io_datarep_fits(user, ft)))
+        rc = file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, F,
+                        "views in data representation '%s' whose extent function changes the "
+                        "size of a basic type are not supported yet (docs/io.md)",
+                        datarep);
     if (rc == MPI_SUCCESS && disp == MPI_DISPLACEMENT_CURRENT &&
         !(f->amode & MPI_MODE_SEQUENTIAL))
         rc = file_raise(f, MPI_ERR_ARG, F,
@@ -135,7 +143,8 @@ API_EXPORT int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI
     if (!t)
         return file_raise(f, MPI_ERR_TYPE, F, "invalid datatype handle 0x%x",
                           (unsigned)datatype);
-    if (f->external32 && t->ext32_size != t->size)
+    if ((f->external32 && t->ext32_size != t->size) ||
+        (f->user_rep && !io_datarep_fits(f->user_rep, t)))
         return file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, F,
                           "the type's external32 size differs from its native size: not "
                           "supported yet (docs/io.md)");

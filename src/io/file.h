@@ -42,6 +42,7 @@ typedef struct io_file {
     MPI_Offset disp;
     dtype_t *etype, *filetype;   /* referenced */
     int external32;              /* datarep "external32" (else "native" / "internal") */
+    const struct io_datarep *user_rep; /* a datarep of MPI_Register_datarep, or NULL */
     char datarep[MPI_MAX_DATAREP_STRING];
     MPI_Offset pos;              /* the individual file pointer, in etypes of the view */
     win_t *shared;               /* the shared file pointer (shared.c) */
@@ -113,6 +114,27 @@ int io_shared_fetch_add(io_file_t *f, MPI_Offset delta, MPI_Offset *old);
 /* Rank 0 only, inside a collective (see above). */
 MPI_Offset io_shared_local_get(io_file_t *f);
 void io_shared_local_set(io_file_t *f, MPI_Offset value);
+
+/* ---- data representations of MPI_Register_datarep (datarep.c) -------------------------------
+ * Supported when the extent function gives every basic type of the types involved its native
+ * size: then the file layout is the native one and the conversion functions only change the
+ * bytes (docs/io.md). Registrations live until the process ends (MPI-3.1 §13.5.3 gives them no
+ * end either). */
+
+typedef struct io_datarep {
+    char name[MPI_MAX_DATAREP_STRING];
+    MPI_Datarep_conversion_function *read, *write; /* may be MPI_CONVERSION_FN_NULL */
+    MPI_Datarep_extent_function *extent;
+    void *extra;
+} io_datarep_t;
+
+/* MPI_SUCCESS, MPI_ERR_DUP_DATAREP (the name is taken, predefined ones included) or
+ * MPI_ERR_NO_MEM. */
+int io_datarep_register(const io_datarep_t *rep);
+/* The representation of that name, or NULL. */
+const io_datarep_t *io_datarep_find(const char *name);
+/* Nonzero when every basic type of t has its native size as file extent under rep. */
+int io_datarep_fits(const io_datarep_t *rep, dtype_t *t);
 
 /* ---- reads and writes (rw.c) ---------------------------------------------------------------- */
 

@@ -3,8 +3,9 @@
  * of the memory buffer (the datatype engine's cursor over (memtype, buf, count)). A
  * contiguous buffer is one iovec per run; no per-element loop anywhere. With the
  * "external32" representation the data goes through a packed buffer converted by
- * datatype/external32.c (views restricted to types whose external32 sizes are the native
- * ones: docs/io.md). */
+ * datatype/external32.c, with a representation of MPI_Register_datarep through its
+ * conversion functions (both restricted to types whose file sizes are the native ones:
+ * docs/io.md). */
 #include "io/file.h"
 
 #include "datatype/construct.h"
@@ -157,11 +158,44 @@ static int transfer_ext32(io_file_t *f, MPI_Offset start, void *buf, size_t coun
     return rc;
 }
 
+/* A representation of MPI_Register_datarep: its conversion functions fill or read a packed
+ * buffer of file data (MPI_CONVERSION_FN_NULL: the native bytes, moved directly). */
+static int transfer_user(io_file_t *f, MPI_Offset start, void *buf, size_t count,
+                         dtype_t *memtype, int write, size_t *done)
+{
+    const io_datarep_t *rep = f->user_rep;
+    MPI_Datarep_conversion_function *convert = write ? rep->write : rep->read;
+    if (!convert)
+        return transfer(f, start, buf, count, memtype, write, done);
+    if (count > INT_MAX)
+        return MPI_ERR_COUNT;
+    size_t bytes = count * (size_t)memtype->size;
+    unsigned char *packed = malloc(bytes ? bytes : 1);
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    dtype_t *byte = dtype_lookup(MPI_BYTE);
+    int rc = MPI_SUCCESS;
+    if (write) {
+        rc = convert(buf, memtype->handle, (int)count, packed, 0, rep->extra);
+        if (rc == MPI_SUCCESS)
+            rc = transfer(f, start, packed, bytes, byte, 1, done);
+    } else {
+        rc = transfer(f, start, packed, bytes, byte, 0, done);
+        size_t whole = memtype->size ? *done / (size_t)memtype->size : 0;
+        if (rc == MPI_SUCCESS && whole > 0)
+            rc = convert(buf, memtype->handle, (int)whole, packed, 0, rep->extra);
+    }
+    free(packed);
+    return rc;
+}
+
 int io_write(io_file_t *f, MPI_Offset start, const void *buf, size_t count, dtype_t *memtype,
              size_t *done)
 {
     if (f->external32)
         return transfer_ext32(f, start, (void *)buf, count, memtype, 1, done);
+    if (f->user_rep)
+        return transfer_user(f, start, (void *)buf, count, memtype, 1, done);
     return transfer(f, start, (void *)buf, count, memtype, 1, done);
 }
 
@@ -170,5 +204,7 @@ int io_read(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype_t *me
 {
     if (f->external32)
         return transfer_ext32(f, start, buf, count, memtype, 0, done);
+    if (f->user_rep)
+        return transfer_user(f, start, buf, count, memtype, 0, done);
     return transfer(f, start, buf, count, memtype, 0, done);
 }

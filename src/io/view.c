@@ -22,6 +22,7 @@ void io_set_view(io_file_t *f, MPI_Offset disp, dtype_t *etype, dtype_t *filetyp
     f->disp = disp;
     f->pos = 0;
     f->external32 = strcmp(datarep, "external32") == 0;
+    f->user_rep = io_datarep_find(datarep);
     snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
 }
 
