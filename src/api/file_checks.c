@@ -28,7 +28,7 @@ int file_raise_null(int errclass, const char *func, const char *fmt, ...)
 int file_check_writable(const io_file_t *f, const char *func)
 {
     if (f->amode & MPI_MODE_RDONLY)
-        return file_raise(f, MPI_ERR_ACCESS, func,
+        return file_raise(f, MPI_ERR_READ_ONLY, func,
                           "the file was opened with MPI_MODE_RDONLY: it cannot be written");
     return MPI_SUCCESS;
 }

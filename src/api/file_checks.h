@@ -29,7 +29,8 @@ int file_raise_null(int errclass, const char *func, const char *fmt, ...)
             return file_raise(f, MPI_ERR_ARG, func, "argument %s is NULL", argname);           \
     } while (0)
 
-/* The file was opened for writing / reading: else MPI_ERR_ACCESS. */
+/* The file was opened for writing (else MPI_ERR_READ_ONLY) / reading (else MPI_ERR_ACCESS),
+ * the classes MPICH and Open MPI give. */
 int file_check_writable(const io_file_t *f, const char *func);
 int file_check_readable(const io_file_t *f, const char *func);
 /* Not opened with MPI_MODE_SEQUENTIAL (explicit offsets, individual pointers, sizes):

@@ -46,6 +46,12 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     if (rc == MPI_SUCCESS)
         rc = file_check_type(f, filetype, &ft, "filetype", F);
     const char *bad = NULL;
+    /* a filetype not made of etypes: MPI_ERR_ARG, as MPICH and Open MPI say */
+    if (rc == MPI_SUCCESS && et->size > 0 && ft->size % et->size)
+        rc = file_raise(f, MPI_ERR_ARG, F,
+                        "invalid view: the filetype's size (%lld) is not a multiple of the "
+                        "etype's (%lld)",
+                        (long long)ft->size, (long long)et->size);
     if (rc == MPI_SUCCESS && (bad = io_view_check(et, ft)) != NULL)
         rc = file_raise(f, MPI_ERR_TYPE, F, "invalid view: %s", bad);
     if (rc == MPI_SUCCESS && !datarep)

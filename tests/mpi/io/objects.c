@@ -150,8 +150,8 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_File_get_errhandler(fh, &eh), MPI_SUCCESS);
     CHECK(eh == mine);
     MPI_Errhandler_free(&eh);
-    CHECK_RC(MPI_File_set_size(fh, 5), MPI_ERR_ACCESS); /* read-only */
-    CHECK(calls == 4 && last_code == MPI_ERR_ACCESS);
+    CHECK_RC(MPI_File_set_size(fh, 5), MPI_ERR_READ_ONLY);
+    CHECK(calls == 4 && last_code == MPI_ERR_READ_ONLY);
     CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
     CHECK_RC(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN), MPI_SUCCESS);
     MPI_Errhandler_free(&mine);

@@ -124,8 +124,8 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
              MPI_SUCCESS);
-    CHECK_RC(MPI_File_write_at(fh, 0, buf, 1, MPI_INT, &st), MPI_ERR_ACCESS);
-    CHECK_RC(MPI_File_write_all(fh, buf, 1, MPI_INT, &st), MPI_ERR_ACCESS);
+    CHECK_RC(MPI_File_write_at(fh, 0, buf, 1, MPI_INT, &st), MPI_ERR_READ_ONLY);
+    CHECK_RC(MPI_File_write_all(fh, buf, 1, MPI_INT, &st), MPI_ERR_READ_ONLY);
     CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL,
                            MPI_INFO_NULL, &fh), MPI_SUCCESS);

@@ -107,7 +107,7 @@ int main(int argc, char **argv)
                            MPI_INFO_NULL, &fh), MPI_SUCCESS);
     CHECK_RC(MPI_File_get_position_shared(fh, &pos), MPI_SUCCESS);
     CHECK(pos == (MPI_Offset)(2 * total * sizeof(int)));
-    CHECK_RC(MPI_File_write_shared(fh, buf, 1, MPI_INT, &st), MPI_ERR_ACCESS);
+    CHECK_RC(MPI_File_write_shared(fh, buf, 1, MPI_INT, &st), MPI_ERR_READ_ONLY);
     CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
 
     /* SEQUENTIAL: ordered writes, then a view at the current position */

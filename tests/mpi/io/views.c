@@ -186,7 +186,7 @@ static void invalid(MPI_File fh)
     MPI_Type_create_hindexed(2, lens, displs, MPI_INT, &backwards);
     MPI_Type_commit(&backwards);
     CHECK_RC(MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_INT, "native", MPI_INFO_NULL),
-             MPI_ERR_TYPE);
+             MPI_ERR_ARG);
     CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, backwards, "native", MPI_INFO_NULL),
              MPI_ERR_TYPE);
     CHECK_RC(MPI_File_set_view(fh, -8, MPI_INT, MPI_INT, "native", MPI_INFO_NULL), MPI_ERR_ARG);
