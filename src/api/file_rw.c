@@ -1,7 +1,5 @@
 /* Data access with explicit offsets and individual file pointers (MPI-3.1 §13.4.2-13.4.3),
- * blocking, independent and collective. The collective forms move each member's data
- * independently (allowed: §13.4.1 gives them no ordering among members); two-phase
- * aggregation is issue 22's next step (docs/io.md). */
+ * blocking, independent and collective (two-phase aggregation, io/twophase.c). */
 #include "api/file_access.h"
 
 int file_access(MPI_File fh, MPI_Offset offset, void *buf, int count,
@@ -34,6 +32,43 @@ int file_access(MPI_File fh, MPI_Offset offset, void *buf, int count,
     return MPI_SUCCESS;
 }
 
+/* The collective forms: two-phase aggregation (io/twophase.c) for native data outside atomic
+ * mode; otherwise, and in a communicator of one, the independent access. A member whose
+ * checks fail still takes part (with nothing), so none waits for it. */
+static int access_collective(MPI_File fh, int at_pointer, MPI_Offset offset, void *buf,
+                             int count, MPI_Datatype datatype, MPI_Status *status, int write,
+                             const char *func)
+{
+    state_require_initialized(func);
+    API_GET_FILE(f, fh, func);
+    if (f->atomic || f->external32 || f->user_rep || f->comm->size == 1)
+        return at_pointer ? file_access(fh, -1, buf, count, datatype, status, write, func)
+                          : file_access_at(fh, offset, buf, count, datatype, status, write,
+                                           func);
+    int rc = file_check_not_sequential(f, func);
+    if (rc == MPI_SUCCESS)
+        rc = write ? file_check_writable(f, func) : file_check_readable(f, func);
+    if (rc == MPI_SUCCESS && !at_pointer && offset < 0)
+        rc = file_raise(f, MPI_ERR_ARG, func, "negative offset %lld", (long long)offset);
+    dtype_t *t = NULL;
+    if (rc == MPI_SUCCESS)
+        rc = file_check_data(f, count, datatype, &t, func);
+    if (at_pointer)
+        offset = f->pos;
+    size_t done = 0;
+    int all = io_collective(f, rc == MPI_SUCCESS ? offset * f->etype->size : 0, buf,
+                            rc == MPI_SUCCESS ? (size_t)count : 0, t, write, rc, &done);
+    if (rc != MPI_SUCCESS)
+        return rc; /* raised by the check */
+    if (at_pointer)
+        f->pos += (MPI_Offset)done / f->etype->size;
+    file_set_status(status, done);
+    if (all != MPI_SUCCESS)
+        return file_raise(f, all, func, "collective %s at view offset %lld failed",
+                          write ? "write" : "read", (long long)offset);
+    return MPI_SUCCESS;
+}
+
 int file_access_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
                      MPI_Datatype datatype, MPI_Status *status, int write, const char *func)
 {
@@ -62,15 +97,16 @@ API_WEAK_ALIAS(File_write_at)
 API_EXPORT int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
                                      MPI_Datatype datatype, MPI_Status *status)
 {
-    return file_access_at(fh, offset, buf, count, datatype, status, 0, "MPI_File_read_at_all");
+    return access_collective(fh, 0, offset, buf, count, datatype, status, 0,
+                             "MPI_File_read_at_all");
 }
 API_WEAK_ALIAS(File_read_at_all)
 
 API_EXPORT int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf,
                                       int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return file_access_at(fh, offset, (void *)buf, count, datatype, status, 1,
-                     "MPI_File_write_at_all");
+    return access_collective(fh, 0, offset, (void *)buf, count, datatype, status, 1,
+                             "MPI_File_write_at_all");
 }
 API_WEAK_ALIAS(File_write_at_all)
 
@@ -91,14 +127,15 @@ API_WEAK_ALIAS(File_write)
 API_EXPORT int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                                   MPI_Status *status)
 {
-    return file_access(fh, -1, buf, count, datatype, status, 0, "MPI_File_read_all");
+    return access_collective(fh, 1, 0, buf, count, datatype, status, 0, "MPI_File_read_all");
 }
 API_WEAK_ALIAS(File_read_all)
 
 API_EXPORT int PMPI_File_write_all(MPI_File fh, const void *buf, int count,
                                    MPI_Datatype datatype, MPI_Status *status)
 {
-    return file_access(fh, -1, (void *)buf, count, datatype, status, 1, "MPI_File_write_all");
+    return access_collective(fh, 1, 0, (void *)buf, count, datatype, status, 1,
+                             "MPI_File_write_all");
 }
 API_WEAK_ALIAS(File_write_all)
 

@@ -146,4 +146,13 @@ int io_write(io_file_t *f, MPI_Offset start, const void *buf, size_t count, dtyp
 int io_read(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype_t *memtype,
             size_t *done);
 
+/* ---- collective access (twophase.c) ----------------------------------------------------------
+ * Collective over the file's members: io_write / io_read of every member, by two-phase
+ * aggregation (one aggregator per host, docs/io.md). failed: this member's own checks failed
+ * (an error class; it takes part with nothing, so none waits); then every member returns an
+ * error. Native data only (the caller takes the independent path for other representations
+ * and in atomic mode). */
+int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype_t *memtype,
+                  int write, int failed, size_t *done);
+
 #endif

@@ -114,6 +114,11 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_File_write(fh, buf, 1, loose, &st), MPI_ERR_TYPE); /* not committed */
     MPI_Type_free(&loose);
     CHECK_RC(MPI_File_read(MPI_FILE_NULL, in, 1, MPI_INT, &st), MPI_ERR_FILE);
+    /* a collective call where one member's arguments are bad: nobody hangs, all fail */
+    CHECK_RC(MPI_File_write_at_all(fh, 0, buf, rank == 0 ? -1 : 1, MPI_INT, &st),
+             rank == 0 ? MPI_ERR_COUNT : MPI_ERR_OTHER);
+    CHECK_RC(MPI_File_read_all(fh, in, 1, rank == size - 1 ? MPI_DATATYPE_NULL : MPI_INT, &st),
+             rank == size - 1 ? MPI_ERR_TYPE : MPI_ERR_OTHER);
     CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
 
     /* access modes */
