@@ -6,8 +6,8 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan test-soak test-long install demo bench bench-coll bench-tcp bench-wan \
-        clean tunables-readme
+.PHONY: all build test test-asan test-soak test-long test-mpi4py install demo bench bench-coll \
+        bench-tcp bench-wan clean tunables-readme
 
 all: build
 
@@ -18,9 +18,14 @@ build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The long tests (label long, registered with -DMETAMPI_LONG_TESTS=ON) never run here:
-# make test-long and make test-soak run them.
+# make test-long and make test-soak run them; mpi4py's suite (label mpi4py) is make test-mpi4py.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE long $(CTEST_ARGS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'long|mpi4py' $(CTEST_ARGS)
+
+# mpi4py's own test suite against this build (tests/mpi4py; needs scripts/fetch-mpi4py.sh's
+# downloads, which scripts/install-deps.sh makes).
+test-mpi4py: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L mpi4py $(CTEST_ARGS)
 
 # Under the sanitizers the MPI test programs run on emulated hosts in the uneven layout only
 # (3 hosts of 1, 2, 3 ranks), and on emulated sites only the subset in the uneven site layout,

@@ -3,11 +3,15 @@
 # packages already present. Benchmark-only packages are installed by bench/setup.sh.
 #   build-essential cmake pkg-config   the build and the install/pkg-config tests
 #   libhwloc-dev                       CPU topology for mpirun's rank binding (runtime: libhwloc15)
-#   libssl-dev                         HMAC job-key authentication of TCP connections (libcrypto)
+#   libssl-dev                         HMAC job-key authentication of TCP connections (libcrypto),
+#                                      TLS 1.3 on the WAN streams (libssl)
 #   libzstd-dev                        compression of WAN frames by the site gateways
 #   libinih-dev                        mpirun's metacomputer description (INI, --metacomputer)
 #   python3                            the launcher and error-report test drivers
 #   python3-matplotlib                 the demo's plot (make demo; for /usr/bin/python3)
+#   python3-dev python3-venv python3-pip python3-setuptools python3-wheel
+#                                      building mpi4py for its test suite (label mpi4py; the
+#                                      sdist and Cython come from PyPI: scripts/fetch-mpi4py.sh)
 #   mpich                              mpiexec.hydra, for the PMI-1 compatibility tests
 #   procps iproute2                    process and socket checks of the failure-path tests;
 #                                      ip/tc build the emulated clusters (tests/cluster)
@@ -15,7 +19,8 @@
 #   clang-14 libclang-rt-14-dev        libFuzzer, for the fuzz tests of the network parsers
 set -euo pipefail
 packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev libinih-dev libzstd-dev python3
-          python3-matplotlib mpich procps iproute2 iputils-ping clang-14 libclang-rt-14-dev)
+          python3-matplotlib python3-dev python3-venv python3-pip python3-setuptools python3-wheel
+          mpich procps iproute2 iputils-ping clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -26,3 +31,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+"$(dirname "$0")/fetch-mpi4py.sh"

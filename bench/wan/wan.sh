@@ -3,7 +3,8 @@
 # of 1 host, vcluster.sh --sites 2: 5 ms one way, 1 Gbit/s unless WAN_DELAY / WAN_RATE say
 # otherwise), for the gateways' targets: metampi through the gateways and with --direct-wan
 # (bench/p2p latency and bandwidth), against raw TCP (raw_rtt.c here) and iperf3 on the same
-# path. STREAMS / COMPRESSION set the description's [wan] section; MAX_BYTES the largest size.
+# path. STREAMS / COMPRESSION / ENCRYPT (on, off) set the description's [wan] section; MAX_BYTES
+# the largest size.
 # Needs root (namespaces). Prints the raw outputs, one section per run.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -11,6 +12,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=$(cd "${1:?usage: wan.sh BUILD [MPIRUN-ARGS...]}" && pwd)
 shift
 export BUILD ROOT MPIRUN_EXTRA="$*" STREAMS=${STREAMS:-} COMPRESSION=${COMPRESSION:-off}
+export ENCRYPT=${ENCRYPT:-on}
 export MAX_BYTES=${MAX_BYTES:-4194304} MODES=${MODES:-"raw gw direct"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -26,6 +28,7 @@ set -eu
 read -ra H <<<"$VCLUSTER_HOSTS"; read -ra A <<<"$VCLUSTER_ADDRS"
 desc=$WORK/mc.ini
 { echo "[wan]"; [ -n "$STREAMS" ] && echo "streams = $STREAMS"; echo "compression = $COMPRESSION"
+  echo "encrypt = $ENCRYPT"
   echo "[site s1]"; echo "hosts = ${H[0]}:1"; echo "wan = ${A[0]}:7000"
   echo "[site s2]"; echo "hosts = ${H[1]}:1"; echo "wan = ${A[1]}:7000"; } > "$desc"
 run() { "$BUILD/bin/mpirun" --bind-to none --metacomputer "$desc" \

@@ -158,7 +158,7 @@ int coll_finish_call(MPI_Comm comm, const coll_call_t *call, int rc, const char 
 
 static void nb_done(int err, void *arg)
 {
-    request_complete_coll(arg, err);
+    request_complete_internal(arg, err);
 }
 
 int coll_finish_nb(comm_t *c, MPI_Comm comm, icoll_sched_t *s, int rc, MPI_Request *request,

@@ -110,7 +110,7 @@ API_WEAK_ALIAS(Comm_dup_with_info)
 
 static void idup_done(int err, void *arg)
 {
-    request_complete_coll(arg, err);
+    request_complete_internal(arg, err);
 }
 
 /* MPI_Comm_idup and MPI_Comm_idup_with_info (MPI-4.0): the new handle is returned at once; it

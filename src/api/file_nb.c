@@ -18,11 +18,13 @@ static int give_request(MPI_File fh, int rc, const MPI_Status *st, MPI_Request *
         return rc;
     }
     io_file_t *f = io_lookup(fh);
-    request_t *r = request_new(REQ_COLL, f->comm);
+    /* the kind whose requests MPI_Request_free may drop and MPI_Cancel leaves to complete,
+     * what an I/O request needs (MPI-3.1 §13.6.1, §3.8.4); it is already complete anyway */
+    request_t *r = request_new(REQ_RMA, f->comm);
     if (!r)
         return file_raise(f, MPI_ERR_NO_MEM, func, "out of memory for a request");
     r->active = 1;
-    request_complete_coll(r, MPI_SUCCESS);
+    request_complete_internal(r, MPI_SUCCESS);
     r->status = *st;
     *request = r->handle;
     return MPI_SUCCESS;

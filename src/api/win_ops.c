@@ -59,12 +59,12 @@ static int run_with(win_t *w, rma_kind_t kind, rma_args_t *a, MPI_Request *reque
                              "request-based operations need a passive-target epoch (rank %d "
                              "is not locked)",
                              a->target);
-        if (!(r = request_new(REQ_COLL, w->comm)))
+        if (!(r = request_new(REQ_RMA, w->comm)))
             return win_raise(w, MPI_ERR_NO_MEM, func, "out of memory for a request");
         r->active = 1;
         *request = r->handle;
         if (a->target == MPI_PROC_NULL) {
-            request_complete_coll(r, MPI_SUCCESS);
+            request_complete_internal(r, MPI_SUCCESS);
             return MPI_SUCCESS;
         }
     }
@@ -72,7 +72,7 @@ static int run_with(win_t *w, rma_kind_t kind, rma_args_t *a, MPI_Request *reque
     int rc = rma_start(w, kind, a);
     if (rc != MPI_SUCCESS) {
         if (r)
-            request_complete_coll(r, rc);
+            request_complete_internal(r, rc);
         return win_raise(w, rc, func, "out of memory for the operation");
     }
     return MPI_SUCCESS;

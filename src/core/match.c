@@ -10,6 +10,8 @@
 
 static request_t *posted_head, *posted_tail;
 static unexpected_t *uq_head, *uq_tail;
+static match_lengths_t lengths; /* of the two queues, kept with every link and unlink */
+static uint64_t arrivals;       /* messages ever appended to the unexpected queue */
 static char clash[256];
 
 static inline int env_matches(uint32_t ctx, int source, int tag, const proto_env_t *e)
@@ -95,6 +97,7 @@ void match_incoming(const proto_msg_t *m)
         if (posted_tail == r)
             posted_tail = prev;
         r->posted = 0;
+        lengths.posted--;
         if (!clashes) {
             proto_recv_matched(&r->op, m);
             return;
@@ -119,6 +122,9 @@ void match_incoming(const proto_msg_t *m)
     else
         uq_head = u;
     uq_tail = u;
+    arrivals++;
+    if (++lengths.unexpected > lengths.unexpected_max)
+        lengths.unexpected_max = lengths.unexpected;
 }
 
 /* Unlinks u, found after prev (NULL: at the head). */
@@ -130,6 +136,7 @@ static void uq_unlink(unexpected_t *prev, unexpected_t *u)
         uq_head = u->next;
     if (uq_tail == u)
         uq_tail = prev;
+    lengths.unexpected--;
 }
 
 int match_withdraw(int peer, uint64_t remote_id)
@@ -195,6 +202,7 @@ void match_post_recv(request_t *r)
     else
         posted_head = r;
     posted_tail = r;
+    lengths.posted++;
 }
 
 int match_unpost(request_t *r)
@@ -208,6 +216,7 @@ int match_unpost(request_t *r)
         if (posted_tail == r)
             posted_tail = prev;
         r->posted = 0;
+        lengths.posted--;
         return 1;
     }
     return 0;
@@ -222,4 +231,15 @@ void match_close(void)
     }
     uq_tail = NULL;
     posted_head = posted_tail = NULL;
+    lengths.posted = lengths.unexpected = 0;
+}
+
+match_lengths_t match_lengths(void)
+{
+    return lengths;
+}
+
+uint64_t match_arrivals(void)
+{
+    return arrivals;
 }

@@ -23,6 +23,9 @@
 #include "core/request.h"
 #include "proto/proto.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
 typedef struct unexpected {
     proto_msg_t m;            /* m.data points at data[] for eager messages */
     struct unexpected *next;
@@ -56,5 +59,14 @@ const char *match_last_clash(void);
 int match_clash_waiting(const comm_t *c, int tag);
 /* Records a clash found elsewhere (printf-like), for match_last_clash. */
 void match_note_clash(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The queues' lengths now, and the longest the unexpected queue has been (tools interface). */
+typedef struct match_lengths {
+    size_t posted, unexpected, unexpected_max;
+} match_lengths_t;
+match_lengths_t match_lengths(void);
+/* How many messages were ever appended to the unexpected queue: a searcher that found nothing
+ * need not search again until this changes. */
+uint64_t match_arrivals(void);
 
 #endif

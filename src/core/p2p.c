@@ -3,6 +3,7 @@
 #include "core/bsend.h"
 #include "core/errors.h"
 #include "core/progress.h"
+#include "core/traffic.h"
 #include "core/wan_stats.h"
 #include "runtime/hosts.h"
 #include "runtime/job.h"
@@ -36,6 +37,8 @@ int p2p_open(char *err, int errlen)
     }
     for (int r = 0; r < job.size; r++)
         site_of[r] = sites_of(r);
+    if (traffic_open(host_of, site_of, job.rank, job.size, err, errlen) != 0)
+        return -1;
     int local_ranks = 0, spans = 0;
     for (int r = 0; r < job.size; r++) {
         local_ranks += host_of[r] == host_of[job.rank];
@@ -129,6 +132,7 @@ void p2p_finalize(void)
 {
     progress_wait_until(queue_empty, NULL);
     wan_stats_close(); /* the report covers everything up to the closing barrier */
+    traffic_close();
     /* Dissemination barrier: when it completes here, every rank has drained its queues, so
      * no frame to or from us is still needed by anyone. */
     comm_t fin = *comm_lookup(MPI_COMM_WORLD);
@@ -158,6 +162,13 @@ void p2p_wait(request_t *r)
     progress_wait(&r->complete);
 }
 
+/* Every message handed to the protocol counts once, here (core/traffic.h, core/wan_stats.h). */
+static inline void count_sent(int world_rank, size_t bytes)
+{
+    wan_stats_count(world_rank, bytes);
+    traffic_count(world_rank, bytes);
+}
+
 static void start_send(request_t *r, const char *func)
 {
     proto_op_t *op = &r->op;
@@ -168,7 +179,7 @@ static void start_send(request_t *r, const char *func)
     op->bytes = r->bytes;
     op->layout = r->layout;
     op->count = r->count;
-    wan_stats_count(op->peer, op->bytes);
+    count_sent(op->peer, op->bytes);
     char err[256];
     if (proto_send_start(op, err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", r->peer, err);
@@ -233,7 +244,7 @@ int p2p_send_data(comm_t *c, const p2p_data_t *d, int dest, int tag, send_mode_t
                                                   d->bytes, err, sizeof err)
                            : proto_send_now(&env, peer, d->buf, d->bytes, err, sizeof err);
         if (rc == 1) {
-            wan_stats_count(peer, d->bytes); /* otherwise start_send counts it */
+            count_sent(peer, d->bytes); /* otherwise start_send counts it */
             return MPI_SUCCESS;
         }
         if (rc < 0)

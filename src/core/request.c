@@ -198,7 +198,7 @@ void request_op_done(proto_op_t *op)
         request_free(r);
 }
 
-void request_complete_coll(request_t *r, int err)
+void request_complete_internal(request_t *r, int err)
 {
     status_set_empty(&r->status);
     r->error = err;

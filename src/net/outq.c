@@ -10,6 +10,12 @@
 
 enum { FLUSH_IOV = 64 };
 
+/* The queue's writes: through its secure stream when it has one. */
+static long q_sendv(const net_outq_t *q, int fd, const struct iovec *iov, int iovcnt)
+{
+    return q->sec ? net_secure_writev(q->sec, iov, iovcnt) : net_sendv(fd, iov, iovcnt);
+}
+
 long net_sendv(int fd, const struct iovec *iov, int iovcnt)
 {
     struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)iovcnt };
@@ -90,7 +96,7 @@ int net_outq_flush(net_outq_t *q, int fd, net_completion_t *out, int max, int *n
         }
         if (k == 0)
             return 0; /* the caller's completion array is full: flush again after it runs */
-        long w = net_sendv(fd, iov, k);
+        long w = q_sendv(q, fd, iov, k);
         if (w < 0)
             return -1;
         size_t left = (size_t)w;
@@ -149,7 +155,7 @@ int net_outq_frame(net_outq_t *q, int fd, const void *hdr, size_t hlen,
             v[nv++] = iov[i];
     size_t written = 0;
     if (fd >= 0 && !q->n) {
-        long w = net_sendv(fd, v, nv);
+        long w = q_sendv(q, fd, v, nv);
         if (w < 0)
             return -2;
         written = (size_t)w;

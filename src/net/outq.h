@@ -9,6 +9,7 @@
 #define METAMPI_NET_OUTQ_H
 
 #include "net/frame.h"
+#include "net/secure.h"
 
 #include <stddef.h>
 #include <sys/uio.h>
@@ -29,6 +30,7 @@ typedef struct net_outq {
     net_seg_t *seg;            /* ring of cap entries, n of them used from first */
     size_t cap, first, n;
     size_t copied, borrowed;   /* bytes queued in owned / borrowed segments */
+    net_secure_t *sec;         /* not NULL: written through TLS (secure.h); the owner's */
 } net_outq_t;
 
 /* Appends a segment; 0, or -1 when out of memory. owned != NULL: freed when written (also by

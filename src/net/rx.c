@@ -27,6 +27,7 @@ void net_rx_free(net_rx_t *rx)
 /* Where the bytes come from: a socket, or (fuzzing) memory. */
 typedef struct source {
     int fd;                     /* -1: memory */
+    net_secure_t *sec;          /* not NULL: fd is read through it */
     const unsigned char *mem;
     size_t len, piece;
     int drained;                /* a read returned less than asked: the source is empty for
@@ -44,7 +45,7 @@ static long src_readv(source_t *s, const struct iovec *iov, int n)
         asked += iov[i].iov_len;
     if (s->fd >= 0) {
         for (;;) {
-            ssize_t r = readv(s->fd, iov, n);
+            ssize_t r = s->sec ? net_secure_readv(s->sec, iov, n) : readv(s->fd, iov, n);
             s->drained = r > 0 && (size_t)r < asked;
             if (r >= 0)
                 return (long)r;
@@ -264,7 +265,11 @@ static int run(net_rx_t *rx, source_t *s, int src, const net_rx_ops_t *ops, int 
             *eof = 1;
             break;
         }
-        snprintf(err, (size_t)errlen, "reading from %s %d: %s", peer(ops), src, strerror(errno));
+        if (errno == EBADMSG && s->sec)
+            snprintf(err, (size_t)errlen, "%s %d: %s", peer(ops), src, net_secure_error(s->sec));
+        else
+            snprintf(err, (size_t)errlen, "reading from %s %d: %s", peer(ops), src,
+                     strerror(errno));
         return -1;
     }
     return events;
@@ -278,7 +283,7 @@ int net_rx_midframe(const net_rx_t *rx)
 int net_rx_run(net_rx_t *rx, int fd, int src, const net_rx_ops_t *ops, int budget, int *eof,
                char *err, int errlen)
 {
-    source_t s = { .fd = fd };
+    source_t s = { .fd = fd, .sec = rx->sec };
     return run(rx, &s, src, ops, budget, eof, err, errlen);
 }
 

@@ -16,6 +16,7 @@
 #define METAMPI_NET_RX_H
 
 #include "net/frame.h"
+#include "net/secure.h"
 
 #include <stddef.h>
 #include <sys/uio.h>
@@ -35,6 +36,8 @@ typedef struct net_rx {
     size_t big_got;
     int bye;                    /* the peer said BYE */
     int refused;                /* the last run stopped at a frame admit() refused */
+    net_secure_t *sec;          /* not NULL: the stream is read through TLS (secure.h); the
+                                 * owner's, set after net_rx_init */
 } net_rx_t;
 
 /* Parses a frame header of hdr_len bytes: NULL when valid for frames of at most max_len

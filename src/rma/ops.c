@@ -187,7 +187,7 @@ int rma_complete_requests(win_t *w)
     int n = 0;
     for (rma_pending_t *p = w->pending; p && w->user_requests; p = p->next)
         if (p->user && p->req->complete) {
-            request_complete_coll(p->user, MPI_SUCCESS);
+            request_complete_internal(p->user, MPI_SUCCESS);
             p->user = NULL;
             w->user_requests--;
             n++;
@@ -213,7 +213,8 @@ void rma_complete_local(win_t *w, int target)
     }
 }
 
-void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type)
+/* Sends a control message to target; the returned receive gets its reply. */
+static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_type)
 {
     rma_hdr_t *h = calloc(1, sizeof *h);
     request_t *reply = request_new(REQ_RECV, w->comm);
@@ -232,8 +233,27 @@ void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type)
     if (start_request(w, REQ_SEND, &d, target, RMA_TAG_OP, h, NULL, kind_name(kind)) !=
         MPI_SUCCESS)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a control message");
-    p2p_wait(reply);
-    request_free(reply);
+    return reply;
+}
+
+void rma_control_many(win_t *w, rma_kind_t kind, const int *targets, int n, int lock_type)
+{
+    request_t *one, **replies = n == 1 ? &one : malloc((size_t)n * sizeof *replies);
+    if (!replies)
+        err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for %d control messages", n);
+    for (int i = 0; i < n; i++)
+        replies[i] = control_start(w, kind, targets ? targets[i] : i, lock_type);
+    for (int i = 0; i < n; i++) {
+        p2p_wait(replies[i]);
+        request_free(replies[i]);
+    }
+    if (replies != &one)
+        free(replies);
+}
+
+void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type)
+{
+    rma_control_many(w, kind, &target, 1, lock_type);
 }
 
 void rma_notify(win_t *w, rma_kind_t kind, int target)

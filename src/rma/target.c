@@ -287,12 +287,17 @@ static void apply(win_t *w, int origin, const rma_hdr_t *h)
     w->applied[origin]++;
 }
 
-/* Takes w's arriving messages into its queue and applies those complete at its head. */
+/* Takes w's arriving messages into its queue and applies those complete at its head. The
+ * unexpected queue is searched only when a message arrived there since w last searched it:
+ * a search that ends finds no message of w left, so only a new arrival can bring one. */
 static int serve(win_t *w)
 {
     int events = 0;
     unexpected_t *u;
-    while ((u = match_take(w->comm, MPI_ANY_SOURCE, RMA_TAG_OP))) {
+    uint64_t arrivals = match_arrivals();
+    int look = arrivals != w->searched_at;
+    w->searched_at = arrivals;
+    while (look && (u = match_take(w->comm, MPI_ANY_SOURCE, RMA_TAG_OP))) {
         rma_incoming_t *in = malloc(sizeof *in);
         size_t bytes = u->m.size;
         void *buf = malloc(bytes > sizeof(rma_hdr_t) ? bytes : sizeof(rma_hdr_t));

@@ -84,6 +84,7 @@ typedef struct win {
     int *posts;                  /* per target: its MPI_Win_post notices not yet used */
     int *completes;              /* per origin: its MPI_Win_complete notices not yet used */
     struct rma_incoming *in_head, *in_tail; /* taken messages, applied in this order */
+    uint64_t searched_at;        /* match_arrivals() when the target last searched for them */
     int shared_holders;          /* origins holding a shared lock here */
     int exclusive_holder;        /* the origin holding the exclusive lock, or -1 */
     struct rma_waiter *waiters;  /* lock requests not granted yet, oldest first */
@@ -158,6 +159,9 @@ int rma_complete_requests(win_t *w);
 void rma_notify(win_t *w, rma_kind_t kind, int target);
 /* Sends a control message (lock, unlock, flush) to target and waits for its reply. */
 void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type);
+/* The same to n targets (targets NULL: members 0 .. n-1) at once: every message leaves before
+ * the first reply is awaited, so the round trips overlap (one WAN round trip, not n). */
+void rma_control_many(win_t *w, rma_kind_t kind, const int *targets, int n, int lock_type);
 
 /* ---- synchronisation (sync.c) ------------------------------------------------------------- */
 

@@ -370,8 +370,20 @@ class Refused(FederatedTest):
         mc2 = self.write("streams.ini", "[wan]\nstreams = 2\n" + self.description)
         p = self.part("alpha", mc=mc2)
         self.check_refused(p, "refused this part: the part's description has the [wan] "
-                              "settings 'streams=2 compression=auto congestion=auto', the "
-                              "server's 'streams=default compression=auto congestion=auto'")
+                              "settings 'streams=2 compression=auto congestion=auto encrypt=on', "
+                              "the server's 'streams=default compression=auto congestion=auto "
+                              "encrypt=on'")
+        self.run_rest(s)
+
+    def test_other_encrypt(self):
+        """A gateway with TLS cannot talk to one without: [wan] encrypt must agree too."""
+        s = self.server()
+        mc2 = self.write("plain.ini", "[wan]\nencrypt = off\n" + self.description)
+        p = self.part("alpha", mc=mc2)
+        self.check_refused(p, "refused this part: the part's description has the [wan] "
+                              "settings 'streams=default compression=auto congestion=auto "
+                              "encrypt=off', the server's 'streams=default compression=auto "
+                              "congestion=auto encrypt=on'")
         self.run_rest(s)
 
     def test_other_job(self):

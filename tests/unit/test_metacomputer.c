@@ -25,7 +25,7 @@ static int parse(const char *text, metacomputer_t *mc, char *err, size_t errlen)
 }
 
 /* mc against expect: "site:host/slots,host/slots;site:...|gateway,gateway|wan,wan|streams,
- * compression,congestion"; frees mc. */
+ * compression,congestion[,plain]" (plain: encrypt = off); frees mc. */
 static void summary(metacomputer_t *p, const char *text, const char *expect)
 {
     metacomputer_t mc = *p;
@@ -53,8 +53,8 @@ static void summary(metacomputer_t *p, const char *text, const char *expect)
         else
             len += (size_t)snprintf(got + len, sizeof got - len, "%s-", s ? "," : "");
     }
-    snprintf(got + len, sizeof got - len, "|%d,%s,%s", mc.streams,
-             mc_compression_name(mc.compression), mc.congestion);
+    snprintf(got + len, sizeof got - len, "|%d,%s,%s%s", mc.streams,
+             mc_compression_name(mc.compression), mc.congestion, mc.plaintext ? ",plain" : "");
     if (strcmp(got, expect) != 0) {
         fprintf(stderr, "for\n%s\nexpected %s\n     got %s\n", text, expect, got);
         failures++;
@@ -138,6 +138,9 @@ static void good_cases(void)
     good("[wan]\ncongestion = cubic\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,cubic");
     good("[site s]\nhosts = h\n[wan]\ncongestion = system\n", "s:h/1|h|-|0,auto,system");
     good("[wan]\ncongestion = auto\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto");
+    /* TLS on the WAN streams: on by default, off only when asked */
+    good("[wan]\nencrypt = on\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto");
+    good("[wan]\nencrypt = off\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto,plain");
     good("[wan]\ncongestion = abcdefghij_1234\n[site s]\nhosts = h\n",
          "s:h/1|h|-|0,auto,abcdefghij_1234");
     /* three sites, uneven */
@@ -173,7 +176,7 @@ static void bad_cases(void)
     BAD("[site a]\nhosts = h\nslots = 4\n", 3,
         "unknown key 'slots' in [site a] (expected hosts, gateway or wan)");
     BAD("[wan]\nrate = 1g\n", 2,
-        "unknown key 'rate' in [wan] (expected streams, compression or congestion)");
+        "unknown key 'rate' in [wan] (expected streams, compression, congestion or encrypt)");
 #define CC_EXPECTED "(expected auto, system or the name of a TCP congestion control such as " \
                     "cubic or bbr: up to 15 of a-z, 0-9, _)"
     BAD("[wan]\ncongestion = Cubic\n", 2, "invalid congestion 'Cubic' " CC_EXPECTED);
@@ -191,6 +194,8 @@ static void bad_cases(void)
         "invalid streams '4x' (expected 1 to 64 parallel TCP streams per pair of sites)");
     BAD("[wan]\nstreams = 2\nstreams = 3\n", 3, "'streams' appears twice (first on line 2)");
     BAD("[wan]\ncompression = yes\n", 2, "invalid compression 'yes' (expected auto, on or off)");
+    BAD("[wan]\nencrypt = yes\n", 2, "invalid encrypt 'yes' (expected on or off)");
+    BAD("[wan]\nencrypt = on\nencrypt = off\n", 3, "'encrypt' appears twice (first on line 2)");
     BAD("[site a]\nhosts = h:0\n", 2,
         "invalid host 'h:0' (expected NAME or NAME:SLOTS, SLOTS from 1 to 4096; NAME of "
         "letters, digits, '.', '-', '_')");

@@ -81,6 +81,7 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
     c->compression = GW_Z_AUTO;
     strcpy(c->congestion, "auto");
     c->timeout_ms = GW_TIMEOUT_DEFAULT_MS;
+    c->encrypt = 1;
     c->report_fd = 2;
     const char *gateways = NULL, *ranks = NULL, *names = NULL;
     for (int i = 1; i < argc; i++) {
@@ -120,6 +121,12 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
                 snprintf(err, errlen, "--compression: '%s' is not auto, on or off", v);
                 goto bad;
             }
+        } else if (strcmp(o, "--encrypt") == 0) {
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+                snprintf(err, errlen, "--encrypt: '%s' is not on or off", v);
+                goto bad;
+            }
+            c->encrypt = strcmp(v, "on") == 0;
         } else if (strcmp(o, "--congestion") == 0) {
             if (!net_congestion_name_ok(v)) {
                 snprintf(err, errlen, "--congestion: '%s' is not auto, system or the name of a "

@@ -5,7 +5,8 @@
  *
  *   metampi-gateway --site S --gateways IP:PORT,IP:PORT,... --rank-sites LIST
  *                   [--names NAME,NAME,...] [--streams N] [--compression auto|on|off]
- *                   [--congestion auto|system|NAME] [--timeout MS] [--report-fd FD]
+ *                   [--congestion auto|system|NAME] [--encrypt on|off] [--timeout MS]
+ *                   [--report-fd FD]
  *
  *   --site S          this gateway's site, 0-based in description order
  *   --gateways        every site's gateway WAN address, in site order; this gateway listens
@@ -18,6 +19,8 @@
  *   --congestion      the TCP congestion control of the WAN streams: auto (cubic where the
  *                     kernel lets this process use it, else the kernel's default), system (the
  *                     kernel's default), or a name the kernel must accept (default auto)
+ *   --encrypt         TLS on the WAN streams (net/secure.h; default on); off only for
+ *                     measured comparison
  *   --timeout MS      a WAN link that brings nothing (not even a heartbeat) for MS ms while it
  *                     is read is lost (default 10000)
  *   --report-fd FD    where the one-line failure report goes (default 2)
@@ -45,6 +48,7 @@ typedef struct gw_config {
     int streams;
     int compression;               /* zc.h GW_Z_* */
     char congestion[GW_CONGESTION_MAX];  /* "auto", "system" or a kernel's name */
+    int encrypt;                   /* TLS on the WAN streams (default 1) */
     int timeout_ms;
     int report_fd;
 } gw_config_t;

@@ -114,8 +114,11 @@ void gwd_streams_init(void);
 void gwd_choose_congestion(void);
 /* Options of our sockets; wan: a WAN stream's (congestion control, buffer sizes). */
 void gwd_socket_options(int fd, int wan);
-/* Stream i of the link to site is proven on fd: it carries WAN frames from now on. */
-void gwd_stream_up(int site, int i, int fd);
+/* Stream i of the link to site is proven on fd (we accepted it: server; na, nc the
+ * handshake's nonces): TLS starts on it when the job encrypts (net/secure.h), then it carries
+ * WAN frames. */
+void gwd_stream_up(int site, int i, int fd, int server, const unsigned char na[AUTH_NONCE],
+                   const unsigned char nc[AUTH_NONCE]);
 /* Per pass: rates, streams left with frames, forwarding, credit, batches, heartbeats,
  * silence. Returns nonzero when frames were left that no event will announce. */
 int gwd_streams_after_pass(long long now);

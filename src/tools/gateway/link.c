@@ -30,6 +30,7 @@ void gw_link_free(gw_link_t *l)
     for (int i = 0; l->st && i < l->nst; i++) {
         net_outq_free(&l->st[i].out);
         net_rx_free(&l->st[i].rx);
+        net_secure_free(l->st[i].sec);
     }
     free(l->st);
     for (int i = 0; i < GW_RWIN; i++)

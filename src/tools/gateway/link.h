@@ -104,6 +104,9 @@ typedef struct gw_stream {
     int backlog;                  /* frames may be left in rx (the reader's budget ran out) */
     net_outq_t out;
     net_rx_t rx;
+    net_secure_t *sec;            /* TLS on fd (net/secure.h); NULL: plain */
+    int securing;                 /* its TLS handshake is under way (up is 0) */
+    long long secure_by;          /* ms: when that handshake must be done */
     long long last_rx, last_tx;   /* ms: bytes last read / written */
 } gw_stream_t;
 

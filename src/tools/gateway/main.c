@@ -20,7 +20,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "metampi-gateway: %s\n"
                         "usage: metampi-gateway --site S --gateways IP:PORT,... --rank-sites "
                         "LIST [--names N,...] [--streams N] [--compression auto|on|off] "
-                        "[--congestion auto|system|NAME] [--timeout MS] [--report-fd FD]\n"
+                        "[--congestion auto|system|NAME] [--encrypt on|off] [--timeout MS] "
+                        "[--report-fd FD]\n"
                         "The site gateway of a metampi job; mpirun starts it.\n", err);
         return 2;
     }

@@ -14,6 +14,7 @@
 #include "runtime/tunables.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,14 +104,59 @@ static void stream_flush(int site, int i)
     stream_update(site, i);
 }
 
-void gwd_stream_up(int site, int i, int fd)
+static void stream_read(int site, int i);
+
+/* The stream carries WAN frames from now on. */
+static void stream_go(int site, int i)
+{
+    gw_stream_t *s = &gwd.links[site].st[i];
+    s->up = 1;
+    s->last_rx = s->last_tx = net_now_ms();
+    stream_update(site, i);
+    stream_flush(site, i);
+    if (s->sec) /* records that came with the handshake's last are in OpenSSL's buffer */
+        stream_read(site, i);
+}
+
+/* One step of the stream's TLS handshake, from the loop like every other event (a gateway
+ * that waited for one handshake could wait for a gateway that waits for it). */
+static void stream_secure(int site, int i)
+{
+    gw_stream_t *s = &gwd.links[site].st[i];
+    char err[256];
+    short wants = 0;
+    int rc = net_secure_step(s->sec, &wants, err, sizeof err);
+    if (rc < 0)
+        gwd_fail("%s failed: %s", gwd_link_text(site), err);
+    if (rc == 0) {
+        ev_set_events(&gwd.loop, s->fd, wants);
+        return;
+    }
+    s->securing = 0;
+    stream_go(site, i);
+}
+
+void gwd_stream_up(int site, int i, int fd, int server, const unsigned char na[AUTH_NONCE],
+                   const unsigned char nc[AUTH_NONCE])
 {
     gw_stream_t *s = &gwd.links[site].st[i];
     s->fd = fd;
-    s->up = 1;
-    s->last_rx = s->last_tx = net_now_ms();
-    ev_watch(&gwd.loop, fd, stream_events(s), on_stream, &gwd.srefs[site * gwd.c->streams + i]);
-    stream_flush(site, i);
+    ev_watch(&gwd.loop, fd, POLLIN, on_stream, &gwd.srefs[site * gwd.c->streams + i]);
+    if (!gwd.c->encrypt) {
+        stream_go(site, i);
+        return;
+    }
+    unsigned char psk[NET_SECURE_PSK];
+    char err[256];
+    net_secure_psk(&gwd.keys.link, "gw-link", na, nc, psk);
+    s->sec = net_secure_start(fd, server, psk, err, sizeof err);
+    OPENSSL_cleanse(psk, sizeof psk);
+    if (!s->sec)
+        gwd_fail("%s failed: %s", gwd_link_text(site), err);
+    s->rx.sec = s->out.sec = s->sec;
+    s->securing = 1;
+    s->secure_by = net_now_ms() + gwd.c->timeout_ms;
+    stream_secure(site, i);
 }
 
 int gwd_forward_link(int s)
@@ -159,7 +205,7 @@ static void stream_read(int site, int i)
         if (gwd.ending)
             return;
         gwd_fail("%s failed: %s", gwd_link_text(site),
-                 strstr(err, "malformed") ? err : strerror(errno));
+                 strstr(err, "malformed") || errno == EBADMSG ? err : strerror(errno));
     }
     if (eof) {
         if (!s->rx.bye && !gwd.ending)
@@ -182,6 +228,10 @@ static void on_stream(void *arg, int fd, short revents)
     (void)fd;
     const sref_t *r = arg;
     gw_stream_t *s = stream_of(r);
+    if (s->securing) {
+        stream_secure(r->site, r->stream);
+        return;
+    }
     if (revents & (POLLIN | POLLERR | POLLHUP)) {
         s->last_rx = net_now_ms();
         stream_read(r->site, r->stream);
@@ -221,6 +271,9 @@ int gwd_streams_after_pass(long long t)
             update_rate(l);
         for (int i = 0; i < l->nst; i++) {
             gw_stream_t *st = &l->st[i];
+            if (st->securing && t > st->secure_by)
+                gwd_fail("%s failed: the TLS handshake did not finish in %d ms",
+                         gwd_link_text(s), gwd.c->timeout_ms);
             if (st->paused || st->backlog) { /* the window may have room now */
                 stream_read(s, i);
                 again |= st->backlog;

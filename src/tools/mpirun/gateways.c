@@ -107,6 +107,8 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
         push(v, n, mc_compression_name(mc->compression));
         push(v, n, "--congestion");
         push(v, n, mc->congestion);
+        push(v, n, "--encrypt");
+        push(v, n, mc->plaintext ? "off" : "on");
     }
     free(ranks);
     free(ours);

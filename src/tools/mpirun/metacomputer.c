@@ -52,7 +52,7 @@ typedef struct parser {
     section_t sec;
     int site;                  /* SEC_SITE: index */
     char prev_key[64];         /* the key an indented line continues; "" after a header */
-    int wan_line, streams_line, compression_line, congestion_line;
+    int wan_line, streams_line, compression_line, congestion_line, encrypt_line;
     int failed, err_line;
     char *err;
     size_t errlen;
@@ -370,9 +370,17 @@ static void wan_key(parser_t *p, const char *key, const char *value)
             fail_at(p, p->lineno, "invalid congestion '%s' (expected auto, system or the name "
                     "of a TCP congestion control such as cubic or bbr: up to %d of a-z, 0-9, _)",
                     shown(tmp, sizeof tmp, value, strlen(value)), MC_CONGESTION_MAX - 1);
+    } else if (strcmp(key, "encrypt") == 0) {
+        if (once(p, key, &p->encrypt_line) != 0)
+            return;
+        if (strcmp(value, "on") == 0 || strcmp(value, "off") == 0)
+            p->mc->plaintext = strcmp(value, "off") == 0;
+        else
+            fail_at(p, p->lineno, "invalid encrypt '%s' (expected on or off)",
+                    shown(tmp, sizeof tmp, value, strlen(value)));
     } else {
-        fail_at(p, p->lineno, "unknown key '%s' in [wan] (expected streams, compression or "
-                "congestion)", shown(tmp, sizeof tmp, key, strlen(key)));
+        fail_at(p, p->lineno, "unknown key '%s' in [wan] (expected streams, compression, "
+                "congestion or encrypt)", shown(tmp, sizeof tmp, key, strlen(key)));
     }
 }
 

@@ -5,7 +5,8 @@
  *
  *   [wan]                        optional, at most once: streams = 1..64, compression =
  *                                auto | on | off, congestion = auto | system | NAME (a
- *                                kernel TCP congestion control: [a-z0-9_], <= 15 chars)
+ *                                kernel TCP congestion control: [a-z0-9_], <= 15 chars),
+ *                                encrypt = on | off (TLS on the WAN streams; default on)
  *   [site NAME]                  one per site, in order; NAME of [A-Za-z0-9_.-], <= 64 chars
  *   hosts = h1:2, h2:2           required: NAME[:SLOTS] as in --host; a long list continues
  *           h3:2                 on indented lines
@@ -53,6 +54,7 @@ typedef struct metacomputer {
     int streams;           /* [wan] streams; 0 = not given (the gateways' own default) */
     mc_compression_t compression;  /* [wan] compression (default auto) */
     char congestion[MC_CONGESTION_MAX];  /* [wan] congestion (default "auto") */
+    int plaintext;         /* [wan] encrypt = off (default on: TLS on every WAN stream) */
 } metacomputer_t;
 
 /* Parses the description in text; name is the file name for messages. 0, or -1 with one line

@@ -279,6 +279,9 @@ static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *host
     if (o->metacomputer) {
         if (finish_sites(o, host_arg, hostfile) != 0 || (o->rendezvous && find_site(o) != 0))
             return -1;
+        /* the ranks' own TLS between sites (a slot is spare: -x and --if take two arguments) */
+        if (o->direct_wan && o->mc.plaintext)
+            o->xvars[o->nx++] = (char *)"METAMPI_WAN_ENCRYPT=0";
     } else if (host_arg && hostfile) {
         util_msg("--host and --hostfile cannot be combined (give the hosts in one of them)");
         return -1;

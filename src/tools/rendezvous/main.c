@@ -275,8 +275,8 @@ int main(int argc, char **argv)
     cfg.sites = sites;
     cfg.nsites = mc.nsites;
     char wan[RDV_WAN_MAX + 1];
-    rdv_wan_text(mc.streams, mc_compression_name(mc.compression), mc.congestion, wan,
-                 sizeof wan);
+    rdv_wan_text(mc.streams, mc_compression_name(mc.compression), mc.congestion, !mc.plaintext,
+                 wan, sizeof wan);
     cfg.wan = wan;
 
     signal(SIGPIPE, SIG_IGN);

@@ -13,15 +13,14 @@
 
 /* ---- names ----------------------------------------------------------------------------- */
 
-void rdv_wan_text(int streams, const char *compression, const char *congestion, char *buf,
-                  size_t cap)
+void rdv_wan_text(int streams, const char *compression, const char *congestion, int encrypt,
+                  char *buf, size_t cap)
 {
+    char n[16] = "default";
     if (streams > 0)
-        snprintf(buf, cap, "streams=%d compression=%s congestion=%s", streams, compression,
-                 congestion);
-    else
-        snprintf(buf, cap, "streams=default compression=%s congestion=%s", compression,
-                 congestion);
+        snprintf(n, sizeof n, "%d", streams);
+    snprintf(buf, cap, "streams=%s compression=%s congestion=%s encrypt=%s", n, compression,
+             congestion, encrypt ? "on" : "off");
 }
 
 int rdv_valid_name(const char *s)

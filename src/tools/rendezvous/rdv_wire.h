@@ -28,7 +28,8 @@
  *   P: JOIN once. S: REFUSED (and closes) or WAITING, then LAYOUT or ABORT (and closes).
  *   JOIN     u32 version (RDV_VERSION), str job, str site, strs sites (the description's
  *            site names in order), str wan (the description's [wan] settings, such as
- *            "streams=4 compression=auto congestion=auto": the gateways of all sites must agree), u32
+ *            "streams=4 compression=auto congestion=auto encrypt=on": the gateways of all sites
+ *            must agree), u32
  *            nranks, strs hosts (this part's hosts), u32s
  *            rank_host (nranks entries: the host of each of its ranks, in rank order), str
  *            gateway ("IPv4:port" where the site's gateway listens for other sites; "" none)
@@ -116,10 +117,11 @@ typedef struct rdv_layout {
 
 /* ---- validation of names -------------------------------------------------------------- */
 
-/* The [wan] settings as JOIN carries them: "streams=N compression=C congestion=T" (N
- * "default" when the description leaves it to the gateways: streams 0). */
-void rdv_wan_text(int streams, const char *compression, const char *congestion, char *buf,
-                  size_t cap);
+/* The [wan] settings as JOIN carries them: "streams=N compression=C congestion=T encrypt=E"
+ * (N "default" when the description leaves it to the gateways: streams 0; E on or off: a
+ * gateway with TLS cannot talk to one without). */
+void rdv_wan_text(int streams, const char *compression, const char *congestion, int encrypt,
+                  char *buf, size_t cap);
 
 /* Nonzero when s is a valid site name / job ID, host name, gateway address. */
 int rdv_valid_name(const char *s);

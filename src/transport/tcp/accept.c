@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -124,7 +125,7 @@ static uint32_t verdict_for(int q)
     tcp_peer_t *p = &tcp_g.peers[q];
     if (!p->c)
         return TCP_VERDICT_ACCEPT;     /* none of ours, or ours lost already */
-    if (p->c->state == UP)
+    if (p->c->state == UP || p->c->state == SECURING)
         return TCP_VERDICT_DUPLICATE;  /* a stale attempt of the peer's */
     return tcp_g.rank < q ? TCP_VERDICT_DUPLICATE : TCP_VERDICT_ACCEPT;
 }
@@ -186,7 +187,8 @@ int tcp_acceptor_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen)
         char ignored[256];
         tcp_fetch_card(q, ignored, sizeof ignored);
     }
-    return tcp_peer_up(p, c, err, errlen) == 0 ? 1 : -1;
+    memcpy(c->nc, h.nonce, sizeof c->nc);
+    return tcp_peer_up(p, c, 1, err, errlen) == 0 ? 1 : -1;
 }
 
 void tcp_expire_pending(void)

@@ -260,7 +260,7 @@ int tcp_connector_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen)
             return 1;
         }
         c->hs.out_len = c->hs.out_off = 0;
-        return tcp_peer_up(p, c, err, errlen) == 0 ? 1 : -1;
+        return tcp_peer_up(p, c, 0, err, errlen) == 0 ? 1 : -1;
     }
     return 0;
 closed:

@@ -92,12 +92,73 @@ int tcp_peer_flush(tcp_peer_t *p, char *err, int errlen)
     return 0;
 }
 
-int tcp_peer_up(tcp_peer_t *p, tcp_conn_t *c, char *err, int errlen)
+/* TLS on c before any frame (frames queued meanwhile wait in p->out). */
+static int peer_secure(tcp_peer_t *p, tcp_conn_t *c, int server, char *err, int errlen)
+{
+    unsigned char psk[NET_SECURE_PSK];
+    char why[256];
+    net_secure_psk(&tcp_g.key, "tcp", c->na, c->nc, psk);
+    p->sec = net_secure_start(c->fd, server, psk, why, sizeof why);
+    memset(psk, 0, sizeof psk);
+    if (!p->sec) {
+        snprintf(err, (size_t)errlen, "cannot secure the connection to rank %d (host %s, "
+                 "another site): %s", c->peer, tcp_peer_host(c->peer), why);
+        return -1;
+    }
+    p->rx.sec = p->out.sec = p->sec;
+    p->c = c;
+    c->state = SECURING;
+    return tcp_peer_securing(c, err, errlen) < 0 ? -1 : 0;
+}
+
+static int peer_go(tcp_peer_t *p, tcp_conn_t *c, char *err, int errlen);
+
+int tcp_peer_securing(tcp_conn_t *c, char *err, int errlen)
+{
+    tcp_peer_t *p = &tcp_g.peers[c->peer];
+    if (net_hs_sending(&c->hs)) { /* the rest of our WELCOME first: the peer waits for it */
+        if (net_hs_flush(&c->hs, c->fd) < 0) {
+            tcp_lost_text(err, errlen, c->peer, errno);
+            return -1;
+        }
+        if (net_hs_sending(&c->hs))
+            return tcp_set_events(c, EPOLLOUT) == 0 ? 0 : -1;
+    }
+    char why[256];
+    short wants = 0;
+    int rc = net_secure_step(p->sec, &wants, why, sizeof why);
+    if (rc < 0) {
+        snprintf(err, (size_t)errlen, "cannot secure the connection to rank %d (host %s, "
+                 "another site): %s", c->peer, tcp_peer_host(c->peer), why);
+        return -1;
+    }
+    if (rc == 0)
+        return tcp_set_events(c, wants == POLLIN ? EPOLLIN : EPOLLOUT) == 0 ? 0 : -1;
+    if (peer_go(p, c, err, errlen) != 0)
+        return -1;
+    /* records that came with the handshake's last are in OpenSSL's buffer: no event says so */
+    return tcp_peer_readable(c->peer, err, errlen) < 0 ? -1 : 1;
+}
+
+static void peer_insecure(tcp_peer_t *p)
+{
+    net_secure_free(p->sec);
+    p->sec = p->rx.sec = p->out.sec = NULL;
+}
+
+int tcp_peer_up(tcp_peer_t *p, tcp_conn_t *c, int server, char *err, int errlen)
 {
     if (net_rx_init(&p->rx, TCP_RX_BUFFER) != 0) {
         snprintf(err, (size_t)errlen, "out of memory for a TCP connection");
         return -1;
     }
+    if (tcp_g.wan_tls && tcp_g.site_of && tcp_g.site_of[c->peer] != tcp_g.site_of[tcp_g.rank])
+        return peer_secure(p, c, server, err, errlen);
+    return peer_go(p, c, err, errlen);
+}
+
+static int peer_go(tcp_peer_t *p, tcp_conn_t *c, char *err, int errlen)
+{
     c->state = UP;
     net_retry_reset(&c->retry);
     p->c = c;
@@ -143,6 +204,7 @@ int tcp_peer_readable(int r, char *err, int errlen)
         p->c = NULL;
         p->closed = 1;
         net_rx_free(&p->rx);
+        peer_insecure(p);
     }
     return n;
 }
@@ -173,5 +235,6 @@ void tcp_close_peers(void)
         tcp_peer_t *p = &tcp_g.peers[r];
         if (p->c && p->c->state == UP)
             net_drain_to_eof(p->c->fd, until);
+        peer_insecure(p);
     }
 }

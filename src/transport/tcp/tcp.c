@@ -136,6 +136,8 @@ static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int
     tcp_g.rank = boot->rank;
     tcp_g.size = boot->size;
     tcp_g.host_of = boot->host_of;
+    tcp_g.site_of = boot->site_of;
+    tcp_g.wan_tls = tun_bool(TUN_WAN_ENCRYPT);
     tcp_g.hostname = boot->hostname;
     tcp_g.kv_get = boot->kv_get;
     tcp_g.rx_ops = (net_rx_ops_t){ .deliver = deliver, .place = boot->place,
@@ -333,6 +335,8 @@ static int tcp_progress(char *err, int errlen)
                     rc = tcp_peer_flush(p, err, errlen);
                 if (rc == 0 && (e & (EPOLLIN | EPOLLERR | EPOLLHUP)))
                     rc = tcp_peer_readable(c->peer, err, errlen);
+            } else if (c->state == SECURING) {
+                rc = tcp_peer_securing(c, err, errlen);
             } else if (c->peer >= 0 && c->state != A_REFUSING) {
                 rc = tcp_connector_event(c, e, err, errlen);
             } else {

@@ -45,6 +45,7 @@ enum tcp_conn_state {
     C_WAIT_WELCOME,    /* connector: HELLO sent, reading the WELCOME */
     A_WAIT_HELLO,      /* acceptor: CHALLENGE sent, reading the HELLO */
     A_REFUSING,        /* acceptor: answered DUPLICATE; closes once that is written */
+    SECURING,          /* either: proven, the peer is at another site: TLS handshake */
     UP,                /* authenticated: carries frames */
 };
 
@@ -69,6 +70,7 @@ typedef struct tcp_peer {
     int closed;                  /* the peer said BYE and closed */
     net_outq_t out;              /* frames waiting for the connection or the socket */
     net_rx_t rx;                 /* valid while c is UP */
+    net_secure_t *sec;           /* TLS on c (a peer at another site), or NULL */
     tcp_card_t card;
     int have_card;
     int backlog;                 /* rx holds frames not yet handled (the budget ran out):
@@ -79,6 +81,8 @@ typedef struct tcp_state {
     int active;                  /* the job spans hosts */
     int rank, size;
     const int *host_of;
+    const int *site_of;          /* the ranks' sites: TLS between two (wan_tls) */
+    int wan_tls;                 /* METAMPI_WAN_ENCRYPT */
     const char *hostname;
     int (*kv_get)(const char *key, char *value, int vallen, char *err, int errlen);
     net_rx_ops_t rx_ops;
@@ -114,8 +118,12 @@ int tcp_socket_options(int fd);
 void tcp_lost_text(char *err, int errlen, int r, int e);
 /* Writes what the peer's UP connection can take; EPOLLOUT while something is left. */
 int tcp_peer_flush(tcp_peer_t *p, char *err, int errlen);
-/* c carries the peer's frames from now on. */
-int tcp_peer_up(tcp_peer_t *p, tcp_conn_t *c, char *err, int errlen);
+/* c carries the peer's frames from now on; to a peer at another site after a TLS handshake
+ * (state SECURING; net/secure.h, keyed from the handshake's nonces; server: we accepted c),
+ * which tcp_peer_securing advances, from the progress loop like every other event. */
+int tcp_peer_up(tcp_peer_t *p, tcp_conn_t *c, int server, char *err, int errlen);
+/* An event on a SECURING connection: 1 progress, 0 none, -1 failure (err). */
+int tcp_peer_securing(tcp_conn_t *c, char *err, int errlen);
 /* Frames in from rank r: the number handled, or -1 (err). */
 int tcp_peer_readable(int r, char *err, int errlen);
 /* Flushes, says BYE and waits (bounded) for each peer's end of stream. */

@@ -92,6 +92,12 @@ int main(int argc, char **argv)
     expect_count(&st[0], N);
     CHECK(in[0] % 100 == 0 && in[N - 1] == in[0] + N - 1); /* one writer's whole block */
 
+    /* an I/O request may be freed (and a cancel leaves it to complete) */
+    CHECK_RC(MPI_File_iread_at(fh, theirs, in, 1, MPI_INT, &req[0]), MPI_SUCCESS);
+    CHECK_RC(MPI_Cancel(&req[0]), MPI_SUCCESS);
+    CHECK_RC(MPI_Request_free(&req[0]), MPI_SUCCESS);
+    CHECK(req[0] == MPI_REQUEST_NULL);
+
     /* errors at the start: no request */
     CHECK_RC(MPI_File_iread_at(fh, -1, in, 1, MPI_INT, &req[0]), MPI_ERR_ARG);
     CHECK(req[0] == MPI_REQUEST_NULL);

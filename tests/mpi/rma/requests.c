@@ -1,5 +1,6 @@
 /* Request-based operations (Rput, Rget, Raccumulate, Rget_accumulate) in passive-target
- * epochs, completed with MPI_Wait / MPI_Waitall / MPI_Test; refused outside them. */
+ * epochs, completed with MPI_Wait / MPI_Waitall / MPI_Test, or freed before completion;
+ * a cancelled one completes as usual; refused outside passive-target epochs. */
 #include "../check.h"
 
 int main(int argc, char **argv)
@@ -51,6 +52,28 @@ int main(int argc, char **argv)
     MPI_Win_unlock(right, win);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(a[6] == 1);
+
+    /* MPI_Request_free on an active request (MPI-3.1 §3.7.3): the operation still happens;
+     * MPI_Cancel cannot withdraw a started one, which then completes uncancelled */
+    MPI_Win_lock_all(0, win);
+    int seven = 7;
+    MPI_Rput(&seven, 1, MPI_INT, right, 7, 1, MPI_INT, win, &rq[0]);
+    CHECK_RC(MPI_Request_free(&rq[0]), MPI_SUCCESS);
+    CHECK(rq[0] == MPI_REQUEST_NULL);
+    MPI_Win_flush(right, win);
+    int back = -1, cancelled = 1;
+    MPI_Status st;
+    MPI_Rget(&back, 1, MPI_INT, right, 7, 1, MPI_INT, win, &rq[0]);
+    CHECK_RC(MPI_Cancel(&rq[0]), MPI_SUCCESS);
+    MPI_Wait(&rq[0], &st);
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(!cancelled && back == 7);
+    MPI_Rput(&seven, 1, MPI_INT, right, 8, 1, MPI_INT, win, &rq[0]);
+    MPI_Win_flush(right, win); /* completes the request; freeing it now releases it */
+    CHECK_RC(MPI_Request_free(&rq[0]), MPI_SUCCESS);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(a[7] == 7 && a[8] == 7);
     if (rank == 0)
         CHECK(a[5] == size);
     MPI_Win_free(&win);

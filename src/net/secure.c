@@ -1,0 +1,296 @@
+#include "net/secure.h"
+
+#include "net/clock.h"
+
+#include <errno.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    RECORD_MAX = 16384,            /* TLS's largest plaintext record */
+};
+
+static const unsigned char PSK_IDENTITY[] = "metampi-job";
+
+struct net_secure {
+    SSL *ssl;
+    unsigned char psk[NET_SECURE_PSK];
+    size_t pending;                /* a record of this many bytes is sealed but not yet on
+                                    * the socket: the next write offers them again */
+    unsigned char stage[RECORD_MAX]; /* small segments gathered into one record */
+    char why[200];
+};
+
+void net_secure_psk(const auth_key_t *k, const char *kind, const unsigned char na[AUTH_NONCE],
+                    const unsigned char nc[AUTH_NONCE], unsigned char psk[NET_SECURE_PSK])
+{
+    char label[64];
+    snprintf(label, sizeof label, "tls-psk %s", kind);
+    auth_mac(k, label, na, nc, 0, psk);
+}
+
+/* The session that carries the PSK: TLS 1.3, a SHA-256 suite (both offered suites use it). */
+static SSL_SESSION *psk_session(SSL *ssl)
+{
+    net_secure_t *s = SSL_get_app_data(ssl);
+    static const unsigned char aes128gcm[2] = { 0x13, 0x01 };
+    const SSL_CIPHER *c = SSL_CIPHER_find(ssl, aes128gcm);
+    SSL_SESSION *sess = SSL_SESSION_new();
+    if (!c || !sess || !SSL_SESSION_set1_master_key(sess, s->psk, sizeof s->psk) ||
+        !SSL_SESSION_set_cipher(sess, c) || !SSL_SESSION_set_protocol_version(sess, TLS1_3_VERSION)) {
+        SSL_SESSION_free(sess);
+        return NULL;
+    }
+    return sess;
+}
+
+static int use_psk(SSL *ssl, const EVP_MD *md, const unsigned char **id, size_t *idlen,
+                   SSL_SESSION **sess)
+{
+    (void)md;
+    *sess = psk_session(ssl);
+    *id = PSK_IDENTITY;
+    *idlen = sizeof PSK_IDENTITY - 1;
+    return *sess != NULL;
+}
+
+static int find_psk(SSL *ssl, const unsigned char *id, size_t idlen, SSL_SESSION **sess)
+{
+    *sess = NULL;
+    if (idlen != sizeof PSK_IDENTITY - 1 || memcmp(id, PSK_IDENTITY, idlen) != 0)
+        return 1; /* not ours: no PSK, and without a certificate the handshake fails */
+    *sess = psk_session(ssl);
+    return *sess != NULL;
+}
+
+static SSL_CTX *context(void)
+{
+    static SSL_CTX *ctx;
+    if (ctx)
+        return ctx;
+    SSL_CTX *c = SSL_CTX_new(TLS_method());
+    if (!c)
+        return NULL;
+    SSL_CTX_set_min_proto_version(c, TLS1_3_VERSION);
+    SSL_CTX_set_max_proto_version(c, TLS1_3_VERSION);
+    /* AES-GCM first (AES instructions make it the fastest); ChaCha20 for the rest. */
+    SSL_CTX_set_ciphersuites(c, "TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256");
+    SSL_CTX_set_num_tickets(c, 0);         /* one connection, one session: nothing to resume */
+    SSL_CTX_set_session_cache_mode(c, SSL_SESS_CACHE_OFF);
+    /* The protocols above TLS end with a BYE of their own, inside the records: an end of
+     * stream without TLS's close_notify is theirs to judge, not an error here. */
+    SSL_CTX_set_options(c, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION);
+    SSL_CTX_set_mode(c, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_read_ahead(c, 1);         /* several records per read() */
+    SSL_CTX_set_default_read_buffer_len(c, 4 * (RECORD_MAX + 512));
+    SSL_CTX_set_psk_use_session_callback(c, use_psk);
+    SSL_CTX_set_psk_find_session_callback(c, find_psk);
+    ctx = c;
+    return ctx;
+}
+
+static void ssl_reason(char *out, size_t len, const char *what)
+{
+    unsigned long e = ERR_get_error();
+    char r[160] = "no reason given";
+    if (e)
+        ERR_error_string_n(e, r, sizeof r);
+    ERR_clear_error();
+    snprintf(out, len, "%s: %s", what, r);
+}
+
+net_secure_t *net_secure_start(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
+                               char *err, int errlen)
+{
+    SSL_CTX *ctx = context();
+    net_secure_t *s = calloc(1, sizeof *s);
+    if (!ctx || !s) {
+        free(s);
+        snprintf(err, (size_t)errlen, "cannot set up TLS: out of memory");
+        return NULL;
+    }
+    memcpy(s->psk, psk, sizeof s->psk);
+    ERR_clear_error();
+    s->ssl = SSL_new(ctx);
+    if (!s->ssl || !SSL_set_fd(s->ssl, fd)) {
+        ssl_reason(err, (size_t)errlen, "cannot set up TLS");
+        net_secure_free(s);
+        return NULL;
+    }
+    SSL_set_app_data(s->ssl, s);
+    if (server)
+        SSL_set_accept_state(s->ssl);
+    else
+        SSL_set_connect_state(s->ssl);
+    return s;
+}
+
+int net_secure_step(net_secure_t *s, short *wants, char *err, int errlen)
+{
+    errno = 0;
+    int rc = SSL_do_handshake(s->ssl);
+    if (rc == 1)
+        return 1;
+    int e = SSL_get_error(s->ssl, rc);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        *wants = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+        return 0;
+    }
+    if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN)
+        snprintf(err, (size_t)errlen, "the peer closed the connection in the TLS handshake "
+                 "(%s)", errno ? strerror(errno) : "end of stream");
+    else
+        ssl_reason(err, (size_t)errlen, "the TLS handshake failed (not the same job key?)");
+    return -1;
+}
+
+net_secure_t *net_secure_open(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
+                              long long deadline, char *err, int errlen)
+{
+    net_secure_t *s = net_secure_start(fd, server, psk, err, errlen);
+    short wants;
+    int rc;
+    while (s && (rc = net_secure_step(s, &wants, err, errlen)) != 1) {
+        long long left = deadline - net_now_ms();
+        if (rc < 0 || left <= 0) {
+            if (rc == 0)
+                snprintf(err, (size_t)errlen, "the TLS handshake did not finish in time");
+            net_secure_free(s);
+            return NULL;
+        }
+        struct pollfd p = { .fd = fd, .events = wants };
+        poll(&p, 1, left > 1000 ? 1000 : (int)left);
+    }
+    return s;
+}
+
+/* errno for an SSL call that did not succeed; EBADMSG records why. */
+static int fail_errno(net_secure_t *s, int rc, int *eof)
+{
+    int e = SSL_get_error(s->ssl, rc);
+    *eof = 0;
+    switch (e) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+        return EAGAIN;
+    case SSL_ERROR_ZERO_RETURN:
+        *eof = 1;
+        return 0;
+    case SSL_ERROR_SYSCALL:
+        ERR_clear_error();
+        return errno ? errno : ECONNRESET;
+    default:
+        /* a reason from SSL_AD_REASON_OFFSET on is the peer's alert: it found the fault */
+        ssl_reason(s->why, sizeof s->why,
+                   ERR_GET_REASON(ERR_peek_error()) >= SSL_AD_REASON_OFFSET
+                       ? "integrity check failed at the other end: it received a record "
+                         "altered, replayed or injected in transit"
+                       : "integrity check failed: a record was altered, replayed or injected "
+                         "in transit");
+        return EBADMSG;
+    }
+}
+
+long net_secure_readv(net_secure_t *s, const struct iovec *iov, int n)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        size_t off = 0;
+        while (off < iov[i].iov_len) {
+            size_t got = 0;
+            int rc = SSL_read_ex(s->ssl, (char *)iov[i].iov_base + off, iov[i].iov_len - off,
+                                 &got);
+            if (rc == 1) {
+                off += got;
+                total += got;
+                continue;
+            }
+            int eof, e = fail_errno(s, rc, &eof);
+            if (total && (eof || e == EAGAIN))
+                return (long)total; /* less than asked: the socket is empty (or ended) */
+            if (eof)
+                return 0;
+            errno = e;
+            return -1;
+        }
+    }
+    return (long)total;
+}
+
+/* Gathers up to RECORD_MAX bytes of iov from byte `from` on into stage; their number. A lone
+ * large segment is not copied: *p points into it. */
+static size_t gather(net_secure_t *s, const struct iovec *iov, int n, size_t from,
+                     const unsigned char **p)
+{
+    size_t got = 0;
+    for (int i = 0; i < n && got < RECORD_MAX; i++) {
+        size_t l = iov[i].iov_len;
+        if (from >= l) {
+            from -= l;
+            continue;
+        }
+        const unsigned char *b = (const unsigned char *)iov[i].iov_base + from;
+        size_t k = l - from < RECORD_MAX - got ? l - from : RECORD_MAX - got;
+        if (got == 0 && k == RECORD_MAX) {
+            *p = b;
+            return k;
+        }
+        memcpy(s->stage + got, b, k);
+        got += k;
+        from = 0;
+    }
+    *p = s->stage;
+    return got;
+}
+
+long net_secure_writev(net_secure_t *s, const struct iovec *iov, int n)
+{
+    size_t total = 0;
+    for (;;) {
+        const unsigned char *p;
+        size_t len = gather(s, iov, n, total, &p);
+        if (len == 0 || len < s->pending)
+            return (long)total; /* all written / the sealed record's bytes are not all here */
+        if (s->pending)
+            len = s->pending; /* exactly the sealed record: OpenSSL writes it out, no more */
+        size_t w = 0;
+        int rc = SSL_write_ex(s->ssl, p, len, &w);
+        if (rc == 1) {
+            s->pending = 0;
+            total += w;
+            continue;
+        }
+        int eof, e = fail_errno(s, rc, &eof);
+        if (e == EAGAIN) {
+            /* OpenSSL keeps the record it sealed (at most RECORD_MAX of these bytes) */
+            if (!s->pending)
+                s->pending = len;
+            return (long)total;
+        }
+        errno = eof ? EPIPE : e;
+        return -1;
+    }
+}
+
+const char *net_secure_error(const net_secure_t *s)
+{
+    return s->why;
+}
+
+const char *net_secure_cipher(const net_secure_t *s)
+{
+    return SSL_get_cipher_name(s->ssl);
+}
+
+void net_secure_free(net_secure_t *s)
+{
+    if (!s)
+        return;
+    SSL_free(s->ssl);
+    OPENSSL_cleanse(s->psk, sizeof s->psk);
+    free(s);
+}
