@@ -462,9 +462,9 @@ API_EXPORT int PMPI_Cancel(MPI_Request *request)
     if (r->kind == REQ_COLL)
         return err_raise(r->comm->handle, MPI_ERR_REQUEST, F,
                          "a nonblocking collective operation cannot be cancelled");
-    /* A started one-sided operation cannot be withdrawn: it completes as usual and
-     * MPI_Test_cancelled reports false (either outcome is allowed, MPI-3.1 §3.8.4). */
-    if (r->kind == REQ_RMA)
+    /* A started one-sided operation or file access cannot be withdrawn: it completes as
+     * usual and MPI_Test_cancelled reports false (either outcome is allowed, MPI-3.1 §3.8.4). */
+    if (r->kind == REQ_RMA || r->kind == REQ_IO)
         return MPI_SUCCESS;
     if (r->kind == REQ_GREQ) {
         int err = grequest_cancel(r);

@@ -14,6 +14,7 @@
 #include "core/op.h"
 #include "core/request.h"
 #include "datatype/dtype.h"
+#include "io/file.h"
 
 #include <string.h>
 
@@ -44,6 +45,7 @@ API_HANDLE_CONVERSION(Op, MPI_Op, MPI_OP_NULL, op_lookup(handle) != NULL)
 API_HANDLE_CONVERSION(Info, MPI_Info, MPI_INFO_NULL, info_lookup(handle) != NULL)
 API_HANDLE_CONVERSION(Errhandler, MPI_Errhandler, MPI_ERRHANDLER_NULL,
                       errhandler_is_valid(handle))
+API_HANDLE_CONVERSION(File, MPI_File, MPI_FILE_NULL, io_lookup(handle) != NULL)
 API_HANDLE_CONVERSION(Message, MPI_Message, MPI_MESSAGE_NULL,
                       handle == MPI_MESSAGE_NO_PROC || message_exists(handle))
 

@@ -275,7 +275,7 @@ void err_call_handler_on(MPI_Errhandler eh, int object, int code, const char *fu
 {
     if (eh == MPI_ERRORS_RETURN || call_user(eh, object, code))
         return;
-    fatal_report(code, func, "the error handler of the window was called");
+    fatal_report(code, func, "the error handler of the window or file was called");
 }
 
 void err_call_handler(MPI_Comm comm, int code, const char *func)

@@ -19,10 +19,11 @@
 /* REQ_COLL: a nonblocking collective operation (MPI_Comm_idup, ...) run by an internal
  * schedule, which completes the request itself (request_complete_internal); it can be neither
  * freed nor cancelled (MPI-3.1 §5.12). REQ_RMA: a request-based one-sided operation (MPI_Rput,
- * ...), completed by the rma layer at local completion; it can be freed, and a cancel leaves
- * it to complete. REQ_GREQ: a generalized request (core/grequest.h), completed by the program.
+ * ...), completed by the rma layer at local completion; REQ_IO: a nonblocking file access
+ * (MPI_File_iread, ...), completed by the io layer; both can be freed, and a cancel leaves them
+ * to complete. REQ_GREQ: a generalized request (core/grequest.h), completed by the program.
  * REQ_PAIR: MPI_Isendrecv's (core/isendrecv.h), completed when its send and receive are. */
-typedef enum { REQ_SEND = 1, REQ_RECV, REQ_COLL, REQ_RMA, REQ_GREQ, REQ_PAIR } req_kind_t;
+typedef enum { REQ_SEND = 1, REQ_RECV, REQ_COLL, REQ_RMA, REQ_IO, REQ_GREQ, REQ_PAIR } req_kind_t;
 typedef enum { MODE_STANDARD = 0, MODE_BUFFERED, MODE_SYNC, MODE_READY } send_mode_t;
 
 typedef struct request {
@@ -68,8 +69,8 @@ void request_release_spares(void);
 
 /* The done callback of every request's op: records status and completion. */
 void request_op_done(proto_op_t *op);
-/* Completes a REQ_COLL or REQ_RMA request with an empty status and error class err (frees it
- * when the user already freed it). */
+/* Completes a REQ_COLL, REQ_RMA or REQ_IO request with an empty status and error class err
+ * (frees it when the user already freed it). */
 void request_complete_internal(request_t *r, int err);
 /* Marks r complete with an empty status (sends to MPI_PROC_NULL, ...). */
 void request_complete_empty(request_t *r, int source);

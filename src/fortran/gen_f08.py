@@ -18,7 +18,7 @@ import mpi_h
 F08_TYPE = {"MPI_Comm": "MPI_Comm", "MPI_Datatype": "MPI_Datatype",
             "MPI_Errhandler": "MPI_Errhandler", "MPI_Request": "MPI_Request",
             "MPI_Message": "MPI_Message", "MPI_Group": "MPI_Group", "MPI_Info": "MPI_Info",
-            "MPI_Win": "MPI_Win", "MPI_Op": "MPI_Op"}
+            "MPI_Win": "MPI_Win", "MPI_Op": "MPI_Op", "MPI_File": "MPI_File"}
 # MPI-1's deprecated attribute calls (MPI_Attr_get/put, MPI_Keyval_create)
 NOT_IN_F08 = {"MPI_SOURCE", "MPI_TAG", "MPI_ERROR", "MPI_Attr_get", "MPI_Attr_put",
               "MPI_Keyval_create"}
@@ -86,6 +86,11 @@ ABSTRACT = """abstract interface
     type(MPI_Win) :: win
     integer :: error_code
   end subroutine MPI_Win_errhandler_function
+  subroutine MPI_File_errhandler_function(file, error_code)
+    import
+    type(MPI_File) :: file
+    integer :: error_code
+  end subroutine MPI_File_errhandler_function
 """ + "".join("""  subroutine MPI_%(K)s_copy_attr_function(old%(k)s, %(k)s_keyval, extra_state, &
       attribute_val_in, attribute_val_out, flag, ierror)
     import
