@@ -104,6 +104,18 @@ static struct mpit_pvar_session *find_session(MPI_T_pvar_session s)
     return NULL;
 }
 
+/* mpit_enter, then the live session behind session: MPI_SUCCESS with the lock held, or an
+ * error class without it. */
+static int enter_session(MPI_T_pvar_session session, struct mpit_pvar_session **s)
+{
+    int rc = mpit_enter();
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!(*s = find_session(session)))
+        return mpit_leave(MPI_T_ERR_INVALID_SESSION);
+    return MPI_SUCCESS;
+}
+
 static void free_session(struct mpit_pvar_session *s)
 {
     while (s->handles) {
@@ -231,12 +243,10 @@ API_EXPORT int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_ind
 {
     API_ENTER();
     (void)obj_handle; /* every variable is bound to no object */
-    int rc = mpit_enter();
+    struct mpit_pvar_session *s;
+    int rc = enter_session(session, &s);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct mpit_pvar_session *s = find_session(session);
-    if (!s)
-        return mpit_leave(MPI_T_ERR_INVALID_SESSION);
     if (pvar_index < 0 || pvar_index >= NPVARS)
         return mpit_leave(MPI_T_ERR_INVALID_INDEX);
     if (!handle || !count)
@@ -271,12 +281,10 @@ static struct mpit_pvar_handle *find_handle(struct mpit_pvar_session *s, MPI_T_p
 API_EXPORT int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
     API_ENTER();
-    int rc = mpit_enter();
+    struct mpit_pvar_session *s;
+    int rc = enter_session(session, &s);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct mpit_pvar_session *s = find_session(session);
-    if (!s)
-        return mpit_leave(MPI_T_ERR_INVALID_SESSION);
     if (!handle)
         return mpit_leave(MPI_T_ERR_INVALID);
     struct mpit_pvar_handle *h = find_handle(s, *handle, 1);
@@ -319,12 +327,10 @@ static int act(struct mpit_pvar_handle *h, action_t a)
  * (MPI_T_PVAR_ALL_HANDLES, which skips the variables a cannot act on). */
 static int act_on(MPI_T_pvar_session session, MPI_T_pvar_handle handle, action_t a)
 {
-    int rc = mpit_enter();
+    struct mpit_pvar_session *s;
+    int rc = enter_session(session, &s);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct mpit_pvar_session *s = find_session(session);
-    if (!s)
-        return mpit_leave(MPI_T_ERR_INVALID_SESSION);
     if (handle == MPI_T_PVAR_ALL_HANDLES) {
         for (struct mpit_pvar_handle *h = s->handles; h; h = h->next)
             (void)act(h, a);
@@ -359,12 +365,10 @@ API_WEAK_ALIAS(T_pvar_reset)
 static int one_handle(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf,
                       struct mpit_pvar_handle **out)
 {
-    int rc = mpit_enter();
+    struct mpit_pvar_session *s;
+    int rc = enter_session(session, &s);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct mpit_pvar_session *s = find_session(session);
-    if (!s)
-        return mpit_leave(MPI_T_ERR_INVALID_SESSION);
     if (!(*out = find_handle(s, handle, 0)))
         return mpit_leave(MPI_T_ERR_INVALID_HANDLE);
     if (!buf)
