@@ -7,6 +7,11 @@
       hosts with --hosts: tests/cluster/run_on_hosts.sh), both with DEMO-ARGS; passes when
       both print the same checksum, the N-rank run reports N ranks (and S sites, F faces
       across the WAN when asked), and its --times file has one well-formed row per step.
+  check_demo.py fortran --mpirun M --demo D --fortran F --np N [--hosts LAYOUT] -- ARGS...
+      runs the C demo D and its Fortran twin F (fortran/stencil.f90) with N ranks and ARGS
+      (F on emulated hosts with --hosts, D on this host: the result does not depend on the
+      placement); passes when both print the same result line (checksum, residual, max and
+      steps; not the time).
   check_demo.py error --mpirun M --demo D --np N --status X --message REGEX -- DEMO-ARGS...
       passes when the run ends with exit status X and REGEX in its stderr.
   check_demo.py runner --runner R --build B -- RUNNER-ARGS...
@@ -25,6 +30,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_ON_HOSTS = os.path.join(HERE, "..", "..", "tests", "cluster", "run_on_hosts.sh")
 CHECKSUM = re.compile(r"^result: checksum (0x[0-9a-f]{16}) ", re.M)
+RESULT = re.compile(r"^(result: checksum 0x[0-9a-f]{16}  residual \S+  max \S+  after \d+ steps) ",
+                    re.M)
 PLACEMENT = re.compile(r"^(\d+) ranks? on (\d+) sites?", re.M)
 WAN_FACES = re.compile(r"^faces sent per step: (\d+), of which (\d+) cross the WAN$", re.M)
 
@@ -116,6 +123,27 @@ def checksum(o):
     print("PASS: checksum %s with 1 and with %d ranks" % (want, o.np))
 
 
+def fortran(o):
+    c = run([o.mpirun, "-n", str(o.np), o.demo, "--progress", "none"] + o.args)
+    if c.returncode != 0:
+        fail("the C demo exited with status %d" % c.returncode)
+    if o.hosts:
+        f = run([RUN_ON_HOSTS, o.hosts, o.mpirun, o.fortran] + o.args)
+        if f.returncode == 77:
+            print("SKIP: no emulated hosts here")
+            sys.exit(77)
+    else:
+        f = run([o.mpirun, "-n", str(o.np), o.fortran] + o.args)
+    if f.returncode != 0:
+        fail("the Fortran demo exited with status %d" % f.returncode)
+    want, got = RESULT.search(c.stdout), RESULT.search(f.stdout)
+    if not want or not got:
+        fail("no result line from the %s demo" % ("C" if not want else "Fortran"))
+    if got.group(1) != want.group(1):
+        fail("the Fortran demo printed\n  %s\nthe C demo\n  %s" % (got.group(1), want.group(1)))
+    print("PASS: C and Fortran print '%s' with %d ranks" % (want.group(1), o.np))
+
+
 def error(o):
     p = run([o.mpirun, "-n", str(o.np), o.demo] + o.args)
     if p.returncode != o.status:
@@ -153,9 +181,10 @@ def runner(o):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["checksum", "error", "runner"])
+    ap.add_argument("mode", choices=["checksum", "fortran", "error", "runner"])
     ap.add_argument("--mpirun")
     ap.add_argument("--demo")
+    ap.add_argument("--fortran")
     ap.add_argument("--np", type=int)
     ap.add_argument("--runner")
     ap.add_argument("--build")
@@ -168,7 +197,7 @@ def main():
     cut = argv.index("--") if "--" in argv else len(argv)
     o = ap.parse_args(argv[:cut])
     o.args = argv[cut + 1:]
-    {"checksum": checksum, "error": error, "runner": runner}[o.mode](o)
+    {"checksum": checksum, "fortran": fortran, "error": error, "runner": runner}[o.mode](o)
 
 
 if __name__ == "__main__":
