@@ -3,6 +3,9 @@
  * mpi_x_ and pmpi_x_ entries and their aliases, like the generated ones. */
 #include "fortran/fortran.h"
 
+#include <limits.h>
+#include <stdlib.h>
+
 /* P(profiled, X): PMPI_X for the pmpi_ entries, MPI_X for the mpi_ ones */
 #define P(profiled, X) ((profiled) ? P##X : X)
 
@@ -33,6 +36,45 @@ static void info_create_env(int profiled, MPI_Fint *info, MPI_Fint *ierror)
 }
 F_ENTRIES(info_create_env, INFO_CREATE_ENV, (MPI_Fint *info, MPI_Fint *ierror),
           info_create_env, info, ierror)
+
+/* MPI-4.0 §10: BUFLEN in is how many characters VALUE may receive (0: VALUE untouched);
+ * out, the value's length (no terminator in Fortran). VALUE gets at most min(BUFLEN,
+ * LEN(VALUE)) characters, blank-padded to LEN(VALUE); with the key absent, VALUE and BUFLEN
+ * are unchanged. A negative BUFLEN reaches the C call, which rejects it. */
+static void info_get_string(int profiled, MPI_Fint *info, const char *key, MPI_Fint *buflen,
+                            char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len,
+                            size_t value_len)
+{
+    size_t room = *buflen > 0 ? (size_t)*buflen : 0;
+    if (room > value_len)
+        room = value_len;
+    if (room > INT_MAX - 1)
+        room = INT_MAX - 1;
+    char *c_key = fstring_in(key, key_len);
+    char *c_value = malloc(room + 1);
+    if (!c_key || !c_value) {
+        free(c_key);
+        free(c_value);
+        F_RETURN(ierror, fstring_no_memory("MPI_Info_get_string"));
+        return;
+    }
+    int c_buflen = *buflen > 0 ? (int)room + 1 : *buflen;
+    int rc = P(profiled, MPI_Info_get_string)(*info, c_key, &c_buflen,
+                                              c_buflen > 0 ? c_value : NULL, flag);
+    *flag = *flag != 0;
+    if (rc == MPI_SUCCESS && *flag) {
+        if (*buflen > 0)
+            fstring_out(c_value, value, value_len);
+        *buflen = c_buflen - 1;
+    }
+    free(c_key);
+    free(c_value);
+    F_RETURN(ierror, rc);
+}
+F_ENTRIES(info_get_string, INFO_GET_STRING,
+          (MPI_Fint *info, const char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag,
+           MPI_Fint *ierror, size_t key_len, size_t value_len),
+          info_get_string, info, key, buflen, value, flag, ierror, key_len, value_len)
 
 /* MPI_PCONTROL(LEVEL): no IERROR in Fortran (MPI-3.1 §14.2.4) */
 static void pcontrol(int profiled, MPI_Fint *level)
