@@ -62,15 +62,16 @@ typedef struct MPI_Status {
 /* A status as Fortran holds it (MPI-3.1 §17.2.5): MPI_STATUS_SIZE MPI_Fints, the MPI_Status
  * struct word for word, so MPI_SOURCE, MPI_TAG and MPI_ERROR are its first three entries
  * (MPI-4.0's C constants MPI_F_SOURCE, MPI_F_TAG, MPI_F_ERROR are their 0-based indices).
- * MPI_F_STATUS(ES)_IGNORE are the Fortran ignore values seen from C; passing them to
+ * MPI_F_STATUS(ES)_IGNORE are Fortran's MPI_STATUS(ES)_IGNORE seen from C (a C function
+ * called from Fortran compares its status argument with them); passing them to
  * MPI_Status_c2f/f2c is an error (MPI_ERR_ARG). */
 #define MPI_STATUS_SIZE   6
 #define MPI_F_STATUS_SIZE MPI_STATUS_SIZE
 #define MPI_F_SOURCE 0
 #define MPI_F_TAG    1
 #define MPI_F_ERROR  2
-#define MPI_F_STATUS_IGNORE   ((MPI_Fint *)0)
-#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)0)
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
 
 /* ---- communicators ------------------------------------------------------------------ */
 #define MPI_COMM_NULL  ((MPI_Comm)0x04000000)

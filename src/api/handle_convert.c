@@ -56,9 +56,10 @@ API_EXPORT int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
     if (!c_status)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F,
                          "c_status is NULL (MPI_STATUS_IGNORE cannot be converted)");
-    if (!f_status)
+    if (!f_status || f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F,
-                         "f_status is NULL (MPI_F_STATUS_IGNORE cannot be converted)");
+                         "f_status is %s (an ignored status cannot be converted)",
+                         f_status ? "MPI_F_STATUS(ES)_IGNORE" : "NULL");
     memcpy(f_status, c_status, sizeof *c_status);
     return MPI_SUCCESS;
 }
@@ -68,9 +69,10 @@ API_EXPORT int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
     API_ENTER();
     static const char *const F = "MPI_Status_f2c";
-    if (!f_status)
+    if (!f_status || f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F,
-                         "f_status is NULL (MPI_F_STATUS_IGNORE cannot be converted)");
+                         "f_status is %s (an ignored status cannot be converted)",
+                         f_status ? "MPI_F_STATUS(ES)_IGNORE" : "NULL");
     if (!c_status)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_ARG, F,
                          "c_status is NULL (MPI_STATUS_IGNORE cannot be converted)");

@@ -4,9 +4,9 @@
  *
  * Sentinels: MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, MPI_UNWEIGHTED,
  * MPI_WEIGHTS_EMPTY, MPI_ERRCODES_IGNORE, MPI_ARGV(S)_NULL are variables of COMMON blocks in
- * Fortran (mpif.h, the mpi module); sentinels.c defines the blocks, so the program's
- * references and the library's are one object, and a wrapper recognises a sentinel by its
- * address. Handles are the same integers in Fortran and C (MPI_Comm_c2f is the identity,
+ * Fortran (mpif.h, the mpi module); libmpi defines the blocks (api/fortran_sentinels.c), so
+ * the program's references and the libraries' are one object, and a wrapper recognises a
+ * sentinel by its address. Handles are the same integers in Fortran and C (MPI_Comm_c2f is the identity,
  * api/handle_convert.c), so the wrappers pass them unchanged and the C call checks them.
  */
 #ifndef METAMPI_FORTRAN_FORTRAN_H
@@ -31,7 +31,8 @@
             *(ierror) = rc_;                                                                   \
     } while (0)
 
-/* the COMMON blocks /MPI_FORTRAN_BOTTOM/ ... (gfortran: lower case, one underscore) */
+/* the COMMON blocks /MPI_FORTRAN_BOTTOM/ ... (gfortran: lower case, one underscore), defined
+ * in libmpi (api/fortran_sentinels.c) */
 extern MPI_Fint mpi_fortran_bottom_;
 extern MPI_Fint mpi_fortran_in_place_;
 extern MPI_Fint mpi_fortran_status_ignore_[MPI_STATUS_SIZE];

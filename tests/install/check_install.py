@@ -208,12 +208,18 @@ def declared_functions(header):
     return set(re.findall(r"^\s*(?:int|double|MPI_\w+)\s+(P?MPI_\w+)\s*\(", text, re.M))
 
 
-def defined_functions(library):
+def declared_variables(header):
+    text = open(header).read()
+    return set(re.findall(r"^extern\s+[\w\s\*]+?\b(P?MPI_\w+)\s*;", text, re.M))
+
+
+def defined_symbols(library, types):
+    """The MPI_/PMPI_ names libmpi exports with an nm type in types (T W i: code, B D: data)."""
     status, out = run(["nm", "-D", "--defined-only", library], check=False)
     if status != 0:
         fail(f"nm cannot read {library}")
     return {fields[-1] for fields in (line.split() for line in out.splitlines())
-            if fields and re.match(r"P?MPI_\w+$", fields[-1])}
+            if len(fields) >= 2 and fields[-2] in types and re.match(r"P?MPI_\w+$", fields[-1])}
 
 
 def check_probes(prefix):
@@ -230,11 +236,16 @@ def check_probes(prefix):
         if links != (func in declared):
             fail(f"AC_CHECK_FUNC({func}) says {'yes' if links else 'no'}, "
                  f"but mpi.h {'declares' if func in declared else 'does not declare'} it")
-    defined = defined_functions(os.path.join(prefix, "lib/libmpi.so"))
+    library = os.path.join(prefix, "lib/libmpi.so")
+    defined = defined_symbols(library, "TWi")
     if declared - defined:
         fail(f"declared in mpi.h but not defined in libmpi.so: {sorted(declared - defined)}")
     if defined - declared:
         fail(f"defined in libmpi.so but not declared in mpi.h: {sorted(defined - declared)}")
+    variables = declared_variables(os.path.join(prefix, "include/mpi.h"))
+    data = defined_symbols(library, "BD")
+    if variables != data:
+        fail(f"variables of mpi.h {sorted(variables)} differ from libmpi.so's {sorted(data)}")
 
 
 def main():
