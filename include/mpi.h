@@ -684,6 +684,10 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
 int PMPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_get_parent(MPI_Comm *parent);
+int PMPI_Comm_get_parent(MPI_Comm *parent);
+int MPI_Comm_disconnect(MPI_Comm *comm);
+int PMPI_Comm_disconnect(MPI_Comm *comm);
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);

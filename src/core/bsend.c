@@ -81,6 +81,23 @@ void bsend_detach(void **buf, size_t *size)
     capacity = 0;
 }
 
+static int all_free_on(void *arg)
+{
+    const comm_t *comm = arg;
+    for (size_t off = 0; off < capacity; off += ((block_t *)(base + off))->size) {
+        const block_t *b = (const block_t *)(base + off);
+        if (b->in_use && b->req.comm == comm)
+            return 0;
+    }
+    return 1;
+}
+
+void bsend_wait_comm(const comm_t *comm)
+{
+    if (attached)
+        progress_wait_until(all_free_on, (void *)comm);
+}
+
 static void block_done(proto_op_t *op)
 {
     block_t *b = (block_t *)((char *)op - offsetof(block_t, req));

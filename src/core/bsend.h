@@ -19,6 +19,9 @@ int bsend_attach(void *buf, size_t size);
 /* Waits until every buffered message has left, then detaches. *buf = NULL, *size = 0 when
  * no buffer is attached. */
 void bsend_detach(void **buf, size_t *size);
+/* Waits until every buffered message sent on comm has left (MPI_Comm_disconnect); the
+ * buffer stays attached. */
+void bsend_wait_comm(const comm_t *comm);
 /* Copies the message described by r (a send with buf, bytes, peer, tag) into the attached
  * buffer and starts sending the copy. MPI_SUCCESS, or MPI_ERR_BUFFER when it does not fit. */
 int bsend_start(const request_t *r, const char *func);

@@ -1,6 +1,7 @@
 /* Communicator management (MPI-3.1 §6.4, §6.8): dup, dup_with_info, compare, names, hints,
  * test_inter, Comm_group, free (also of a communicator with pending operations), the
- * inherited error handler, and that messages on different communicators never match. */
+ * inherited error handler, that messages on different communicators never match, and
+ * MPI_Comm_get_parent's MPI_COMM_NULL for a process started by mpirun (§10.3.2). */
 #include "../check.h"
 
 #include <stdlib.h>
@@ -267,6 +268,16 @@ static void errors(void)
 #endif
 }
 
+static void parent(void)
+{
+    MPI_Comm p = MPI_COMM_WORLD;
+    CHECK_RC(MPI_Comm_get_parent(&p), MPI_SUCCESS);
+    CHECK(p == MPI_COMM_NULL);
+#ifdef METAMPI
+    CHECK(err_class(MPI_Comm_get_parent(NULL)) == MPI_ERR_ARG);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -280,6 +291,7 @@ int main(int argc, char **argv)
     isolation();
     free_pending();
     errors();
+    parent();
     MPI_Finalize();
     return 0;
 }
