@@ -334,6 +334,28 @@ static void print_stats(void)
     }
 }
 
+/* Ending: a stream whose TLS handshake is still under way here may already be up at the
+ * other gateway (TLS 1.3's two ends finish at different times), which then expects its BYE
+ * like on any other stream: the handshake is finished first (until the deadline), so that
+ * the BYE can go. */
+static void finish_handshake(gw_stream_t *st, long long until)
+{
+    while (st->securing && net_now_ms() < until) {
+        char err[256];
+        short wants = 0;
+        int rc = net_secure_step(st->sec, &wants, err, sizeof err);
+        if (rc < 0)
+            return; /* the other end reports what it saw */
+        if (rc > 0) {
+            st->securing = 0;
+            st->up = 1;
+            return;
+        }
+        struct pollfd p = { .fd = st->fd, .events = wants };
+        poll(&p, 1, 10);
+    }
+}
+
 void gwd_end_links(void)
 {
     gwd.ending = 1;
@@ -342,6 +364,9 @@ void gwd_end_links(void)
         if (s == gwd_my_site())
             continue;
         gw_link_t *l = &gwd.links[s];
+        for (int i = 0; i < l->nst; i++)
+            if (l->st[i].fd >= 0)
+                finish_handshake(&l->st[i], until);
         gw_link_flush_batch(l);
         for (int i = 0; i < l->nst; i++)
             if (l->st[i].up && l->st[i].fd >= 0)
