@@ -95,7 +95,7 @@ API_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win)
         return rc;
     if (w->lock_all || w->nlocks)
         return win_raise(w, MPI_ERR_RMA_SYNC, F, "this process already holds a lock");
-    rma_control_many(w, RMA_LOCK, NULL, w->comm->size, MPI_LOCK_SHARED);
+    rma_control_all(w, RMA_LOCK, NULL, MPI_LOCK_SHARED);
     w->lock_all = 1;
     return MPI_SUCCESS;
 }
@@ -109,7 +109,7 @@ API_EXPORT int PMPI_Win_unlock_all(MPI_Win win)
     API_GET_WIN(w, win, F);
     if (!w->lock_all)
         return win_raise(w, MPI_ERR_RMA_SYNC, F, "MPI_Win_lock_all was not called");
-    rma_control_many(w, RMA_UNLOCK, NULL, w->comm->size, MPI_LOCK_SHARED);
+    rma_control_all(w, RMA_UNLOCK, NULL, MPI_LOCK_SHARED);
     rma_complete_local(w, -1);
     w->lock_all = 0;
     return MPI_SUCCESS;

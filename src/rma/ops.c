@@ -236,24 +236,27 @@ static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_
     return reply;
 }
 
-void rma_control_many(win_t *w, rma_kind_t kind, const int *targets, int n, int lock_type)
+void rma_control_all(win_t *w, rma_kind_t kind, const int *only, int lock_type)
 {
-    request_t *one, **replies = n == 1 ? &one : malloc((size_t)n * sizeof *replies);
+    int n = w->comm->size, k = 0;
+    request_t **replies = malloc((size_t)n * sizeof *replies);
     if (!replies)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for %d control messages", n);
-    for (int i = 0; i < n; i++)
-        replies[i] = control_start(w, kind, targets ? targets[i] : i, lock_type);
-    for (int i = 0; i < n; i++) {
+    for (int t = 0; t < n; t++)
+        if (!only || only[t])
+            replies[k++] = control_start(w, kind, t, lock_type);
+    for (int i = 0; i < k; i++) {
         p2p_wait(replies[i]);
         request_free(replies[i]);
     }
-    if (replies != &one)
-        free(replies);
+    free(replies);
 }
 
 void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type)
 {
-    rma_control_many(w, kind, &target, 1, lock_type);
+    request_t *reply = control_start(w, kind, target, lock_type);
+    p2p_wait(reply);
+    request_free(reply);
 }
 
 void rma_notify(win_t *w, rma_kind_t kind, int target)

@@ -43,22 +43,9 @@ int rma_fence(win_t *w)
 
 void rma_flush(win_t *w, int target)
 {
-    if (target >= 0) {
+    if (target >= 0)
         rma_control(w, RMA_FLUSH, target, 0);
-    } else if (w->lock_all) {
-        rma_control_many(w, RMA_FLUSH, NULL, w->comm->size, 0);
-    } else {
-        int *locked = malloc((size_t)w->comm->size * sizeof *locked), n = 0;
-        for (int t = 0; t < w->comm->size; t++)
-            if (w->lock_held[t]) {
-                if (locked)
-                    locked[n++] = t;
-                else
-                    rma_control(w, RMA_FLUSH, t, 0); /* out of memory: one at a time */
-            }
-        if (locked && n > 0)
-            rma_control_many(w, RMA_FLUSH, locked, n, 0);
-        free(locked);
-    }
+    else
+        rma_control_all(w, RMA_FLUSH, w->lock_all ? NULL : w->lock_held, 0);
     rma_complete_local(w, target);
 }

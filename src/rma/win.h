@@ -159,9 +159,10 @@ int rma_complete_requests(win_t *w);
 void rma_notify(win_t *w, rma_kind_t kind, int target);
 /* Sends a control message (lock, unlock, flush) to target and waits for its reply. */
 void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type);
-/* The same to n targets (targets NULL: members 0 .. n-1) at once: every message leaves before
- * the first reply is awaited, so the round trips overlap (one WAN round trip, not n). */
-void rma_control_many(win_t *w, rma_kind_t kind, const int *targets, int n, int lock_type);
+/* The same to every member t (only those with only[t] non-zero, when only is not NULL) at
+ * once: every message leaves before the first reply is awaited, so the round trips overlap
+ * (one WAN round trip, not one per target). */
+void rma_control_all(win_t *w, rma_kind_t kind, const int *only, int lock_type);
 
 /* ---- synchronisation (sync.c) ------------------------------------------------------------- */
 
