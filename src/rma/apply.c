@@ -51,7 +51,23 @@ static void *copy_region(char *base, const rma_hdr_t *h, const void *layout)
     return tmp;
 }
 
-void *rma_apply_data(void *window_base, const rma_hdr_t *h, const void *layout, const void *data)
+/* The target's data before the operation, into old_into (or a new buffer). */
+static void *keep_old(char *base, const rma_hdr_t *h, const void *layout, void *old_into)
+{
+    if (!old_into)
+        return copy_region(base, h, layout);
+    read_region(base, h, layout, old_into);
+    return old_into;
+}
+
+static void apply_op(const rma_hdr_t *h, const void *data, void *inout)
+{
+    size_t leaf = op_leaf_size(h->leaf);
+    op_apply_leaves((op_kind_t)h->op, h->leaf, data, inout, leaf ? h->bytes / leaf : 0);
+}
+
+void *rma_apply_data(void *window_base, const rma_hdr_t *h, const void *layout, const void *data,
+                     void *old_into)
 {
     char *base = window_base;
     switch (h->kind) {
@@ -59,30 +75,28 @@ void *rma_apply_data(void *window_base, const rma_hdr_t *h, const void *layout, 
         write_region(base, h, layout, data);
         return NULL;
     case RMA_GET:
-        return copy_region(base, h, layout);
+        return keep_old(base, h, layout, old_into);
     case RMA_ACC:
     case RMA_GACC: {
+        void *old = h->kind == RMA_GACC ? keep_old(base, h, layout, old_into) : NULL;
+        if (h->op == OP_NO_OP)
+            return old;
+        if (!h->layout_len) {
+            /* a contiguous region: the op runs on it in place */
+            apply_op(h, data, base + h->offset);
+            return old;
+        }
         char *tmp = copy_region(base, h, layout);
-        void *old = NULL;
-        if (h->kind == RMA_GACC) {
-            old = malloc(h->bytes ? h->bytes : 1);
-            if (!old)
-                err_fatal(MPI_ERR_NO_MEM, "MPI_Get_accumulate", "out of memory");
-            memcpy(old, tmp, h->bytes);
-        }
-        if (h->op != OP_NO_OP) {
-            size_t leaf = op_leaf_size(h->leaf);
-            op_apply_leaves((op_kind_t)h->op, h->leaf, data, tmp, leaf ? h->bytes / leaf : 0);
-            write_region(base, h, layout, tmp);
-        }
+        apply_op(h, data, tmp);
+        write_region(base, h, layout, tmp);
         free(tmp);
         return old;
     }
     case RMA_CAS: {
-        char *tmp = copy_region(base, h, layout);
-        if (memcmp(tmp, (const char *)data + h->bytes, h->bytes) == 0)
+        char *old = keep_old(base, h, layout, old_into);
+        if (memcmp(old, (const char *)data + h->bytes, h->bytes) == 0)
             write_region(base, h, layout, data);
-        return tmp;
+        return old;
     }
     default:
         err_fatal(MPI_ERR_INTERN, "MPI_Win", "one-sided operation %u is not a data operation",

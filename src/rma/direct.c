@@ -39,7 +39,7 @@ int rma_direct_wanted(const comm_t *c, int flavor)
 
 static char *part_of(const win_t *w, int rank)
 {
-    return (char *)w->shared_seg + rma_shared_offset(w, rank);
+    return w->parts[rank];
 }
 
 /* ---- the accumulate lock ------------------------------------------------------------------ */
@@ -95,17 +95,21 @@ void rma_direct_apply(win_t *w, const rma_args_t *a, const rma_hdr_t *h, const v
         return;
     }
     int atomic = h->kind != RMA_PUT && h->kind != RMA_GET;
+    /* the old data straight into a contiguous result buffer, else unpacked afterwards */
+    void *buf = h->kind == RMA_GET ? (void *)a->origin : a->result;
+    int count = h->kind == RMA_GET ? a->origin_count : a->result_count;
+    dtype_t *type = h->kind == RMA_GET ? a->origin_type : a->result_type;
+    void *into = NULL;
+    if (type && dt_layout_contiguous(dtype_layout(type), (size_t)count))
+        into = (char *)buf + dt_layout_true_lb(dtype_layout(type));
     rma_ctrl_t *c = &w->ctrl[a->target];
     if (atomic)
         acc_lock(c);
-    void *old = rma_apply_data(part_of(w, a->target), h, layout, data);
+    void *old = rma_apply_data(part_of(w, a->target), h, layout, data, into);
     if (atomic)
         acc_unlock(c);
-    if (old) {
-        if (h->kind == RMA_GET)
-            unpack_into((void *)a->origin, a->origin_count, a->origin_type, old, h->bytes);
-        else
-            unpack_into(a->result, a->result_count, a->result_type, old, h->bytes);
+    if (old && old != into) {
+        unpack_into(buf, count, type, old, h->bytes);
         free(old);
     }
     if (a->request)

@@ -226,6 +226,8 @@ int rma_complete_requests(win_t *w)
 
 void rma_complete_local(win_t *w, int target)
 {
+    if (!w->pending)
+        return;
     struct { win_t *w; int target; } c = { w, target };
     progress_wait_until(locally_complete, &c);
     rma_complete_requests(w);

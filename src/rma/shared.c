@@ -6,12 +6,14 @@
  * each starting on a cache line for MPI_Win_allocate (whose base a user expects aligned). */
 #include "rma/win.h"
 
+#include "core/errors.h"
 #include "core/icoll.h"
 #include "core/p2p.h"
 #include "runtime/job.h"
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,6 +94,12 @@ int rma_shared_map(win_t *w)
     w->shared_seg = p;
     w->shared_bytes = map;
     w->ctrl = p;
+    w->parts = malloc((size_t)w->comm->size * sizeof *w->parts);
+    if (!w->parts)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win_allocate", "out of memory for %d members",
+                  w->comm->size);
+    for (int r = 0; r < w->comm->size; r++)
+        w->parts[r] = (char *)p + rma_shared_offset(w, r);
     w->base = w->size ? (char *)p + rma_shared_offset(w, w->comm->rank) : NULL;
     return MPI_SUCCESS;
 }
@@ -109,4 +117,6 @@ void rma_shared_unmap(win_t *w)
     if (w->shared_seg)
         munmap(w->shared_seg, w->shared_bytes);
     w->shared_seg = NULL;
+    free(w->parts);
+    w->parts = NULL;
 }

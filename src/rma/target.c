@@ -197,7 +197,7 @@ static void apply(win_t *w, int origin, const rma_hdr_t *h)
     case RMA_ACC:
     case RMA_GACC:
     case RMA_CAS: {
-        void *old = rma_apply_data(w->base, h, layout, data);
+        void *old = rma_apply_data(w->base, h, layout, data, NULL);
         if (old)
             reply(w, origin, h->reply_tag, old, h->bytes);
         break;

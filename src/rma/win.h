@@ -93,6 +93,7 @@ typedef struct win {
     /* direct access (direct.c): the members' control words at the start of the segment */
     int direct;
     struct rma_ctrl *ctrl;
+    char **parts;                /* every member's part in this process's mapping */
 } win_t;
 
 /* ---- objects (win.c) ---------------------------------------------------------------------- */
@@ -155,11 +156,12 @@ typedef enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS, RMA_LOCK, RMA_U
  * MPI_SUCCESS or an error class (MPI_ERR_NO_MEM). */
 int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a);
 /* Applies a data operation (put ... compare_and_swap) of header h, with the target layout
- * and the origin's packed data, to the region at window_base + h->offset (apply.c). The
- * target's data as it was before (get, get_accumulate, compare_and_swap: malloc'd, h->bytes),
- * else NULL. The caller makes it atomic. */
+ * and the origin's packed data, to the region at window_base + h->offset (apply.c). Returns
+ * the target's data as it was before (get, get_accumulate, compare_and_swap; h->bytes,
+ * packed): in old_into when not NULL, else in a buffer it mallocs; NULL for put and
+ * accumulate. The caller makes it atomic. */
 void *rma_apply_data(void *window_base, const struct rma_hdr *h, const void *layout,
-                     const void *data);
+                     const void *data, void *old_into);
 /* Waits until every operation this process started on w (to target, or to all when target
  * is -1) completed at the origin: data sent, results received. */
 void rma_complete_local(win_t *w, int target);
