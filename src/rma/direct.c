@@ -1,6 +1,8 @@
 /* Direct access on one host (see win.h, "direct access"): the origin applies data operations
- * to the target's part of the window's segment itself, and takes passive-target locks in the
- * target's control words, so no operation waits for the target to enter MPI.
+ * to the target's memory itself — its part of the window's segment, or, for a window over
+ * the user's memory (MPI_Win_create), by cross-memory attach (p2p_readv / p2p_writev: one
+ * copy, kernel to kernel) — and takes passive-target locks in the target's control words,
+ * so no operation waits for the target to enter MPI.
  *
  * Lock words (rma_ctrl_t, shared by all members, used with the GCC atomics):
  *   rw   0 free, n > 0 held shared by n origins, RMA_RW_EXCLUSIVE held exclusively.
@@ -11,10 +13,16 @@
  *   acc  0 free, 1 while an origin applies an accumulate, get_accumulate, fetch_and_op or
  *        compare_and_swap to this target: they never interleave (§11.7.1). Put and get do not
  *        take it (a put concurrent with an accumulate to one location is erroneous). Held for
- *        the length of one apply, with no MPI call inside. */
+ *        the length of one apply, with no MPI call inside. Over cross-memory attach an
+ *        accumulate reads the target region, applies the op here and writes it back, all
+ *        under the lock. */
 #include "rma/win.h"
 #include "rma/wire.h"
 
+#include "core/errors.h"
+#include "core/icoll.h"
+#include "core/op.h"
+#include "core/p2p.h"
 #include "core/progress.h"
 #include "core/request.h"
 #include "datatype/construct.h"
@@ -29,17 +37,108 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { SLEEP_NS = 1000000, SPINS = 64 };
+enum { SLEEP_NS = 1000000, SPINS = 64, IOV_BATCH = 64 };
 
 int rma_direct_wanted(const comm_t *c, int flavor)
 {
-    return (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) &&
-           tun_bool(TUN_RMA_DIRECT) && !comm_is_inter(c) && rma_shared_on_one_host(c);
+    return flavor != MPI_WIN_FLAVOR_DYNAMIC && tun_bool(TUN_RMA_DIRECT) && !comm_is_inter(c) &&
+           rma_shared_on_one_host(c);
 }
 
-static char *part_of(const win_t *w, int rank)
+int rma_direct_remote_setup(win_t *w, int *usable)
 {
-    return w->parts[rank];
+    int n = w->comm->size, me = w->comm->rank;
+    uint64_t mine = (uintptr_t)w->base, *all = malloc((size_t)n * sizeof *all);
+    w->remote_base = malloc((size_t)n * sizeof *w->remote_base);
+    int ok = all && w->remote_base;
+    int rc = icoll_allgather(w->comm, &mine, sizeof mine, ok ? all : NULL);
+    /* one byte of every other member's window, as the operations will read it */
+    for (int r = 0; rc == MPI_SUCCESS && ok && r < n; r++) {
+        char byte;
+        w->remote_base[r] = (uintptr_t)all[r];
+        if (r != me && w->sizes[r] > 0 &&
+            p2p_read(comm_peer_world_rank(w->comm, r), &byte, (const void *)w->remote_base[r],
+                     1) != 0)
+            ok = 0;
+    }
+    free(all);
+    if (rc == MPI_SUCCESS)
+        rc = icoll_allreduce_int(w->comm, &ok, 1, ICOLL_MIN);
+    if (rc != MPI_SUCCESS || !ok) {
+        free(w->remote_base);
+        w->remote_base = NULL;
+    }
+    *usable = rc == MPI_SUCCESS && ok;
+    return rc;
+}
+
+/* ---- the target's memory ------------------------------------------------------------------ */
+
+/* Moves the target region of h at member t (remote window) to (write) or from buf, packed. */
+static void remote_region(win_t *w, int t, const rma_hdr_t *h, const void *layout, void *buf,
+                          int write)
+{
+    int world = comm_peer_world_rank(w->comm, t), rc = 0;
+    uintptr_t at = w->remote_base[t] + h->offset;
+    if (!h->layout_len) {
+        struct iovec r = { (void *)at, h->bytes };
+        rc = write ? p2p_writev(world, buf, &r, 1) : p2p_readv(world, buf, &r, 1);
+    } else {
+        const dt_layout_t *l = dt_layout_check(layout, h->layout_len);
+        if (!l)
+            err_fatal(MPI_ERR_INTERN, "MPI_Win", "a one-sided operation has a bad layout");
+        dt_cursor_t c;
+        dt_cursor_init(&c, l, at, h->count);
+        for (size_t done = 0; rc == 0 && done < h->bytes;) {
+            struct iovec v[IOV_BATCH];
+            size_t bytes;
+            int n = dt_iov(&c, v, IOV_BATCH, h->bytes - done, &bytes);
+            if (n == 0)
+                break;
+            rc = write ? p2p_writev(world, (char *)buf + done, v, n)
+                       : p2p_readv(world, (char *)buf + done, v, n);
+            done += bytes;
+        }
+    }
+    if (rc != 0)
+        err_fatal(MPI_ERR_OTHER, "MPI_Win",
+                  "cross-memory access to rank %d's window was refused, though it worked "
+                  "when the window was created",
+                  t);
+}
+
+/* rma_apply_data on member t's memory, wherever it is. */
+static void *apply_at(win_t *w, int t, const rma_hdr_t *h, const void *layout, const void *data,
+                      void *into)
+{
+    if (!w->remote_base)
+        return rma_apply_data(w->parts[t], h, layout, data, into);
+    if (t == w->comm->rank)
+        return rma_apply_data(w->base, h, layout, data, into);
+    if (h->kind == RMA_PUT) {
+        remote_region(w, t, h, layout, (void *)data, 1);
+        return NULL;
+    }
+    if (h->kind == RMA_GET && into) {
+        remote_region(w, t, h, layout, into, 0);
+        return into;
+    }
+    /* read, apply here (the region now packed and contiguous), write back */
+    char *tmp = malloc(h->bytes ? h->bytes : 1);
+    if (!tmp)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win", "out of memory for a one-sided operation");
+    remote_region(w, t, h, layout, tmp, 0);
+    if (h->kind == RMA_GET)
+        return tmp;
+    rma_hdr_t here = *h;
+    here.offset = 0;
+    here.layout_len = 0;
+    void *old = rma_apply_data(tmp, &here, NULL, data, into);
+    if (!(h->kind == RMA_GACC && h->op == OP_NO_OP))
+        remote_region(w, t, h, layout, tmp, 1);
+    if (old != tmp)
+        free(tmp);
+    return old;
 }
 
 /* ---- the accumulate lock ------------------------------------------------------------------ */
@@ -76,24 +175,9 @@ static void unpack_into(void *buf, int count, dtype_t *t, const void *src, size_
     dt_unpack(&cur, src, bytes);
 }
 
-/* A get from a contiguous target region into a contiguous origin buffer: one copy. */
-static int get_contiguous(win_t *w, const rma_args_t *a, const rma_hdr_t *h)
-{
-    const dt_layout_t *l = dtype_layout(a->origin_type);
-    if (h->kind != RMA_GET || h->layout_len || !dt_layout_contiguous(l, (size_t)a->origin_count))
-        return 0;
-    memcpy((char *)a->origin + dt_layout_true_lb(l), part_of(w, a->target) + h->offset, h->bytes);
-    return 1;
-}
-
 void rma_direct_apply(win_t *w, const rma_args_t *a, const rma_hdr_t *h, const void *layout,
                       const void *data)
 {
-    if (get_contiguous(w, a, h)) {
-        if (a->request)
-            request_complete_internal(a->request, MPI_SUCCESS);
-        return;
-    }
     int atomic = h->kind != RMA_PUT && h->kind != RMA_GET;
     /* the old data straight into a contiguous result buffer, else unpacked afterwards */
     void *buf = h->kind == RMA_GET ? (void *)a->origin : a->result;
@@ -105,7 +189,7 @@ void rma_direct_apply(win_t *w, const rma_args_t *a, const rma_hdr_t *h, const v
     rma_ctrl_t *c = &w->ctrl[a->target];
     if (atomic)
         acc_lock(c);
-    void *old = rma_apply_data(part_of(w, a->target), h, layout, data, into);
+    void *old = apply_at(w, a->target, h, layout, data, into);
     if (atomic)
         acc_unlock(c);
     if (old && old != into) {

@@ -3,7 +3,8 @@
  * "metampi.<job id>." so the launcher sweeps it after a crash, and it is unlinked as soon as
  * every member mapped it. Layout: one rma_ctrl_t per member (direct.c's lock words), then the
  * members' parts in rank order: contiguous for a shared window (MPI-3.1 §11.2.3 default),
- * each starting on a cache line for MPI_Win_allocate (whose base a user expects aligned). */
+ * each starting on a cache line for MPI_Win_allocate (whose base a user expects aligned);
+ * none for MPI_Win_create with direct access (the control blocks only). */
 #include "rma/win.h"
 
 #include "core/errors.h"
@@ -34,7 +35,7 @@ _Static_assert(sizeof(rma_ctrl_t) == PART_ALIGN, "the parts start on a cache lin
 
 static size_t part_bytes(const win_t *w, int rank)
 {
-    size_t n = (size_t)w->sizes[rank];
+    size_t n = w->flavor == MPI_WIN_FLAVOR_CREATE ? 0 : (size_t)w->sizes[rank];
     return w->flavor == MPI_WIN_FLAVOR_SHARED ? n : (n + PART_ALIGN - 1) / PART_ALIGN * PART_ALIGN;
 }
 
@@ -94,13 +95,15 @@ int rma_shared_map(win_t *w)
     w->shared_seg = p;
     w->shared_bytes = map;
     w->ctrl = p;
+    if (w->flavor == MPI_WIN_FLAVOR_CREATE)
+        return MPI_SUCCESS;  /* control blocks only: the memory is the user's */
     w->parts = malloc((size_t)w->comm->size * sizeof *w->parts);
     if (!w->parts)
         err_fatal(MPI_ERR_NO_MEM, "MPI_Win_allocate", "out of memory for %d members",
                   w->comm->size);
     for (int r = 0; r < w->comm->size; r++)
         w->parts[r] = (char *)p + rma_shared_offset(w, r);
-    w->base = w->size ? (char *)p + rma_shared_offset(w, w->comm->rank) : NULL;
+    w->base = w->size ? w->parts[w->comm->rank] : NULL;
     return MPI_SUCCESS;
 }
 

@@ -30,6 +30,7 @@ static void destroy(win_t *w)
     rma_shared_unmap(w);
     free(w->sizes);
     free(w->disp_units);
+    free(w->remote_base);
     free(w->sent);
     free(w->applied);
     free(w->lock_held);
@@ -122,6 +123,8 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
                       (long long)size);
         w->base = size > 0 ? w->allocated : NULL;
     }
+    if (rc == MPI_SUCCESS && flavor == MPI_WIN_FLAVOR_CREATE && agree[1])
+        rc = rma_direct_remote_setup(w, &agree[1]);
     if (rc == MPI_SUCCESS && (flavor == MPI_WIN_FLAVOR_SHARED || (direct && agree[1])))
         rc = rma_shared_map(w);
     w->direct = rc == MPI_SUCCESS && agree[1];

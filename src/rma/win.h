@@ -94,6 +94,8 @@ typedef struct win {
     int direct;
     struct rma_ctrl *ctrl;
     char **parts;                /* every member's part in this process's mapping */
+    uintptr_t *remote_base;      /* MPI_Win_create: every member's base in its own address
+                                  * space (cross-memory attach), else NULL */
 } win_t;
 
 /* ---- objects (win.c) ---------------------------------------------------------------------- */
@@ -122,7 +124,8 @@ void win_finalize(void);
 
 /* Nonzero when every member of c runs on this host (MPI_Win_allocate_shared needs it). */
 int rma_shared_on_one_host(const comm_t *c);
-/* Collective: maps the window's segment (sizes known) and sets w->base. */
+/* Collective: maps the window's segment (sizes known) and, unless the memory is the user's
+ * (MPI_Win_create), sets w->base to this member's part. */
 int rma_shared_map(win_t *w);
 /* Where rank's part starts in the segment (rank = the number of members: its size). */
 size_t rma_shared_offset(const win_t *w, int rank);
@@ -179,9 +182,11 @@ void rma_control_all(win_t *w, rma_kind_t kind, const int *only, int lock_type);
 /* ---- direct access on one host (direct.c) ----------------------------------------------
  * A window whose members all run on this host and whose memory the library allocates
  * (MPI_Win_allocate, MPI_Win_allocate_shared) is one segment every member maps (shared.c):
- * one rma_ctrl_t per member, then the members' parts in rank order. Its data operations
- * are applied by the origin itself to the target's part and are complete when the call
- * returns; accumulates to one target hold that target's accumulate lock (a spin lock: the
+ * one rma_ctrl_t per member, then the members' parts in rank order. A window over the
+ * user's memory (MPI_Win_create) has a segment of control blocks only, and reaches the
+ * members' memory by cross-memory attach when the kernel allows it (checked at creation).
+ * Its data operations are applied by the origin itself to the target's memory and are
+ * complete when the call returns; accumulates to one target hold that target's accumulate lock (a spin lock: the
  * atomicity of §11.7.1 between all origins, the target included); passive-target locks are
  * the target's reader-writer word, taken by the origin without the target's help.
  * Notices (post, complete) still travel as messages. Every member decides alike (the
@@ -197,6 +202,9 @@ typedef struct rma_ctrl {
 /* 1 when a window of flavor over c may use direct access (this process's view; win_create
  * agrees on it). */
 int rma_direct_wanted(const comm_t *c, int flavor);
+/* Collective, for a window over the user's memory (sizes known): learns every member's base
+ * and whether cross-memory attach reaches every member (*usable, the same everywhere). */
+int rma_direct_remote_setup(win_t *w, int *usable);
 /* Applies a data operation directly (w->direct). h, layout, data: the operation as the
  * emulation would send it (wire.h); the result reaches the origin's buffer. */
 void rma_direct_apply(win_t *w, const rma_args_t *a, const struct rma_hdr *h,

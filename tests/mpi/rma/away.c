@@ -1,8 +1,10 @@
 /* Passive target while the target stays away from MPI: rank 0 computes for AWAY_S seconds
  * without any MPI call while every other rank locks it, puts, accumulates, fetches and
  * unlocks. On one host (direct access) these epochs need nothing of rank 0 and must finish
- * long before it comes back; the emulation without a progress thread would wait for it. */
+ * long before it comes back; the emulation without a progress thread would wait for it.
+ * Argument "create": the window is MPI_Win_create's (cross-memory attach). */
 #include "../check.h"
+#include "window.h"
 
 #include <time.h>
 
@@ -23,8 +25,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long *a;
     MPI_Win win;
-    MPI_Win_allocate(size * (long)sizeof(long) + (long)sizeof(long), sizeof(long), MPI_INFO_NULL,
-                     MPI_COMM_WORLD, &a, &win);
+    a = test_window(argc, argv, (size + 1) * (MPI_Aint)sizeof(long), sizeof(long), &win);
     for (int i = 0; i <= size; i++)
         a[i] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
             CHECK(a[r] == 100 + r);
         MPI_Win_unlock(0, win);
     }
-    MPI_Win_free(&win);
+    test_window_free(argc, argv, &win, a);
     if (rank == 0)
         printf("rma away: OK on %d ranks\n", size);
     MPI_Finalize();
