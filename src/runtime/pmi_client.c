@@ -122,7 +122,10 @@ int pmi_client_init(pmi_client_t *c, char *err, int errlen)
     c->appnum = 0;
 
     int choice = tun_enum(TUN_PMI);
-    if (choice == CHOOSE_PMIX || (choice == CHOOSE_AUTO && pmix_client_env())) {
+    /* under our own mpirun it is PMI-1, whatever an enclosing Slurm step left behind */
+    const char *ours = tun_string(TUN_MPIRUN);
+    int under_mpirun = ours && strcmp(ours, "1") == 0;
+    if (choice == CHOOSE_PMIX || (choice == CHOOSE_AUTO && !under_mpirun && pmix_client_env())) {
         if (!pmix_client_env())
             return fail(err, errlen, "METAMPI_PMI=pmix, but no PMIx server in the environment "
                         "(PMIX_NAMESPACE, PMIX_RANK unset)");
@@ -142,7 +145,8 @@ int pmi_client_init(pmi_client_t *c, char *err, int errlen)
     if (env_int("PMI_RANK", &c->rank) != 0 || env_int("PMI_SIZE", &c->size) != 0 ||
         c->size < 1 || c->rank >= c->size)
         return fail(err, errlen, "PMI_RANK/PMI_SIZE missing or invalid in the environment");
-    if (choice == CHOOSE_PMI2 || (choice == CHOOSE_AUTO && pmi2_env_is_slurm())) {
+    if (choice == CHOOSE_PMI2 ||
+        (choice == CHOOSE_AUTO && !under_mpirun && pmi2_env_is_slurm())) {
         c->proto = PMI_PROTO_2;
         return pmi2_client_init(c, err, errlen);
     }
