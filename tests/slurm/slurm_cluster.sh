@@ -4,7 +4,8 @@
 # writes slurm.conf in a temporary directory, starts munged (own key and socket), slurmctld
 # and one slurmd per node (NodeName n1..nN, all on this host, each on its own port:
 # `slurmd -N nI`), waits until sinfo shows every node idle, runs COMMAND with SLURM_CONF
-# pointing at the cluster (and SLURM_TEST_DIR at a scratch directory every node sees), then
+# pointing at the cluster (SLURM_TEST_DIR at a scratch directory every node sees,
+# SLURM_CLUSTER_DIR at the cluster's files: slurmd.nI.log, verbose), then
 # (each node's SlurmdSpoolDir and TmpFS are its own, as on separate machines)
 # stops every daemon it started and removes its files, whatever happened (trap).
 # Exit: COMMAND's status; 77 (ctest's skip) with the reason on stderr when the daemons
@@ -89,7 +90,7 @@ SlurmdPidFile=$dir/slurmd.%n.pid
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.%n.log
 SlurmctldDebug=info
-SlurmdDebug=info
+SlurmdDebug=verbose
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SwitchType=switch/none
@@ -114,7 +115,7 @@ EOF
   done
   echo "PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP OverSubscribe=NO"
 } >"$conf"
-export SLURM_CONF=$conf SLURM_TEST_DIR=$dir/shared
+export SLURM_CONF=$conf SLURM_TEST_DIR=$dir/shared SLURM_CLUSTER_DIR=$dir
 
 log_tail() {
   for f in "$dir"/*.log; do [ -f "$f" ] && { echo "== $f" >&2; tail -n 15 "$f" >&2; }; done
@@ -123,15 +124,15 @@ log_tail() {
 munged -F --force --socket="$dir/munge.sock" --key-file="$dir/munge.key" \
   --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge.seed" \
   >"$dir/munged.out" 2>&1 &
-pids+=($!)
+pids+=($!); disown $!
 for _ in $(seq 50); do [ -S "$dir/munge.sock" ] && break; sleep 0.1; done
 [ -S "$dir/munge.sock" ] || { log_tail; skip "munged did not start"; }
 
 slurmctld -D -i -f "$conf" >"$dir/slurmctld.out" 2>&1 &
-pids+=($!)
+pids+=($!); disown $!
 for ((i = 1; i <= nodes; i++)); do
   slurmd -D -N "n$i" -f "$conf" >"$dir/slurmd.n$i.out" 2>&1 &
-  pids+=($!)
+  pids+=($!); disown $!
 done
 
 # Up when every node is idle (at most 20 s: a daemon that cannot start makes this a skip)

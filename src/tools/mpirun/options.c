@@ -298,8 +298,9 @@ static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *host
         util_msg("%s", err);
         return -1;
     }
-    if (!o->metacomputer && !host_arg && !hostfile && slurm_alloc_present()) {
-        if (slurm_alloc_hosts(&o->hosts, err, sizeof err) != 0) {
+    if (slurm_alloc_present()) {
+        if (!o->metacomputer && !host_arg && !hostfile &&
+            slurm_alloc_hosts(&o->hosts, err, sizeof err) != 0) {
             util_msg("%s", err);
             return -1;
         }

@@ -3,9 +3,11 @@
  * --hostfile or --metacomputer is given and SLURM_JOB_NODELIST is set, the job's hosts are the
  * allocation's: the names from `scontrol show hostnames $SLURM_JOB_NODELIST`, in that order,
  * each with the slots SLURM_TASKS_PER_NODE gives it ("2(x3),1": 2, 2, 2, 1; without it
- * SLURM_JOB_CPUS_PER_NODE, in the same form). The helpers then start through srun as the
- * launch agent (SLURM_LAUNCH_AGENT, one step of one task per host, sharing the job's CPUs),
- * unless --launch-agent names another; the host mpirun runs on is forked as always.
+ * SLURM_JOB_CPUS_PER_NODE, in the same form). Inside an allocation the helpers start through
+ * srun as the launch agent (SLURM_LAUNCH_AGENT, one step of one task per host, sharing the
+ * job's CPUs) unless --launch-agent names another, whatever gave the hosts (--host, a
+ * metacomputer part's site): hosts outside the allocation then fail to start, with srun's
+ * message. The host mpirun runs on is forked as always.
  */
 #ifndef MPIRUN_SLURM_ALLOC_H
 #define MPIRUN_SLURM_ALLOC_H
