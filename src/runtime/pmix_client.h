@@ -9,7 +9,8 @@
  * "not found" at once. PMIx stores a key per rank, while the keys of pmi_client.h are global:
  * a key is taken from the rank its number after the last '.' names ("tcp.3": rank 3), else
  * from rank 0 ("tcp.key") - the library's keys follow that rule. PMI_process_mapping is
- * PMIx's PMIX_ANL_MAP where the server gives it. job.id is the namespace, its characters outside [A-Za-z0-9.-] made '_'.
+ * PMIx's PMIX_ANL_MAP where the server gives it. job.id is "pmix-" and the namespace, its
+ * characters outside [A-Za-z0-9.-] made '_'.
  */
 #ifndef METAMPI_PMIX_CLIENT_H
 #define METAMPI_PMIX_CLIENT_H
