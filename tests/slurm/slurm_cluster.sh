@@ -113,7 +113,7 @@ EOF
   for ((i = 1; i <= nodes; i++)); do
     echo "NodeName=n$i NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[i]} CPUs=$cpus State=UNKNOWN"
   done
-  echo "PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP OverSubscribe=NO"
+  echo "PartitionName=test Nodes=ALL Default=YES MaxTime=60 State=UP OverSubscribe=NO"
 } >"$conf"
 export SLURM_CONF=$conf SLURM_TEST_DIR=$dir/shared SLURM_CLUSTER_DIR=$dir
 
