@@ -203,7 +203,8 @@ static void test_client(void)
 
     pid = start(&c, "close");
     EXPECT(pmi2_client_init(&c, err, sizeof err) == -1);
-    EXPECT(strstr(err, "lost the connection") != NULL);
+    /* gone before or while the client writes its fullinit */
+    EXPECT(strstr(err, "lost the connection") || strstr(err, "cannot write to the process"));
     close(c.fd);
     EXPECT(server_status(pid) == 0);
 }
