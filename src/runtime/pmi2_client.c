@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define LEN_DIGITS 6
@@ -76,10 +77,18 @@ int pmi2_env_is_slurm(void)
     return strcmp(pmi, expect) == 0;
 }
 
+/* Writes without SIGPIPE where PMI_FD is a socket (Slurm's is): a vanished server is an
+ * error message, not a signal. */
+static ssize_t write_some(int fd, const char *buf, size_t len)
+{
+    ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+    return n < 0 && errno == ENOTSOCK ? write(fd, buf, len) : n;
+}
+
 static int io_all(int fd, char *buf, size_t len, int writing)
 {
     while (len > 0) {
-        ssize_t n = writing ? write(fd, buf, len) : read(fd, buf, len);
+        ssize_t n = writing ? write_some(fd, buf, len) : read(fd, buf, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
