@@ -221,7 +221,8 @@ int pmi2_client_init(pmi_client_t *c, char *err, int errlen)
     if (exchange(c, "cmd=info-getjobattr;key=universeSize;", &m, err, errlen) == 0) {
         const char *found = pmi2_get(&m, "found");
         int u;
-        if (found && strcmp(found, "TRUE") == 0 && int_field(&m, "value", &u) == 0 && u > 0)
+        if (found && strcmp(found, "TRUE") == 0 && int_field(&m, "value", &u) == 0 &&
+            u > c->size)
             c->universe_size = u;
     } else {
         return -1;

@@ -113,7 +113,9 @@ int pmix_client_init(pmi_client_t *c, char *err, int errlen)
     c->rank = (int)self.rank;
     c->size = (int)size;
     long u = job_attr(PMIX_UNIV_SIZE), app = job_attr(PMIX_APPNUM);
-    c->universe_size = u > 0 ? (int)u : c->size;
+    /* the slots the launcher knows of, never fewer than the job runs (Open MPI's mpirun
+     * --oversubscribe gives fewer) */
+    c->universe_size = u > c->size ? (int)u : c->size;
     c->appnum = app > 0 ? (int)app : 0;
     /* job.id names files and sockets: keep it to safe characters */
     snprintf(c->kvsname, sizeof c->kvsname, "pmix-%.200s", self.nspace);
