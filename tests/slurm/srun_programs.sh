@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs MPI test programs as the tasks of srun steps on the private cluster of slurm_cluster.sh
 # (tests/slurm/CMakeLists.txt): srun_programs.sh MPI BINDIR, MPI = pmi2 or pmix.
-# Each program at 1, 2, 3 and 4 ranks spread over the nodes (-N up to 3), with EXPECT_SIZE;
+# Each program at 1, 2, 3 and 4 ranks spread over the nodes (-N up to 3), with EXPECT_SIZE
+# (test_env: also the world attributes, MPI_UNIVERSE_SIZE, MPI_APPNUM);
 # then a rank that calls MPI_Abort while the others wait must end the step in seconds with a
 # failure. For pmi2 the slurmd logs must show that the ranks spoke PMI-2 (not PMI-1, which
 # Slurm's pmi2 plugin also answers).
@@ -13,7 +14,7 @@ step() {  # step NTASKS PROGRAM [ARGS]: one srun step, 40 s at most
   local nodes=$(( n < 3 ? n : 3 ))
   EXPECT_SIZE=$n timeout 40 srun --mpi="$mpi" -N "$nodes" -n "$n" "$@"
 }
-for prog in test_sendrecv test_coll_reduce test_p2p_sizes; do
+for prog in test_env test_sendrecv test_coll_reduce test_p2p_sizes; do
   for n in 1 2 3 4; do
     out=$(step "$n" "$bin/$prog" 2>&1) || fail "$prog at $n ranks under srun --mpi=$mpi: $out"
     echo "$prog np$n: ${out##*$'\n'}"
