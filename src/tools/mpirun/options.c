@@ -298,9 +298,10 @@ static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *host
         util_msg("%s", err);
         return -1;
     }
+    int from_slurm = 0;
     if (slurm_alloc_present()) {
-        if (!o->metacomputer && !host_arg && !hostfile &&
-            slurm_alloc_hosts(&o->hosts, err, sizeof err) != 0) {
+        from_slurm = !o->metacomputer && !host_arg && !hostfile;
+        if (from_slurm && slurm_alloc_hosts(&o->hosts, err, sizeof err) != 0) {
             util_msg("%s", err);
             return -1;
         }
@@ -327,6 +328,10 @@ static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *host
         else if (o->metacomputer)
             snprintf(where, sizeof where, " of %d site%s in metacomputer '%s'", o->mc.nsites,
                      o->mc.nsites == 1 ? "" : "s", o->metacomputer);
+        else if (from_slurm)
+            snprintf(where, sizeof where, " of the Slurm allocation (its tasks per node: %.200s)",
+                     getenv("SLURM_TASKS_PER_NODE") ? getenv("SLURM_TASKS_PER_NODE")
+                                                    : getenv("SLURM_JOB_CPUS_PER_NODE"));
         int nh = o->rendezvous ? o->mc.site[o->site].nhosts : o->nhosts;
         util_msg("%d ranks but only %ld slot%s on %d host%s%s (use --oversubscribe to place "
                  "more ranks than slots, or give more slots)", o->np, slots,
