@@ -162,15 +162,13 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
         h.leaf = op_leaf(kind == RMA_GACC && a->op->kind == OP_NO_OP ? a->target_type
                                                                        : a->origin_type);
     }
-    size_t data = kind == RMA_PUT || kind == RMA_ACC ? h.bytes
-                  : kind == RMA_GACC && a->op->kind != OP_NO_OP ? h.bytes
-                  : kind == RMA_CAS                              ? 2 * h.bytes
-                                                                 : 0;
+    size_t data = rma_data_bytes(&h);
     if (w->direct)
         return direct_start(w, kind, a, &h, layout, data);
     size_t head = sizeof h + rma_padded(layout_len);
-    char *msg = malloc(head + data);
-    if (!msg)
+    int gather = !a->request && head + data <= rma_gather_limit();
+    char *msg = gather ? NULL : malloc(head + data);
+    if (!gather && !msg)
         return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
     if (kind == RMA_GET || kind == RMA_GACC || kind == RMA_CAS) {
@@ -186,6 +184,8 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
         free(msg);
         return rc;
     }
+    if (gather)
+        msg = rma_gather_reserve(w, a->target, head + data);
     memcpy(msg, &h, sizeof h);
     if (layout_len)
         memcpy(msg + sizeof h, layout, layout_len);
@@ -195,11 +195,35 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
     } else if (data) {
         pack(msg + head, a->origin, (size_t)a->origin_count, a->origin_type);
     }
-    p2p_data_t d = { .buf = msg, .bytes = head + data };
     w->sent[a->target]++;
+    if (gather)
+        return MPI_SUCCESS;
+    rma_gather_flush(w, a->target);   /* the records gathered before go first */
+    p2p_data_t d = { .buf = msg, .bytes = head + data };
     int replied = kind == RMA_GET || kind == RMA_GACC || kind == RMA_CAS;
     return start_request(w, REQ_SEND, &d, a->target, RMA_TAG_OP, msg,
                          replied ? NULL : a->request, func);
+}
+
+int rma_send(win_t *w, int target, void *msg, size_t bytes, const char *func)
+{
+    p2p_data_t d = { .buf = msg, .bytes = bytes };
+    return start_request(w, REQ_SEND, &d, target, RMA_TAG_OP, msg, NULL, func);
+}
+
+uint64_t rma_data_bytes(const rma_hdr_t *h)
+{
+    switch (h->kind) {
+    case RMA_PUT:
+    case RMA_ACC:
+        return h->bytes;
+    case RMA_GACC:
+        return h->op != OP_NO_OP ? h->bytes : 0;
+    case RMA_CAS:
+        return 2 * h->bytes;
+    default:
+        return 0;
+    }
 }
 
 static int locally_complete(void *arg)
@@ -226,6 +250,7 @@ int rma_complete_requests(win_t *w)
 
 void rma_complete_local(win_t *w, int target)
 {
+    rma_gather_flush(w, target);
     if (!w->pending)
         return;
     struct { win_t *w; int target; } c = { w, target };
@@ -247,6 +272,7 @@ void rma_complete_local(win_t *w, int target)
 /* Sends a control message to target; the returned receive gets its reply. */
 static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_type)
 {
+    rma_gather_flush(w, target);
     rma_hdr_t *h = calloc(1, sizeof *h);
     request_t *reply = request_new(REQ_RECV, w->comm);
     if (!h || !reply)
@@ -302,6 +328,7 @@ void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type)
 
 void rma_notify(win_t *w, rma_kind_t kind, int target)
 {
+    rma_gather_flush(w, target);
     rma_hdr_t *h = calloc(1, sizeof *h);
     if (!h)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a notice");

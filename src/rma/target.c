@@ -17,6 +17,7 @@
 typedef struct rma_incoming {
     request_t *req;
     void *buf;
+    size_t bytes;
     int origin;
     struct rma_incoming *next;
 } rma_incoming_t;
@@ -224,6 +225,24 @@ static void apply(win_t *w, int origin, const rma_hdr_t *h)
     w->applied[origin]++;
 }
 
+/* A message holds one operation or several gathered records (wire.h), applied in order. */
+static void apply_records(win_t *w, int origin, const char *msg, size_t bytes)
+{
+    size_t off = 0;
+    do {
+        const rma_hdr_t *h = (const rma_hdr_t *)(msg + off);
+        uint64_t len = bytes - off < sizeof *h ? UINT64_MAX
+                                               : sizeof *h + rma_padded(h->layout_len) +
+                                                     rma_data_bytes(h);
+        if (len > bytes - off)
+            err_fatal(MPI_ERR_INTERN, "MPI_Win",
+                      "a one-sided message of %zu bytes from rank %d ends inside an operation",
+                      bytes, origin);
+        apply(w, origin, h);
+        off += rma_padded(len);
+    } while (off < bytes);
+}
+
 /* Takes w's arriving messages into its queue and applies those complete at its head. The
  * unexpected queue is searched only when a message arrived there since w last searched it:
  * a search that ends finds no message of w left, so only a new arrival can bring one. */
@@ -248,7 +267,7 @@ static int serve(win_t *w)
         r->active = 1;
         r->op.buf = buf;
         r->op.bytes = bytes;
-        *in = (rma_incoming_t){ r, buf, u->m.env.src, NULL };
+        *in = (rma_incoming_t){ r, buf, bytes, u->m.env.src, NULL };
         match_deliver(r, u);
         if (w->in_tail)
             w->in_tail->next = in;
@@ -261,7 +280,7 @@ static int serve(win_t *w)
         w->in_head = in->next;
         if (!w->in_head)
             w->in_tail = NULL;
-        apply(w, in->origin, in->buf);
+        apply_records(w, in->origin, in->buf, in->bytes);
         request_free(in->req);
         free(in->buf);
         free(in);
@@ -276,8 +295,10 @@ int rma_progress(void)
         return 0;
     busy = 1;
     int events = 0;
-    for (win_t *w = live; w; w = w->next_live)
+    for (win_t *w = live; w; w = w->next_live) {
+        rma_gather_flush(w, -1);   /* gathered operations leave at the latest now */
         events += serve(w) + rma_complete_requests(w);
+    }
     retire_replies();
     busy = 0;
     return events;

@@ -21,6 +21,7 @@ win_t *win_lookup(MPI_Win h)
 
 static void destroy(win_t *w)
 {
+    rma_gather_free(w);
     if (w->comm)
         comm_free_handle(w->comm);
     if (w->info)

@@ -94,6 +94,8 @@ typedef struct win {
     int direct;
     struct rma_ctrl *ctrl;
     char **parts;                /* every member's part in this process's mapping */
+    struct rma_gather *gather;   /* gathering (gather.c): per target, allocated on first use */
+    int *gather_dirty, ndirty;   /* targets whose buffer may hold records */
     uintptr_t *remote_base;      /* MPI_Win_create: every member's base in its own address
                                   * space (cross-memory attach), else NULL */
 } win_t;
@@ -211,6 +213,29 @@ void rma_direct_apply(win_t *w, const rma_args_t *a, const struct rma_hdr *h,
                       const void *layout, const void *data);
 /* Passive-target locks and flushes of a direct window (rma_control's work). */
 void rma_direct_control(win_t *w, rma_kind_t kind, int target, int lock_type);
+
+/* ---- gathering (gather.c) --------------------------------------------------------------
+ * Under the emulation, small operations without a request of their own (a message of at most
+ * METAMPI_RMA_GATHER bytes) are not sent one by one: each becomes a record in a buffer per
+ * target (wire.h), and the buffer leaves as one message — before any other message to that
+ * target (every sync path and unbatched operation flushes first), when it is full, or in the
+ * next pass of the progress engine, i.e. at the latest when the process next enters MPI. */
+#define RMA_GATHER_BYTES 16384
+typedef struct rma_gather {
+    char *buf;
+    size_t len;
+    int dirty;           /* listed in win_t.gather_dirty */
+} rma_gather_t;
+/* Largest operation message gathered (bytes; 0: none). */
+size_t rma_gather_limit(void);
+/* Room for a record of bytes (<= rma_gather_limit()) in target's buffer, its padding zeroed;
+ * the buffer is sent first when it lacks room. */
+void *rma_gather_reserve(win_t *w, int target, size_t bytes);
+/* Sends target's gathered records (every target's: -1). */
+void rma_gather_flush(win_t *w, int target);
+void rma_gather_free(win_t *w);
+/* Sends msg (owned: freed once sent) to target on the operations' tag. */
+int rma_send(win_t *w, int target, void *msg, size_t bytes, const char *func);
 
 /* ---- synchronisation (sync.c) ------------------------------------------------------------- */
 

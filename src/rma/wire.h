@@ -9,6 +9,10 @@
  * layout_len is 0, else count elements of the layout (datatype/engine/layout.h) there.
  * Replies (on reply_tag): get, get_accumulate, compare_and_swap: the target's data as it was
  * before the operation, packed; lock, unlock, flush: empty.
+ *
+ * A message may hold several operations (gathered, rma/gather.c): records, each the format
+ * above padded to RMA_ALIGN, one after another; the target applies them in order. A message
+ * of one operation is the same as one record without its padding.
  */
 #ifndef METAMPI_RMA_WIRE_H
 #define METAMPI_RMA_WIRE_H
@@ -37,5 +41,10 @@ static inline uint64_t rma_padded(uint64_t n)
 {
     return (n + RMA_ALIGN - 1) / RMA_ALIGN * RMA_ALIGN;
 }
+
+/* The origin's data an operation message carries after its header and layout (kinds of
+ * rma/win.h's rma_kind_t: 1 put, 3 accumulate, 4 get_accumulate, 5 compare_and_swap; the
+ * op 0 of a get_accumulate is MPI_NO_OP, core/op.h's OP_NO_OP, which carries none). */
+uint64_t rma_data_bytes(const rma_hdr_t *h);
 
 #endif
