@@ -10,6 +10,7 @@
  * Invariant: a host's frames are handled in order, and a rank's output precedes its exit.
  */
 #include "mh_int.h"
+#include "report.h"
 
 #include "ctl.h"
 #include "gateways.h"
@@ -383,6 +384,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
         free(hostd_path);
         return 1;
     }
+    report_set_ranks(plan->size, plan->first, plan->np);
     mh_t m;
     memset(&m, 0, sizeof m);
     char terr[160];
