@@ -416,6 +416,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
         return 1;
     }
     ev_watch(&m.loop, m.sigfd, POLLIN, on_signal, &m);
+    m.t_start = net_now_ms();
     start_hosts(&m, hostd_path, cwd);
 
     long long t_close = 0;
@@ -423,6 +424,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
         long long now = net_now_ms();
         int timeout = -1;
         watch_helpers(&m, now, &timeout);
+        mh_watch_start(&m, now, &timeout);
         watch_teardown(&m, now, &timeout);
         if (wind_up(&m, now, &t_close, &timeout))
             break;
