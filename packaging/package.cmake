@@ -11,6 +11,10 @@
 include(CMakePackageConfigHelpers)
 
 get_target_property(METAMPI_SOVERSION mpi SOVERSION)
+set(METAMPI_CONFIG_SANITIZE "")
+if(METAMPI_SANITIZE)
+  set(METAMPI_CONFIG_SANITIZE "-fsanitize=address,undefined")
+endif()
 set(METAMPI_CMAKE_DIR ${PROJECT_BINARY_DIR}/lib/cmake/metampi)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/metampi-config.cmake.in
                ${METAMPI_CMAKE_DIR}/metampi-config.cmake @ONLY)
