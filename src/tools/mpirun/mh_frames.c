@@ -200,8 +200,12 @@ static void on_kvs(mhost_t *h, const ctl_frame_t *f)
             return;
         }
         m->kv[m->nkv++] = util_xstrdup(s);
-        if (i % 2)
-            report_kv(m->kv[m->nkv - 2], s);
+        /* the ranks' traffic reports are mpirun's alone: kept here, not sent back to
+         * every host with the barrier's union (with many ranks, megabytes per host) */
+        if (i % 2 && report_kv(m->kv[m->nkv - 2], s)) {
+            free(m->kv[--m->nkv]);
+            free(m->kv[--m->nkv]);
+        }
     }
 }
 

@@ -51,10 +51,13 @@ void report_set_ranks(int size, int first, int np)
     rp.np = np;
 }
 
-void report_kv(const char *key, const char *value)
+int report_kv(const char *key, const char *value)
 {
-    if (on && strncmp(key, PREFIX, strlen(PREFIX)) == 0 && kvs_put(&pieces, key, value) != 0)
+    if (!on || strncmp(key, PREFIX, strlen(PREFIX)) != 0)
+        return 0;
+    if (kvs_put(&pieces, key, value) != 0)
         util_msg("--report: too many report pieces; the report will lack some ranks");
+    return 1;
 }
 
 void report_kvs_from(const kvs_t *kv)

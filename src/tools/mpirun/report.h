@@ -25,8 +25,9 @@ int report_wanted(void);
 /* The ranks this mpirun runs: first .. first + np - 1 of a job of size ranks (default: the
  * whole job, o->np). */
 void report_set_ranks(int size, int first, int np);
-/* A key-value pair mpirun saw (others than the reports' are ignored). */
-void report_kv(const char *key, const char *value);
+/* A key-value pair mpirun saw: 1 when it is a piece of a report, kept for the report (with
+ * --report or --report-file), else 0 (ignored). */
+int report_kv(const char *key, const char *value);
 /* Every report of space kv (one host: mpirun's own PMI server). */
 void report_kvs_from(const kvs_t *kv);
 /* A helper's text of gateway counters: lines "metampi-gateway-stats site=S to=T k=v ...". */
