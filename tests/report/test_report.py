@@ -9,6 +9,8 @@ from every rank to the next one: the report's numbers are known exactly. Classes
   Hosts   two emulated hosts (run_on_hosts.sh 2x2): the reports cross the helpers' channel
   Sites   two emulated sites through the gateways (run_on_sites.sh --wan-mode gateways 2x1x2):
           site matrix, WAN wait time, the gateways' counters
+  Federated  two sites started separately (run_federated.sh 2/2, root): each site's mpirun
+          reports its own site's ranks, their WAN waits and its gateway's link
   Plot    examples/report/plot_report.py draws a PNG from the file (skipped without
           matplotlib for /usr/bin/python3)
 Hosts and Sites need root and network namespaces; without them they are skipped (77).
@@ -207,10 +209,31 @@ class Sites(unittest.TestCase):
         self.assertIn("gateways: WAN links", r.stderr)
 
 
+class Federated(unittest.TestCase):
+    def test_each_part_reports_its_site(self):
+        r = run([A.run_federated, "--wanemu", A.wanemu, "--delay", "0.5", "2/2",
+                 os.path.dirname(A.mpirun), "--report", A.prog, "5"], timeout=80)
+        if r.returncode == 77:
+            raise unittest.SkipTest("no emulated sites here")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        out = r.stdout + r.stderr
+        for site, other in (("s1", "s2"), ("s2", "s1")):
+            lines = [l[5:] for l in out.splitlines() if l.startswith("[%s] " % site)]
+            text = "\n".join(lines)
+            self.assertIn("mpirun --report: traffic of 2 of 4 ranks (2 sites)", text, out)
+            self.assertIn("waiting on the WAN:", text)
+            links = [l.split() for l in lines if l.startswith("  %s " % site)]
+            self.assertTrue(any(f[1] == other for f in links), text)
+            # its ranks' WAN traffic: 1->2 (s1 -> s2, 2000 bytes) or 3->0 (4000 bytes) 5 times
+            wan = [l for l in lines if l.startswith("  WAN (other site)")][0].split()
+            self.assertEqual(wan[3], "5", text)
+
+
 def main():
     global A
     p = argparse.ArgumentParser()
-    for o in ("mpirun", "prog", "run-on-hosts", "run-on-sites", "wanemu", "plot"):
+    for o in ("mpirun", "prog", "run-on-hosts", "run-on-sites", "run-federated", "wanemu",
+              "plot"):
         p.add_argument("--" + o, required=True)
     A, rest = p.parse_known_args()
     prog = unittest.main(argv=[sys.argv[0]] + rest, exit=False)
