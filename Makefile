@@ -7,7 +7,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install demo bench \
+.PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install package demo bench \
         bench-coll bench-tcp bench-wan clean tunables-readme
 
 all: build
@@ -75,6 +75,10 @@ tunables-readme: $(BUILD)/CMakeCache.txt
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The Debian package (packaging/package.cmake, docs/packages.md), into $(BUILD)/package/.
+package: build
+	cmake --build $(BUILD) --target package
 
 # The stencil demo on one site and on two emulated sites (one site only without namespaces);
 # logs, per-step times and the plot in $(BUILD)/demo/. DEMO_ARGS: see examples/demo/run_demo.sh.

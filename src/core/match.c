@@ -2,6 +2,7 @@
 
 #include "core/comm.h"
 #include "core/errors.h"
+#include "core/traffic.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,6 +87,7 @@ const char *match_last_clash(void)
 
 void match_incoming(const proto_msg_t *m)
 {
+    traffic_arrived(m->peer);
     for (request_t **pp = &posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
         request_t *r = *pp;
         int clashes = 0;

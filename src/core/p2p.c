@@ -167,6 +167,9 @@ void p2p_finalize(void)
     }
     progress_wait_until(queue_empty, NULL); /* our last barrier frames have left */
     proto_close();
+    char err[256];
+    if (traffic_report_send(err, sizeof err) != 0) /* mpirun --report; blocks in a barrier */
+        err_fatal(MPI_ERR_OTHER, "MPI_Finalize", "%s", err);
     match_close();
     request_release_spares();
     free(host_of);

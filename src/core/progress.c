@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "core/lock.h"
 #include "core/progress_int.h"
+#include "core/traffic.h"
 #include "proto/proto.h"
 #include "runtime/job.h"
 #include "runtime/tunables.h"
@@ -137,7 +138,9 @@ void progress_sleep_once(int (*done)(void *), void *arg, sleeper_t who)
     proto_end_sleep();
 }
 
-void progress_wait_until(int (*done)(void *arg), void *arg)
+/* The wait itself; inlined twice, so that the untimed path stays as it was. */
+static inline __attribute__((always_inline)) void wait_until(int (*done)(void *arg),
+                                                             void *arg)
 {
     if (core_lock_on) {
         progress_wait_threads(done, arg);
@@ -161,6 +164,25 @@ void progress_wait_until(int (*done)(void *arg), void *arg)
             idle_since = 0;
         }
     }
+}
+
+/* mpirun --report: a wait that does not end at once is timed (core/traffic.h). */
+static __attribute__((noinline, cold)) void timed_wait_until(int (*done)(void *arg), void *arg)
+{
+    if (done(arg))
+        return;
+    uint64_t since = progress_now_ns();
+    traffic_wait_begin();
+    wait_until(done, arg);
+    traffic_wait_end(progress_now_ns() - since);
+}
+
+void progress_wait_until(int (*done)(void *arg), void *arg)
+{
+    if (__builtin_expect(traffic_timing, 0))
+        timed_wait_until(done, arg);
+    else
+        wait_until(done, arg);
 }
 
 static int flag_set(void *arg)

@@ -266,6 +266,12 @@ class Missing(FederatedTest):
                           "job off: site gamma did not join within 3 s; nothing was started"
                           % ("alpha" if p is alpha else "beta", self.addr), p.text)
             self.assertNotIn("probe", p.text)
+        # launch progress: the first to join hears which sites it waits for
+        self.assertIn("mpirun: site alpha of job job1: joined the rendezvous; waiting up to 3 s "
+                      "for beta, gamma", alpha.text)
+        self.assertIn("mpirun: site beta of job job1: joined the rendezvous; waiting up to ",
+                      beta.text)
+        self.assertIn(" for gamma\n", beta.text)
         self.assertLess(alpha.took, 3 + 5)
         self.assertEqual(s.wait(), 1, s.text)
         self.assertIn("site gamma did not join within 3 s; job job1 is called off", s.text)

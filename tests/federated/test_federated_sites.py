@@ -41,7 +41,14 @@ class Run:
         return [l[len(who) + 3:] for l in self.out.splitlines() if l.startswith("[%s] " % who)]
 
     def reports(self, who):
-        return [l for l in self.lines(who) if l.startswith("mpirun: ")]
+        """mpirun's reports, without its launch progress lines (progress())."""
+        return [l for l in self.lines(who) if l.startswith("mpirun: ") and l not in
+                self.progress(who)]
+
+    def progress(self, who):
+        return [l for l in self.lines(who) if re.match(
+            r"^mpirun: (site \S+ of job \S+: joined the rendezvous; waiting up to|"
+            r"still waiting for \d+ of \d+ host)", l)]
 
 
 class FederatedSitesTest(unittest.TestCase):
@@ -61,6 +68,9 @@ class Missing(FederatedSitesTest):
                 "called the job off: site s3 did not join within 4 s; nothing was started" % s],
                 r.out)
         self.assertIn("site s3 did not join within 4 s; job federated is called off", r.out)
+        # launch progress: each part heard which sites the server still waited for
+        self.assertRegex(r.progress("s2")[0], r"^mpirun: site s2 of job federated: joined the "
+                                              r"rendezvous; waiting up to \d+ s for s3$")
         self.assertLess(r.took, 4 + 2 + 10)  # the timeout, the delay between starts, setup
         self.assert_clean(r)
 

@@ -93,7 +93,8 @@ def auth_mac(key, label, first, second, identity):
 
 
 def mpirun_lines(err):
-    return [l for l in err.splitlines() if l.startswith("mpirun:")]
+    return [l for l in err.splitlines()
+            if l.startswith("mpirun:") and not l.startswith("mpirun: still waiting for ")]
 
 
 class Local(unittest.TestCase):

@@ -148,6 +148,9 @@ static void build_all(ctl_buf_t *b, size_t *starts, int *n)
     ctl_end(b);
     START(CTL_DONE);
     ctl_end(b);
+    START(CTL_STATS);
+    ctl_put_str(b, "metampi-gateway-stats site=a to=b\n");
+    ctl_end(b);
     starts[*n] = b->len;
 }
 

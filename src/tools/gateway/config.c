@@ -121,6 +121,12 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
                 snprintf(err, errlen, "--compression: '%s' is not auto, on or off", v);
                 goto bad;
             }
+        } else if (strcmp(o, "--stats") == 0) {
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+                snprintf(err, errlen, "--stats: '%s' is not on or off", v);
+                goto bad;
+            }
+            c->stats = strcmp(v, "on") == 0;
         } else if (strcmp(o, "--encrypt") == 0) {
             if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
                 snprintf(err, errlen, "--encrypt: '%s' is not on or off", v);

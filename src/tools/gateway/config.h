@@ -6,7 +6,7 @@
  *   metampi-gateway --site S --gateways IP:PORT,IP:PORT,... --rank-sites LIST
  *                   [--names NAME,NAME,...] [--streams N] [--compression auto|on|off]
  *                   [--congestion auto|system|NAME] [--encrypt on|off] [--timeout MS]
- *                   [--report-fd FD]
+ *                   [--report-fd FD] [--stats on|off]
  *
  *   --site S          this gateway's site, 0-based in description order
  *   --gateways        every site's gateway WAN address, in site order; this gateway listens
@@ -24,6 +24,9 @@
  *   --timeout MS      a WAN link that brings nothing (not even a heartbeat) for MS ms while it
  *                     is read is lost (default 10000)
  *   --report-fd FD    where the one-line failure report goes (default 2)
+ *   --stats on        at the normal end, also write each WAN link's counters there (one
+ *                     "metampi-gateway-stats" line per link, as METAMPI_GW_STATS prints them):
+ *                     its helper hands them to mpirun --report (default off)
  */
 #ifndef GATEWAY_CONFIG_H
 #define GATEWAY_CONFIG_H
@@ -51,6 +54,7 @@ typedef struct gw_config {
     int encrypt;                   /* TLS on the WAN streams (default 1) */
     int timeout_ms;
     int report_fd;
+    int stats;                     /* --stats on */
 } gw_config_t;
 
 /* Parses argv[1..argc). 0, or -1 with one line in err naming the option. */

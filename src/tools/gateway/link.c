@@ -124,6 +124,7 @@ static int emit(gw_link_t *l, unsigned char *buf, size_t body, uint8_t kind, uin
     l->seq_out++;
     l->wan_out++;
     l->bytes_out += GW_WAN_HDR + w.len;
+    l->raw_out += GW_WAN_HDR + body;
     return 0;
 }
 

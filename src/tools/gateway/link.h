@@ -145,6 +145,7 @@ typedef struct gw_link {
     uint32_t nreport;
     /* counters */
     uint64_t wan_out, wan_in, frames_out, frames_in, bytes_out, multi_out, parks, credits_in;
+    uint64_t raw_out;             /* bytes_out as they would be without compression */
 } gw_link_t;
 
 /* The gateway's forwarding callback: the rank frame f[0..n) (header and body) for its

@@ -309,27 +309,35 @@ int gwd_streams_after_pass(long long t)
     return again;
 }
 
-/* METAMPI_GW_STATS=1: what each link carried, one line per link on stderr at the normal end
- * (README.md, "Diagnostics"). */
+/* What each link carried, one line per link at the normal end: on stderr with
+ * METAMPI_GW_STATS=1 (README.md, "Diagnostics"), on the report fd with --stats on (for
+ * mpirun --report, docs/report.md). */
 static void print_stats(void)
 {
-    if (!tun_bool(TUN_GW_STATS))
+    int to_stderr = tun_bool(TUN_GW_STATS);
+    if (!to_stderr && !gwd.c->stats)
         return;
     for (int s = 0; s < gwd.c->nsites; s++) {
         if (s == gwd_my_site())
             continue;
         const gw_link_t *l = &gwd.links[s];
-        char line[512];
+        char line[600];
         int n = snprintf(line, sizeof line, "metampi-gateway-stats site=%s to=%s "
                          "rank_frames=%llu multis=%llu wan_frames=%llu wan_bytes=%llu "
-                         "rank_frames_in=%llu wan_frames_in=%llu parked=%llu credits_in=%llu\n",
+                         "raw_bytes=%llu rank_frames_in=%llu wan_frames_in=%llu parked=%llu "
+                         "credits_in=%llu\n",
                          gwd_site_name(gwd_my_site()), gwd_site_name(s),
                          (unsigned long long)l->frames_out,
                          (unsigned long long)l->multi_out, (unsigned long long)l->wan_out,
-                         (unsigned long long)l->bytes_out, (unsigned long long)l->frames_in,
+                         (unsigned long long)l->bytes_out, (unsigned long long)l->raw_out,
+                         (unsigned long long)l->frames_in,
                          (unsigned long long)l->wan_in, (unsigned long long)l->parks,
                          (unsigned long long)l->credits_in);
-        ssize_t w = write(2, line, (size_t)n);
+        if (n < 0 || n >= (int)sizeof line)
+            continue;
+        ssize_t w = to_stderr ? write(2, line, (size_t)n) : 0;
+        if (gwd.c->stats)
+            w = write(gwd.c->report_fd, line, (size_t)n);
         (void)w;
     }
 }

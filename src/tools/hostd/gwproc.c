@@ -98,17 +98,61 @@ void gwproc_signal(gwproc_t *g, int sig)
     }
 }
 
-int gwproc_exited(gwproc_t *g, int status, const char *host, char *text, size_t cap)
+/* Everything the gateway wrote on its report pipe (it has exited: the pipe ends). */
+static char *read_reports(int fd)
+{
+    size_t len = 0, cap = 4096;
+    char *text = malloc(cap);
+    if (!text)
+        return NULL;
+    while (fd >= 0 && len + 1 < GWPROC_REPORT_MAX) {
+        if (len + 1 == cap) {
+            char *p = realloc(text, cap * 2);
+            if (!p)
+                break;
+            text = p;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, text + len, cap - 1 - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    text[len] = '\0';
+    return text;
+}
+
+int gwproc_exited(gwproc_t *g, int status, const char *host, char *text, size_t cap,
+                  char **stats)
 {
     g->reaped = 1;
     g->status = status;
     kill(-g->pid, SIGKILL); /* whatever it left in its group */
-    char report[1024];
-    ssize_t n = g->report_fd >= 0 ? read(g->report_fd, report, sizeof report - 1) : -1;
-    report[n > 0 ? n : 0] = '\0';
-    char *nl = strchr(report, '\n');
-    if (nl)
-        *nl = '\0';
+    *stats = NULL;
+    char *all = read_reports(g->report_fd);
+    /* its counters (--stats on) are lines of their own; any other line is the report */
+    const char *tag = "metampi-gateway-stats ";
+    char report[1024] = "";
+    size_t slen = 0;
+    for (char *line = all; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (strncmp(line, tag, strlen(tag)) == 0) {
+            memmove(all + slen, line, strlen(line));
+            slen += strlen(line);
+            all[slen++] = '\n';
+        } else if (!report[0]) {
+            snprintf(report, sizeof report, "%s", line);
+        }
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    if (all && slen) {
+        all[slen] = '\0';
+        *stats = all;
+    } else {
+        free(all);
+    }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     if (g->stopping && WIFSIGNALED(status))

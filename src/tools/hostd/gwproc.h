@@ -25,9 +25,13 @@ typedef struct gwproc {
 /* Starts the gateway beside this program; 0, or -1 with a message in err. */
 int gwproc_start(gwproc_t *g, ctl_strs_t args, const char *key_hex, char *err, size_t errlen);
 void gwproc_signal(gwproc_t *g, int sig);
+/* Most a gateway's report pipe is read (its counters: one line per WAN link). */
+#define GWPROC_REPORT_MAX (256u << 10)
 /* Its exit (status from waitpid). Returns 1 when it is a failure to report, with the report
- * in text; 0 for an end on purpose. */
-int gwproc_exited(gwproc_t *g, int status, const char *host, char *text, size_t cap);
+ * in text; 0 for an end on purpose. *stats: its counters' lines (--stats on; malloc'ed), or
+ * NULL. */
+int gwproc_exited(gwproc_t *g, int status, const char *host, char *text, size_t cap,
+                  char **stats);
 void gwproc_close(gwproc_t *g);
 
 #endif

@@ -221,9 +221,12 @@ static void on_other_exited(void *ctx, pid_t pid, int status)
     hostd_t *h = ctx;
     if (pid != h->gw.pid || h->gw.reaped)
         return;
-    char text[1100];
-    if (gwproc_exited(&h->gw, status, h->host, text, sizeof text) && !h->condemned)
+    char text[1100], *stats;
+    if (gwproc_exited(&h->gw, status, h->host, text, sizeof text, &stats) && !h->condemned)
         send_fail(h, 1, text);
+    if (stats && !h->mpirun_gone)
+        send_text(h, CTL_STATS, stats); /* before DONE: ranks_over waits for the gateway */
+    free(stats);
 }
 
 static void on_stdin_consumed(void *ctx, size_t n)

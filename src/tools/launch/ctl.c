@@ -263,6 +263,7 @@ int ctl_parse(const void *buf, size_t len, ctl_frame_t *f, size_t *used, char *e
         break;
     case CTL_NOTE:
     case CTL_REPORT:
+    case CTL_STATS:
         f->u.text = rd_str(&r, "text");
         break;
     case CTL_STDIN_ACK:
@@ -304,6 +305,7 @@ const char *ctl_type_name(uint8_t type, char *tmp, size_t cap)
         [CTL_PMI_FAILED] = "PMI_FAILED", [CTL_FAIL] = "FAIL", [CTL_NOTE] = "NOTE",
         [CTL_REPORT] = "REPORT", [CTL_BARRIER_IN] = "BARRIER_IN",
         [CTL_STDIN_ACK] = "STDIN_ACK", [CTL_STDIN_CLOSED] = "STDIN_CLOSED", [CTL_DONE] = "DONE",
+        [CTL_STATS] = "STATS",
     };
     if (type < sizeof names / sizeof names[0] && names[type])
         return names[type];

@@ -22,6 +22,7 @@
  *      STDIN_ACK; empty data = EOF), KVS* BARRIER_OUT once every host is in the barrier
  *      (the union of all hosts' puts), KILL, END once every rank has exited (the helper
  *      ends its gateway, SIGTERM; the gateway's failure before that is a FAIL)
+ *   H: STATS after END when the gateway ran with --stats on and ended normally
  *   H: DONE once all its ranks are reaped and their output sent (nothing follows)
  *   M: closes the channel when every host is DONE (or lost): the helper sweeps and exits.
  *   EOF on either side ends the conversation; a helper seeing EOF kills its ranks.
@@ -38,9 +39,9 @@
 
 #define CTL_MAX_FRAME (4u << 20)
 #define CTL_HELLO_MAGIC 0x3144484du   /* "MHD1" */
-#define CTL_VERSION 4   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
+#define CTL_VERSION 5   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
                                  gateway (JOB gateway, END); 4: heartbeats (BEAT, JOB
-                                 peer_timeout) */
+                                 peer_timeout); 5: the gateway's counters (STATS) */
 #define CTL_KVS_CHUNK (256u << 10)    /* a KVS frame carries at most about this many bytes */
 #define CTL_STDIN_WINDOW (64u << 10)  /* = IOFWD_STDIN_BUF, the helper's stdin buffer */
 #define CTL_KEY_HEX 64
@@ -69,6 +70,8 @@ enum ctl_type {
     CTL_STDIN_ACK = 25,   /* u32 n (1..CTL_STDIN_WINDOW) bytes went to rank 0 */
     CTL_STDIN_CLOSED = 26,/* (empty) rank 0's stdin is closed */
     CTL_DONE = 27,        /* (empty) */
+    CTL_STATS = 28,       /* str text: the site gateway's counters at its normal end, lines
+                             "metampi-gateway-stats ..." (mpirun --report) */
 };
 
 /* A validated list of strings inside a frame; walk it with ctl_strs_next. */

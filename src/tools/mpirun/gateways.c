@@ -1,5 +1,7 @@
 #include "gateways.h"
 
+#include "report.h"
+
 #include "util.h"
 
 #include <stdio.h>
@@ -109,6 +111,10 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
         push(v, n, mc->congestion);
         push(v, n, "--encrypt");
         push(v, n, mc->plaintext ? "off" : "on");
+        if (report_wanted()) {
+            push(v, n, "--stats");
+            push(v, n, "on");
+        }
     }
     free(ranks);
     free(ours);

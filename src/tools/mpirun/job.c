@@ -1,5 +1,7 @@
 #include "job.h"
 
+#include "report.h"
+
 #include "util.h"
 #include "net/clock.h"
 
@@ -132,7 +134,11 @@ void job_fold_deadline(int *t, long long deadline, long long now)
 
 int job_run(const mpirun_opts_t *opts)
 {
-    if (opts->rendezvous)
-        return part_run(opts);
-    return opts->nhosts ? multihost_run(opts) : local_run(opts);
+    if (report_open(opts) != 0) /* a bad --report-file fails before anything starts */
+        return 1;
+    int status = opts->rendezvous ? part_run(opts)
+                 : opts->nhosts   ? multihost_run(opts)
+                                  : local_run(opts);
+    report_finish(status);
+    return status;
 }

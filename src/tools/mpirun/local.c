@@ -8,6 +8,7 @@
 #include "hostpolicy.h"
 #include "jobenv.h"
 #include "node.h"
+#include "report.h"
 #include "spawn.h"
 #include "teardown.h"
 #include "util.h"
@@ -171,6 +172,7 @@ int local_run(const mpirun_opts_t *opts)
         ev_run_once(&l.loop, timeout);
     }
 
+    report_kvs_from(&l.node.pmi.kvs);
     node_free(&l.node);
     teardown_kill_orphans();
     teardown_remove_shm(l.kvsname);

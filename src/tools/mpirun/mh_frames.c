@@ -10,6 +10,7 @@
 #include "mh_int.h"
 
 #include "ctl.h"
+#include "report.h"
 #include "runtime/pmi_wire.h"
 #include "util.h"
 
@@ -174,6 +175,12 @@ static void on_report(mhost_t *h, const ctl_frame_t *f)
     util_write_all(STDERR_FILENO, f->u.text, strlen(f->u.text));
 }
 
+static void on_stats(mhost_t *h, const ctl_frame_t *f)
+{
+    (void)h;
+    report_gateway(f->u.text);
+}
+
 static void on_kvs(mhost_t *h, const ctl_frame_t *f)
 {
     mh_t *m = h->mh;
@@ -193,6 +200,12 @@ static void on_kvs(mhost_t *h, const ctl_frame_t *f)
             return;
         }
         m->kv[m->nkv++] = util_xstrdup(s);
+        /* the ranks' traffic reports are mpirun's alone: kept here, not sent back to
+         * every host with the barrier's union (with many ranks, megabytes per host) */
+        if (i % 2 && report_kv(m->kv[m->nkv - 2], s)) {
+            free(m->kv[--m->nkv]);
+            free(m->kv[--m->nkv]);
+        }
     }
 }
 
@@ -247,7 +260,7 @@ static void on_beat(mhost_t *h, const ctl_frame_t *f)
 static const struct {
     void (*fn)(mhost_t *h, const ctl_frame_t *f);
     int rank_frame;
-} handlers[CTL_DONE + 1] = {
+} handlers[CTL_STATS + 1] = {
     [CTL_HELLO] = { on_hello, 0 },          [CTL_OUTPUT] = { on_output, 1 },
     [CTL_EXITED] = { on_exited, 1 },        [CTL_ABORTED] = { on_aborted, 1 },
     [CTL_PMI_FAILED] = { on_pmi_failed, 1 }, [CTL_FAIL] = { on_fail, 0 },
@@ -255,6 +268,7 @@ static const struct {
     [CTL_KVS] = { on_kvs, 0 },              [CTL_BARRIER_IN] = { on_barrier_in, 0 },
     [CTL_STDIN_ACK] = { on_stdin_ack, 0 },  [CTL_STDIN_CLOSED] = { on_stdin_closed, 0 },
     [CTL_DONE] = { on_done, 0 },            [CTL_BEAT] = { on_beat, 0 },
+    [CTL_STATS] = { on_stats, 0 },
 };
 
 void mh_on_frame(void *ctx, const ctl_frame_t *f)

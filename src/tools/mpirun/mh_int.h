@@ -68,6 +68,9 @@ struct mh {
     char key[AUTH_KEY_HEX + 1];
     int peer_timeout;         /* METAMPI_PEER_TIMEOUT, seconds */
     hb_t hb;
+    long long t_start;        /* the helpers were started */
+    long long t_progress;     /* the next "still waiting for hosts" line (mh_progress.c) */
+    int all_up;               /* every helper said HELLO */
 };
 
 /* mh_helpers.c */
@@ -88,6 +91,14 @@ void mh_report_lost(mhost_t *h);
 /* stdin to rank 0's helper, at most CTL_STDIN_WINDOW bytes unacknowledged. */
 void mh_stdin_update(mh_t *m);
 void mh_stdin_stop(mh_t *m);
+
+/* mh_progress.c */
+#define MH_PROGRESS_AFTER_MS 2000   /* the first "still waiting for hosts" line */
+#define MH_PROGRESS_EVERY_MS 5000   /* the next ones */
+#define MH_PROGRESS_NAMES 10        /* hosts named per line */
+/* Names the hosts whose helpers have not said HELLO yet, from MH_PROGRESS_AFTER_MS after the
+ * start on; folds its next deadline into *timeout. */
+void mh_watch_start(mh_t *m, long long now, int *timeout);
 
 /* mh_frames.c */
 /* A frame from a helper (chan_ops_t.frame): checked against what the helper may say, then

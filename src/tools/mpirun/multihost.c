@@ -10,6 +10,7 @@
  * Invariant: a host's frames are handled in order, and a rank's output precedes its exit.
  */
 #include "mh_int.h"
+#include "report.h"
 
 #include "ctl.h"
 #include "gateways.h"
@@ -383,6 +384,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
         free(hostd_path);
         return 1;
     }
+    report_set_ranks(plan->size, plan->first, plan->np);
     mh_t m;
     memset(&m, 0, sizeof m);
     char terr[160];
@@ -414,6 +416,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
         return 1;
     }
     ev_watch(&m.loop, m.sigfd, POLLIN, on_signal, &m);
+    m.t_start = net_now_ms();
     start_hosts(&m, hostd_path, cwd);
 
     long long t_close = 0;
@@ -421,6 +424,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
         long long now = net_now_ms();
         int timeout = -1;
         watch_helpers(&m, now, &timeout);
+        mh_watch_start(&m, now, &timeout);
         watch_teardown(&m, now, &timeout);
         if (wind_up(&m, now, &t_close, &timeout))
             break;

@@ -40,6 +40,10 @@ static void usage(FILE *f)
             "  --oversubscribe      with --bind-to core/hwthread/package, allow more ranks\n"
             "                       than cores (hwthreads) and bind them round-robin\n"
             "  --report-bindings    print each rank's binding to stderr before it starts\n"
+            "  --report             at the end, print where the traffic went (per level,\n"
+            "                       site pair and rank pair), the time ranks waited on each\n"
+            "                       level and the gateways' compression (docs/report.md)\n"
+            "  --report-file FILE   write the same as JSON to FILE\n"
             "  --host LIST          run on these hosts: NAME[:SLOTS],... (a name without\n"
             "                       :SLOTS is one slot; a repeated name adds slots)\n"
             "  --hostfile FILE      the hosts, one per line: NAME, NAME slots=N or NAME:N\n"
@@ -481,6 +485,18 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
                 return OPTIONS_ERROR;
         } else if (is_long(a, "report-bindings")) {
             o->report_bindings = 1;
+        } else if (is_long(a, "report")) {
+            o->report = 1;
+        } else if ((v = option_value(argc, argv, &i, "report-file", &missing))) {
+            if (missing || !*v) {
+                util_msg("option --report-file requires a file name");
+                return OPTIONS_ERROR;
+            }
+            if (o->report_file) {
+                util_msg("--report-file given twice ('%s' and '%s')", o->report_file, v);
+                return OPTIONS_ERROR;
+            }
+            o->report_file = v;
         } else if (is_long(a, "version") || strcmp(a, "-V") == 0) {
             printf("mpirun (metampi) %s\n", METAMPI_VERSION_STRING);
             return OPTIONS_EXIT_OK;
@@ -497,6 +513,8 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
         return OPTIONS_ERROR;
     }
     o->prog_argv = &argv[i];
+    if (o->report || o->report_file) /* the ranks count per destination (core/traffic.h) */
+        o->xvars[o->nx++] = (char *)"METAMPI_REPORT=1";
     if (finish_hosts(o, host_arg, hostfile, np_given) != 0)
         return OPTIONS_ERROR;
     return OPTIONS_RUN;

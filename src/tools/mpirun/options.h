@@ -15,6 +15,8 @@ typedef struct mpirun_opts {
     int oversubscribe;   /* more ranks than cores: explicit binding wraps around */
     mpirun_bind_t bind;  /* --bind-to */
     int report_bindings; /* --report-bindings */
+    int report;          /* --report: the traffic table at the end (report.h) */
+    const char *report_file;  /* --report-file F: the same as JSON (points into argv) */
     char **xvars;        /* -x arguments in order: "VAR" or "VAR=value" (point into argv) */
     int nx;
     char **prog_argv;    /* program and its arguments, NULL-terminated (points into argv) */

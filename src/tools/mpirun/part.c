@@ -35,6 +35,14 @@
 /* How long a part tries to reach a server that is not listening (yet). */
 #define PART_CONNECT_WAIT_MS 60000
 
+/* The rendezvous waits for other sites: the user learns which (launch progress). */
+static const mpirun_opts_t *part_opts;
+static void say_waiting(const char *missing, unsigned seconds_left)
+{
+    util_msg("site %s of job %s: joined the rendezvous; waiting up to %u s for %s",
+             part_opts->site_name, part_opts->job_id, seconds_left, missing);
+}
+
 /* The layout's site s in the order of our description (the server checked the names). */
 static int check_layout(const mpirun_opts_t *o, const rdv_layout_t *l, const uint32_t *ours,
                         char *err, size_t errlen)
@@ -171,11 +179,13 @@ int part_run(const mpirun_opts_t *opts)
     char wan[RDV_WAN_MAX + 1];
     rdv_wan_text(opts->mc.streams, mc_compression_name(opts->mc.compression),
                  opts->mc.congestion, !opts->mc.plaintext, wan, sizeof wan);
+    part_opts = opts;
     rdv_request_t req = { .job = opts->job_id, .site = opts->site_name, .sites = sites,
                           .nsites = (uint32_t)opts->mc.nsites, .wan = wan,
                           .nranks = (uint32_t)opts->np,
                           .hosts = hosts, .nhosts = (uint32_t)site->nhosts,
-                          .rank_host = rank_host, .gateway = gateway };
+                          .rank_host = rank_host, .gateway = gateway,
+                          .waiting = say_waiting };
 
     int status = 1;
     int sigfd = job_setup_signals();

@@ -336,6 +336,19 @@ static int join_and_wait(cl_t *c, const rdv_request_t *q, rdv_mac_ctx_t *tx, rdv
             }
             deadline = net_now_ms() + ms_left + RDV_LAYOUT_GRACE_MS;
             what = "before all sites joined";
+            if (q->waiting && missing.n) {
+                char names[1024];
+                size_t len = 0;
+                names[0] = '\0';
+                for (uint32_t i = 0; i < missing.n; i++) {
+                    int w = snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                                     rdv_strs_next(&missing));
+                    if (w < 0 || (size_t)w >= sizeof names - len)
+                        break; /* the names so far (snprintf cut the last) */
+                    len += (size_t)w;
+                }
+                q->waiting(names, (ms_left + 999) / 1000);
+            }
         } else if (type == RDV_REFUSED || type == RDV_ABORT) {
             if (rdv_text_parse(body, blen, &text, err, sizeof err) != 0)
                 fail(c, "the rendezvous server at %s broke the protocol: %s", c->server, err);

@@ -28,6 +28,9 @@ typedef struct rdv_request {
     uint32_t nhosts;
     const uint32_t *rank_host; /* nranks entries */
     const char *gateway;       /* "IPv4:port" or "" */
+    /* called once when the server says which sites have not joined yet (names separated by
+     * ", ") and how long it waits for them; NULL: not told */
+    void (*waiting)(const char *missing, unsigned seconds_left);
 } rdv_request_t;
 
 /* The layout as received: l points into body; free with rdv_result_free. */
