@@ -44,6 +44,7 @@ typedef struct request {
     const dt_layout_t *layout; /* non-contiguous data: count elements of it at base buf */
     size_t count;
     struct dtype *dtype;      /* holds layout (a reference) while the request exists */
+    MPI_Datatype type;        /* receive: the datatype's handle, 0 for raw bytes (p2p_data_t) */
     int peer, tag;            /* communicator rank (or MPI_ANY_SOURCE), tag (or MPI_ANY_TAG) */
     send_mode_t mode;
     struct grequest *greq;    /* REQ_GREQ: the program's callbacks (owned; freed with r) */
@@ -74,6 +75,12 @@ void request_op_done(proto_op_t *op);
 void request_complete_internal(request_t *r, int err);
 /* Marks r complete with an empty status (sends to MPI_PROC_NULL, ...). */
 void request_complete_empty(request_t *r, int source);
+
+/* MPI_Status.metampi_cancelled: bit 0 is the cancelled flag; the bits above, when not zero,
+ * say that metampi_count is in the bytes of world rank (value >> 1) - 1, a sender of another
+ * architecture (a probed message, not yet converted). */
+#define STATUS_CANCELLED 1
+#define STATUS_FOREIGN(world_rank) (((world_rank) + 1) << 1)
 
 /* The status of an inactive or null request (MPI-3.1 §3.7.3). */
 void status_set_empty(MPI_Status *st);
