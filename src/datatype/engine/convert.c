@@ -23,7 +23,7 @@ static int nbasics;
 void dt_conv_set_basics(const dt_cv_basic_t *table, int n)
 {
     basics = table;
-    nbasics = n;
+    nbasics = n <= DT_CV_MAX_BASIC ? n : DT_CV_MAX_BASIC;
 }
 
 static const dt_cv_basic_t *basic_info(int basic)
@@ -49,6 +49,11 @@ void dt_conv_init(dt_conv_t *cv, const arch_desc_t *from, const dt_layout_t *l,
     cv->to = arch_local();
     cv->in = cv->elements = 0;
     cv->why = DT_CV_FIT;
+    for (int b = 0; b <= DT_CV_MAX_BASIC; b++) {
+        size_t f = dt_conv_basic_size(b, from), n = dt_conv_basic_size(b, cv->to);
+        cv->fsz[b] = (uint8_t)(f <= 255 ? f : 0);
+        cv->nsz[b] = (uint8_t)(n <= 255 ? n : 0);
+    }
 }
 
 static void note_failure(dt_conv_t *cv, int why, uint64_t elem)
@@ -67,8 +72,8 @@ static int next_piece(dt_conv_t *cv)
     size_t len;
     int basic;
     while (dt_next_block(&cv->cur, &addr, &len, &basic)) {
-        size_t nsize = dt_conv_basic_size(basic, cv->to);
-        size_t fsize = dt_conv_basic_size(basic, cv->from);
+        int known = basic >= 0 && basic <= DT_CV_MAX_BASIC;
+        size_t nsize = known ? cv->nsz[basic] : 0, fsize = known ? cv->fsz[basic] : 0;
         cv->basic = basic;
         if (!nsize || !fsize || len % nsize) { /* not in the table: copy as bytes */
             note_failure(cv, DT_CV_NO_TYPE, cv->elements);

@@ -43,8 +43,11 @@ typedef struct dt_cv_basic {
     uint8_t fixed;
 } dt_cv_basic_t;
 
-/* Registers table[1..n] (index 0 unused) for basic indices 1..n; the table stays owned by
- * the caller and must outlive every conversion. */
+/* The most basic types the converter knows (basic indices 1..DT_CV_MAX_BASIC). */
+#define DT_CV_MAX_BASIC 63
+
+/* Registers table[1..n] (index 0 unused; n <= DT_CV_MAX_BASIC) for basic indices 1..n; the
+ * table stays owned by the caller and must outlive every conversion. */
 void dt_conv_set_basics(const dt_cv_basic_t *table, int n);
 /* Bytes of one element of basic type `basic` on architecture a; 0 when unknown. */
 size_t dt_conv_basic_size(int basic, const arch_desc_t *a);
@@ -75,6 +78,8 @@ typedef struct dt_conv {
     int why;                  /* dt_cv_why_t of the first failure */
     int why_basic;            /* its basic type */
     uint64_t why_elem;        /* its index among the basic elements of the stream */
+    uint8_t fsz[DT_CV_MAX_BASIC + 1], nsz[DT_CV_MAX_BASIC + 1]; /* element sizes per basic
+                               * type in the stream and here (0: unknown) */
 } dt_conv_t;
 
 /* A conversion of a stream written on architecture from into count elements of l at base. */

@@ -90,46 +90,79 @@ void dt_swap_bytes(void *out_, const void *in_, size_t size, size_t n)
 
 /* ---- integers -------------------------------------------------------------------------- */
 
-static uint64_t load_uint(const unsigned char *p, size_t size, int big)
+/* An integer of `size` bytes (1, 2, 4 or 8) at p, its bytes reversed when swap. */
+static inline uint64_t load_int(const unsigned char *p, size_t size, int swap)
 {
-    uint64_t v = 0;
-    for (size_t i = 0; i < size; i++)
-        v |= (uint64_t)p[big ? size - 1 - i : i] << (8 * i);
-    return v;
+    switch (size) {
+    case 1:
+        return *p;
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return swap ? __builtin_bswap16(v) : v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return swap ? __builtin_bswap32(v) : v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return swap ? __builtin_bswap64(v) : v;
+    }
+    }
 }
 
-static void store_uint(unsigned char *p, size_t size, int big, uint64_t v)
+/* v's low `size` bytes at p in this host's order. */
+static inline void store_int(unsigned char *p, size_t size, uint64_t v)
 {
-    for (size_t i = 0; i < size; i++, v >>= 8)
-        p[big ? size - 1 - i : i] = (unsigned char)v;
+    switch (size) {
+    case 1:
+        *p = (unsigned char)v;
+        return;
+    case 2: {
+        uint16_t x = (uint16_t)v;
+        memcpy(p, &x, 2);
+        return;
+    }
+    case 4: {
+        uint32_t x = (uint32_t)v;
+        memcpy(p, &x, 4);
+        return;
+    }
+    default:
+        memcpy(p, &v, 8);
+    }
 }
 
 /* The low `size` bytes of v, sign-extended. */
-static uint64_t sext(uint64_t v, size_t size)
+static inline uint64_t sext(uint64_t v, size_t size)
 {
     unsigned shift = 64 - 8 * (unsigned)size;
     return shift && shift < 64 ? (uint64_t)((int64_t)(v << shift) >> shift) : v;
 }
 
-/* Width changes (and bool normalisation): one element at a time, the range checked when the
- * receiver's width is smaller. Sizes above 8 bytes do not occur for integers. */
-static int resize_ints(int kind, int fbig, int nbig, const unsigned char *in, size_t fsize,
+/* Width changes (and bool normalisation), the range checked when the receiver's width is
+ * smaller; out is this host's memory (the receiver converts). Integers have 1, 2, 4 or 8
+ * bytes. */
+static int resize_ints(int kind, int swap, const unsigned char *in, size_t fsize,
                        unsigned char *out, size_t nsize, size_t n, size_t *bad)
 {
     int why = DT_CV_FIT;
     for (size_t i = 0; i < n; i++, in += fsize, out += nsize) {
-        uint64_t v = load_uint(in, fsize, fbig);
+        uint64_t v = load_int(in, fsize, swap);
         if (kind == DT_CV_SINT)
             v = sext(v, fsize);
         else if (kind == DT_CV_BOOL)
             v = v != 0;
         int fits = nsize >= 8 || (kind == DT_CV_SINT ? sext(v, nsize) == v
                                                      : (v >> (8 * nsize)) == 0);
-        if (!fits && why == DT_CV_FIT) {
+        if (__builtin_expect(!fits, 0) && why == DT_CV_FIT) {
             why = DT_CV_INT_RANGE;
             *bad = i;
         }
-        store_uint(out, nsize, nbig, v);
+        store_int(out, nsize, v);
     }
     return why;
 }
@@ -179,7 +212,6 @@ int dt_conv_run(const dt_cv_basic_t *e, const arch_desc_t *from, const arch_desc
                 size_t n, size_t *bad)
 {
     int swap = from->byte_order != to->byte_order;
-    int fbig = from->byte_order == ARCH_BIG, nbig = to->byte_order == ARCH_BIG;
     size_t parts = e->parts ? e->parts : 1;
     switch (e->kind) {
     case DT_CV_LDOUBLE:
@@ -198,13 +230,13 @@ int dt_conv_run(const dt_cv_basic_t *e, const arch_desc_t *from, const arch_desc
     case DT_CV_UINT:
         if (fsize == nsize)
             return swap_or_copy(swap, in, out, nsize, n);
-        return resize_ints(e->kind, fbig, nbig, in, fsize, out, nsize, n, bad);
+        return resize_ints(e->kind, swap, in, fsize, out, nsize, n, bad);
     case DT_CV_BOOL:
         if (fsize == nsize && (fsize == 1 || !swap)) {
             memcpy(out, in, nsize * n);
             return DT_CV_FIT;
         }
-        return resize_ints(e->kind, fbig, nbig, in, fsize, out, nsize, n, bad);
+        return resize_ints(e->kind, swap, in, fsize, out, nsize, n, bad);
     default:
         memcpy(out, in, nsize * n);
         return DT_CV_FIT;
