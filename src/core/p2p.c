@@ -236,7 +236,8 @@ int p2p_start(request_t *r, const char *func)
 static int recv_typemap(proto_op_t *op, const dt_layout_t **l, uintptr_t *base, size_t *count)
 {
     request_t *r = (request_t *)op;
-    dtype_t *t = r->type ? dtype_lookup(r->type) : NULL;
+    /* the request's reference when it holds one (the user may have freed the handle) */
+    dtype_t *t = r->dtype ? r->dtype : r->type ? dtype_lookup(r->type) : NULL;
     if (!t || !t->layout)
         return -1;
     *l = t->layout;

@@ -137,7 +137,7 @@ void request_set_data(request_t *r, void *buf, size_t bytes, const dt_layout_t *
     r->bytes = bytes;
     r->layout = layout;
     r->count = count;
-    if (layout && dtype) {
+    if (dtype) {
         dtype_retain(dtype);
         r->dtype = dtype;
     }

@@ -43,7 +43,8 @@ typedef struct request {
     size_t bytes;             /* packed bytes */
     const dt_layout_t *layout; /* non-contiguous data: count elements of it at base buf */
     size_t count;
-    struct dtype *dtype;      /* holds layout (a reference) while the request exists */
+    struct dtype *dtype;      /* a derived type the request holds (a reference): its layout,
+                               * or its typemap for a conversion */
     MPI_Datatype type;        /* receive: the datatype's handle, 0 for raw bytes (p2p_data_t) */
     int peer, tag;            /* communicator rank (or MPI_ANY_SOURCE), tag (or MPI_ANY_TAG) */
     send_mode_t mode;
@@ -61,8 +62,9 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm);
 request_t *request_lookup(MPI_Request h);
 /* Releases the request and its handle (and its datatype reference). */
 void request_free(request_t *r);
-/* Sets r's data: contiguous (layout NULL), or count elements of layout at base buf, whose
- * datatype r then references until it is freed. */
+/* Sets r's data: contiguous (layout NULL), or count elements of layout at base buf. r
+ * references dtype (when not NULL: a derived type, whose layout or typemap the operation
+ * reads) until it is freed. */
 void request_set_data(request_t *r, void *buf, size_t bytes, const dt_layout_t *layout,
                       size_t count, struct dtype *dtype);
 /* Returns the memory of freed requests kept for reuse (MPI_Finalize). */
