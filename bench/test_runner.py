@@ -28,7 +28,7 @@ from metabench.wan import measure as wan_measure  # noqa: E402
 
 PACKAGE = os.path.join(HERE, "metabench")
 TOP = {"metabench.runner", "metabench.record"}
-FAMILIES = ("startup", "noncontig", "rma", "p2p", "coll", "tcp", "wan")
+FAMILIES = ("startup", "noncontig", "rma", "p2p", "coll", "tcp", "wan", "convert")
 
 
 def modules():
@@ -158,6 +158,8 @@ def made_up_record(only=None):
                             ("vector", 8, 1 << 20), ("face_y", 2048, 1 << 19)):
                     r.samples[key] = [value(label, s, *key), value(s, label, *key)]
         rec.noncontig["faces 256^3"]["mpich"].failed = "exit status 1: wrong | data"
+        rec.convert = {"rows": [["doubles from big-endian", 1 << 24, value("c", 1), value("c", 2),
+                                 value("c", 3)]], "error": None}
     if only in (None, "rma"):
         rec.rma = {s: rma.RmaResult() for s in slugs}
         for s in slugs:

@@ -23,12 +23,13 @@ class Record:
     Then what each part measured, None where it did not run: startup {slug: {np: s}}, p2p
     (p2p.measure.P2pRun), noncontig {label: {slug: NcResult}}, rma {slug: RmaResult},
     coll (coll.measure.CollRun),
-    tcp (tcp.measure.TcpRun), wan (wan.measure.WanRun)."""
+    tcp (tcp.measure.TcpRun), wan (wan.measure.WanRun), convert (convert.py's dict)."""
 
     def __init__(self, settings, context, mpis):
         self.settings, self.context, self.mpis = settings, context, mpis
         self.startup = self.p2p = self.noncontig = self.coll = self.tcp = self.wan = None
         self.rma = None
+        self.convert = None
 
 
 def results_path(args):
@@ -40,7 +41,7 @@ def save(rec, path):
                       "context": rec.context, "mpis": rec.mpis, "startup": rec.startup,
                       "p2p": rec.p2p, "noncontig": rec.noncontig, "rma": rec.rma,
                       "coll": rec.coll,
-                      "tcp": rec.tcp, "wan": rec.wan})
+                      "tcp": rec.tcp, "wan": rec.wan, "convert": rec.convert})
 
 
 def _restore_all(by_key, cls):
@@ -56,6 +57,7 @@ def load(path, docs):
     settings.docs = docs
     rec = Record(settings, data["context"], [store.restore(Mpi, m) for m in data["mpis"]])
     rec.startup = data["startup"]
+    rec.convert = data.get("convert")   # results saved before it existed have none
     if data["p2p"] is not None:
         rec.p2p = store.restore(P2pRun, data["p2p"])
         rec.p2p.results = _restore_all(rec.p2p.results, P2pResult)

@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 
-from metabench import cli, context, document, noncontig, record, rma, startup
+from metabench import cli, context, convert, document, noncontig, record, rma, startup
 from metabench.coll import measure as coll_measure
 from metabench.coll import report as coll_report
 from metabench.mpis import mpis_under_test
@@ -66,6 +66,8 @@ def measure(args):
         rec.p2p = p2p_measure.measure_p2p(mpis, args, idle)
         print("measuring non-contiguous transfers", flush=True)
         rec.noncontig = noncontig.measure_noncontig(mpis, args, idle, rec.p2p.busy)
+        print("measuring conversion between unlike architectures", flush=True)
+        rec.convert = convert.measure_convert(build, args.timeout)
     if not args.only or only_rma:
         print("measuring one-sided communication", flush=True)
         rec.rma = rma.measure_rma(mpis, args, idle, rec.p2p.busy if rec.p2p else [])
@@ -106,6 +108,7 @@ def markdown(rec, verdicts):
     lines += p2p_report.p2p_section(results, mpis, "bandwidth", args)
     lines += noncontig.noncontig_section(rec.noncontig, mpis)
     lines += [document.RMA.begin] + rma.rma_section(rec.rma, mpis) + [document.RMA.end, ""]
+    lines += convert.convert_section(rec.convert)
     lines += tcp_report.tcp_section(rec.tcp, mpis, args, ctx)
     lines += wan_report.section(rec.wan, mpis, args, ctx)
     lines += coll_report.coll_section(rec.coll, mpis, args, ctx)

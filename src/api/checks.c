@@ -52,7 +52,7 @@ int check_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, p2p_da
                const char *func)
 {
     if (dtype_is_predefined(t)) {
-        *d = (p2p_data_t){ .buf = (void *)buf };
+        *d = (p2p_data_t){ .buf = (void *)buf, .type = t };
         return check_buffer(comm, buf, count, t, &d->bytes, func);
     }
     if (count < 0)
@@ -71,11 +71,12 @@ int check_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, p2p_da
     if (size && (size_t)count > SIZE_MAX / size)
         return err_raise(comm, MPI_ERR_COUNT, func,
                          "%d elements of %zu bytes do not fit in memory", count, size);
-    *d = (p2p_data_t){ .buf = (void *)buf, .bytes = (size_t)count * size };
+    *d = (p2p_data_t){ .buf = (void *)buf, .bytes = (size_t)count * size, .type = t };
+    d->dtype = dt; /* a request holds it: the layout, or the typemap conversion reads */
     if (dt_layout_contiguous(l, (size_t)count)) /* MPI_BOTTOM: absolute addresses */
         d->buf = (void *)((uintptr_t)buf + (uintptr_t)dt_layout_true_lb(l));
     else
-        d->layout = l, d->count = (size_t)count, d->dtype = dt;
+        d->layout = l, d->count = (size_t)count;
     return MPI_SUCCESS;
 }
 

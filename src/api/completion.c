@@ -102,6 +102,8 @@ static int raise_request_error(const request_t *r, int err, const MPI_Status *st
                          "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
                          "bytes of the receive buffer",
                          r->op.msg_bytes, st->MPI_SOURCE, st->MPI_TAG, r->bytes);
+    if (err == MPI_ERR_CONVERSION)
+        return err_raise(r->comm->handle, err, func, "%s", proto_conversion_error());
     if (r->kind == REQ_GREQ)
         return err_raise(r->comm->handle, err, func,
                          "a callback of the generalized request (query_fn or free_fn) "
@@ -488,7 +490,7 @@ API_EXPORT int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     state_require_initialized(F);
     API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");
     API_CHECK_PTR(flag, MPI_COMM_WORLD, F, "flag");
-    *flag = status->metampi_cancelled != 0;
+    *flag = (status->metampi_cancelled & STATUS_CANCELLED) != 0;
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Test_cancelled)

@@ -1,9 +1,15 @@
 /* Packing (MPI-3.1 §4.2) and the portable "external32" packing (§4.3). A packed buffer holds
  * the data of the typemap in order without gaps: MPI_Pack's format is the native bytes
- * (what the datatype engine's cursor streams), MPI_Pack_external's is external32. */
+ * (what the datatype engine's cursor streams), MPI_Pack_external's is external32. On a
+ * communicator whose members are of several architectures, a buffer begun at position 0
+ * starts with a header naming the writer's architecture (datatype/packed_arch.h), and
+ * MPI_Unpack converts what an unlike writer packed. */
 #include "api/type_common.h"
 
+#include "core/comm_arch.h"
+#include "datatype/engine/convert.h"
 #include "datatype/external32.h"
+#include "datatype/packed_arch.h"
 #include "datatype/predefined.h"
 
 #include <limits.h>
@@ -62,15 +68,20 @@ API_EXPORT int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, 
     static const char *const F = "MPI_Pack";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
-    (void)c;
     API_CHECK_PTR(position, comm, F, "position");
     dtype_t *t;
-    MPI_Aint bytes;
+    MPI_Aint bytes, head = 0;
     int rc = check_typed(comm, inbuf, incount, datatype, "incount", 0, &t, &bytes, F);
+    if (rc == MPI_SUCCESS && *position == 0 && comm_arch_mixed(c))
+        head = PACKED_ARCH_HEADER;
     if (rc == MPI_SUCCESS)
-        rc = check_packed(comm, outbuf, outsize, *position, bytes, 1, F);
+        rc = check_packed(comm, outbuf, outsize, *position, bytes + head, 1, F);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (head) {
+        packed_arch_write(outbuf);
+        *position = (int)head;
+    }
     dt_cursor_t cur;
     dt_cursor_init(&cur, t->layout, (uintptr_t)inbuf, (size_t)incount);
     dt_pack(&cur, (char *)outbuf + *position, (size_t)bytes);
@@ -79,6 +90,30 @@ API_EXPORT int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, 
 }
 API_WEAK_ALIAS(Pack)
 
+/* MPI_Unpack of what a writer of another architecture packed: its sizes, converted. */
+static int unpack_converted(MPI_Comm comm, const void *inbuf, int insize, int *position,
+                            MPI_Aint pos, dtype_t *t, void *outbuf, int outcount,
+                            const arch_desc_t *writer)
+{
+    static const char *const F = "MPI_Unpack";
+    uint64_t bytes = dt_conv_stream_size(t->layout, writer, (size_t)outcount);
+    if (bytes > (uint64_t)INT_MAX)
+        return err_raise(comm, MPI_ERR_ARG, F,
+                         "%d elements of this type exceed the packed buffer's size", outcount);
+    int rc = check_packed(comm, inbuf, insize, pos, (MPI_Aint)bytes, 0, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    dt_conv_t cv;
+    dt_conv_init(&cv, writer, t->layout, (uintptr_t)outbuf, (size_t)outcount);
+    dt_conv_unpack(&cv, (const char *)inbuf + pos, (size_t)bytes);
+    *position = (int)(pos + (MPI_Aint)bytes);
+    char why[300], name[96];
+    if (dt_conv_failure(&cv, why, sizeof why))
+        return err_raise(comm, MPI_ERR_CONVERSION, F, "data packed on %s: %s",
+                         arch_describe(writer, name, sizeof name), why);
+    return MPI_SUCCESS;
+}
+
 API_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
                            int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
@@ -86,15 +121,24 @@ API_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *o
     static const char *const F = "MPI_Unpack";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
-    (void)c;
     API_CHECK_PTR(position, comm, F, "position");
     dtype_t *t;
-    MPI_Aint bytes;
+    MPI_Aint bytes, pos = *position;
+    arch_desc_t writer;
     int rc = check_typed(comm, outbuf, outcount, datatype, "outcount", 0, &t, &bytes, F);
+    if (rc == MPI_SUCCESS && comm_arch_mixed(c) && insize > 0 &&
+        packed_arch_read(inbuf, (size_t)insize, &writer)) {
+        if (pos == 0)
+            pos = PACKED_ARCH_HEADER;
+        if (!arch_same(&writer, arch_local()))
+            return unpack_converted(comm, inbuf, insize, position, pos, t, outbuf, outcount,
+                                    &writer);
+    }
     if (rc == MPI_SUCCESS)
-        rc = check_packed(comm, inbuf, insize, *position, bytes, 0, F);
+        rc = check_packed(comm, inbuf, insize, pos, bytes, 0, F);
     if (rc != MPI_SUCCESS)
         return rc;
+    *position = (int)pos;
     dt_cursor_t cur;
     dt_cursor_init(&cur, t->layout, (uintptr_t)outbuf, (size_t)outcount);
     dt_unpack(&cur, (const char *)inbuf + *position, (size_t)bytes);
@@ -103,20 +147,23 @@ API_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *o
 }
 API_WEAK_ALIAS(Unpack)
 
-/* MPI_Pack's format is exactly the data, so the bound is exact. */
+/* MPI_Pack's format is exactly the data (and the header on a mixed communicator), so the
+ * bound is exact. */
 API_EXPORT int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     API_ENTER();
     static const char *const F = "MPI_Pack_size";
     state_require_initialized(F);
     API_GET_COMM_LOCAL(c, comm, F);
-    (void)c;
     API_CHECK_PTR(size, comm, F, "size");
     if (incount < 0)
         return err_raise(comm, MPI_ERR_COUNT, F, "negative incount %d", incount);
     API_GET_TYPE(t, datatype, comm, F, "datatype");
     MPI_Count bytes;
-    if (__builtin_mul_overflow((MPI_Count)incount, t->size, &bytes) || bytes > INT_MAX)
+    /* the bound covers the header a buffer begun on a mixed communicator starts with */
+    MPI_Count head = comm_arch_mixed(c) ? PACKED_ARCH_HEADER : 0;
+    if (__builtin_mul_overflow((MPI_Count)incount, t->size, &bytes) ||
+        __builtin_add_overflow(bytes, head, &bytes) || bytes > INT_MAX)
         return err_raise(comm, MPI_ERR_ARG, F,
                          "%d elements of this type pack into more than INT_MAX bytes", incount);
     *size = (int)bytes;

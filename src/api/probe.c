@@ -125,6 +125,7 @@ API_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
     request_t r;
     request_init_local(&r, REQ_RECV, c);
     request_set_data(&r, d.buf, d.bytes, d.layout, d.count, NULL);
+    r.type = d.type;
     r.active = 1;
     r.op.buf = d.buf;
     r.op.bytes = d.bytes;

@@ -74,6 +74,8 @@ static int recv_checked(comm_t *c, const p2p_data_t *d, int source, int tag,
                          "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
                          "bytes of the receive buffer",
                          msg_bytes, st->MPI_SOURCE, st->MPI_TAG, d->bytes);
+    if (rc == MPI_ERR_CONVERSION)
+        return err_raise(c->handle, rc, func, "%s", proto_conversion_error());
     return rc;
 }
 

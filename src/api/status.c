@@ -4,15 +4,38 @@
 #include "api/api.h"
 
 #include "api/type_common.h"
+#include "core/request.h"
+#include "datatype/engine/convert.h"
 #include "datatype/predefined.h"
+#include "runtime/peer_arch.h"
 
 #include <limits.h>
 
+/* A status of a probed message from a sender of another architecture counts its bytes:
+ * whole and basic elements of t in that architecture's packed stream (-1 where not whole,
+ * -2 when out of memory). 0 when the status holds this architecture's bytes. */
+static int foreign_counts(const MPI_Status *status, dtype_t *t, long long *whole,
+                          long long *basic)
+{
+    int rank = (status->metampi_cancelled >> 1) - 1;
+    if (rank < 0)
+        return 0;
+    const dt_layout_t *l = dtype_layout(t);
+    if (!l) {
+        *whole = *basic = -2;
+        return 1;
+    }
+    dt_conv_stream_count(l, peer_arch(rank), (uint64_t)status->metampi_count, whole, basic);
+    return 1;
+}
+
 /* Whole elements of t in the status's byte count (-1: not a whole number; 0 for a type of
  * size 0, as MPI-3.1 §3.2.5 says). */
-static long long whole(const MPI_Status *status, const dtype_t *t)
+static long long whole(const MPI_Status *status, dtype_t *t)
 {
-    long long bytes = status->metampi_count;
+    long long bytes = status->metampi_count, w, b;
+    if (foreign_counts(status, t, &w, &b))
+        return w < 0 ? -1 : w;
     if (t->size == 0)
         return 0;
     return bytes % t->size ? -1 : bytes / t->size;
@@ -22,7 +45,9 @@ static long long whole(const MPI_Status *status, const dtype_t *t)
  * no memory for the layout of an uncommitted type). */
 static long long basic_elements(const MPI_Status *status, dtype_t *t)
 {
-    long long bytes = status->metampi_count;
+    long long bytes = status->metampi_count, w, b;
+    if (foreign_counts(status, t, &w, &b))
+        return b;
     if (t->size == 0)
         return 0;
     long long n = bytes / t->size * t->nelems, rest = bytes % t->size;
@@ -142,6 +167,7 @@ static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count cou
                              "%lld elements exceed the size a status can hold", count);
     }
     status->metampi_count = bytes;
+    status->metampi_cancelled &= STATUS_CANCELLED; /* the bytes are this architecture's now */
     return MPI_SUCCESS;
 }
 
@@ -166,7 +192,7 @@ API_EXPORT int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     static const char *const F = "MPI_Status_set_cancelled";
     state_require_initialized(F);
     API_CHECK_PTR(status, MPI_COMM_WORLD, F, "status");
-    status->metampi_cancelled = flag != 0;
+    status->metampi_cancelled = (status->metampi_cancelled & ~STATUS_CANCELLED) | (flag != 0);
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Status_set_cancelled)

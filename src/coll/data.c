@@ -4,7 +4,7 @@ p2p_data_t coll_data(const void *buf, size_t count, dtype_t *dt)
 {
     const dt_layout_t *l = dt->layout;
     size_t size = (size_t)dt->size;
-    p2p_data_t d = { .buf = (void *)(uintptr_t)buf, .bytes = count * size };
+    p2p_data_t d = { .buf = (void *)(uintptr_t)buf, .bytes = count * size, .type = dt->handle };
     if (dt_layout_contiguous(l, count))
         d.buf = (char *)(uintptr_t)buf + dt_layout_true_lb(l);
     else

@@ -28,6 +28,7 @@ static void post(request_t *r, req_kind_t kind, comm_t *v, const p2p_data_t *d, 
 {
     request_init_local(r, kind, v);
     request_set_data(r, d->buf, d->bytes, d->layout, d->count, NULL);
+    r->type = d->type;
     r->peer = peer;
     r->tag = tag;
     p2p_start(r, FUNC);

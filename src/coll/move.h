@@ -33,7 +33,8 @@ dtype_t *mv_byte(void);
 static inline p2p_data_t mv_typed(const void *buf, size_t count, dtype_t *dt)
 {
     if (dt->basic >= 0)
-        return (p2p_data_t){ .buf = (void *)(uintptr_t)buf, .bytes = count * (size_t)dt->size };
+        return (p2p_data_t){ .buf = (void *)(uintptr_t)buf, .bytes = count * (size_t)dt->size,
+                             .type = dt->handle };
     return coll_data(buf, count, dt);
 }
 

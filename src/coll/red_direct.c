@@ -41,6 +41,7 @@ static int post_recv(request_t *r, comm_t *v, void *buf, size_t count, dtype_t *
     p2p_data_t d = coll_data(buf, count, dt);
     request_init_local(r, REQ_RECV, v);
     request_set_data(r, d.buf, d.bytes, d.layout, d.count, NULL);
+    r->type = d.type;
     r->peer = peer;
     r->tag = tag;
     return p2p_start(r, FUNC);

@@ -18,6 +18,7 @@ static void start_part(request_t *part, req_kind_t kind, comm_t *c, const p2p_da
 {
     request_init_local(part, kind, c);
     request_set_data(part, d->buf, d->bytes, d->layout, d->count, d->dtype);
+    part->type = d->type;
     part->peer = peer;
     part->tag = tag;
     p2p_start(part, func); /* standard mode: cannot fail */

@@ -5,8 +5,10 @@
 #include "core/progress.h"
 #include "core/traffic.h"
 #include "core/wan_stats.h"
+#include "datatype/dtype.h"
 #include "runtime/hosts.h"
 #include "runtime/job.h"
+#include "runtime/peer_arch.h"
 #include "runtime/rank_key.h"
 #include "runtime/sites.h"
 
@@ -14,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static int recv_typemap(proto_op_t *op, const dt_layout_t **l, uintptr_t *base,
+                        size_t *count);
 
 /* Context of the internal barrier in MPI_Finalize: never used by a communicator. */
 #define CONTEXT_FINALIZE 0xfffffff0u
@@ -54,7 +59,7 @@ int p2p_open(char *err, int errlen)
                        .hostname = job.hostname, .host_of = host_of, .site_of = site_of,
                        .nsites = sites_count(), .site_name = sites_name, .kv_put = job_put,
                        .kv_get = job_get, .ranks_key = have_key ? &ranks_key : NULL };
-    proto_upcalls_t up = { match_incoming, match_withdraw };
+    proto_upcalls_t up = { match_incoming, match_withdraw, recv_typemap };
     int rc = proto_open(&boot, &up, err, errlen);
     auth_key_wipe(&ranks_key);
     return rc;
@@ -247,9 +252,31 @@ int p2p_start(request_t *r, const char *func)
     return MPI_SUCCESS;
 }
 
+/* The receive's typed view for converting data from a peer of another architecture
+ * (proto_upcalls_t.typemap): contiguous data was handed down as bytes at buf + true_lb. */
+static int recv_typemap(proto_op_t *op, const dt_layout_t **l, uintptr_t *base, size_t *count)
+{
+    request_t *r = (request_t *)op;
+    /* the request's reference when it holds one (the user may have freed the handle) */
+    dtype_t *t = r->dtype ? r->dtype : r->type ? dtype_lookup(r->type) : NULL;
+    if (!t || !t->layout)
+        return -1;
+    *l = t->layout;
+    if (r->layout) {
+        *base = (uintptr_t)r->buf;
+        *count = r->count;
+    } else {
+        size_t size = dt_layout_size(t->layout);
+        *base = (uintptr_t)r->buf - (uintptr_t)dt_layout_true_lb(t->layout);
+        *count = size ? r->bytes / size : 0;
+    }
+    return 0;
+}
+
 void p2p_set_data(request_t *r, const p2p_data_t *d)
 {
     request_set_data(r, d->buf, d->bytes, d->layout, d->count, d->dtype);
+    r->type = d->type;
 }
 
 /* Blocking calls: the eager fast path needs no request; otherwise a stack request, which
@@ -290,6 +317,7 @@ int p2p_recv_data(comm_t *c, const p2p_data_t *d, int source, int tag, MPI_Statu
     request_t r;
     request_init_local(&r, REQ_RECV, c);
     request_set_data(&r, d->buf, d->bytes, d->layout, d->count, NULL);
+    r.type = d->type;
     r.peer = source;
     r.tag = tag;
     p2p_start(&r, "MPI_Recv");
@@ -334,6 +362,11 @@ static void status_of_message(MPI_Status *st, const unexpected_t *u)
     st->MPI_TAG = u->m.env.tag;
     st->metampi_count = (long long)u->m.size;
     st->metampi_cancelled = 0;
+    /* a size in the bytes of a sender of another architecture: Get_count and Get_elements
+     * count it with that architecture's sizes (api/status.c) */
+    if (__builtin_expect(!peer_arch_all_same(), 0) &&
+        !arch_same(peer_arch(u->m.peer), arch_local()))
+        st->metampi_cancelled = STATUS_FOREIGN(u->m.peer);
 }
 
 void p2p_iprobe(comm_t *c, int source, int tag, int *flag, MPI_Status *status)

@@ -72,6 +72,9 @@ typedef struct p2p_data {
     const dt_layout_t *layout;
     size_t count;
     struct dtype *dtype;
+    /* the datatype's handle (0: none, raw bytes): a receive converts data from a peer of
+     * another architecture as elements of it (core resolves it only then) */
+    MPI_Datatype type;
 } p2p_data_t;
 
 /* Sets r's data from d (see request_set_data). */

@@ -64,6 +64,7 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
     r->layout = NULL;
     r->count = 0;
     r->dtype = NULL;
+    r->type = 0;
     r->peer = r->tag = 0;
     r->mode = MODE_STANDARD;
     r->greq = NULL;
@@ -136,7 +137,7 @@ void request_set_data(request_t *r, void *buf, size_t bytes, const dt_layout_t *
     r->bytes = bytes;
     r->layout = layout;
     r->count = count;
-    if (layout && dtype) {
+    if (dtype) {
         dtype_retain(dtype);
         r->dtype = dtype;
     }
@@ -185,7 +186,9 @@ void request_op_done(proto_op_t *op)
         st->MPI_TAG = op->env.tag;
         st->metampi_count = (long long)op->got;
         st->metampi_cancelled = 0;
-        r->error = op->result == PROTO_TRUNCATED ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+        r->error = op->result == PROTO_TRUNCATED    ? MPI_ERR_TRUNCATE
+                   : op->result == PROTO_CONVERSION ? MPI_ERR_CONVERSION
+                                                    : MPI_SUCCESS;
     } else {
         st->MPI_SOURCE = MPI_ANY_SOURCE;
         st->MPI_TAG = MPI_ANY_TAG;

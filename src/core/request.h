@@ -43,7 +43,9 @@ typedef struct request {
     size_t bytes;             /* packed bytes */
     const dt_layout_t *layout; /* non-contiguous data: count elements of it at base buf */
     size_t count;
-    struct dtype *dtype;      /* holds layout (a reference) while the request exists */
+    struct dtype *dtype;      /* a derived type the request holds (a reference): its layout,
+                               * or its typemap for a conversion */
+    MPI_Datatype type;        /* receive: the datatype's handle, 0 for raw bytes (p2p_data_t) */
     int peer, tag;            /* communicator rank (or MPI_ANY_SOURCE), tag (or MPI_ANY_TAG) */
     send_mode_t mode;
     struct grequest *greq;    /* REQ_GREQ: the program's callbacks (owned; freed with r) */
@@ -60,8 +62,9 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm);
 request_t *request_lookup(MPI_Request h);
 /* Releases the request and its handle (and its datatype reference). */
 void request_free(request_t *r);
-/* Sets r's data: contiguous (layout NULL), or count elements of layout at base buf, whose
- * datatype r then references until it is freed. */
+/* Sets r's data: contiguous (layout NULL), or count elements of layout at base buf. r
+ * references dtype (when not NULL: a derived type, whose layout or typemap the operation
+ * reads) until it is freed. */
 void request_set_data(request_t *r, void *buf, size_t bytes, const dt_layout_t *layout,
                       size_t count, struct dtype *dtype);
 /* Returns the memory of freed requests kept for reuse (MPI_Finalize). */
@@ -74,6 +77,12 @@ void request_op_done(proto_op_t *op);
 void request_complete_internal(request_t *r, int err);
 /* Marks r complete with an empty status (sends to MPI_PROC_NULL, ...). */
 void request_complete_empty(request_t *r, int source);
+
+/* MPI_Status.metampi_cancelled: bit 0 is the cancelled flag; the bits above, when not zero,
+ * say that metampi_count is in the bytes of world rank (value >> 1) - 1, a sender of another
+ * architecture (a probed message, not yet converted). */
+#define STATUS_CANCELLED 1
+#define STATUS_FOREIGN(world_rank) (((world_rank) + 1) << 1)
 
 /* The status of an inactive or null request (MPI-3.1 §3.7.3). */
 void status_set_empty(MPI_Status *st);

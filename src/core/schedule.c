@@ -491,6 +491,7 @@ static void issue(icoll_sched_t *s, entry_t *x)
         r->layout = x->data.layout;
         r->count = x->data.count;
     }
+    r->type = x->data.type; /* typed user data: converted from a peer of another architecture */
     r->peer = x->peer;
     r->tag = s->tag;
     p2p_start(r, "internal collective");

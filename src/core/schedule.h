@@ -69,7 +69,9 @@ void icoll_sched_reduce(icoll_sched_t *s, const void *in, void *inout, int n, ic
 void icoll_sched_call(icoll_sched_t *s, icoll_fn fn, void *arg);
 
 /* Typed entries (the user-visible collectives). A message's data is a p2p_data_t (contiguous
- * bytes, or count elements of a non-contiguous layout); its dtype field is ignored: the
+ * bytes, or count elements of a non-contiguous layout; a receive of whole elements of a type
+ * names it in `type`, so data from a peer of another architecture is converted, and packed
+ * temporaries leave it 0); its dtype field is ignored: the
  * schedule must hold the type (icoll_sched_hold_dtype) for as long as it runs. A receive
  * that gets more data than it posted ends the schedule with MPI_ERR_TRUNCATE. */
 struct op;

@@ -183,6 +183,7 @@ static int init_pair(int i)
 int dtype_init(dtype_attr_delete_fn *delete_attrs_fn)
 {
     delete_attrs = delete_attrs_fn;
+    dtype_conv_register();
     for (int i = 1; i <= DTYPE_NBASIC; i++) {
         init_basic(i);
         if (dtype_commit(&basics[i]) != MPI_SUCCESS)

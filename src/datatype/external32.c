@@ -1,8 +1,10 @@
 #include "datatype/external32.h"
 
+#include "datatype/engine/convert.h"
+#include "datatype/engine/ldouble.h"
 #include "datatype/predefined.h"
+#include "util/arch.h"
 
-#include <float.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -92,105 +94,34 @@ static void swap_copy(const unsigned char *in, unsigned char *out, int size, siz
         memcpy(out, in, (size_t)size * n);
         return;
     }
-    for (size_t i = 0; i < n; i++, in += size, out += size)
-        for (int b = 0; b < size; b++)
-            out[b] = in[size - 1 - b];
+    dt_swap_bytes(out, in, (size_t)size, n);
 }
 
-/* A binary128 value as (hi, lo) 64-bit halves: sign, 15-bit exponent, 112-bit fraction. */
-typedef struct { uint64_t hi, lo; } quad128_t;
-
-static void quad_store_be(unsigned char *p, quad128_t q)
+/* long double through its binary128 image (engine/ldouble.c, shared with the conversion
+ * between unlike peers): exact from x87 extended, rounded to nearest on the way back. */
+static int local_ldbl(void)
 {
-    store_be(p, 8, q.hi);
-    store_be(p + 8, 8, q.lo);
+    return arch_local()->ldbl_format;
 }
 
-static quad128_t quad_load_be(const unsigned char *p)
+static int ld_encode(const unsigned char *in, unsigned char *out, size_t n)
 {
-    quad128_t q = {load_be(p, 8), load_be(p + 8, 8)};
-    return q;
-}
-
-#if LDBL_MANT_DIG == 64
-/* x87 extended precision: 64-bit significand with an explicit integer bit, then sign and a
- * 15-bit exponent with binary128's bias. Every value has an exact binary128 image. */
-static quad128_t ld_to_quad(const unsigned char *p)
-{
-    uint64_t m;
-    uint16_t se;
-    memcpy(&m, p, 8);
-    memcpy(&se, p + 8, 2);
-    uint64_t exp = se & 0x7fffu, sign = se >> 15;
-    uint64_t frac = m & 0x7fffffffffffffffULL;
-    if (exp == 0 && (m >> 63))
-        exp = 1; /* pseudo-denormal: the same value as the smallest normal exponent */
-    quad128_t q = {sign << 63 | exp << 48 | frac >> 15, frac << 49};
-    return q;
-}
-
-/* Rounds the 112-bit fraction to 63 bits (to nearest, ties to even). */
-static void quad128_to_ld(quad128_t q, unsigned char *p)
-{
-    uint64_t sign = q.hi >> 63, exp = (q.hi >> 48) & 0x7fffu;
-    uint64_t fhi = q.hi & 0xffffffffffffULL; /* top 48 fraction bits */
-    uint64_t frac = fhi << 15 | q.lo >> 49;  /* top 63 fraction bits */
-    uint64_t rest = q.lo & ((1ULL << 49) - 1), half = 1ULL << 48;
-    uint64_t m;
-    if (exp == 0x7fff) {
-        m = 1ULL << 63 | frac;
-        if ((fhi || q.lo) && !frac)
-            m |= 1ULL << 62; /* a NaN whose payload lies in the dropped bits stays a NaN */
-    } else {
-        if (rest > half || (rest == half && (frac & 1)))
-            frac++;
-        if (exp == 0) {
-            m = frac; /* denormal (or zero): the same scale in both formats */
-            if (frac >> 63)
-                exp = 1; /* rounded up to the smallest normal */
-        } else {
-            m = 1ULL << 63 | frac;
-            if (frac >> 63) { /* the fraction overflowed: next binade */
-                m = 1ULL << 63;
-                exp++;
-            }
-            if (exp == 0x7fff)
-                m = 1ULL << 63; /* rounded to infinity */
-        }
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        dt_quad_t q;
+        bad |= dt_ld_read(local_ldbl(), !HOST_LITTLE, in + sizeof(long double) * i, &q);
+        dt_quad_store_be(out + 16 * i, q);
     }
-    uint16_t se = (uint16_t)(sign << 15 | exp);
-    memset(p, 0, sizeof(long double));
-    memcpy(p, &m, 8);
-    memcpy(p + 8, &se, 2);
-}
-#elif LDBL_MANT_DIG == 113
-static quad128_t ld_to_quad(const unsigned char *p)
-{
-    unsigned char be[16];
-    swap_copy(p, be, 16, 1);
-    return quad_load_be(be);
+    return bad ? -1 : 0;
 }
 
-static void quad128_to_ld(quad128_t q, unsigned char *p)
+static int ld_decode(const unsigned char *in, unsigned char *out, size_t n)
 {
-    unsigned char be[16];
-    quad_store_be(be, q);
-    swap_copy(be, p, 16, 1);
-}
-#else
-#error "long double is neither x87 extended nor IEEE binary128: add its external32 conversion"
-#endif
-
-static void ld_encode(const unsigned char *in, unsigned char *out, size_t n)
-{
+    int bad = 0;
     for (size_t i = 0; i < n; i++)
-        quad_store_be(out + 16 * i, ld_to_quad(in + sizeof(long double) * i));
-}
-
-static void ld_decode(const unsigned char *in, unsigned char *out, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        quad128_to_ld(quad_load_be(in + 16 * i), out + sizeof(long double) * i);
+        bad |= dt_ld_write(local_ldbl(), !HOST_LITTLE, dt_quad_load_be(in + 16 * i),
+                           out + sizeof(long double) * i, sizeof(long double));
+    return bad ? -1 : 0;
 }
 
 /* ---- per basic type ------------------------------------------------------------------- */
@@ -220,11 +151,7 @@ static int convert(int basic, const void *from, void *to, size_t n, int encode)
     case EXT32_LDOUBLE:
     case EXT32_LDCOMPLEX: {
         size_t parts = b->ext32_kind == EXT32_LDCOMPLEX ? 2 * n : n;
-        if (encode)
-            ld_encode(in, out, parts);
-        else
-            ld_decode(in, out, parts);
-        return 0;
+        return encode ? ld_encode(in, out, parts) : ld_decode(in, out, parts);
     }
     }
     return -1;

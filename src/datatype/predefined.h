@@ -63,6 +63,10 @@ typedef struct dtype_pair_info {
     MPI_Aint extent;    /* sizeof(struct) */
 } dtype_pair_info_t;
 
+/* Tells the converter between unlike architectures (engine/convert.h) what every basic type
+ * is (convert_table.c; dtype_init calls it). */
+void dtype_conv_register(void);
+
 /* The pair types, in handle order (pair i has handle 0x0c000000 | (i + 1)). */
 extern const dtype_pair_info_t dtype_pairs[];
 

@@ -46,7 +46,11 @@ typedef struct proto_env {
     int32_t tag;
 } proto_env_t;
 
-enum proto_result { PROTO_OK = 0, PROTO_TRUNCATED = 1 };
+/* PROTO_CONVERSION: the message came from a peer of another architecture and an element could
+ * not be represented here (proto_conversion_error() says which). */
+enum proto_result { PROTO_OK = 0, PROTO_TRUNCATED = 1, PROTO_CONVERSION = 2 };
+
+struct dt_conv;
 
 typedef struct proto_op proto_op_t;
 typedef void (*proto_done_fn)(proto_op_t *op);
@@ -86,6 +90,8 @@ struct proto_op {
                            * continues (allocated by proto for the stream only) */
     unsigned zc_pending;  /* send: DATA frames the transport still reads from buf (send_zc) */
     size_t placing;       /* receive: bytes of the DATA body being placed (tr_sink_t) */
+    struct dt_conv *conv; /* receive from a peer of another architecture: the conversion of
+                           * its DATA stream (set when matched, allocated by proto) */
 };
 
 /* What the protocol announces to the core for each arriving message. */
@@ -109,6 +115,11 @@ typedef struct proto_msg {
 typedef struct proto_upcalls {
     void (*incoming)(const proto_msg_t *m);
     int (*withdraw)(int peer, uint64_t remote_id);
+    /* Asked only for a message from a peer of another architecture (receiver makes right,
+     * docs/heterogeneity-conversion.md): the receive op's typed view, count elements of *l
+     * at *base, whose basic types the converter reads the sender's bytes as. 0, or -1 when
+     * the receive holds raw bytes (copied unconverted). */
+    int (*typemap)(proto_op_t *op, const dt_layout_t **l, uintptr_t *base, size_t *count);
 } proto_upcalls_t;
 
 /* Bootstrap, mirroring the transports' phases (a job-wide barrier between each). */
@@ -187,6 +198,10 @@ int proto_rma_writev(int peer, const void *local, const struct iovec *remote, in
  * through, and what is wrong (proto.c, "Checks"). */
 _Noreturn void proto_bad_frame(int src, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The last PROTO_CONVERSION's description: sender and receiver (ranks, architectures), the
+ * type and element that could not be represented. */
+const char *proto_conversion_error(void);
 
 /* Largest message sent eagerly to peer (bytes). */
 size_t proto_eager_limit(int peer);

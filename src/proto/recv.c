@@ -3,7 +3,9 @@
 #include "proto/ids.h"
 #include "proto/internal.h"
 
+#include "datatype/engine/convert.h"
 #include "runtime/job.h"
+#include "runtime/peer_arch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +167,79 @@ static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
         proto_complete(op);
 }
 
+/* ---- messages from a peer of another architecture ----------------------------------------
+ * Receiver makes right (docs/heterogeneity-conversion.md): the sender sent its native packed
+ * bytes; they pass through the converter into the receive buffer, eagerly from the frame or
+ * from DATA frames (never by remote read or placement, which would land unconverted bytes).
+ * Sizes in the protocol (message size, CTS bytes, DATA offsets) are the sender's; op->got
+ * becomes the receiver's bytes when the conversion ends. */
+
+static char conversion_error[512];
+
+const char *proto_conversion_error(void)
+{
+    return conversion_error;
+}
+
+/* Ends a converted receive: the bytes placed, and the first element that did not fit. */
+static void converted(proto_op_t *op, dt_conv_t *cv)
+{
+    char why[300], from[96], to[96];
+    if (dt_conv_failure(cv, why, sizeof why)) {
+        op->result = PROTO_CONVERSION;
+        snprintf(conversion_error, sizeof conversion_error,
+                 "message from rank %d, %s, to rank %d, %s: %s", op->peer,
+                 arch_describe(peer_arch(op->peer), from, sizeof from), proto_my_rank,
+                 arch_describe(arch_local(), to, sizeof to), why);
+    }
+    op->got = dt_conv_native_bytes(cv);
+}
+
+static void stream_converted(proto_op_t *op)
+{
+    converted(op, op->conv);
+    free(op->conv);
+    op->conv = NULL;
+    proto_complete(op);
+}
+
+/* Delivers m into op when its sender's architecture differs from ours; 0 when it does not
+ * (or op holds raw bytes) and the usual paths apply. */
+static int recv_converted(proto_op_t *op, const proto_msg_t *m)
+{
+    const arch_desc_t *from = peer_arch(m->peer);
+    const dt_layout_t *l;
+    uintptr_t base;
+    size_t count;
+    if (arch_same(from, arch_local()) || proto_up.typemap(op, &l, &base, &count) != 0)
+        return 0;
+    uint64_t cap = dt_conv_stream_size(l, from, count);
+    size_t n = m->size < cap ? (size_t)m->size : (size_t)cap;
+    op->result = m->size > cap ? PROTO_TRUNCATED : PROTO_OK;
+    if (m->kind == F_RTS) {
+        if (!(op->conv = malloc(sizeof *op->conv)))
+            job_abort(1, "out of memory for a conversion");
+        dt_conv_init(op->conv, from, l, base, count);
+        op->state = OP_RECV_STREAM;
+        op->want = n;
+        if (n)
+            proto_id_open(op);
+        f_cts_t c = { .kind = F_CTS, .sreq = m->remote_id, .rreq = op->id, .bytes = n };
+        proto_send_ctrl(m->peer, &c, sizeof c);
+        if (n == 0)
+            stream_converted(op);
+        return 1;
+    }
+    dt_conv_t cv;
+    dt_conv_init(&cv, from, l, base, count);
+    dt_conv_unpack(&cv, m->data, n);
+    converted(op, &cv);
+    if (m->kind == F_EAGER_SYNC)
+        reply(m->peer, F_ACK, m->remote_id, 0);
+    proto_complete(op);
+    return 1;
+}
+
 void proto_recv_matched(proto_op_t *op, const proto_msg_t *m)
 {
     op->env = m->env;
@@ -176,6 +251,10 @@ void proto_recv_matched(proto_op_t *op, const proto_msg_t *m)
     size_t n = m->size < op->bytes ? (size_t)m->size : op->bytes;
     op->result = m->size > op->bytes ? PROTO_TRUNCATED : PROTO_OK;
     op->cur = NULL;
+    op->conv = NULL;
+    /* one predictable branch in a job of one architecture */
+    if (__builtin_expect(!peer_arch_all_same(), 0) && recv_converted(op, m))
+        return;
     if (m->kind == F_RTS) {
         recv_rendezvous(op, m, n);
         return;
@@ -217,6 +296,13 @@ void proto_on_data(int src, const void *frame, size_t len)
     memcpy(&d, frame, sizeof d);
     size_t n = len - sizeof d;
     proto_op_t *op = data_op(src, &d, n);
+    if (op->conv) {
+        dt_conv_unpack(op->conv, (const char *)frame + sizeof d, n);
+        op->got += n;
+        if (op->got == op->want)
+            stream_converted(op);
+        return;
+    }
     if (!op->layout) {
         memcpy((char *)op->buf + d.offset, (const char *)frame + sizeof d, n);
     } else {
@@ -260,6 +346,8 @@ int proto_place(int src, const void *head, size_t head_len, size_t body_len, tr_
         return 0;
     memcpy(&d, head, sizeof d);
     proto_op_t *op = data_op(src, &d, body_len);
+    if (op->conv)
+        return 0; /* converted from the whole frame */
     if (op->layout && !proto_iov_worthy(op->layout))
         return 0; /* small blocks: unpacked from the whole frame */
     if (op->layout && op->cur->pos != d.offset)

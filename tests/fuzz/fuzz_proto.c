@@ -412,7 +412,7 @@ static void setup(int flags)
     no_rma = 0;
     withdraw_answer = 0;
     tr_boot_t boot = { .rank = 0, .size = NRANKS, .job_id = "fuzz" };
-    proto_upcalls_t up = { incoming, withdraw };
+    proto_upcalls_t up = { incoming, withdraw, NULL }; /* one architecture: no typemap asked */
     char err[256];
     if (proto_open(&boot, &up, err, sizeof err) != 0)
         abort();

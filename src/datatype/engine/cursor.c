@@ -296,11 +296,15 @@ int dt_next_block(dt_cursor_t *c, uintptr_t *addr, size_t *len, int *basic)
     const dt_entry_t *E = entry_of(node_of(c, c->depth), c->lv[c->depth].e, &tmp);
     const dt_sig_t *s = &dt_sigs(c->layout)[E->sig];
     const dt_run_t *r = &dt_runs(c->layout)[s->first];
-    uint64_t q = (E->size - c->left) % s->period, end = 0;
     uint32_t j = 0;
-    while ((end += r[j].bytes) <= q)
-        j++;
-    size_t m = end - q < c->left ? (size_t)(end - q) : c->left;
+    size_t m = c->left; /* a signature of one run: the rest of the leaf is of one type */
+    if (s->nruns > 1) {
+        uint64_t q = (E->size - c->left) % s->period, end = 0;
+        while ((end += r[j].bytes) <= q)
+            j++;
+        if (end - q < m)
+            m = (size_t)(end - q);
+    }
     *addr = c->addr;
     *len = m;
     *basic = (int)r[j].basic;
