@@ -19,6 +19,7 @@
 #include "rma/win.h"
 #include "rma/wire.h"
 
+#include "core/comm_arch.h"
 #include "core/errors.h"
 #include "core/icoll.h"
 #include "core/op.h"
@@ -41,8 +42,9 @@ enum { SLEEP_NS = 1000000, SPINS = 64, IOV_BATCH = 64 };
 
 int rma_direct_wanted(const comm_t *c, int flavor)
 {
+    /* the origin writes its own bytes into the target's memory: like architectures only */
     return flavor != MPI_WIN_FLAVOR_DYNAMIC && tun_bool(TUN_RMA_DIRECT) && !comm_is_inter(c) &&
-           rma_shared_on_one_host(c);
+           rma_shared_on_one_host(c) && !comm_arch_mixed(c);
 }
 
 int rma_direct_remote_setup(win_t *w, int *usable)
