@@ -1,6 +1,7 @@
 #include "runtime/hosts.h"
 
 #include "runtime/job.h"
+#include "runtime/peer_arch.h"
 #include "runtime/tunables.h"
 
 #include <stdio.h>
@@ -93,19 +94,24 @@ static void boot_id(char *id, size_t len)
 
 int hosts_publish_machine(char *err, int errlen)
 {
-    char key[64], id[64];
+    char key[64], id[64], value[64 + PEER_ARCH_HEX + 2];
     boot_id(id, sizeof id);
+    id[strcspn(id, " /=")] = '\0';
+    char arch[PEER_ARCH_HEX + 1];
+    peer_arch_local_hex(arch);
+    snprintf(value, sizeof value, "%s/%s", id, arch);
     snprintf(key, sizeof key, "metampi.machine.%d", job.rank);
-    return job_put(key, id, err, errlen);
+    return job_put(key, value, err, errlen);
 }
 
-int hosts_machine_ranks(const int *host_of, int size, char *err, int errlen)
+int hosts_read_machines(const int *host_of, int size, char *err, int errlen)
 {
-    char key[64], mine[64], theirs[64];
+    char key[64], mine[64], theirs[64 + PEER_ARCH_HEX + 2];
     boot_id(mine, sizeof mine);
+    mine[strcspn(mine, " /=")] = '\0';
     int n = 0;
     for (int r = 0; r < size; r++) {
-        if (host_of[r] == host_of[job.rank]) {
+        if (r == job.rank) {
             n++;
             continue;
         }
@@ -113,7 +119,22 @@ int hosts_machine_ranks(const int *host_of, int size, char *err, int errlen)
         int g = job_get(key, theirs, sizeof theirs, err, errlen);
         if (g < 0)
             return -1;
-        n += g == 0 && strcmp(theirs, mine) == 0 && strcmp(mine, "unknown") != 0;
+        if (g > 0) {
+            snprintf(err, (size_t)errlen, "rank %d did not publish its machine and architecture",
+                     r);
+            return -1;
+        }
+        char *arch = strrchr(theirs, '/');
+        if (!arch) {
+            snprintf(err, (size_t)errlen, "rank %d published no architecture (a rank of another "
+                     "metampi version?)", r);
+            return -1;
+        }
+        *arch++ = '\0';
+        if (peer_arch_record(r, arch, err, (size_t)errlen) != 0)
+            return -1;
+        n += host_of[r] == host_of[job.rank] ||
+             (strcmp(theirs, mine) == 0 && strcmp(mine, "unknown") != 0);
     }
     return n;
 }
