@@ -81,6 +81,23 @@ int main(int argc, char **argv)
     for (int r = 0; r < size; r++)
         for (size_t i = 0; i < N; i++)
             CHECK(buf[(size_t)r * N + i] == pattern(i, r + 1));
+    /* communicators made by unlike ranks together (context ids agreed between them) */
+    MPI_Comm dup, half;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_split(dup, rank % 2, size - rank, &half);
+    int hsize, hrank;
+    MPI_Comm_size(half, &hsize);
+    MPI_Comm_rank(half, &hrank);
+    CHECK(hsize == (size + 1 - rank % 2) / 2 && hrank == hsize - 1 - rank / 2);
+    for (size_t i = 0; i < N; i++)
+        buf[i] = hrank == 0 ? pattern(i, rank) : 0;
+    MPI_Bcast(buf, N, MPI_BYTE, 0, half);
+    int leader = rank % 2 + 2 * (hsize - 1);
+    for (size_t i = 0; i < N; i++)
+        CHECK(buf[i] == pattern(i, leader));
+    MPI_Bcast(buf, N, MPI_BYTE, size - 1, dup);
+    MPI_Comm_free(&half);
+    MPI_Comm_free(&dup);
     typed_refusal(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     free(buf);
