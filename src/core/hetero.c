@@ -1,16 +1,15 @@
 #include "core/hetero.h"
 
 #include "core/errors.h"
-#include "runtime/peer_arch.h"
 
 static int is_bytes(MPI_Datatype t)
 {
     return t == MPI_BYTE || t == MPI_CHAR || t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR;
 }
 
-int hetero_check_peer_type(const comm_t *c, int peer, MPI_Datatype type, const char *func)
+int hetero_check_unlike_peer(const comm_t *c, int peer, MPI_Datatype type, const char *func)
 {
-    if (peer_arch_all_same() || peer < 0 || is_bytes(type))
+    if (peer < 0 || is_bytes(type))
         return MPI_SUCCESS;
     int world = comm_peer_world_rank(c, peer);
     const arch_desc_t *theirs = peer_arch(world);

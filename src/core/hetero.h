@@ -14,9 +14,18 @@
 
 #include "core/comm.h"
 
+#include "runtime/peer_arch.h"
+
+/* The check between a rank and an unlike one (hetero.c). */
+int hetero_check_unlike_peer(const comm_t *c, int peer, MPI_Datatype type, const char *func);
+
 /* MPI_SUCCESS, or MPI_ERR_TYPE raised on c in the name of func when data of type cannot
  * travel between this rank and rank peer of c (MPI_PROC_NULL and MPI_ANY_SOURCE pass: the
- * peer is not known here). */
-int hetero_check_peer_type(const comm_t *c, int peer, MPI_Datatype type, const char *func);
+ * peer is not known here). Inline: in a job of one architecture it is one load. */
+static inline int hetero_check_peer_type(const comm_t *c, int peer, MPI_Datatype type,
+                                         const char *func)
+{
+    return peer_arch_all_same() ? MPI_SUCCESS : hetero_check_unlike_peer(c, peer, type, func);
+}
 
 #endif

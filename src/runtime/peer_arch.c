@@ -9,7 +9,7 @@
  * index among them; index 0 is this rank's own. */
 enum { DISTINCT_MAX = 16 };
 static arch_desc_t distinct[DISTINCT_MAX];
-static int ndistinct;
+int peer_arch_ndistinct; /* distinct[0 .. peer_arch_ndistinct) are in use */
 static uint8_t *arch_of;
 static int nranks;
 
@@ -18,11 +18,6 @@ const arch_desc_t *peer_arch(int world_rank)
     if (!arch_of || world_rank < 0 || world_rank >= nranks)
         return arch_local();
     return &distinct[arch_of[world_rank]];
-}
-
-int peer_arch_all_same(void)
-{
-    return ndistinct <= 1;
 }
 
 void peer_arch_local_hex(char out[PEER_ARCH_HEX + 1])
@@ -43,7 +38,7 @@ int peer_arch_open(int size, char *err, size_t errlen)
     }
     nranks = size;
     distinct[0] = *arch_local();
-    ndistinct = 1;
+    peer_arch_ndistinct = 1;
     return 0;
 }
 
@@ -68,15 +63,15 @@ int peer_arch_record(int r, const char *hex, char *err, size_t errlen)
         return -1;
     }
     int k = 0;
-    while (k < ndistinct && !arch_same(&distinct[k], &d))
+    while (k < peer_arch_ndistinct && !arch_same(&distinct[k], &d))
         k++;
-    if (k == ndistinct) {
-        if (ndistinct == DISTINCT_MAX) {
+    if (k == peer_arch_ndistinct) {
+        if (peer_arch_ndistinct == DISTINCT_MAX) {
             snprintf(err, errlen, "more than %d different architectures in one job",
                      DISTINCT_MAX);
             return -1;
         }
-        distinct[ndistinct++] = d;
+        distinct[peer_arch_ndistinct++] = d;
     }
     arch_of[r] = (uint8_t)k;
     return 0;
@@ -105,5 +100,5 @@ void peer_arch_close(void)
     free(arch_of);
     arch_of = NULL;
     nranks = 0;
-    ndistinct = 0;
+    peer_arch_ndistinct = 0;
 }

@@ -19,8 +19,13 @@
 /* The architecture of world rank r as exchanged at startup; never NULL (arch_local() for
  * this rank and in a job of one architecture). */
 const arch_desc_t *peer_arch(int world_rank);
-/* 1 when every rank of the job has arch_same() data as this one: the fast paths need no check. */
-int peer_arch_all_same(void);
+/* 1 when every rank of the job has arch_same() data as this one: the fast paths need no check.
+ * Inline, one load: it is asked on every point-to-point call. */
+extern int peer_arch_ndistinct; /* architectures in the job (peer_arch.c); 0 before MPI_Init */
+static inline int peer_arch_all_same(void)
+{
+    return peer_arch_ndistinct <= 1;
+}
 
 /* ---- the exchange (hosts.c and MPI_Init) ---- */
 /* ARCH_WIRE_SIZE * 2 hex digits and a NUL: this rank's descriptor as a key-value text. */
