@@ -112,7 +112,7 @@ int p2p_connect(char *err, int errlen)
     for (int r = 0; r < job.size; r++)
         spans |= host_of[r] != host_of[0];
     if (job.size > 1) {
-        int n = hosts_read_machines(host_of, job.size, err, errlen);
+        int n = hosts_read_machines(host_of, job.size, spans, err, errlen);
         if (n < 0 || peer_arch_check_hosts(host_of, job.size, job.rank, job.hostname, err,
                                            (size_t)errlen) != 0)
             return -1;

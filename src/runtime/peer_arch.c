@@ -77,6 +77,52 @@ int peer_arch_record(int r, const char *hex, char *err, size_t errlen)
     return 0;
 }
 
+int peer_arch_record_summary(const char *summary, int size, char *err, size_t errlen)
+{
+    int covered = 0;
+    const char *p = summary;
+    while (*p) {
+        char hex[PEER_ARCH_HEX + 1];
+        const char *colon = strchr(p, ':');
+        if (!colon || colon - p != PEER_ARCH_HEX)
+            goto bad;
+        memcpy(hex, p, PEER_ARCH_HEX);
+        hex[PEER_ARCH_HEX] = '\0';
+        p = colon + 1;
+        for (;;) {
+            char *end;
+            long a = strtol(p, &end, 10), b = a;
+            if (end == p || a < 0 || a >= size)
+                goto bad;
+            p = end;
+            if (*p == '-') {
+                b = strtol(p + 1, &end, 10);
+                if (end == p + 1 || b < a || b >= size)
+                    goto bad;
+                p = end;
+            }
+            for (long r = a; r <= b; r++) {
+                if (peer_arch_record((int)r, hex, err, errlen) != 0)
+                    return -1;
+                covered++;
+            }
+            if (*p != ',')
+                break;
+            p++;
+        }
+        if (*p == ';')
+            p++;
+        else if (*p)
+            goto bad;
+    }
+    if (covered == size)
+        return 0;
+bad:
+    snprintf(err, errlen, "the launcher's summary of the ranks' architectures is malformed "
+             "('%.80s')", summary);
+    return -1;
+}
+
 int peer_arch_check_hosts(const int *host_of, int size, int self, const char *hostname,
                           char *err, size_t errlen)
 {

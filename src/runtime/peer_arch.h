@@ -35,6 +35,10 @@ void peer_arch_local_hex(char out[PEER_ARCH_HEX + 1]);
 int peer_arch_open(int size, char *err, size_t errlen);
 /* Records rank r's descriptor from its text. 0, or -1 with err (names the rank). */
 int peer_arch_record(int r, const char *hex, char *err, size_t errlen);
+/* Records every rank's descriptor from the launcher's summary "HEX:RANGES;HEX:RANGES..."
+ * (RANGES "0-3,8"; tools/launch/arch_summary.h), which must name each of the size ranks
+ * once. 0, or -1 with err. */
+int peer_arch_record_summary(const char *summary, int size, char *err, size_t errlen);
 /* -1 with err naming both ranks, their architectures and the host when two ranks of unlike
  * architecture share a host (host_of[r]: the host index of rank r); else 0. */
 int peer_arch_check_hosts(const int *host_of, int size, int self, const char *hostname,
