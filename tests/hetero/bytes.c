@@ -10,17 +10,27 @@
 #include <string.h>
 
 /* EXPECT_ARCHS=1: the first and the last rank differ in architecture, so typed data
- * between them is refused with MPI_ERR_TYPE until conversion exists, and bytes still pass
- * afterwards. With HETERO_FATAL=1 the refusal goes to the default handler instead, whose
+ * between them, and typed collectives on a communicator of both, are refused with
+ * MPI_ERR_TYPE until conversion exists, and bytes still pass afterwards. With HETERO_FATAL=1 the refusal goes to the default handler instead, whose
  * report (checked by the test) names both ranks' architectures. */
 static void typed_refusal(int rank, int size)
 {
-    if (!getenv("EXPECT_ARCHS") || size < 2 || (rank != 0 && rank != size - 1))
+    if (!getenv("EXPECT_ARCHS") || size < 2)
         return;
     int fatal = getenv("HETERO_FATAL") != NULL;
-    if (!fatal)
+    int v[4] = { 1, 2, 3, 4 }, w[4], cls = 0;
+    if (!fatal) {
+        /* a collective of ints on a communicator of both architectures: every member refuses */
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int v[4] = { 1, 2, 3, 4 }, cls = 0;
+        MPI_Error_class(MPI_Allreduce(v, w, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), &cls);
+        CHECK(cls == MPI_ERR_TYPE);
+        MPI_Error_class(MPI_Bcast(v, 4, MPI_INT, 0, MPI_COMM_WORLD), &cls);
+        CHECK(cls == MPI_ERR_TYPE);
+    }
+    if (rank != 0 && rank != size - 1) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        return;
+    }
     int rc = rank == 0 ? MPI_Send(v, 4, MPI_INT, size - 1, 9, MPI_COMM_WORLD)
                        : MPI_Recv(v, 4, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Error_class(rc, &cls);
