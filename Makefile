@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install demo bench \
-        bench-coll bench-tcp bench-wan clean tunables-readme build-s390x
+        bench-coll bench-tcp bench-wan clean tunables-readme build-s390x hetero-programs
 
 all: build
 
@@ -21,7 +21,7 @@ build: $(BUILD)/CMakeCache.txt
 
 # The long tests (label long, registered with -DMETAMPI_LONG_TESTS=ON) never run here:
 # make test-long and make test-soak run them; mpi4py's suite (label mpi4py) is make test-mpi4py.
-test: build
+test: build hetero-programs
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'long|mpi4py' $(CTEST_ARGS)
 
 # mpi4py's own test suite against this build (tests/mpi4py; needs scripts/fetch-mpi4py.sh's
@@ -38,7 +38,7 @@ $(ASAN_BUILD)/CMakeCache.txt:
 
 # handle_segv=0: a rank that crashes must die of its signal, as it would without ASan, so the
 # launcher's crash reports are tested the same way.
-test-asan: $(ASAN_BUILD)/CMakeCache.txt
+test-asan: $(ASAN_BUILD)/CMakeCache.txt hetero-programs
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:handle_segv=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -63,6 +63,14 @@ $(S390X_BUILD)/CMakeCache.txt:
 
 build-s390x: $(S390X_BUILD)/CMakeCache.txt
 	cmake --build $(S390X_BUILD) -j $(JOBS)
+
+# Only the s390x programs the tests of label hetero run (they are skipped without them), when
+# the cross compiler is there: libmpi, hetero_bytes and the demo, not every test program.
+hetero-programs:
+	@if command -v s390x-linux-gnu-gcc >/dev/null; then \
+	  $(MAKE) --no-print-directory $(S390X_BUILD)/CMakeCache.txt && \
+	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes metampi-demo; \
+	else echo "no s390x cross compiler (scripts/install-deps.sh): the hetero tests are skipped"; fi
 
 # The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI
 # between communications, over TCP, on emulated hosts and across emulated sites).
