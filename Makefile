@@ -37,10 +37,11 @@ $(ASAN_BUILD)/CMakeCache.txt:
 	  -DMETAMPI_SITES_LAYOUTS= $(CMAKE_ARGS)
 
 # handle_segv=0: a rank that crashes must die of its signal, as it would without ASan, so the
-# launcher's crash reports are tested the same way.
+# launcher's crash reports are tested the same way. tests/lsan.supp: leaks of other libraries.
 test-asan: $(ASAN_BUILD)/CMakeCache.txt hetero-programs
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:handle_segv=0 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE long $(CTEST_ARGS)
 

@@ -18,7 +18,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from metabench import document, limits, noncontig, programs, record, runner, startup  # noqa: E402
+from metabench import document, limits, noncontig, programs, record, rma, runner, startup  # noqa: E402,E501
 from metabench.coll import measure as coll_measure  # noqa: E402
 from metabench.coll import report as coll_report  # noqa: E402
 from metabench.mpis import Mpi  # noqa: E402
@@ -28,7 +28,7 @@ from metabench.wan import measure as wan_measure  # noqa: E402
 
 PACKAGE = os.path.join(HERE, "metabench")
 TOP = {"metabench.runner", "metabench.record"}
-FAMILIES = ("startup", "noncontig", "p2p", "coll", "tcp", "wan")
+FAMILIES = ("startup", "noncontig", "rma", "p2p", "coll", "tcp", "wan")
 
 
 def modules():
@@ -158,6 +158,13 @@ def made_up_record(only=None):
                             ("vector", 8, 1 << 20), ("face_y", 2048, 1 << 19)):
                     r.samples[key] = [value(label, s, *key), value(s, label, *key)]
         rec.noncontig["faces 256^3"]["mpich"].failed = "exit status 1: wrong | data"
+    if only in (None, "rma"):
+        rec.rma = {s: rma.RmaResult() for s in slugs}
+        for s in slugs:
+            for key in (("put", 8), ("acc", 65536), ("cas", 8)):
+                if (s, key[0]) != ("openmpi", "cas"):
+                    rec.rma[s].samples[key] = [value("rma", s, *key), value(s, "rma", *key)]
+        rec.rma["openmpi"].failed = "exit status 139: signal | 11"
     if only in (None, "coll"):
         rec.coll = coll_measure.CollRun({np: {c: {s: coll_measure.P2pResult() for s in slugs}
                                               for c in programs.COLLS}
@@ -220,6 +227,9 @@ def report_text(rec, docs):
         document.update_report(path, coll_report.coll_section(rec.coll, mpis, args, ctx),
                                coll_report.coll_targets(rec.coll.results, mpis,
                                                         args.coll_max_bytes), document.COLL)
+    if args.only == "rma":
+        document.update_report(path, [document.RMA.begin] + rma.rma_section(rec.rma, mpis) +
+                               [document.RMA.end, ""], rma.rma_targets(rec.rma), document.RMA)
     with open(path) as f:
         return f.read()
 
@@ -232,7 +242,7 @@ class RawResults(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_saved_and_restored_give_the_same_report(self):
-        for only in (None, "tcp", "wan", "coll"):
+        for only in (None, "tcp", "wan", "coll", "rma"):
             rec = made_up_record(only)
             path = os.path.join(self.tmp, f"results-{only}.json")
             record.save(rec, path)
@@ -247,6 +257,8 @@ class RawResults(unittest.TestCase):
                     self.assertEqual(a.failures, b.failures)
                     self.assertEqual([r.median(8) for r in a.results["latency"].values()],
                                      [r.median(8) for r in b.results["latency"].values()])
+            if only == "rma":
+                self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
             if rec.wan is not None:
                 self.assertEqual(back.wan.isolated, {"s1h2", "s2h2"})
                 self.assertEqual(back.wan.commands, rec.wan.commands)

@@ -13,6 +13,10 @@
 #                                      building mpi4py for its test suite (label mpi4py; the
 #                                      sdist and Cython come from PyPI: scripts/fetch-mpi4py.sh)
 #   mpich                              mpiexec.hydra, for the PMI-1 compatibility tests
+#   libpmix-dev                        the PMIx client (srun --mpi=pmix, Open MPI's mpirun)
+#   slurm-wlm munge                    a private Slurm cluster for the tests labelled slurm
+#                                      (PMI-2, PMIx, mpirun in an allocation; docs/slurm.md)
+#   openmpi-bin                        Open MPI's mpirun, a PMIx launcher (tests labelled pmix)
 #   procps iproute2                    process and socket checks of the failure-path tests;
 #                                      ip/tc build the emulated clusters (tests/cluster)
 #   iputils-ping                       reachability and round trips in the emulated clusters
@@ -28,7 +32,8 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev libinih-dev libzstd-dev python3
           python3-matplotlib python3-dev python3-venv python3-pip python3-setuptools python3-wheel
-          mpich procps iproute2 iputils-ping clang-14 libclang-rt-14-dev gfortran)
+          mpich procps iproute2 iputils-ping clang-14 libclang-rt-14-dev gfortran
+          libpmix-dev slurm-wlm munge openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -19,6 +19,8 @@ COLL = Part("<!-- collectives: begin (bench/run_benchmarks.py --only coll rewrit
             "part) -->", "<!-- collectives: end -->", "Collective latency")
 TCP = Part("<!-- tcp: begin (bench/run_benchmarks.py --only tcp rewrites this part) -->",
            "<!-- tcp: end -->", "Between two hosts (TCP)")
+RMA = Part("<!-- rma: begin (bench/run_benchmarks.py --only rma rewrites this part) -->",
+           "<!-- rma: end -->", "One-sided on one host")
 WAN = Part("<!-- wan: begin (bench/run_benchmarks.py --only wan rewrites this part) -->",
            "<!-- wan: end -->", "Between two sites (WAN)")
 

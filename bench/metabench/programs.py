@@ -9,7 +9,8 @@ from metabench.process import first_error_line, run
 SOURCES = {"init_finalize": "startup/init_finalize.c",
            "latency": "p2p/latency.c",
            "bandwidth": "p2p/bandwidth.c",
-           "noncontig": "p2p/noncontig.c"}
+           "noncontig": "p2p/noncontig.c",
+           "rma_latency": "rma/rma_latency.c"}
 P2P = ("latency", "bandwidth")
 # coll_latency is built once per collective (-DONLY_BCAST, ...), so that an MPI lacking one
 # collective still has the others, and a collective that crashes or hangs costs only its own

@@ -9,6 +9,7 @@ from metabench import store
 from metabench.coll.measure import CollRun
 from metabench.mpis import Mpi
 from metabench.noncontig import NcResult
+from metabench.rma import RmaResult
 from metabench.p2p.measure import P2pRun
 from metabench.results import LinkCheck, P2pResult
 from metabench.tcp.measure import TcpRun
@@ -20,12 +21,14 @@ class Record:
     machine and elapsed (s) for the full report; iperf3 when the parts between hosts or sites
     ran}; mpis: [mpis.Mpi], with the programs they built, and those unavailable or failed.
     Then what each part measured, None where it did not run: startup {slug: {np: s}}, p2p
-    (p2p.measure.P2pRun), noncontig {label: {slug: NcResult}}, coll (coll.measure.CollRun),
+    (p2p.measure.P2pRun), noncontig {label: {slug: NcResult}}, rma {slug: RmaResult},
+    coll (coll.measure.CollRun),
     tcp (tcp.measure.TcpRun), wan (wan.measure.WanRun)."""
 
     def __init__(self, settings, context, mpis):
         self.settings, self.context, self.mpis = settings, context, mpis
         self.startup = self.p2p = self.noncontig = self.coll = self.tcp = self.wan = None
+        self.rma = None
 
 
 def results_path(args):
@@ -35,7 +38,8 @@ def results_path(args):
 def save(rec, path):
     store.save(path, {"format": store.RESULTS_FORMAT, "settings": vars(rec.settings),
                       "context": rec.context, "mpis": rec.mpis, "startup": rec.startup,
-                      "p2p": rec.p2p, "noncontig": rec.noncontig, "coll": rec.coll,
+                      "p2p": rec.p2p, "noncontig": rec.noncontig, "rma": rec.rma,
+                      "coll": rec.coll,
                       "tcp": rec.tcp, "wan": rec.wan})
 
 
@@ -57,6 +61,8 @@ def load(path, docs):
         rec.p2p.results = _restore_all(rec.p2p.results, P2pResult)
     if data["noncontig"] is not None:
         rec.noncontig = _restore_all(data["noncontig"], NcResult)
+    if data.get("rma") is not None:
+        rec.rma = {s: store.restore(RmaResult, attrs) for s, attrs in data["rma"].items()}
     if data["coll"] is not None:
         rec.coll = store.restore(CollRun, data["coll"])
         rec.coll.results = {np: _restore_all(by_coll, P2pResult)

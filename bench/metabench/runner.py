@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 
-from metabench import cli, context, document, noncontig, record, startup
+from metabench import cli, context, document, noncontig, record, rma, startup
 from metabench.coll import measure as coll_measure
 from metabench.coll import report as coll_report
 from metabench.mpis import mpis_under_test
@@ -52,8 +52,9 @@ def measure(args):
     mpis = mpis_under_test(build)
     rec = record.Record(args, ctx, mpis)
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
+    only_rma = args.only == "rma"
     print("building benchmark programs", flush=True)
-    wanted = (list(P2P) if only_tcp else
+    wanted = (list(P2P) if only_tcp else ["rma_latency"] if only_rma else
               list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] if only_wan
               else [n for n in SOURCES if n.startswith("coll_")] if only_coll else list(SOURCES))
     build_programs(mpis, args.work, wanted)
@@ -65,7 +66,10 @@ def measure(args):
         rec.p2p = p2p_measure.measure_p2p(mpis, args, idle)
         print("measuring non-contiguous transfers", flush=True)
         rec.noncontig = noncontig.measure_noncontig(mpis, args, idle, rec.p2p.busy)
-    if not only_coll and not only_wan:
+    if not args.only or only_rma:
+        print("measuring one-sided communication", flush=True)
+        rec.rma = rma.measure_rma(mpis, args, idle, rec.p2p.busy if rec.p2p else [])
+    if not only_coll and not only_wan and not only_rma:
         print("measuring between two emulated hosts (TCP)", flush=True)
         rec.tcp = tcp_measure.measure_tcp(mpis, args, idle)
     if not args.only or only_wan:
@@ -87,7 +91,7 @@ def full_verdicts(rec):
     """The targets of the full report, in the order of its targets table."""
     args = rec.settings
     return (p2p_report.targets(rec.p2p.results, args.max_bytes) +
-            noncontig.nc_targets(rec.noncontig) +
+            noncontig.nc_targets(rec.noncontig) + rma.rma_targets(rec.rma) +
             tcp_report.tcp_targets(rec.tcp, args.max_bytes) +
             wan_targets.targets(rec.wan) +
             coll_report.coll_targets(rec.coll.results, rec.mpis, args.coll_max_bytes))
@@ -101,6 +105,7 @@ def markdown(rec, verdicts):
     lines += p2p_report.p2p_section(results, mpis, "latency", args)
     lines += p2p_report.p2p_section(results, mpis, "bandwidth", args)
     lines += noncontig.noncontig_section(rec.noncontig, mpis)
+    lines += [document.RMA.begin] + rma.rma_section(rec.rma, mpis) + [document.RMA.end, ""]
     lines += tcp_report.tcp_section(rec.tcp, mpis, args, ctx)
     lines += wan_report.section(rec.wan, mpis, args, ctx)
     lines += coll_report.coll_section(rec.coll, mpis, args, ctx)
@@ -116,7 +121,14 @@ def write_report(rec):
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
     perfdir = os.path.join(args.docs, "perf")
     report = os.path.join(args.docs, "performance.md")
-    if only_coll:
+    if args.only == "rma":
+        verdicts = rma.rma_targets(rec.rma)
+        os.makedirs(perfdir, exist_ok=True)
+        rma.plot_rma(pyplot(), rec.rma, mpis, os.path.join(perfdir, "rma.png"))
+        document.update_report(report, [document.RMA.begin] + rma.rma_section(rec.rma, mpis) +
+                               [document.RMA.end, ""], verdicts, document.RMA)
+        print(f"updated the one-sided part of {report}; wrote {perfdir}/rma.png")
+    elif only_coll:
         verdicts = coll_report.coll_targets(rec.coll.results, mpis, args.coll_max_bytes)
         os.makedirs(perfdir, exist_ok=True)
         coll_report.plot_colls(pyplot(), rec.coll.results, mpis, perfdir)
@@ -146,6 +158,7 @@ def write_report(rec):
         startup.plot(plt, rec.startup, mpis, perfdir)
         p2p_report.plot(plt, results, mpis, perfdir)
         noncontig.plot_noncontig(plt, rec.noncontig, mpis, os.path.join(perfdir, "noncontig.png"))
+        rma.plot_rma(plt, rec.rma, mpis, os.path.join(perfdir, "rma.png"))
         tcp_report.plot_tcp(rec.tcp, mpis, perfdir, args.max_bytes)
         wan_plots.plot(rec.wan, perfdir)
         with open(report, "w") as f:
@@ -159,7 +172,7 @@ def write_report(rec):
             print(f"NOT AVAILABLE ({m.name} {p}): {why}", file=sys.stderr)
         for p, why in m.failed.items():
             print(f"FAILED ({m.name} {p}): {why}", file=sys.stderr)
-    if not only_coll and not only_wan:
+    if not args.only or only_tcp:
         # reported, but never the exit status: see tcp/__init__.py
         tcp = rec.tcp
         names = dict(tcp_measure.TCP_NAMES, **{m.slug: m.name for m in mpis})

@@ -97,6 +97,24 @@ int p2p_read(int world_rank, void *local, const void *remote, size_t bytes)
     return r;
 }
 
+int p2p_readv(int world_rank, void *local, const struct iovec *remote, int nremote)
+{
+    char err[256];
+    int r = nremote ? proto_rma_readv(world_rank, local, remote, nremote, err, sizeof err) : 0;
+    if (r < 0)
+        err_fatal(MPI_ERR_OTHER, "remote read", "%s", err);
+    return r;
+}
+
+int p2p_writev(int world_rank, const void *local, const struct iovec *remote, int nremote)
+{
+    char err[256];
+    int r = nremote ? proto_rma_writev(world_rank, local, remote, nremote, err, sizeof err) : 0;
+    if (r < 0)
+        err_fatal(MPI_ERR_OTHER, "remote write", "%s", err);
+    return r;
+}
+
 int p2p_write(int world_rank, const void *local, void *remote, size_t bytes)
 {
     char err[256];

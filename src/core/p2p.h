@@ -15,6 +15,7 @@
 #include "core/request.h"
 
 #include <stddef.h>
+#include <sys/uio.h>
 
 /* Bootstrap (see transport.h): open, then a job barrier, connect, a barrier, ready. */
 int p2p_open(char *err, int errlen);
@@ -46,6 +47,9 @@ int p2p_read(int world_rank, void *local, const void *remote, size_t bytes);
 /* The other direction: copies local into job rank world_rank's memory at remote (the caller
  * makes sure that memory is the rank's to be written meanwhile). Same results. */
 int p2p_write(int world_rank, const void *local, void *remote, size_t bytes);
+/* The same between one local buffer and nremote pieces of the rank's memory, in order. */
+int p2p_readv(int world_rank, void *local, const struct iovec *remote, int nremote);
+int p2p_writev(int world_rank, const void *local, const struct iovec *remote, int nremote);
 /* Drains queued frames and passes a barrier over the transports, so no peer still needs us;
  * then closes. */
 void p2p_finalize(void);

@@ -450,26 +450,48 @@ void proto_wake(int peer)
         tr->wake(peer);
 }
 
-int proto_rma_read(int peer, void *local, const void *remote, size_t bytes, char *err,
-                   int errlen)
+static size_t iov_total(const struct iovec *v, int n)
+{
+    size_t t = 0;
+    for (int i = 0; i < n; i++)
+        t += v[i].iov_len;
+    return t;
+}
+
+int proto_rma_readv(int peer, void *local, const struct iovec *remote, int nremote, char *err,
+                    int errlen)
 {
     const transport_t *tr = proto_peers[peer].tr;
     if (!tr || !tr->rma_readv || proto_peers[peer].no_rma)
         return 1;
-    struct iovec li = { local, bytes }, ri = { (void *)(uintptr_t)remote, bytes };
-    int r = tr->rma_readv(peer, &li, 1, &ri, 1, err, errlen);
+    struct iovec li = { local, iov_total(remote, nremote) };
+    int r = tr->rma_readv(peer, &li, 1, remote, nremote, err, errlen);
     return r == TR_RMA_OK ? 0 : r == TR_RMA_UNSUPPORTED ? 1 : -1;
+}
+
+int proto_rma_writev(int peer, const void *local, const struct iovec *remote, int nremote,
+                     char *err, int errlen)
+{
+    const transport_t *tr = proto_peers[peer].tr;
+    if (!tr || !tr->rma_writev || proto_peers[peer].no_rma)
+        return 1;
+    struct iovec li = { (void *)(uintptr_t)local, iov_total(remote, nremote) };
+    int r = tr->rma_writev(peer, &li, 1, remote, nremote, err, errlen);
+    return r == TR_RMA_OK ? 0 : r == TR_RMA_UNSUPPORTED ? 1 : -1;
+}
+
+int proto_rma_read(int peer, void *local, const void *remote, size_t bytes, char *err,
+                   int errlen)
+{
+    struct iovec ri = { (void *)(uintptr_t)remote, bytes };
+    return proto_rma_readv(peer, local, &ri, 1, err, errlen);
 }
 
 int proto_rma_write(int peer, const void *local, void *remote, size_t bytes, char *err,
                     int errlen)
 {
-    const transport_t *tr = proto_peers[peer].tr;
-    if (!tr || !tr->rma_writev || proto_peers[peer].no_rma)
-        return 1;
-    struct iovec li = { (void *)(uintptr_t)local, bytes }, ri = { remote, bytes };
-    int r = tr->rma_writev(peer, &li, 1, &ri, 1, err, errlen);
-    return r == TR_RMA_OK ? 0 : r == TR_RMA_UNSUPPORTED ? 1 : -1;
+    struct iovec ri = { remote, bytes };
+    return proto_rma_writev(peer, local, &ri, 1, err, errlen);
 }
 
 int proto_bundles(int peer)

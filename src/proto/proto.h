@@ -175,6 +175,12 @@ int proto_rma_read(int peer, void *local, const void *remote, size_t bytes, char
 /* The other direction: copies local into peer's memory at remote (same results). */
 int proto_rma_write(int peer, const void *local, void *remote, size_t bytes, char *err,
                     int errlen);
+/* The same between one local buffer and nremote pieces of the peer's memory (in order; their
+ * lengths add up to the local buffer's). */
+int proto_rma_readv(int peer, void *local, const struct iovec *remote, int nremote, char *err,
+                    int errlen);
+int proto_rma_writev(int peer, const void *local, const struct iovec *remote, int nremote,
+                     char *err, int errlen);
 
 /* A frame from rank src that breaks the protocol (also a message whose envelope the core
  * finds wrong): ends the job with one line naming the peer, the transport its frames come

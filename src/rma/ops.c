@@ -123,6 +123,33 @@ static void describe_target(win_t *w, const rma_args_t *a, rma_hdr_t *h, const v
     }
 }
 
+/* Direct access (w->direct): the origin's data as the emulation would pack it (read in
+ * place when contiguous), applied to the target's part at once. */
+static int direct_start(win_t *w, rma_kind_t kind, const rma_args_t *a, const rma_hdr_t *h,
+                        const void *layout, size_t data)
+{
+    char *tmp = NULL;
+    const void *src = NULL;
+    const dt_layout_t *l = dtype_layout(a->origin_type);
+    if (kind == RMA_CAS) {
+        if (!(tmp = malloc(2 * h->bytes)))
+            return MPI_ERR_NO_MEM;
+        memcpy(tmp, a->origin, h->bytes);
+        memcpy(tmp + h->bytes, a->compare, h->bytes);
+        src = tmp;
+    } else if (data && dt_layout_contiguous(l, (size_t)a->origin_count)) {
+        src = (const char *)a->origin + dt_layout_true_lb(l);
+    } else if (data) {
+        if (!(tmp = malloc(data)))
+            return MPI_ERR_NO_MEM;
+        pack(tmp, a->origin, (size_t)a->origin_count, a->origin_type);
+        src = tmp;
+    }
+    rma_direct_apply(w, a, h, layout, src);
+    free(tmp);
+    return MPI_SUCCESS;
+}
+
 int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
 {
     const char *func = kind_name(kind);
@@ -139,6 +166,8 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
                   : kind == RMA_GACC && a->op->kind != OP_NO_OP ? h.bytes
                   : kind == RMA_CAS                              ? 2 * h.bytes
                                                                  : 0;
+    if (w->direct)
+        return direct_start(w, kind, a, &h, layout, data);
     size_t head = sizeof h + rma_padded(layout_len);
     char *msg = malloc(head + data);
     if (!msg)
@@ -197,6 +226,8 @@ int rma_complete_requests(win_t *w)
 
 void rma_complete_local(win_t *w, int target)
 {
+    if (!w->pending)
+        return;
     struct { win_t *w; int target; } c = { w, target };
     progress_wait_until(locally_complete, &c);
     rma_complete_requests(w);
@@ -239,6 +270,12 @@ static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_
 void rma_control_all(win_t *w, rma_kind_t kind, const int *only, int lock_type)
 {
     int n = w->comm->size, k = 0;
+    if (w->direct) {
+        for (int t = 0; t < n; t++)
+            if (!only || only[t])
+                rma_direct_control(w, kind, t, lock_type);
+        return;
+    }
     request_t **replies = malloc((size_t)n * sizeof *replies);
     if (!replies)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for %d control messages", n);
@@ -254,6 +291,10 @@ void rma_control_all(win_t *w, rma_kind_t kind, const int *only, int lock_type)
 
 void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type)
 {
+    if (w->direct) {
+        rma_direct_control(w, kind, target, lock_type);
+        return;
+    }
     request_t *reply = control_start(w, kind, target, lock_type);
     p2p_wait(reply);
     request_free(reply);

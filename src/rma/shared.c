@@ -1,17 +1,20 @@
-/* Shared-memory windows (MPI_Win_allocate_shared): one segment per window on the one host
- * all members share, the members' parts contiguous in rank order (MPI-3.1 §11.2.3 default),
- * mapped by each member; its name starts with "metampi.<job id>." so the launcher sweeps it
- * after a crash, and it is unlinked as soon as every member mapped it. Operations through
- * MPI calls still travel as messages (the target writes into the segment); loads and stores
- * through MPI_Win_shared_query's pointers are direct. */
+/* The segment of a window on one host (MPI_Win_allocate_shared, and MPI_Win_allocate with
+ * direct access): one per window, mapped by each member; its name starts with
+ * "metampi.<job id>." so the launcher sweeps it after a crash, and it is unlinked as soon as
+ * every member mapped it. Layout: one rma_ctrl_t per member (direct.c's lock words), then the
+ * members' parts in rank order: contiguous for a shared window (MPI-3.1 §11.2.3 default),
+ * each starting on a cache line for MPI_Win_allocate (whose base a user expects aligned);
+ * none for MPI_Win_create with direct access (the control blocks only). */
 #include "rma/win.h"
 
+#include "core/errors.h"
 #include "core/icoll.h"
 #include "core/p2p.h"
 #include "runtime/job.h"
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,12 +30,18 @@ int rma_shared_on_one_host(const comm_t *c)
     return 1;
 }
 
+enum { PART_ALIGN = 64 };
+_Static_assert(sizeof(rma_ctrl_t) == PART_ALIGN, "the parts start on a cache line");
+
+static size_t part_bytes(const win_t *w, int rank)
+{
+    size_t n = w->flavor == MPI_WIN_FLAVOR_CREATE ? 0 : (size_t)w->sizes[rank];
+    return w->flavor == MPI_WIN_FLAVOR_SHARED ? n : (n + PART_ALIGN - 1) / PART_ALIGN * PART_ALIGN;
+}
+
 static size_t total_bytes(const win_t *w)
 {
-    size_t t = 0;
-    for (int r = 0; r < w->comm->size; r++)
-        t += (size_t)w->sizes[r];
-    return t;
+    return rma_shared_offset(w, w->comm->size);
 }
 
 /* Member 0 creates and backs the segment, the others map it once it exists; the name goes
@@ -45,7 +54,7 @@ int rma_shared_map(win_t *w)
         int ok;
         char name[124];
     } seg = { 0, "" };
-    size_t map = total_bytes(w) ? total_bytes(w) : 1;
+    size_t map = total_bytes(w);
     void *p = MAP_FAILED;
     if (w->comm->rank == 0) {
         int len = snprintf(seg.name, sizeof seg.name, "/metampi.%s.win.%d.%u", job.id,
@@ -85,15 +94,24 @@ int rma_shared_map(win_t *w)
     }
     w->shared_seg = p;
     w->shared_bytes = map;
-    w->base = w->size ? (char *)p + rma_shared_offset(w, w->comm->rank) : NULL;
+    w->ctrl = p;
+    if (w->flavor == MPI_WIN_FLAVOR_CREATE)
+        return MPI_SUCCESS;  /* control blocks only: the memory is the user's */
+    w->parts = malloc((size_t)w->comm->size * sizeof *w->parts);
+    if (!w->parts)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win_allocate", "out of memory for %d members",
+                  w->comm->size);
+    for (int r = 0; r < w->comm->size; r++)
+        w->parts[r] = (char *)p + rma_shared_offset(w, r);
+    w->base = w->size ? w->parts[w->comm->rank] : NULL;
     return MPI_SUCCESS;
 }
 
 size_t rma_shared_offset(const win_t *w, int rank)
 {
-    size_t off = 0;
+    size_t off = (size_t)w->comm->size * sizeof(rma_ctrl_t);
     for (int r = 0; r < rank; r++)
-        off += (size_t)w->sizes[r];
+        off += part_bytes(w, r);
     return off;
 }
 
@@ -102,4 +120,6 @@ void rma_shared_unmap(win_t *w)
     if (w->shared_seg)
         munmap(w->shared_seg, w->shared_bytes);
     w->shared_seg = NULL;
+    free(w->parts);
+    w->parts = NULL;
 }

@@ -168,48 +168,6 @@ static void unlock(win_t *w, int origin, const rma_hdr_t *h)
     grant_waiters(w);
 }
 
-/* ---- data --------------------------------------------------------------------------------- */
-
-/* The target region of h (with its layout at layout) as a cursor over this window. */
-static void region(win_t *w, const rma_hdr_t *h, const void *layout, dt_cursor_t *c)
-{
-    const dt_layout_t *l = dt_layout_check(layout, h->layout_len);
-    if (!l)
-        err_fatal(MPI_ERR_INTERN, "MPI_Win", "a one-sided operation came with a bad layout");
-    dt_cursor_init(c, l, (uintptr_t)w->base + h->offset, h->count);
-}
-
-static void read_region(win_t *w, const rma_hdr_t *h, const void *layout, void *dst)
-{
-    if (!h->layout_len) {
-        memcpy(dst, (char *)w->base + h->offset, h->bytes);
-        return;
-    }
-    dt_cursor_t c;
-    region(w, h, layout, &c);
-    dt_pack(&c, dst, h->bytes);
-}
-
-static void write_region(win_t *w, const rma_hdr_t *h, const void *layout, const void *src)
-{
-    if (!h->layout_len) {
-        memcpy((char *)w->base + h->offset, src, h->bytes);
-        return;
-    }
-    dt_cursor_t c;
-    region(w, h, layout, &c);
-    dt_unpack(&c, src, h->bytes);
-}
-
-static void *copy_region(win_t *w, const rma_hdr_t *h, const void *layout)
-{
-    void *tmp = malloc(h->bytes ? h->bytes : 1);
-    if (!tmp)
-        err_fatal(MPI_ERR_NO_MEM, "MPI_Win", "out of memory for a one-sided operation");
-    read_region(w, h, layout, tmp);
-    return tmp;
-}
-
 /* A dynamic window: the region must lie in memory attached here. The origin could not know
  * (MPI-3.1 §11.2.4 makes such an access erroneous): the job ends with a report. */
 static void check_attached(const win_t *w, int origin, const rma_hdr_t *h)
@@ -235,34 +193,13 @@ static void apply(win_t *w, int origin, const rma_hdr_t *h)
     const char *data = layout + rma_padded(h->layout_len);
     switch (h->kind) {
     case RMA_PUT:
-        write_region(w, h, layout, data);
-        break;
     case RMA_GET:
-        reply(w, origin, h->reply_tag, copy_region(w, h, layout), h->bytes);
-        break;
     case RMA_ACC:
-    case RMA_GACC: {
-        char *tmp = copy_region(w, h, layout);
-        if (h->kind == RMA_GACC) {
-            void *old = malloc(h->bytes ? h->bytes : 1);
-            if (!old)
-                err_fatal(MPI_ERR_NO_MEM, "MPI_Get_accumulate", "out of memory");
-            memcpy(old, tmp, h->bytes);
-            reply(w, origin, h->reply_tag, old, h->bytes);
-        }
-        if (h->op != OP_NO_OP) {
-            size_t leaf = op_leaf_size(h->leaf);
-            op_apply_leaves((op_kind_t)h->op, h->leaf, data, tmp, leaf ? h->bytes / leaf : 0);
-            write_region(w, h, layout, tmp);
-        }
-        free(tmp);
-        break;
-    }
+    case RMA_GACC:
     case RMA_CAS: {
-        char *tmp = copy_region(w, h, layout);
-        if (memcmp(tmp, data + h->bytes, h->bytes) == 0)
-            write_region(w, h, layout, data);
-        reply(w, origin, h->reply_tag, tmp, h->bytes);
+        void *old = rma_apply_data(w->base, h, layout, data, NULL);
+        if (old)
+            reply(w, origin, h->reply_tag, old, h->bytes);
         break;
     }
     case RMA_LOCK:

@@ -30,6 +30,7 @@ static void destroy(win_t *w)
     rma_shared_unmap(w);
     free(w->sizes);
     free(w->disp_units);
+    free(w->remote_base);
     free(w->sent);
     free(w->applied);
     free(w->lock_held);
@@ -79,7 +80,10 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
     w->size = size;
     w->disp_unit = disp_unit;
     w->base = base;
-    if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+    /* direct access needs the memory in a segment every member maps: win_create agrees on
+     * it below, and MPI_Win_allocate then takes its memory there too */
+    int direct = rma_direct_wanted(c, flavor);
+    if (flavor == MPI_WIN_FLAVOR_ALLOCATE && !direct) {
         /* never NULL, so that a zero-size window still has a distinct base */
         w->allocated = calloc(1, size > 0 ? (size_t)size : 1);
         w->base = size > 0 ? w->allocated : NULL;
@@ -100,16 +104,30 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
         w->comm = NULL;
     int ok = w->sizes && w->disp_units && w->sent && w->applied && w->lock_held &&
              w->access_member && w->posts && w->completes &&
-             (flavor != MPI_WIN_FLAVOR_ALLOCATE || w->allocated);
-    /* every member learns whether all have their memory, so all fail or go on together */
+             (flavor != MPI_WIN_FLAVOR_ALLOCATE || direct || w->allocated);
+    /* every member learns whether all have their memory, so all fail or go on together, and
+     * whether all chose direct access */
+    int agree[2] = { ok, direct };
     if (rc == MPI_SUCCESS)
-        rc = icoll_allreduce_int(w->comm, &ok, 1, ICOLL_MIN);
-    if (rc == MPI_SUCCESS && !ok)
+        rc = icoll_allreduce_int(w->comm, agree, 2, ICOLL_MIN);
+    if (rc == MPI_SUCCESS && !agree[0])
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = exchange_shapes(w);
-    if (rc == MPI_SUCCESS && flavor == MPI_WIN_FLAVOR_SHARED)
+    if (rc == MPI_SUCCESS && flavor == MPI_WIN_FLAVOR_ALLOCATE && direct && !agree[1]) {
+        /* another member does not take part in direct access (METAMPI_RMA_DIRECT differs
+         * between them): the emulation for all. The others go on, so no failure here can
+         * be agreed on any more. */
+        if (!(w->allocated = calloc(1, size > 0 ? (size_t)size : 1)))
+            err_fatal(MPI_ERR_NO_MEM, "MPI_Win_allocate", "out of memory for %lld bytes",
+                      (long long)size);
+        w->base = size > 0 ? w->allocated : NULL;
+    }
+    if (rc == MPI_SUCCESS && flavor == MPI_WIN_FLAVOR_CREATE && agree[1])
+        rc = rma_direct_remote_setup(w, &agree[1]);
+    if (rc == MPI_SUCCESS && (flavor == MPI_WIN_FLAVOR_SHARED || (direct && agree[1])))
         rc = rma_shared_map(w);
+    w->direct = rc == MPI_SUCCESS && agree[1];
     if (rc == MPI_SUCCESS && info) {
         w->info = info_copy(info);
         if (!w->info)

@@ -38,6 +38,7 @@ enum { RMA_TAG_OP = 0, RMA_TAG_REPLY0 = 1 };
 enum { RMA_UNLOCKED = 0, RMA_LOCKED_SHARED, RMA_LOCKED_EXCLUSIVE };
 
 struct rma_pending;
+struct rma_hdr;
 typedef struct rma_region {
     uintptr_t base;
     size_t size;
@@ -89,6 +90,12 @@ typedef struct win {
     int exclusive_holder;        /* the origin holding the exclusive lock, or -1 */
     struct rma_waiter *waiters;  /* lock requests not granted yet, oldest first */
     struct win *next_live;       /* the windows rma_progress serves */
+    /* direct access (direct.c): the members' control words at the start of the segment */
+    int direct;
+    struct rma_ctrl *ctrl;
+    char **parts;                /* every member's part in this process's mapping */
+    uintptr_t *remote_base;      /* MPI_Win_create: every member's base in its own address
+                                  * space (cross-memory attach), else NULL */
 } win_t;
 
 /* ---- objects (win.c) ---------------------------------------------------------------------- */
@@ -117,9 +124,10 @@ void win_finalize(void);
 
 /* Nonzero when every member of c runs on this host (MPI_Win_allocate_shared needs it). */
 int rma_shared_on_one_host(const comm_t *c);
-/* Collective: maps the window's segment (sizes known) and sets w->base. */
+/* Collective: maps the window's segment (sizes known) and, unless the memory is the user's
+ * (MPI_Win_create), sets w->base to this member's part. */
 int rma_shared_map(win_t *w);
-/* Where rank's part starts in the segment. */
+/* Where rank's part starts in the segment (rank = the number of members: its size). */
 size_t rma_shared_offset(const win_t *w, int rank);
 void rma_shared_unmap(win_t *w);
 
@@ -150,6 +158,13 @@ typedef enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS, RMA_LOCK, RMA_U
 /* Starts one operation; it completes at the origin by rma_complete_local (or a sync call).
  * MPI_SUCCESS or an error class (MPI_ERR_NO_MEM). */
 int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a);
+/* Applies a data operation (put ... compare_and_swap) of header h, with the target layout
+ * and the origin's packed data, to the region at window_base + h->offset (apply.c). Returns
+ * the target's data as it was before (get, get_accumulate, compare_and_swap; h->bytes,
+ * packed): in old_into when not NULL, else in a buffer it mallocs; NULL for put and
+ * accumulate. The caller makes it atomic. */
+void *rma_apply_data(void *window_base, const struct rma_hdr *h, const void *layout,
+                     const void *data, void *old_into);
 /* Waits until every operation this process started on w (to target, or to all when target
  * is -1) completed at the origin: data sent, results received. */
 void rma_complete_local(win_t *w, int target);
@@ -163,6 +178,39 @@ void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type);
  * once: every message leaves before the first reply is awaited, so the round trips overlap
  * (one WAN round trip, not one per target). */
 void rma_control_all(win_t *w, rma_kind_t kind, const int *only, int lock_type);
+
+/* ---- direct access on one host (direct.c) ----------------------------------------------
+ * A window whose members all run on this host and whose memory the library allocates
+ * (MPI_Win_allocate, MPI_Win_allocate_shared) is one segment every member maps (shared.c):
+ * one rma_ctrl_t per member, then the members' parts in rank order. A window over the
+ * user's memory (MPI_Win_create) has a segment of control blocks only, and reaches the
+ * members' memory by cross-memory attach when the kernel allows it (checked at creation).
+ * Its data operations are applied by the origin itself to the target's memory and are
+ * complete when the call returns; accumulates to one target hold that target's accumulate lock (a spin lock: the
+ * atomicity of §11.7.1 between all origins, the target included); passive-target locks are
+ * the target's reader-writer word, taken by the origin without the target's help.
+ * Notices (post, complete) still travel as messages. Every member decides alike (the
+ * decision is agreed at creation), so no window mixes direct and emulated access. */
+typedef struct rma_ctrl {
+    uint32_t rw;         /* RMA_RW_EXCLUSIVE, or the number of shared holders */
+    uint32_t rw_waiters; /* processes asleep on rw (futex) */
+    uint32_t acc;        /* 1 while an origin applies an accumulate here */
+    uint32_t pad[13];
+} rma_ctrl_t;
+#define RMA_RW_EXCLUSIVE 0xffffffffu
+
+/* 1 when a window of flavor over c may use direct access (this process's view; win_create
+ * agrees on it). */
+int rma_direct_wanted(const comm_t *c, int flavor);
+/* Collective, for a window over the user's memory (sizes known): learns every member's base
+ * and whether cross-memory attach reaches every member (*usable, the same everywhere). */
+int rma_direct_remote_setup(win_t *w, int *usable);
+/* Applies a data operation directly (w->direct). h, layout, data: the operation as the
+ * emulation would send it (wire.h); the result reaches the origin's buffer. */
+void rma_direct_apply(win_t *w, const rma_args_t *a, const struct rma_hdr *h,
+                      const void *layout, const void *data);
+/* Passive-target locks and flushes of a direct window (rma_control's work). */
+void rma_direct_control(win_t *w, rma_kind_t kind, int target, int lock_type);
 
 /* ---- synchronisation (sync.c) ------------------------------------------------------------- */
 

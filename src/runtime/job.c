@@ -78,7 +78,7 @@ int job_finalize(void)
 void job_abort(int exitcode, const char *msg)
 {
     fflush(stdout);
-    int has_launcher = job.pmi.fd >= 0;
+    int has_launcher = job.pmi.proto != PMI_PROTO_NONE;  /* PMIx has no fd */
     if (!(job.launcher_reports_abort && has_launcher)) {
         fprintf(stderr, "metampi: rank %d on host %s: %s\n", job.rank, job.hostname, msg);
         /* A foreign launcher (e.g. hydra) may act on the abort before it forwards what we just

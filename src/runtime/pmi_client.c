@@ -1,5 +1,9 @@
 #include "runtime/pmi_client.h"
 
+#include "runtime/pmi2_client.h"
+#include "runtime/pmix_client.h"
+#include "runtime/tunables.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -104,6 +108,11 @@ static int env_int(const char *name, int *out)
     return 0;
 }
 
+/* METAMPI_PMI's choices, in the order of tunables.def */
+enum { CHOOSE_AUTO, CHOOSE_PMI1, CHOOSE_PMI2, CHOOSE_PMIX };
+
+static int pmi1_init(pmi_client_t *c, char *err, int errlen);
+
 int pmi_client_init(pmi_client_t *c, char *err, int errlen)
 {
     memset(c, 0, sizeof *c);
@@ -112,7 +121,22 @@ int pmi_client_init(pmi_client_t *c, char *err, int errlen)
     c->universe_size = 1;
     c->appnum = 0;
 
+    int choice = tun_enum(TUN_PMI);
+    /* under our own mpirun it is PMI-1, whatever an enclosing Slurm step left behind */
+    const char *ours = tun_string(TUN_MPIRUN);
+    int under_mpirun = ours && strcmp(ours, "1") == 0;
+    if (choice == CHOOSE_PMIX || (choice == CHOOSE_AUTO && !under_mpirun && pmix_client_env())) {
+        if (!pmix_client_env())
+            return fail(err, errlen, "METAMPI_PMI=pmix, but no PMIx server in the environment "
+                        "(PMIX_NAMESPACE, PMIX_RANK unset)");
+        c->proto = PMI_PROTO_X;
+        return pmix_client_init(c, err, errlen);
+    }
     if (!getenv("PMI_FD")) {
+        if (choice != CHOOSE_AUTO)
+            return fail(err, errlen, "METAMPI_PMI=%s, but PMI_FD is not set (no launcher)",
+                        tun_string(TUN_PMI));
+        c->proto = PMI_PROTO_NONE;
         snprintf(c->kvsname, sizeof c->kvsname, "singleton_%ld", (long)getpid());
         return 0;
     }
@@ -121,7 +145,17 @@ int pmi_client_init(pmi_client_t *c, char *err, int errlen)
     if (env_int("PMI_RANK", &c->rank) != 0 || env_int("PMI_SIZE", &c->size) != 0 ||
         c->size < 1 || c->rank >= c->size)
         return fail(err, errlen, "PMI_RANK/PMI_SIZE missing or invalid in the environment");
+    if (choice == CHOOSE_PMI2 ||
+        (choice == CHOOSE_AUTO && !under_mpirun && pmi2_env_is_slurm())) {
+        c->proto = PMI_PROTO_2;
+        return pmi2_client_init(c, err, errlen);
+    }
+    c->proto = PMI_PROTO_1;
+    return pmi1_init(c, err, errlen);
+}
 
+static int pmi1_init(pmi_client_t *c, char *err, int errlen)
+{
     pmi_msg_t r;
     if (exchange(c, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init", &r, err,
                  errlen) != 0)
@@ -148,6 +182,10 @@ int pmi_client_init(pmi_client_t *c, char *err, int errlen)
 
 int pmi_client_put(pmi_client_t *c, const char *key, const char *value, char *err, int errlen)
 {
+    if (c->proto == PMI_PROTO_2)
+        return pmi2_client_put(c, key, value, err, errlen);
+    if (c->proto == PMI_PROTO_X)
+        return pmix_client_put(c, key, value, err, errlen);
     if (c->fd < 0)
         return 0; /* singleton: nobody to read it */
     if (!pmi_wire_valid_key(key) || !pmi_wire_valid_value(value))
@@ -164,6 +202,10 @@ int pmi_client_put(pmi_client_t *c, const char *key, const char *value, char *er
 
 int pmi_client_get(pmi_client_t *c, const char *key, char *value, int vallen, char *err, int errlen)
 {
+    if (c->proto == PMI_PROTO_2)
+        return pmi2_client_get(c, key, value, vallen, err, errlen);
+    if (c->proto == PMI_PROTO_X)
+        return pmix_client_get(c, key, value, vallen, err, errlen);
     if (c->fd < 0)
         return 1;
     char line[PMI_WIRE_MAXLINE];
@@ -182,6 +224,10 @@ int pmi_client_get(pmi_client_t *c, const char *key, char *value, int vallen, ch
 
 int pmi_client_barrier(pmi_client_t *c, char *err, int errlen)
 {
+    if (c->proto == PMI_PROTO_2)
+        return pmi2_client_barrier(c, err, errlen);
+    if (c->proto == PMI_PROTO_X)
+        return pmix_client_barrier(c, err, errlen);
     if (c->fd < 0)
         return 0;
     pmi_msg_t r;
@@ -190,6 +236,12 @@ int pmi_client_barrier(pmi_client_t *c, char *err, int errlen)
 
 int pmi_client_finalize(pmi_client_t *c)
 {
+    pmi_proto_t proto = c->proto;
+    c->proto = PMI_PROTO_NONE;  /* once */
+    if (proto == PMI_PROTO_2)
+        return pmi2_client_finalize(c);
+    if (proto == PMI_PROTO_X)
+        return pmix_client_finalize(c);
     if (c->fd < 0)
         return 0;
     char err[128];
@@ -202,6 +254,14 @@ int pmi_client_finalize(pmi_client_t *c)
 
 void pmi_client_abort(pmi_client_t *c, int exitcode, const char *msg)
 {
+    if (c->proto == PMI_PROTO_2) {
+        pmi2_client_abort(c, exitcode, msg);
+        return;
+    }
+    if (c->proto == PMI_PROTO_X) {
+        pmix_client_abort(c, exitcode, msg);
+        return;
+    }
     if (c->fd < 0)
         return;
     /* error_msg is free text to the end of the line: keep it on one line */

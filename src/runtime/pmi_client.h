@@ -1,8 +1,14 @@
 /*
- * PMI-1 client: talks to the process manager (our mpirun, or MPICH's mpiexec.hydra) over the
- * socket passed in PMI_FD. Without PMI_FD the process is a singleton: rank 0 of a 1-rank job,
- * and every call below works locally.
+ * The client of the process manager: the one interface job.c uses, whatever protocol the
+ * launcher speaks (pmi_client_init chooses, METAMPI_PMI overrides):
+ *   - PMI-1 over the socket passed in PMI_FD (our mpirun, MPICH's mpiexec.hydra): here;
+ *   - PMI-2 over PMI_FD (Slurm's `srun --mpi=pmi2`): runtime/pmi2_client.c;
+ *   - PMIx through libpmix (`srun --mpi=pmix`, Open MPI's mpirun): runtime/pmix_client.c.
+ * Without any the process is a singleton: rank 0 of a 1-rank job, and every call below
+ * works locally.
  *
+ * Keys are global to the job (any rank may get what any rank put); a put is visible to the
+ * others after the next barrier, and a get of a key nobody put answers 1 at once, never waits.
  * All calls are blocking request/response exchanges; the server never sends unsolicited
  * lines, so any input on the socket outside a request means the launcher went away.
  */
@@ -11,8 +17,16 @@
 
 #include "runtime/pmi_wire.h"
 
+typedef enum pmi_proto {
+    PMI_PROTO_NONE,   /* singleton */
+    PMI_PROTO_1,
+    PMI_PROTO_2,
+    PMI_PROTO_X       /* PMIx */
+} pmi_proto_t;
+
 typedef struct pmi_client {
-    int fd;                              /* -1 for a singleton */
+    pmi_proto_t proto;
+    int fd;                              /* -1 for a singleton and PMIx */
     int rank, size, appnum, universe_size;
     char kvsname[PMI_WIRE_KVSNAME_MAX + 1];
     char rbuf[PMI_WIRE_MAXLINE];         /* bytes received after the last full line */

@@ -36,8 +36,11 @@ void jobenv_add(jobenv_t *env, const char *spec)
 /* Variables that belong to the launcher/library contract and are never inherited. */
 static int launcher_owned(const char *entry)
 {
+    /* PMI_JOBID and PMIX_NAMESPACE/PMIX_RANK too: in a Slurm step (srun --mpi=pmi2/pmix)
+     * they would make our ranks speak PMI-2 or PMIx instead of PMI-1 to us */
     static const char *const names[] = { "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT",
-                                         "PMI_ID", "PMI_KVSNAME", "METAMPI_MPIRUN",
+                                         "PMI_ID", "PMI_KVSNAME", "PMI_JOBID",
+                                         "PMIX_NAMESPACE", "PMIX_RANK", "METAMPI_MPIRUN",
                                          "METAMPI_BIND", "METAMPI_JOB_KEY",
                                          "METAMPI_RANK_KEY" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

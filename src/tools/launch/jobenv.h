@@ -6,8 +6,9 @@
  *
  * Order of precedence when building a rank's environment (later wins):
  *   1. the base environment (mpirun's environ when forward_all; the helper's on another
- *      host), minus the launcher's own variables (PMI_*, METAMPI_MPIRUN, METAMPI_BIND,
- *      METAMPI_JOB_KEY, METAMPI_RANK_KEY) inherited from an enclosing job;
+ *      host), minus the launcher's own variables (PMI_*, PMIX_NAMESPACE, PMIX_RANK,
+ *      METAMPI_MPIRUN, METAMPI_BIND, METAMPI_JOB_KEY, METAMPI_RANK_KEY) inherited from an
+ *      enclosing job (e.g. a Slurm step);
  *   2. the -x settings in command-line order ("VAR" copies mpirun's value if it has one);
  *   3. the extra variables: for a job on several hosts METAMPI_RANK_KEY (the ranks' key,
  *      derived from the job key: net/auth.h) and METAMPI_HOSTNAME,

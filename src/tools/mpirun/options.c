@@ -9,6 +9,7 @@
 #include "exec_prefix.h"
 #include "rdv_client.h"
 #include "runtime/tunables.h"
+#include "slurm_alloc.h"
 #include "util.h"
 
 #include <errno.h>
@@ -25,7 +26,9 @@ static void usage(FILE *f)
     fprintf(f,
             "Usage: mpirun [options] program [args...]\n"
             "Starts N copies of program as the ranks of one MPI job, on this host, on the\n"
-            "hosts given by --host or --hostfile, or on the sites of --metacomputer.\n"
+            "hosts given by --host or --hostfile, or on the sites of --metacomputer. Inside\n"
+            "a Slurm allocation (salloc, sbatch) without them: on the allocation's hosts,\n"
+            "started through srun (docs/slurm.md).\n"
             "\n"
             "Options:\n"
             "  -n, -np, -c N        number of ranks (default 1, or the hosts' slots)\n"
@@ -62,7 +65,8 @@ static void usage(FILE *f)
             "  --if LIST            network interfaces or subnets for TCP between hosts\n"
             "                       (eth1,10.1.0.0/16; sets METAMPI_TCP_IF for the ranks)\n"
             "  --launch-agent CMD   command that starts the helper on another host (default\n"
-            "                       ssh), split on blanks; {host} is replaced by the host name,\n"
+            "                       ssh; srun in a Slurm allocation), split on blanks; {host}\n"
+            "                       is replaced by the host name,\n"
             "                       else the name is appended. localhost and this host's own\n"
             "                       name need no agent\n"
             "  --exec-prefix CMD    start every rank through CMD (words split on blanks, e.g.\n"
@@ -182,6 +186,10 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
 }
 
 /* --metacomputer FILE: the sites, their hosts as the job's host list. */
+/* The launch agent unless --launch-agent names one (compared by address: a Slurm allocation
+ * replaces only this default). */
+static const char default_agent[] = "ssh";
+
 static int finish_sites(mpirun_opts_t *o, const char *host_arg, const char *hostfile)
 {
     char err[1024];
@@ -296,6 +304,16 @@ static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *host
         util_msg("%s", err);
         return -1;
     }
+    int from_slurm = 0;
+    if (slurm_alloc_present()) {
+        from_slurm = !o->metacomputer && !host_arg && !hostfile;
+        if (from_slurm && slurm_alloc_hosts(&o->hosts, err, sizeof err) != 0) {
+            util_msg("%s", err);
+            return -1;
+        }
+        if (o->launch_agent == default_agent)
+            o->launch_agent = SLURM_LAUNCH_AGENT;
+    }
     o->nhosts = o->hosts.n;
     if (!o->nhosts)
         return 0;
@@ -316,6 +334,10 @@ static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *host
         else if (o->metacomputer)
             snprintf(where, sizeof where, " of %d site%s in metacomputer '%s'", o->mc.nsites,
                      o->mc.nsites == 1 ? "" : "s", o->metacomputer);
+        else if (from_slurm)
+            snprintf(where, sizeof where, " of the Slurm allocation (its tasks per node: %.200s)",
+                     getenv("SLURM_TASKS_PER_NODE") ? getenv("SLURM_TASKS_PER_NODE")
+                                                    : getenv("SLURM_JOB_CPUS_PER_NODE"));
         int nh = o->rendezvous ? o->mc.site[o->site].nhosts : o->nhosts;
         util_msg("%d ranks but only %ld slot%s on %d host%s%s (use --oversubscribe to place "
                  "more ranks than slots, or give more slots)", o->np, slots,
@@ -329,7 +351,7 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
 {
     memset(o, 0, sizeof *o);
     o->np = 1;
-    o->launch_agent = "ssh";
+    o->launch_agent = default_agent;
     const char *host_arg = NULL, *hostfile = NULL, *v;
     int np_given = 0, missing = 0;
     char err[1024];

@@ -2,6 +2,7 @@
  * MAXLOC on a pair type), get_accumulate, fetch_and_op (MPI_NO_OP too), compare_and_swap,
  * with derived datatypes at the origin, the target or both. */
 #include "../check.h"
+#include "window.h"
 
 #include <stdlib.h>
 
@@ -15,7 +16,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int *a;
     MPI_Win win;
-    MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &a, &win);
+    a = test_window(argc, argv, N * sizeof(int), sizeof(int), &win);
     for (int i = 0; i < N; i++)
         a[i] = -1;
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -128,8 +129,7 @@ int main(int argc, char **argv)
     int big = 1 << 18;
     int *bigsrc = malloc(2 * big * sizeof(int)), *bigwin;
     MPI_Win bw;
-    MPI_Win_allocate(big * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &bigwin,
-                     &bw);
+    bigwin = test_window(argc, argv, big * sizeof(int), sizeof(int), &bw);
     for (int i = 0; i < 2 * big; i++)
         bigsrc[i] = i;
     MPI_Datatype every2;
@@ -144,13 +144,13 @@ int main(int argc, char **argv)
     MPI_Win_fence(0, bw);
     for (int i = 0; i < big; i++)
         CHECK(bigsrc[i] == 2 * i);
-    MPI_Win_free(&bw);
+    test_window_free(argc, argv, &bw, bigwin);
     free(bigsrc);
     MPI_Type_free(&every2);
 
     MPI_Type_free(&stride2);
     MPI_Type_free(&idx);
-    MPI_Win_free(&win);
+    test_window_free(argc, argv, &win, a);
     if (rank == 0)
         printf("rma fence: OK on %d ranks\n", size);
     MPI_Finalize();

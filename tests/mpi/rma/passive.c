@@ -2,6 +2,7 @@
  * flush_local_all, MPI_Win_sync, and a stress test of accumulate atomicity: every rank adds
  * into one counter under lock_all, with fetch_and_op and plain accumulates mixed. */
 #include "../check.h"
+#include "window.h"
 
 #define ROUNDS 200
 
@@ -13,7 +14,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long *a;
     MPI_Win win;
-    MPI_Win_allocate(8 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &a, &win);
+    a = test_window(argc, argv, 8 * sizeof(long), sizeof(long), &win);
     for (int i = 0; i < 8; i++)
         a[i] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
     /* a lock on MPI_PROC_NULL does nothing */
     CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, MPI_PROC_NULL, 0, win), MPI_SUCCESS);
     CHECK_RC(MPI_Win_unlock(MPI_PROC_NULL, win), MPI_SUCCESS);
-    MPI_Win_free(&win);
+    test_window_free(argc, argv, &win, a);
     if (rank == 0)
         printf("rma passive: OK on %d ranks\n", size);
     MPI_Finalize();

@@ -1,0 +1,140 @@
+"""One-sided communication on one host (bench/rma/rma_latency.c): put, get, accumulate,
+fetch_and_op and compare_and_swap, each followed by MPI_Win_flush inside a lock_all epoch
+(OSU's osu_put_latency -s lock_all method), 2 ranks, a window from MPI_Win_allocate; the
+rounds, issue 17's targets on one host, the section of the report and its plot."""
+import re
+
+from metabench.formatting import describe_slowdown, fmt, human_bytes
+from metabench.plots import STYLES, finish
+from metabench.process import first_error_line, run
+from metabench.results import median_or_none
+from metabench.schedule import rotated
+
+OPS = ("put", "get", "acc", "fop", "cas")
+OP_TITLES = {"put": "MPI_Put", "get": "MPI_Get", "acc": "MPI_Accumulate (MPI_SUM, long)",
+             "fop": "MPI_Fetch_and_op (MPI_SUM, long)",
+             "cas": "MPI_Compare_and_swap (long)"}
+BANDWIDTH_FROM = 65536   # from here on the target is bandwidth, not latency
+
+
+def parse_rma(out):
+    """{(op, bytes): µs per operation} from rma_latency's output."""
+    return {(m.group(1), int(m.group(2))): float(m.group(3))
+            for m in re.finditer(r"^(put|get|acc|fop|cas) (\d+) ([\d.]+)$", out, re.M)}
+
+
+class RmaResult:
+    """Per MPI: samples per (op, bytes) over the rounds, and why a run failed (the samples it
+    printed before failing still count)."""
+
+    def __init__(self):
+        self.samples = {}
+        self.failed = None
+
+    def median(self, key):
+        return median_or_none(self.samples.get(key, []))
+
+
+def measure_rma(mpis, args, idle, busy):
+    """{mpi slug: RmaResult}; the MPIs take turns within every round."""
+    results = {m.slug: RmaResult() for m in mpis}
+    for rnd in range(args.rounds):
+        for mpi in rotated(mpis, rnd):
+            r = results[mpi.slug]
+            if "rma_latency" not in mpi.programs:
+                continue
+            idle.before_run(busy)
+            cmd = mpi.launcher + mpi.bind_opts + ["-n", "2", mpi.programs["rma_latency"],
+                                                  str(args.scale)]
+            status, out, err, seconds = run(cmd, args.timeout)
+            for key, v in parse_rma(out).items():
+                r.samples.setdefault(key, []).append(v)
+            if status != 0:
+                r.failed = f"exit status {status}: {first_error_line(err + out)}"
+                mpi.failed.setdefault("rma_latency", r.failed)
+            print(f"    rma {mpi.name:8} {seconds:6.1f} s "
+                  f"{'ok' if status == 0 else 'FAILED: ' + r.failed}", flush=True)
+        print(f"  rma round {rnd + 1}/{args.rounds} done", flush=True)
+    return results
+
+
+def keys(rma):
+    found = set()
+    for r in rma.values():
+        found |= set(r.samples)
+    return sorted(found, key=lambda k: (OPS.index(k[0]), k[1]))
+
+
+def best_peer(rma, key, lower_is_better=True):
+    peers = [rma[p].median(key) for p in ("openmpi", "mpich") if p in rma]
+    peers = [v for v in peers if v is not None]
+    if not peers:
+        return None
+    return min(peers) if lower_is_better else max(peers)
+
+
+def rma_targets(rma):
+    """Issue 17 on one host: latency at or below the better peer's, bandwidth at or above."""
+    lat, bw, missing = [], [], False
+    for key in keys(rma):
+        mine, peer = rma["metampi"].median(key), best_peer(rma, key)
+        if mine is None:
+            missing = True
+            continue
+        if peer is None:
+            continue
+        what = f"{key[0]} {human_bytes(key[1])}"
+        (bw if key[1] >= BANDWIDTH_FROM else lat).append((mine / peer, what))
+
+    def verdict(values):
+        if not values:
+            return ("not evaluated", "no results")
+        worst = max(values)
+        status = "met" if worst[0] <= 1.0 and not missing else "not met"
+        return (status, f"{worst[1]}: metampi {describe_slowdown(worst[0])} the better peer"
+                + ("; metampi results missing" if missing else ""))
+
+    return [("One-sided on one host: put/get/accumulate/fetch_and_op/compare_and_swap "
+             "latency (+ flush) at or below the better peer", verdict(lat)),
+            (f"One-sided on one host: put/get/accumulate of ≥ {human_bytes(BANDWIDTH_FROM)} "
+             "at or above the better peer's bandwidth", verdict(bw))]
+
+
+def rma_section(rma, mpis):
+    lines = ["## One-sided communication (one host)", "",
+             "`bench/rma/rma_latency.c`, OSU `osu_*_latency -s lock_all` method: rank 0 "
+             "issues one operation to rank 1 and `MPI_Win_flush`es it, inside one "
+             "`MPI_Win_lock_all` epoch, on a window from `MPI_Win_allocate`; rank 1 waits in "
+             "a barrier meanwhile. Microseconds per operation (median over the rounds); "
+             "accumulates on `long`s with `MPI_SUM`.", "",
+             "**Lower is better. Ratio = metampi / better peer: below 1 means metampi is "
+             "faster.**", "",
+             "| operation | size | " + " | ".join(f"{m.name} (µs)" for m in mpis) +
+             " | metampi / best peer |",
+             "|---|---:|" + "---:|" * len(mpis) + "---:|"]
+    for key in keys(rma):
+        cells = [fmt(rma[m.slug].median(key), 3) if m.slug in rma else "—" for m in mpis]
+        mine, peer = rma["metampi"].median(key), best_peer(rma, key)
+        ratio = "n/a" if mine is None or peer is None else f"{mine / peer:.2f}"
+        lines.append(f"| {OP_TITLES[key[0]]} | {human_bytes(key[1])} | " + " | ".join(cells)
+                     + f" | {ratio} |")
+    failed = [f"{m.name}: {rma[m.slug].failed}" for m in mpis
+              if m.slug in rma and rma[m.slug].failed]
+    return lines + [""] + [f"- {f}" for f in failed] + \
+        ["", "![one-sided latency](perf/rma.png)", ""]
+
+
+def plot_rma(plt, rma, mpis, path):
+    """Grouped bars: µs per operation (log scale), one group per operation and size."""
+    ks = keys(rma)
+    fig, ax = plt.subplots(figsize=(12, 5))
+    width = 0.8 / max(len(mpis), 1)
+    for i, m in enumerate(mpis):
+        color, _ = STYLES[m.slug]
+        vals = [rma[m.slug].median(k) or 0 for k in ks]
+        ax.bar([x + i * width for x in range(len(ks))], vals, width, color=color, label=m.name)
+    ax.set_xticks([x + width * (len(mpis) - 1) / 2 for x in range(len(ks))])
+    ax.set_xticklabels([f"{k[0]}\n{human_bytes(k[1])}" for k in ks])
+    ax.set_yscale("log")
+    ax.set(ylabel="µs per operation + flush, median", title="One-sided, one host, 2 ranks")
+    finish(plt, fig, ax, path)
