@@ -18,3 +18,6 @@ set(OPENSSL_SSL_LIBRARY /usr/lib/s390x-linux-gnu/libssl.so)
 set(OPENSSL_INCLUDE_DIR /usr/include)
 # the programs run under qemu-user, which finds the s390x loader and libraries here
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-s390x)
+# pkg-config sees the s390x packages only (libpmix-dev of the host must not be linked in)
+set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/s390x-linux-gnu/pkgconfig:/usr/share/pkgconfig)
+set(ENV{PKG_CONFIG_PATH} "")
