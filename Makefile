@@ -3,12 +3,13 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+S390X_BUILD ?= build-s390x
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install package demo bench \
-        bench-coll bench-tcp bench-wan clean tunables-readme
+        bench-coll bench-tcp bench-wan clean tunables-readme build-s390x hetero-programs
 
 all: build
 
@@ -20,7 +21,7 @@ build: $(BUILD)/CMakeCache.txt
 
 # The long tests (label long, registered with -DMETAMPI_LONG_TESTS=ON) never run here:
 # make test-long and make test-soak run them; mpi4py's suite (label mpi4py) is make test-mpi4py.
-test: build
+test: build hetero-programs
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'long|mpi4py' $(CTEST_ARGS)
 
 # mpi4py's own test suite against this build (tests/mpi4py; needs scripts/fetch-mpi4py.sh's
@@ -37,7 +38,7 @@ $(ASAN_BUILD)/CMakeCache.txt:
 
 # handle_segv=0: a rank that crashes must die of its signal, as it would without ASan, so the
 # launcher's crash reports are tested the same way. tests/lsan.supp: leaks of other libraries.
-test-asan: $(ASAN_BUILD)/CMakeCache.txt
+test-asan: $(ASAN_BUILD)/CMakeCache.txt hetero-programs
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:handle_segv=0 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
@@ -53,6 +54,24 @@ test-tsan: $(TSAN_BUILD)/CMakeCache.txt
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	  ctest --output-on-failure -j $(JOBS) -L threads $(CTEST_ARGS)
+
+# libmpi and the MPI test programs for s390x (big-endian), with Debian's cross toolchain
+# (scripts/install-deps.sh installs it); the native build's mpirun runs them under qemu-s390x
+# and its tests of label hetero use them (docs/heterogeneity.md).
+$(S390X_BUILD)/CMakeCache.txt:
+	cmake -S . -B $(S390X_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-s390x.cmake \
+	  -DMETAMPI_CLUSTER_TESTS=OFF $(CMAKE_ARGS)
+
+build-s390x: $(S390X_BUILD)/CMakeCache.txt
+	cmake --build $(S390X_BUILD) -j $(JOBS)
+
+# Only the s390x programs the tests of label hetero run (they are skipped without them), when
+# the cross compiler is there: libmpi, hetero_bytes and the demo, not every test program.
+hetero-programs:
+	@if command -v s390x-linux-gnu-gcc >/dev/null; then \
+	  $(MAKE) --no-print-directory $(S390X_BUILD)/CMakeCache.txt && \
+	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes metampi-demo; \
+	else echo "no s390x cross compiler (scripts/install-deps.sh): the hetero tests are skipped"; fi
 
 # The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI
 # between communications, over TCP, on emulated hosts and across emulated sites).
@@ -98,4 +117,4 @@ bench-wan: build
 	cmake --build $(BUILD) --target bench-wan
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(S390X_BUILD)

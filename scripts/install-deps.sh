@@ -22,6 +22,13 @@
 #   iputils-ping                       reachability and round trips in the emulated clusters
 #   clang-14 libclang-rt-14-dev        libFuzzer, for the fuzz tests of the network parsers
 #   gfortran                           the Fortran bindings (mpif.h, the mpi module, mpifort)
+#   gcc-s390x-linux-gnu g++-s390x-linux-gnu libc6-dev-s390x-cross qemu-user libssl-dev:s390x
+#                                      a big-endian build (make build-s390x) whose ranks run
+#                                      under qemu-s390x in heterogeneous jobs (tests/hetero;
+#                                      multiarch: dpkg --add-architecture s390x). libssl-dev of
+#                                      both architectures must be one version (Multi-Arch: same),
+#                                      and the s390x archive may lag amd64's security updates:
+#                                      both are pinned to the newest version both archives have.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libhwloc-dev libssl-dev libinih-dev libzstd-dev python3
           python3-matplotlib python3-dev python3-venv python3-pip python3-setuptools python3-wheel
@@ -36,6 +43,33 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The s390x cross build and qemu-user (heterogeneous jobs, docs/heterogeneity.md).
+cross=(gcc-s390x-linux-gnu g++-s390x-linux-gnu libc6-dev-s390x-cross qemu-user)
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+if ! dpkg --print-foreign-architectures | grep -qx s390x; then
+  $SUDO dpkg --add-architecture s390x
+  $SUDO apt-get update -qq
+fi
+missing=()
+for p in "${cross[@]}" libssl-dev:s390x; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -qq
+  # the newest libssl-dev version that both architectures' archives offer
+  versions() { apt-cache madison "libssl-dev:$1" | awk -F'|' '{gsub(/ /,"",$2); print $2}' | sort -u; }
+  ssl=$(comm -12 <(versions amd64) <(versions s390x) | sort -V | tail -n 1)
+  if [ -z "$ssl" ]; then
+    echo "install-deps.sh: no libssl-dev version is in both the amd64 and the s390x archive;" \
+         "the s390x build (make build-s390x) cannot be set up" >&2
+    exit 1
+  fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    --allow-downgrades "${cross[@]}" "libssl-dev:amd64=$ssl" "libssl3:amd64=$ssl" \
+    "libssl-dev:s390x=$ssl" "libssl3:s390x=$ssl"
 fi
 
 "$(dirname "$0")/fetch-mpi4py.sh"

@@ -6,6 +6,7 @@
 #include "core/p2p.h"
 #include "core/topo.h"
 
+#include <endian.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,16 +370,32 @@ static group_t *select_color(const int *table, int n, const group_t *g, int colo
 
 static int split_inter(comm_t *parent, int color, int key, comm_t **out);
 
+/* A member's (color, key) as exchanged: little-endian, since members may differ in byte
+ * order (docs/heterogeneity.md); on a little-endian host nothing changes. */
+static void split_entry(int mine[2], int color, int key)
+{
+    mine[0] = (int)htole32((uint32_t)color);
+    mine[1] = (int)htole32((uint32_t)key);
+}
+
+static void split_table_to_host(int *table, int n)
+{
+    for (int i = 0; i < 2 * n; i++)
+        table[i] = (int)le32toh((uint32_t)table[i]);
+}
+
 int comm_split(comm_t *parent, int color, int key, comm_t **out)
 {
     *out = NULL;
     if (comm_is_inter(parent))
         return split_inter(parent, color, key, out);
-    int mine[2] = { color, key }, n = parent->size;
+    int mine[2], n = parent->size;
+    split_entry(mine, color, key);
     int *table = malloc(2 * (size_t)n * sizeof *table);
     if (!table)
         return MPI_ERR_NO_MEM;
     int rc = icoll_allgather(parent, mine, sizeof mine, table);
+    split_table_to_host(table, n);
     /* One context for all colors: their groups are disjoint. */
     uint32_t ctx = 0;
     if (rc == MPI_SUCCESS)
@@ -406,7 +423,8 @@ int comm_split(comm_t *parent, int color, int key, comm_t **out)
 static int split_inter(comm_t *parent, int color, int key, comm_t **out)
 {
     comm_t *l = parent->local_comm;
-    int mine[2] = { color, key }, n = l->size, rn = parent->remote_group->size;
+    int mine[2], n = l->size, rn = parent->remote_group->size;
+    split_entry(mine, color, key);
     int *table = malloc(2 * (size_t)n * sizeof *table);
     int *rtable = malloc(2 * (size_t)rn * sizeof *rtable);
     int rc = table && rtable ? MPI_SUCCESS : MPI_ERR_NO_MEM;
@@ -422,6 +440,10 @@ static int split_inter(comm_t *parent, int color, int key, comm_t **out)
     if (rc == MPI_SUCCESS)
         rc = inter_swap(parent, table, 2 * (size_t)n * sizeof *table, rtable,
                         2 * (size_t)rn * sizeof *rtable);
+    if (rc == MPI_SUCCESS) {
+        split_table_to_host(table, n);
+        split_table_to_host(rtable, rn);
+    }
     uint32_t ids[2], remote;
     if (rc == MPI_SUCCESS)
         rc = inter_contexts(parent, ids, &remote);

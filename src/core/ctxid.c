@@ -5,6 +5,7 @@
 #include "runtime/job.h"
 #include "runtime/tunables.h"
 
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,9 @@ static int round_start(icoll_sched_t *s, void *arg)
     a->hid_gen = claims_gen;
     a->mask[W_NO_CLAIMS] = claims ? 0 : ~0ull;
     a->mask[W_GO_ON] = ++a->rounds > MAX_ROUNDS ? 0 : ~0ull;
+    /* little-endian words between members of any byte order (AND works byte by byte) */
+    for (int w = 0; w < MASK_WORDS; w++)
+        a->mask[w] = htole64(a->mask[w]);
     and_all(s, a, a->mask, MASK_WORDS);
     icoll_sched_call(s, phase1_done, a);
     return MPI_SUCCESS;
@@ -144,6 +148,8 @@ static int pick(agree_t *a)
 static int phase1_done(icoll_sched_t *s, void *arg)
 {
     agree_t *a = arg;
+    for (int w = 0; w < MASK_WORDS; w++)
+        a->mask[w] = le64toh(a->mask[w]);
     if (a->mask[W_GO_ON] != ~0ull)
         return MPI_ERR_INTERN;
     if (pick(a) < a->n) {

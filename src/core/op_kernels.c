@@ -193,7 +193,7 @@ KERNEL(min_i64, int64_t, F_MIN)
 FLOAT_KERNELS(f, float)
 FLOAT_KERNELS(d, double)
 FLOAT_KERNELS(ld, long double)
-FLOAT_KERNELS(q, __float128)
+FLOAT_KERNELS(q, _Float128)
 
 KERNEL(sum_cf, float _Complex, F_SUM)
 KERNEL(prod_cf, float _Complex, F_PROD)

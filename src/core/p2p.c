@@ -50,7 +50,9 @@ int p2p_open(char *err, int errlen)
         spans |= host_of[r] != host_of[0];
     }
     progress_configure(local_ranks, progress_usable_cpus());
-    if (spans && hosts_publish_machine(err, errlen) != 0) /* read in p2p_connect */
+    /* machine and architecture of every rank: read in p2p_connect, after the barrier */
+    if (peer_arch_open(job.size, err, (size_t)errlen) != 0 ||
+        (job.size > 1 && hosts_publish_machine(err, errlen) != 0))
         return -1;
     /* the transports' view of the job: they call nothing of the runtime themselves */
     auth_key_t ranks_key;
@@ -131,11 +133,13 @@ int p2p_connect(char *err, int errlen)
     int spans = 0;
     for (int r = 0; r < job.size; r++)
         spans |= host_of[r] != host_of[0];
-    if (spans) { /* hosts that share this machine share its CPUs too (emulated clusters) */
-        int n = hosts_machine_ranks(host_of, job.size, err, errlen);
-        if (n < 0)
+    if (job.size > 1) {
+        int n = hosts_read_machines(host_of, job.size, spans, err, errlen);
+        if (n < 0 || peer_arch_check_hosts(host_of, job.size, job.rank, job.hostname, err,
+                                           (size_t)errlen) != 0)
             return -1;
-        progress_configure(n, progress_usable_cpus());
+        if (spans) /* hosts that share this machine share its CPUs too (emulated clusters) */
+            progress_configure(n, progress_usable_cpus());
     }
     return proto_connect(err, errlen);
 }
@@ -181,6 +185,7 @@ void p2p_finalize(void)
     free(site_of);
     host_of = site_of = NULL;
     sites_finalize();
+    peer_arch_close();
 }
 
 void p2p_wait(request_t *r)

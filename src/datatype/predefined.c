@@ -63,10 +63,10 @@ static const dtype_basic_info_t basics[DTYPE_NBASIC] = {
     T(MPI_INTEGER8, int64_t, 8, EXT32_SINT),
     T(MPI_REAL4, float, 4, EXT32_FLOAT),
     T(MPI_REAL8, double, 8, EXT32_FLOAT),
-    T(MPI_REAL16, __float128, 16, EXT32_FLOAT),
+    T(MPI_REAL16, _Float128, 16, EXT32_FLOAT),
     T(MPI_COMPLEX8, float _Complex, 8, EXT32_COMPLEX),
     T(MPI_COMPLEX16, double _Complex, 16, EXT32_COMPLEX),
-    T(MPI_COMPLEX32, __float128, 32, EXT32_COMPLEX),
+    T(MPI_COMPLEX32, _Float128, 32, EXT32_COMPLEX),
 };
 #undef T
 

@@ -18,6 +18,7 @@ void proto_on_match_frame(int src, const void *frame, size_t len)
     if (len < sizeof h)
         proto_bad_frame(src, "a message header of %zu bytes", len);
     memcpy(&h, f, sizeof h);
+    f_match_le(&h);
     proto_msg_t m = { .env = { h.ctx, h.src, h.tag }, .peer = src, .kind = h.kind };
     if (h.kind == F_EAGER) {
         m.size = len - sizeof h;
@@ -27,6 +28,7 @@ void proto_on_match_frame(int src, const void *frame, size_t len)
         if (len < sizeof s)
             proto_bad_frame(src, "a synchronous message header of %zu bytes", len);
         memcpy(&s, f, sizeof s);
+        f_eager_sync_le(&s);
         m.remote_id = s.sreq;
         m.size = len - sizeof s;
         m.data = f + sizeof s;
@@ -35,6 +37,7 @@ void proto_on_match_frame(int src, const void *frame, size_t len)
         if (len != sizeof r.r && len != sizeof r)
             proto_bad_frame(src, "an RTS of %zu bytes", len);
         memcpy(&r, f, len);
+        f_rts_typed_le(&r);
         if (r.r.size > INT64_MAX) /* MPI counts it in MPI_Count */
             proto_bad_frame(src, "an RTS for a message of %llu bytes",
                             (unsigned long long)r.r.size);
@@ -52,6 +55,7 @@ void proto_on_match_frame(int src, const void *frame, size_t len)
 static void reply(int peer, uint8_t kind, uint64_t sreq, uint8_t result)
 {
     f_ctrl_t c = { .kind = kind, .result = result, .sreq = sreq };
+    f_ctrl_le(&c);
     proto_send_ctrl(peer, &c, sizeof c);
 }
 
@@ -162,6 +166,7 @@ static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
             proto_stream_cursor(op);
     }
     f_cts_t c = { .kind = F_CTS, .sreq = m->remote_id, .rreq = op->id, .bytes = n };
+    f_cts_le(&c);
     proto_send_ctrl(m->peer, &c, sizeof c);
     if (n == 0)
         proto_complete(op);
@@ -294,6 +299,7 @@ void proto_on_data(int src, const void *frame, size_t len)
     if (len < sizeof d)
         proto_bad_frame(src, "a DATA frame of %zu bytes", len);
     memcpy(&d, frame, sizeof d);
+    f_data_le(&d);
     size_t n = len - sizeof d;
     proto_op_t *op = data_op(src, &d, n);
     if (op->conv) {
@@ -345,6 +351,7 @@ int proto_place(int src, const void *head, size_t head_len, size_t body_len, tr_
     if (head_len != sizeof d || *(const uint8_t *)head != F_DATA)
         return 0;
     memcpy(&d, head, sizeof d);
+    f_data_le(&d);
     proto_op_t *op = data_op(src, &d, body_len);
     if (op->conv)
         return 0; /* converted from the whole frame */
@@ -363,5 +370,6 @@ void proto_on_cancel(int src, const void *frame, size_t len)
     if (len != sizeof c)
         proto_bad_frame(src, "a CANCEL of %zu bytes", len);
     memcpy(&c, frame, sizeof c);
+    f_ctrl_le(&c);
     reply(src, F_CANCEL_REPLY, c.sreq, (uint8_t)proto_up.withdraw(src, c.sreq));
 }

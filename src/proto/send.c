@@ -20,6 +20,7 @@ int proto_send_now(const proto_env_t *env, int peer, const void *data, size_t by
     if (p->qhead || bytes > p->eager_limit || !p->tr)
         return 0;
     f_match_t h = { .kind = F_EAGER, .ctx = env->ctx, .src = env->src, .tag = env->tag };
+    f_match_le(&h);
     struct iovec iov[2] = { { &h, sizeof h }, { (void *)data, bytes } };
     return p->tr->send(peer, iov, bytes ? 2 : 1, NULL, err, errlen);
 }
@@ -38,6 +39,7 @@ int proto_send_now_typed(const proto_env_t *env, int peer, const void *base,
     if (p->qhead || bytes > p->eager_limit || !p->tr)
         return 0;
     f_match_t h = { .kind = F_EAGER, .ctx = env->ctx, .src = env->src, .tag = env->tag };
+    f_match_le(&h);
     struct iovec iov = { &h, sizeof h };
     dt_cursor_t c;
     dt_cursor_init(&c, l, (uintptr_t)base, count);
@@ -103,16 +105,19 @@ static int send_first(proto_op_t *op, const transport_t *tr, char *err, int errl
             h.count = op->count;
             len = sizeof h;
         }
+        f_rts_typed_le(&h);
         iov[0] = (struct iovec){ &h, len };
         return tr->send(op->peer, iov, 1, NULL, err, errlen);
     }
     if (!op->sync) {
         m.kind = F_EAGER;
+        f_match_le(&m);
         iov[0] = (struct iovec){ &m, sizeof m };
         return send_payload(op, tr, iov, 0, op->bytes, err, errlen);
     }
     m.kind = F_EAGER_SYNC;
     f_eager_sync_t h = { .m = m, .sreq = op->id };
+    f_eager_sync_le(&h);
     iov[0] = (struct iovec){ &h, sizeof h };
     return send_payload(op, tr, iov, 0, op->bytes, err, errlen);
 }
@@ -131,6 +136,7 @@ static int send_data_zc(proto_op_t *op, const peer_t *p, size_t *n, char *err, i
 {
     enum { ZC_IOV = 64 };
     f_data_t h = { .kind = F_DATA, .rreq = op->remote_id, .offset = op->sent };
+    f_data_le(&h);
     struct iovec iov[1 + ZC_IOV] = { { &h, sizeof h } };
     int niov = 2;
     dt_cursor_t probe; /* op's cursor moves only when the frame is taken */
@@ -167,6 +173,7 @@ static int send_stream(proto_op_t *op, const peer_t *p, char *err, int errlen)
             continue;
         }
         f_data_t h = { .kind = F_DATA, .rreq = op->remote_id, .offset = op->sent };
+        f_data_le(&h);
         struct iovec iov[2] = { { &h, sizeof h } };
         int rc = send_payload(op, p->tr, iov, op->sent, n, err, errlen);
         if (rc != 1)
@@ -229,6 +236,7 @@ void proto_on_sender_reply(int src, const void *frame, size_t len)
         if (len != sizeof c)
             proto_bad_frame(src, "a CTS of %zu bytes", len);
         memcpy(&c, frame, sizeof c);
+        f_cts_le(&c);
         proto_op_t *op = sender_op(src, c.sreq, OP_WAIT_RNDV, "CTS");
         if (c.bytes > op->bytes)
             proto_bad_frame(src, "CTS asks for %llu bytes of a %zu-byte message",
@@ -250,6 +258,7 @@ void proto_on_sender_reply(int src, const void *frame, size_t len)
     if (len != sizeof c)
         proto_bad_frame(src, "a control frame (kind %u) of %zu bytes", kind, len);
     memcpy(&c, frame, sizeof c);
+    f_ctrl_le(&c);
     if (kind == F_FIN) {
         proto_complete(sender_op(src, c.sreq, OP_WAIT_RNDV, "FIN"));
     } else if (kind == F_ACK) {
@@ -304,6 +313,7 @@ int proto_cancel_send(proto_op_t *op)
         if (!op->cancel_pending) {
             op->cancel_pending = 1;
             f_ctrl_t c = { .kind = F_CANCEL, .sreq = op->id };
+            f_ctrl_le(&c);
             proto_send_ctrl(op->peer, &c, sizeof c);
         }
         return 1;

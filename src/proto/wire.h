@@ -1,7 +1,11 @@
 /*
  * Frame formats of the message protocols (internal to proto/). Every frame starts with a
- * one-byte kind. Frames travel between ranks of one job built from the same library, so
- * fields are in host order; ids (sreq, rreq) are the sender's/receiver's wire ids of its own
+ * one-byte kind. Frames travel between ranks of one job, which may run on machines of
+ * different byte order (issue 19, docs/heterogeneity.md), so every field is little-endian on
+ * the wire: a frame is built in host order and passed through its f_*_le() before it is sent,
+ * and a received frame through the same function once copied out (the conversion is its own
+ * inverse; on a little-endian host it is nothing at all). The structs have the same layout on
+ * every LP64 ABI (checked below). ids (sreq, rreq) are the sender's/receiver's wire ids of its own
  * operations (ids.h: index and generation in its table of live operations, never addresses),
  * echoed back unchanged. Every field is untrusted input to the receiver (see proto.c,
  * "Checks").
@@ -20,6 +24,8 @@
 #ifndef METAMPI_PROTO_WIRE_H
 #define METAMPI_PROTO_WIRE_H
 
+#include <endian.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -73,5 +79,58 @@ typedef struct f_ctrl {
     uint8_t kind, result, pad[6];
     uint64_t sreq;
 } f_ctrl_t;
+
+_Static_assert(sizeof(f_match_t) == 16 && offsetof(f_eager_sync_t, sreq) == 16 &&
+                   sizeof(f_rts_t) == 40 && sizeof(f_rts_typed_t) == 64 && sizeof(f_cts_t) == 32 &&
+                   sizeof(f_data_t) == 24 && sizeof(f_ctrl_t) == 16,
+               "the frames' layout is the same on every architecture of a job");
+
+/* Host order <-> the wire's little-endian, in place (each is its own inverse). */
+static inline void f_match_le(f_match_t *m)
+{
+    m->ctx = htole32(m->ctx);
+    m->src = (int32_t)htole32((uint32_t)m->src);
+    m->tag = (int32_t)htole32((uint32_t)m->tag);
+}
+
+static inline void f_eager_sync_le(f_eager_sync_t *s)
+{
+    f_match_le(&s->m);
+    s->sreq = htole64(s->sreq);
+}
+
+static inline void f_rts_le(f_rts_t *r)
+{
+    f_match_le(&r->m);
+    r->size = htole64(r->size);
+    r->sreq = htole64(r->sreq);
+    r->addr = htole64(r->addr);
+}
+
+static inline void f_rts_typed_le(f_rts_typed_t *t)
+{
+    f_rts_le(&t->r);
+    t->layout_addr = htole64(t->layout_addr);
+    t->layout_len = htole64(t->layout_len);
+    t->count = htole64(t->count);
+}
+
+static inline void f_cts_le(f_cts_t *c)
+{
+    c->sreq = htole64(c->sreq);
+    c->rreq = htole64(c->rreq);
+    c->bytes = htole64(c->bytes);
+}
+
+static inline void f_data_le(f_data_t *d)
+{
+    d->rreq = htole64(d->rreq);
+    d->offset = htole64(d->offset);
+}
+
+static inline void f_ctrl_le(f_ctrl_t *c)
+{
+    c->sreq = htole64(c->sreq);
+}
 
 #endif

@@ -1,6 +1,8 @@
 #include "runtime/hosts.h"
 
 #include "runtime/job.h"
+#include "runtime/peer_arch.h"
+#include "runtime/pmi_wire.h"
 #include "runtime/tunables.h"
 
 #include <stdio.h>
@@ -93,27 +95,65 @@ static void boot_id(char *id, size_t len)
 
 int hosts_publish_machine(char *err, int errlen)
 {
-    char key[64], id[64];
+    char key[64], id[64], value[64 + PEER_ARCH_HEX + 2];
     boot_id(id, sizeof id);
+    id[strcspn(id, " /=")] = '\0';
+    char arch[PEER_ARCH_HEX + 1];
+    peer_arch_local_hex(arch);
+    snprintf(value, sizeof value, "%s/%s", id, arch);
     snprintf(key, sizeof key, "metampi.machine.%d", job.rank);
-    return job_put(key, id, err, errlen);
+    return job_put(key, value, err, errlen);
 }
 
-int hosts_machine_ranks(const int *host_of, int size, char *err, int errlen)
+/* The summary of every rank's architecture that our launcher's PMI server adds
+ * (tools/launch/arch_summary.h): 1 when it was there and is recorded, 0 when absent (another
+ * process manager, a federated part, a job too varied for one value), -1 on error. */
+static int read_arch_summary(int size, char *err, int errlen)
 {
-    char key[64], mine[64], theirs[64];
-    boot_id(mine, sizeof mine);
+    char all[PMI_WIRE_VALLEN_MAX + 1];
+    int g = job_get("metampi.archs", all, sizeof all, err, errlen);
+    if (g != 0)
+        return g < 0 ? -1 : 0;
+    return peer_arch_record_summary(all, size, err, (size_t)errlen) == 0 ? 1 : -1;
+}
+
+int hosts_read_machines(const int *host_of, int size, int spans, char *err, int errlen)
+{
+    char key[64], mine[64], theirs[64 + PEER_ARCH_HEX + 2];
+    int summary = read_arch_summary(size, err, errlen);
+    if (summary < 0)
+        return -1;
     int n = 0;
+    if (summary && !spans) { /* one host: nothing else to learn from the per-rank keys */
+        for (int r = 0; r < size; r++)
+            n += host_of[r] == host_of[job.rank];
+        return n;
+    }
+    boot_id(mine, sizeof mine);
+    mine[strcspn(mine, " /=")] = '\0';
     for (int r = 0; r < size; r++) {
         if (host_of[r] == host_of[job.rank]) {
             n++;
-            continue;
+            if (summary || r == job.rank)
+                continue;
         }
         snprintf(key, sizeof key, "metampi.machine.%d", r);
         int g = job_get(key, theirs, sizeof theirs, err, errlen);
         if (g < 0)
             return -1;
-        n += g == 0 && strcmp(theirs, mine) == 0 && strcmp(mine, "unknown") != 0;
+        if (g > 0) /* another part of a federated job: its keys are in its own space */
+            continue;
+        char *arch = strrchr(theirs, '/');
+        if (!arch) {
+            snprintf(err, (size_t)errlen, "rank %d published no architecture (a rank of another "
+                     "metampi version?)", r);
+            return -1;
+        }
+        *arch++ = '\0';
+        if (!summary && peer_arch_record(r, arch, err, (size_t)errlen) != 0)
+            return -1;
+        n += host_of[r] != host_of[job.rank] && strcmp(theirs, mine) == 0 &&
+             strcmp(mine, "unknown") != 0;
     }
     return n;
 }

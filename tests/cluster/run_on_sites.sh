@@ -17,6 +17,8 @@
 #   --wanemu PATH         the WAN emulator (default: $VCLUSTER_WANEMU)
 #   --wan-mode MODE       direct (default: mpirun --direct-wan) or gateways (no --direct-wan)
 #   --mpirun-arg ARG      one more argument for MPIRUN, before PROGRAM (repeatable)
+#   --site-exec-prefix N=CMD  site N (1, 2, ...) starts its ranks through CMD (the site's
+#                         exec_prefix in the description; repeatable)
 # --describe prints the description for LAYOUT (host names with PREFIX, default "P-") and
 # exits. Exit status: mpirun's; 77 if no cluster can be made here; 2 for bad usage.
 set -euo pipefail
@@ -26,7 +28,7 @@ WAN_PORT=7000   # every site's gateway listens on its first host's address, this
 
 usage() {
   echo "run_on_sites.sh: $*" >&2
-  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -78,6 +80,10 @@ describe() {
     done
     echo "gateway = ${prefix}s$((s + 1))h1"
     echo "wan = ${addrs[s * MAXHOSTS]}:$WAN_PORT"
+    local line
+    while IFS= read -r line; do
+      if [[ ${line%%=*} == "$((s + 1))" ]]; then echo "exec_prefix = ${line#*=}"; fi
+    done <<<"${RUN_ON_SITES_EXEC_PREFIXES:-}"
   done
 }
 
@@ -126,6 +132,9 @@ while [[ $# -gt 0 ]]; do
     --mpirun-arg)
       [[ $# -ge 2 ]] || usage "--mpirun-arg needs a value"
       extra+=("$2"); shift 2 ;;
+    --site-exec-prefix)
+      [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*=. ]] || usage "--site-exec-prefix takes N=CMD"
+      export RUN_ON_SITES_EXEC_PREFIXES="${RUN_ON_SITES_EXEC_PREFIXES:-}$2"$'\n'; shift 2 ;;
     -*) usage "unknown option '$1'" ;;
     *) break ;;
   esac

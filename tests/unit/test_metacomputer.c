@@ -3,6 +3,7 @@
  * descriptions give the sites, hosts and settings they say; each bad one gives exactly the
  * expected one-line message with the right line number. Run under ASan too.
  */
+#include "exec_prefix.h"
 #include "metacomputer.h"
 
 #include <stdio.h>
@@ -174,7 +175,7 @@ static void bad_cases(void)
     BAD("hosts = h\n[site a]\n", 1,
         "'hosts' outside a section (expected [wan] or [site NAME] before it)");
     BAD("[site a]\nhosts = h\nslots = 4\n", 3,
-        "unknown key 'slots' in [site a] (expected hosts, gateway or wan)");
+        "unknown key 'slots' in [site a] (expected hosts, gateway, wan or exec_prefix)");
     BAD("[wan]\nrate = 1g\n", 2,
         "unknown key 'rate' in [wan] (expected streams, compression, congestion or encrypt)");
 #define CC_EXPECTED "(expected auto, system or the name of a TCP congestion control such as " \
@@ -250,7 +251,7 @@ static void bad_cases(void)
         "expected KEY = VALUE, a section header ([wan], [site NAME]) or a comment (';' or '#')");
     /* ... and a meaning error before a syntax error */
     BAD("[site a]\nslots = 1\nnonsense\n", 2,
-        "unknown key 'slots' in [site a] (expected hosts, gateway or wan)");
+        "unknown key 'slots' in [site a] (expected hosts, gateway, wan or exec_prefix)");
     bad("", "metacomputer 't.ini': describes no site (expected at least one [site NAME] section "
             "with hosts = NAME[:SLOTS], ...)");
     bad("; only a comment\n[wan]\nstreams = 2\n",
@@ -334,8 +335,44 @@ static void example(const char *path)
     }
 }
 
+/* A site's exec_prefix (exec_prefix.h): kept as written, per site; the rank's argv is its
+ * words, then the program's. */
+static void exec_prefix_cases(void)
+{
+    metacomputer_t mc;
+    char err[1024];
+    const char *text = "[site a]\nhosts = h\n[site b]\nhosts = g\n"
+                       "exec_prefix =  qemu-s390x\t -L /usr/s390x-linux-gnu \n";
+    CHECK(parse(text, &mc, err, sizeof err) == 0);
+    if (mc.nsites == 2) {
+        CHECK(mc.site[0].exec_prefix == NULL);
+        CHECK(mc.site[1].exec_prefix &&
+              strcmp(mc.site[1].exec_prefix, "qemu-s390x\t -L /usr/s390x-linux-gnu") == 0);
+        char *prog[] = { "./app", "-n", "3", NULL };
+        char **argv = exec_prefix_argv(mc.site[1].exec_prefix, prog);
+        const char *want[] = { "qemu-s390x", "-L", "/usr/s390x-linux-gnu", "./app", "-n", "3" };
+        for (int i = 0; i < 6; i++)
+            CHECK(argv[i] && strcmp(argv[i], want[i]) == 0);
+        CHECK(argv[6] == NULL);
+        free(argv);
+        argv = exec_prefix_argv(NULL, prog);
+        CHECK(argv[0] == prog[0] && argv[3] == NULL);
+        free(argv);
+        mc_free(&mc);
+    }
+    bad("[site a]\nhosts = h\nexec_prefix = qemu-s390x\nexec_prefix = numactl\n",
+        "metacomputer 't.ini', line 4: 'exec_prefix' appears twice (first on line 3)");
+    bad("[site a]\nhosts = h\nexec_prefix = sh -c 'x y'\n",
+        "metacomputer 't.ini', line 3: invalid exec_prefix 'sh -c 'x y'': contains a quote or "
+        "backslash ('): words are separated by blanks, nothing is quoted");
+    bad("[site a]\nhosts = h\nexec_prefix = \\\\x\n",
+        "metacomputer 't.ini', line 3: invalid exec_prefix '\\\\x': contains a quote or "
+        "backslash (\\): words are separated by blanks, nothing is quoted");
+}
+
 int main(int argc, char **argv)
 {
+    exec_prefix_cases();
     good_cases();
     bad_cases();
     limits();

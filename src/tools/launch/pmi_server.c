@@ -1,5 +1,7 @@
 #include "pmi_server.h"
 
+#include "arch_summary.h"
+
 #include "util.h"
 
 #include <errno.h>
@@ -154,6 +156,8 @@ static void barrier_in(pmi_server_t *s, pmi_conn_t *c)
 
 void pmi_server_release(pmi_server_t *s)
 {
+    /* every rank's pairs are here now: the job's architectures in one pair */
+    arch_summary_publish(&s->kvs, s->size);
     /* Everyone is in: release all, and the barrier is ready for reuse. */
     s->waiting = 0;
     s->nbarrier = 0;

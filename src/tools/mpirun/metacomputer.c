@@ -18,6 +18,8 @@
  */
 #include "metacomputer.h"
 
+#include "exec_prefix.h"
+
 #include "util.h"
 
 #include <arpa/inet.h>
@@ -36,7 +38,7 @@ typedef enum { SEC_NONE, SEC_WAN, SEC_SITE, SEC_BAD } section_t;
 
 /* What the parser remembers of a site beyond mc_site_t. */
 typedef struct site_state {
-    int hosts_line, gateway_line, wan_line;
+    int hosts_line, gateway_line, wan_line, exec_prefix_line;
     char *gateway;
 } site_state_t;
 
@@ -413,8 +415,18 @@ static void site_key(parser_t *p, const char *key, const char *value, int cont)
                     shown(tmp, sizeof tmp, value, strlen(value)));
         else
             st->has_wan = 1;
+    } else if (strcmp(key, "exec_prefix") == 0) {
+        char why[160];
+        if (once(p, key, &ss->exec_prefix_line) != 0)
+            return;
+        if (exec_prefix_check(value, why, sizeof why) != 0)
+            fail_at(p, p->lineno, "invalid exec_prefix '%s': %s",
+                    shown(tmp, sizeof tmp, value, strlen(value)), why);
+        else
+            st->exec_prefix = util_xstrdup(value);
     } else {
-        fail_at(p, p->lineno, "unknown key '%s' in [site %s] (expected hosts, gateway or wan)",
+        fail_at(p, p->lineno, "unknown key '%s' in [site %s] (expected hosts, gateway, wan or "
+                "exec_prefix)",
                 shown(tmp, sizeof tmp, key, strlen(key)), st->name);
     }
 }
@@ -578,8 +590,10 @@ int mc_read_file(const char *path, metacomputer_t *mc, char *err, size_t errlen)
 
 void mc_free(metacomputer_t *mc)
 {
-    for (int s = 0; s < mc->nsites; s++)
+    for (int s = 0; s < mc->nsites; s++) {
         free(mc->site[s].name);
+        free(mc->site[s].exec_prefix);
+    }
     free(mc->site);
     free(mc->host_site);
     hostlist_free(&mc->hosts);

@@ -12,6 +12,8 @@
  *           h3:2                 on indented lines
  *   gateway = h1                 optional (default: the site's first host), one of its hosts
  *   wan = 10.0.1.1:7000          optional: IPv4:port of the site's gateway for other sites
+ *   exec_prefix = qemu-s390x     optional: the site's ranks start through this command
+ *                                (exec_prefix.h; replaces mpirun's --exec-prefix there)
  *
  * The parser is a pure function over a string (mc_parse); mc_read_file reads a file and
  * calls it. Errors: one line, "metacomputer 'FILE', line N: what is wrong".
@@ -44,6 +46,7 @@ typedef struct mc_site {
     int has_wan;           /* wan given: */
     char wan_addr[16];     /*   dotted IPv4 address */
     int wan_port;          /*   1..65535 */
+    char *exec_prefix;     /* exec_prefix given: its text (owned); else NULL */
 } mc_site_t;
 
 typedef struct metacomputer {

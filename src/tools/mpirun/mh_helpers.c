@@ -9,6 +9,8 @@
  */
 #include "mh_int.h"
 
+#include "exec_prefix.h"
+
 #include "ctl.h"
 #include "net/clock.h"
 #include "net/liveness.h"
@@ -232,11 +234,20 @@ static void send_job(mh_t *m, mhost_t *h, const char *prog_cwd, const char *mapp
     ctl_end(b);
     ctl_begin(b, CTL_JOB);
     ctl_put_str(b, prog_cwd);
-    ctl_put_str(b, o->prog_argv[0]);
+    /* a site's exec_prefix replaces mpirun's for the ranks of its hosts */
+    const char *site_prefix = NULL;
+    if (o->mc.nsites && o->rendezvous)
+        site_prefix = o->mc.site[o->site].exec_prefix;
+    else if (o->mc.nsites && h->index < o->hosts.n)
+        site_prefix = o->mc.site[o->mc.host_site[h->index]].exec_prefix;
+    char **argv = site_prefix ? exec_prefix_argv(site_prefix, o->user_argv) : o->prog_argv;
+    ctl_put_str(b, argv[0]);
     uint32_t argc = 0;
-    while (o->prog_argv[argc])
+    while (argv[argc])
         argc++;
-    ctl_put_strs(b, (const char *const *)o->prog_argv, argc);
+    ctl_put_strs(b, (const char *const *)argv, argc);
+    if (argv != o->prog_argv)
+        free(argv);
     ctl_put_strs(b, (const char *const *)env, (uint32_t)nenv);
     ctl_put_u32(b, (uint32_t)m->plan->size);
     ctl_put_u32(b, (uint32_t)h->index);

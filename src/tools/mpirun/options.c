@@ -6,7 +6,9 @@
  */
 #include "options.h"
 
+#include "exec_prefix.h"
 #include "rdv_client.h"
+#include "runtime/tunables.h"
 #include "slurm_alloc.h"
 #include "util.h"
 
@@ -71,6 +73,10 @@ static void usage(FILE *f)
             "                       is replaced by the host name,\n"
             "                       else the name is appended. localhost and this host's own\n"
             "                       name need no agent\n"
+            "  --exec-prefix CMD    start every rank through CMD (words split on blanks, e.g.\n"
+            "                       \"qemu-s390x\", \"numactl -l\", \"valgrind -q\"); default\n"
+            "                       $METAMPI_EXEC_PREFIX; a site's exec_prefix in the\n"
+            "                       metacomputer description replaces it for that site\n"
             "  --version            print the version and exit\n"
             "  -h, --help           print this help and exit\n"
             "  --                   end of options\n"
@@ -448,6 +454,13 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
                 return OPTIONS_ERROR;
             }
             o->launch_agent = v;
+        } else if ((v = option_value(argc, argv, &i, "exec-prefix", &missing))) {
+            if (missing) {
+                util_msg("option --exec-prefix requires a command (e.g. \"qemu-s390x\" or "
+                         "\"numactl -l\")");
+                return OPTIONS_ERROR;
+            }
+            o->exec_prefix = v;
         } else if ((v = option_value(argc, argv, &i, "if", &missing))) {
             if (missing || !*v) {
                 util_msg("option --if requires interfaces or subnets (e.g. eth1 or "
@@ -512,9 +525,19 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
         util_msg("no program given (usage: mpirun [options] program [args...])");
         return OPTIONS_ERROR;
     }
-    o->prog_argv = &argv[i];
+    o->user_argv = &argv[i];
     if (o->report || o->report_file) /* the ranks count per destination (core/traffic.h) */
         o->xvars[o->nx++] = (char *)"METAMPI_REPORT=1";
+    if (!o->exec_prefix) {
+        const char *env = tun_string(TUN_EXEC_PREFIX);
+        o->exec_prefix = env && *env ? env : NULL;
+    }
+    char why[160];
+    if (o->exec_prefix && exec_prefix_check(o->exec_prefix, why, sizeof why) != 0) {
+        util_msg("invalid exec prefix '%s': %s", o->exec_prefix, why);
+        return OPTIONS_ERROR;
+    }
+    o->prog_argv = exec_prefix_argv(o->exec_prefix, o->user_argv);
     if (finish_hosts(o, host_arg, hostfile, np_given) != 0)
         return OPTIONS_ERROR;
     return OPTIONS_RUN;
@@ -524,6 +547,8 @@ void options_free(mpirun_opts_t *o)
 {
     free(o->xvars);
     o->xvars = NULL;
+    free(o->prog_argv);
+    o->prog_argv = NULL;
     free(o->tcp_if_env);
     o->tcp_if_env = NULL;
     hostlist_free(&o->hosts);

@@ -19,7 +19,10 @@ typedef struct mpirun_opts {
     const char *report_file;  /* --report-file F: the same as JSON (points into argv) */
     char **xvars;        /* -x arguments in order: "VAR" or "VAR=value" (point into argv) */
     int nx;
-    char **prog_argv;    /* program and its arguments, NULL-terminated (points into argv) */
+    char **prog_argv;    /* what each rank runs: the exec prefix's words, then user_argv
+                          * (owned, exec_prefix.h) */
+    char **user_argv;    /* program and its arguments, NULL-terminated (points into argv) */
+    const char *exec_prefix;  /* --exec-prefix, else METAMPI_EXEC_PREFIX; NULL: none */
     /* Jobs on several hosts (--host / --hostfile / --metacomputer); nhosts == 0: every rank
      * on this host. */
     hostlist_t hosts;

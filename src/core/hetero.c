@@ -1,0 +1,47 @@
+#include "core/hetero.h"
+
+#include "core/errors.h"
+
+static int is_bytes(MPI_Datatype t)
+{
+    return t == MPI_BYTE || t == MPI_CHAR || t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR;
+}
+
+/* MPI_ERR_TYPE on c: data of type between this rank and c's rank peer, of architecture
+ * theirs (the remote group's rank on an inter-communicator). */
+static int refuse(const comm_t *c, int peer, const arch_desc_t *theirs, MPI_Datatype type,
+                  const char *func)
+{
+    char a[96], b[96];
+    return err_raise(c->handle, MPI_ERR_TYPE, func,
+                     "datatype %#x cannot travel between rank %d (%s) and rank %d (%s) of "
+                     "another architecture: conversion of data is not supported yet, only "
+                     "bytes (MPI_BYTE, MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR)",
+                     (unsigned)type, c->rank, arch_describe(arch_local(), a, sizeof a), peer,
+                     arch_describe(theirs, b, sizeof b));
+}
+
+int hetero_check_comm_unlike(const comm_t *c, MPI_Datatype type, const char *func)
+{
+    if (is_bytes(type))
+        return MPI_SUCCESS;
+    for (int side = 0; side < 2; side++) {
+        const group_t *g = side ? c->remote_group : c->group;
+        for (int r = 0; g && r < g->size; r++) {
+            const arch_desc_t *theirs = peer_arch(group_world_rank(g, r));
+            if (!arch_same(theirs, arch_local()))
+                return refuse(c, r, theirs, type, func);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int hetero_check_unlike_peer(const comm_t *c, int peer, MPI_Datatype type, const char *func)
+{
+    if (peer < 0 || is_bytes(type))
+        return MPI_SUCCESS;
+    const arch_desc_t *theirs = peer_arch(comm_peer_world_rank(c, peer));
+    if (arch_same(theirs, arch_local()))
+        return MPI_SUCCESS;
+    return refuse(c, peer, theirs, type, func);
+}
