@@ -4,7 +4,6 @@
 
 #include "core/bsend.h"
 #include "core/errors.h"
-#include "core/hetero.h"
 #include "datatype/dtype.h"
 #include "datatype/predefined.h"
 
@@ -115,10 +114,6 @@ int check_replace(MPI_Comm comm, const comm_t *c, void *buf, int count, MPI_Data
         rc = check_dest_tag(c, dest, sendtag, func);
     if (rc == MPI_SUCCESS)
         rc = check_source_tag(c, source, recvtag, func);
-    if (rc == MPI_SUCCESS)
-        rc = hetero_check_peer_type(c, dest, datatype, func);
-    if (rc == MPI_SUCCESS)
-        rc = hetero_check_peer_type(c, source, datatype, func);
     if (rc != MPI_SUCCESS)
         return rc;
     *copy = malloc(d->bytes ? d->bytes : 1);

@@ -4,7 +4,6 @@
 #include "api/api.h"
 
 #include "api/checks.h"
-#include "core/hetero.h"
 #include "core/isendrecv.h"
 
 #include <stdint.h>
@@ -41,10 +40,6 @@ API_EXPORT int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype s
         rc = check_data(comm, recvbuf, recvcount, recvtype, &rd, F);
     if (rc == MPI_SUCCESS)
         rc = check_source_tag(c, source, recvtag, F);
-    if (rc == MPI_SUCCESS)
-        rc = hetero_check_peer_type(c, dest, sendtype, F);
-    if (rc == MPI_SUCCESS)
-        rc = hetero_check_peer_type(c, source, recvtype, F);
     if (rc != MPI_SUCCESS)
         return rc;
     return start(c, comm, &sd, dest, sendtag, &rd, source, recvtag, NULL, request, F);

@@ -3,7 +3,6 @@
 #include "api/api.h"
 
 #include "api/checks.h"
-#include "core/hetero.h"
 #include "core/p2p.h"
 
 #include <stdio.h>
@@ -21,8 +20,6 @@ static int make_request(req_kind_t kind, void *buf, int count, MPI_Datatype data
     if (rc == MPI_SUCCESS)
         rc = kind == REQ_SEND ? check_dest_tag(c, peer, tag, func)
                               : check_source_tag(c, peer, tag, func);
-    if (rc == MPI_SUCCESS)
-        rc = hetero_check_peer_type(c, peer, datatype, func);
     if (rc != MPI_SUCCESS)
         return rc;
     request_t *r = request_new(kind, c);

@@ -3,7 +3,6 @@
 #include "api/api.h"
 
 #include "api/checks.h"
-#include "core/hetero.h"
 #include "core/p2p.h"
 
 #include <stdint.h>
@@ -18,8 +17,6 @@ static int blocking_send(const void *buf, int count, MPI_Datatype datatype, int 
     int rc = check_data(comm, buf, count, datatype, &d, func);
     if (rc == MPI_SUCCESS)
         rc = check_dest_tag(c, dest, tag, func);
-    if (rc == MPI_SUCCESS)
-        rc = hetero_check_peer_type(c, dest, datatype, func);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
     rc = p2p_send_data(c, &d, dest, tag, mode, func);
@@ -93,8 +90,6 @@ API_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source
     int rc = check_data(comm, buf, count, datatype, &d, F);
     if (rc == MPI_SUCCESS)
         rc = check_source_tag(c, source, tag, F);
-    if (rc == MPI_SUCCESS)
-        rc = hetero_check_peer_type(c, source, datatype, F);
     if (rc != MPI_SUCCESS)
         return rc;
     return recv_checked(c, &d, source, tag, status, F);
@@ -134,10 +129,6 @@ API_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
         rc = check_data(comm, recvbuf, recvcount, recvtype, &rd, F);
     if (rc == MPI_SUCCESS)
         rc = check_source_tag(c, source, recvtag, F);
-    if (rc == MPI_SUCCESS)
-        rc = hetero_check_peer_type(c, dest, sendtype, F);
-    if (rc == MPI_SUCCESS)
-        rc = hetero_check_peer_type(c, source, recvtype, F);
     if (rc != MPI_SUCCESS)
         return rc;
     return sendrecv(c, &sd, dest, sendtag, &rd, source, recvtag, status, F);

@@ -15,8 +15,9 @@ static int refuse(const comm_t *c, int peer, const arch_desc_t *theirs, MPI_Data
     char a[96], b[96];
     return err_raise(c->handle, MPI_ERR_TYPE, func,
                      "datatype %#x cannot travel between rank %d (%s) and rank %d (%s) of "
-                     "another architecture: conversion of data is not supported yet, only "
-                     "bytes (MPI_BYTE, MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR)",
+                     "another architecture in a collective: collectives convert no data yet, "
+                     "only bytes (MPI_BYTE, MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR) "
+                     "pass; point-to-point converts any datatype",
                      (unsigned)type, c->rank, arch_describe(arch_local(), a, sizeof a), peer,
                      arch_describe(theirs, b, sizeof b));
 }
@@ -34,14 +35,4 @@ int hetero_check_comm_unlike(const comm_t *c, MPI_Datatype type, const char *fun
         }
     }
     return MPI_SUCCESS;
-}
-
-int hetero_check_unlike_peer(const comm_t *c, int peer, MPI_Datatype type, const char *func)
-{
-    if (peer < 0 || is_bytes(type))
-        return MPI_SUCCESS;
-    const arch_desc_t *theirs = peer_arch(comm_peer_world_rank(c, peer));
-    if (arch_same(theirs, arch_local()))
-        return MPI_SUCCESS;
-    return refuse(c, peer, theirs, type, func);
 }

@@ -230,6 +230,7 @@ static int recv_converted(proto_op_t *op, const proto_msg_t *m)
         if (n)
             proto_id_open(op);
         f_cts_t c = { .kind = F_CTS, .sreq = m->remote_id, .rreq = op->id, .bytes = n };
+        f_cts_le(&c);
         proto_send_ctrl(m->peer, &c, sizeof c);
         if (n == 0)
             stream_converted(op);

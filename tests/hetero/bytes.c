@@ -1,39 +1,112 @@
-/* Byte-like traffic between ranks of unlike architectures (tests/hetero): MPI_BYTE and
- * MPI_CHAR point-to-point in a ring at eager and rendezvous sizes, then collectives of bytes.
- * Bytes mean the same on every architecture, so this needs no conversion: it checks that
- * everything below the datatype level (frames, transports, gateways) works between
- * big- and little-endian ranks. */
+/* Traffic between ranks of unlike architectures (tests/hetero): MPI_BYTE and MPI_CHAR
+ * point-to-point in a ring at eager and rendezvous sizes, then collectives of bytes (bytes
+ * mean the same on every architecture: this checks that everything below the datatype level,
+ * frames, transports, gateways, works between big- and little-endian ranks); then typed data,
+ * which the receiver converts. */
 #include "../mpi/check.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* EXPECT_ARCHS=1: the first and the last rank differ in architecture, so typed data
- * between them, and typed collectives on a communicator of both, are refused with
- * MPI_ERR_TYPE until conversion exists, and bytes still pass afterwards. With HETERO_FATAL=1 the refusal goes to the default handler instead, whose
- * report (checked by the test) names both ranks' architectures. */
-static void typed_refusal(int rank, int size)
+/* EXPECT_ARCHS=1: the first and the last rank differ in architecture. Typed point-to-point
+ * data between them is converted by the receiver (values, not bytes, arrive: ints, longs,
+ * doubles, long doubles, a struct and a strided vector, eager and rendezvous sizes, both
+ * ways); typed collectives on a communicator of both are refused with MPI_ERR_TYPE (they do
+ * not convert yet), and bytes still pass afterwards. With HETERO_FATAL=1 the refusal goes to
+ * the default handler instead, whose report (checked by the test) names both architectures. */
+typedef struct rec {
+    int i;
+    double d;
+    long l;
+    char c[3];
+    long double ld;
+} rec_t;
+
+static MPI_Datatype rec_type(void)
+{
+    int bl[5] = { 1, 1, 1, 3, 1 };
+    MPI_Aint disp[5] = { offsetof(rec_t, i), offsetof(rec_t, d), offsetof(rec_t, l),
+                         offsetof(rec_t, c), offsetof(rec_t, ld) };
+    MPI_Datatype types[5] = { MPI_INT, MPI_DOUBLE, MPI_LONG, MPI_CHAR, MPI_LONG_DOUBLE }, t, r;
+    MPI_Type_create_struct(5, bl, disp, types, &t);
+    MPI_Type_create_resized(t, 0, sizeof(rec_t), &r);
+    MPI_Type_free(&t);
+    MPI_Type_commit(&r);
+    return r;
+}
+
+/* n values of each kind from `from` to `to`, checked at `to` */
+static void typed_values(int rank, int from, int to, int n)
+{
+    if (rank != from && rank != to)
+        return;
+    int *iv = malloc((size_t)n * sizeof *iv);
+    long *lv = malloc((size_t)n * sizeof *lv);
+    double *dv = malloc(2 * (size_t)n * sizeof *dv);
+    rec_t *rv = calloc((size_t)n, sizeof *rv);
+    CHECK(iv && lv && dv && rv);
+    MPI_Datatype rt = rec_type(), every2;
+    MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &every2);
+    MPI_Type_commit(&every2);
+    if (rank == from) {
+        for (int k = 0; k < n; k++) {
+            iv[k] = -k * 1000003;
+            lv[k] = (long)k * 300000000007L - 5;
+            dv[2 * k] = k * 0.25 - 3.5;
+            dv[2 * k + 1] = -1;
+            rv[k] = (rec_t){ k, k / 3.0, -(long)k << 33, { 'a', 'b', (char)k }, k * 0.125L };
+        }
+        MPI_Send(iv, n, MPI_INT, to, 1, MPI_COMM_WORLD);
+        MPI_Send(lv, n, MPI_LONG, to, 2, MPI_COMM_WORLD);
+        MPI_Send(dv, 1, every2, to, 3, MPI_COMM_WORLD);
+        MPI_Send(rv, n, rt, to, 4, MPI_COMM_WORLD);
+    } else {
+        MPI_Status st;
+        int count = -1;
+        MPI_Recv(iv, n, MPI_INT, from, 1, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_INT, &count);
+        CHECK(count == n);
+        MPI_Recv(lv, n, MPI_LONG, from, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(dv, n, MPI_DOUBLE, from, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(rv, n, rt, from, 4, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, rt, &count);
+        CHECK(count == n);
+        for (int k = 0; k < n; k++) {
+            CHECK(iv[k] == -k * 1000003);
+            CHECK(lv[k] == (long)k * 300000000007L - 5);
+            CHECK(dv[k] == k * 0.25 - 3.5);
+            CHECK(rv[k].i == k && rv[k].d == k / 3.0 && rv[k].l == -(long)k << 33);
+            CHECK(rv[k].c[0] == 'a' && rv[k].c[2] == (char)k && rv[k].ld == k * 0.125L);
+        }
+    }
+    MPI_Type_free(&rt);
+    MPI_Type_free(&every2);
+    free(iv);
+    free(lv);
+    free(dv);
+    free(rv);
+}
+
+static void typed_data(int rank, int size)
 {
     if (!getenv("EXPECT_ARCHS") || size < 2)
         return;
     int fatal = getenv("HETERO_FATAL") != NULL;
-    int v[4] = { 1, 2, 3, 4 }, w[4], cls = 0;
     if (!fatal) {
-        /* a collective of ints on a communicator of both architectures: every member refuses */
+        for (int n = 1; n <= 20000; n *= 141) {   /* 1, 141, 19881: eager and rendezvous */
+            typed_values(rank, 0, size - 1, n);
+            typed_values(rank, size - 1, 0, n);
+        }
+    }
+    /* a collective of ints on a communicator of both architectures: every member refuses */
+    int v[4] = { 1, 2, 3, 4 }, w[4], cls = 0;
+    if (!fatal)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-        MPI_Error_class(MPI_Allreduce(v, w, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), &cls);
-        CHECK(cls == MPI_ERR_TYPE);
-        MPI_Error_class(MPI_Bcast(v, 4, MPI_INT, 0, MPI_COMM_WORLD), &cls);
-        CHECK(cls == MPI_ERR_TYPE);
-    }
-    if (rank != 0 && rank != size - 1) {
-        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-        return;
-    }
-    int rc = rank == 0 ? MPI_Send(v, 4, MPI_INT, size - 1, 9, MPI_COMM_WORLD)
-                       : MPI_Recv(v, 4, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Error_class(rc, &cls);
+    MPI_Error_class(MPI_Allreduce(v, w, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), &cls);
+    CHECK(cls == MPI_ERR_TYPE);
+    MPI_Error_class(MPI_Bcast(v, 4, MPI_INT, 0, MPI_COMM_WORLD), &cls);
     CHECK(cls == MPI_ERR_TYPE);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
@@ -108,7 +181,7 @@ int main(int argc, char **argv)
     MPI_Bcast(buf, N, MPI_BYTE, size - 1, dup);
     MPI_Comm_free(&half);
     MPI_Comm_free(&dup);
-    typed_refusal(rank, size);
+    typed_data(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     free(buf);
     if (rank == 0)
