@@ -5,8 +5,10 @@
 # (4 emulated hosts of 2 ranks on one LAN) and on two emulated sites (2 sites x 2 hosts x 2
 # ranks joined by an emulated WAN: 5 ms one way, 1 Gbit/s), then compares the two checksums,
 # prints the time per step of both runs split into computation, local and WAN communication,
-# and plots it (PNG). Without network namespaces (not root, no `ip netns`) it runs the one-site
-# part on this machine alone and says why.
+# and plots it (PNG). With an s390x build (make build-s390x, or make demo's hetero-programs)
+# and qemu-s390x, a third run has the second site's ranks big-endian s390x under qemu: its
+# checksum must be the same too (issue 19). Without network namespaces (not root, no
+# `ip netns`) it runs the one-site part on this machine alone and says why.
 #
 #   --build DIR        the build tree (default: build)
 #   --out DIR          logs, per-step times and the plot (default: BUILD/demo)
@@ -18,6 +20,8 @@
 #   --wan MODE         how ranks at different sites talk: gateway (the site gateways),
 #                      direct (mpirun --direct-wan) or auto (default: the gateways where
 #                      this mpirun has them, else direct)
+#   --s390x DIR        the s390x build tree for the third run (default: BUILD/../build-s390x
+#                      when it holds metampi-demo); --s390x none skips the third run
 #   --local            run the one-site part on this machine only (no emulated cluster)
 # Exit status: 0 when every run worked and the checksums agree, 1 otherwise, 2 bad usage.
 set -euo pipefail
@@ -54,6 +58,8 @@ if [[ ${1:-} == --inside ]]; then
       done
       echo "[site ${names[s]}]"
       echo "hosts = $list"
+      # the third run: the second site's ranks start through this prefix (s390x under qemu)
+      [[ $s -eq 1 && -n ${DEMO_SITE2_EXEC_PREFIX:-} ]] && echo "exec_prefix = $DEMO_SITE2_EXEC_PREFIX"
       echo "gateway = ${hosts[s * per_site]}"
       echo "wan = ${addrs[s * per_site]}:7000"
     done
@@ -83,12 +89,12 @@ if [[ ${1:-} == --inside ]]; then
 fi
 
 # ---- the runner -------------------------------------------------------------------------
-build=$ROOT/build out='' grid=96 steps=200 rph=2 delay=5ms rate=1gbit wan=auto local=0
+build=$ROOT/build out='' grid=96 steps=200 rph=2 delay=5ms rate=1gbit wan=auto local=0 s390x=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --local) local=1; shift; continue ;;
     -h|--help) help; exit 0 ;;
-    --build|--out|--grid|--steps|--ranks-per-host|--wan-delay|--wan-rate|--wan)
+    --build|--out|--grid|--steps|--ranks-per-host|--wan-delay|--wan-rate|--wan|--s390x)
       [[ $# -ge 2 ]] || usage "$1: missing value" ;;
     *) usage "unknown option '$1'" ;;
   esac
@@ -101,6 +107,7 @@ while [[ $# -gt 0 ]]; do
     --wan-delay) delay=$2 ;;
     --wan-rate) rate=$2 ;;
     --wan) wan=$2 ;;
+    --s390x) s390x=$2 ;;
   esac
   shift 2
 done
@@ -112,8 +119,20 @@ mpirun=$build/bin/mpirun demo=$build/bin/metampi-demo wanemu=$build/tests/bin/wa
 for f in "$mpirun" "$demo"; do
   [[ -x $f ]] || { echo "run_demo.sh: $f is missing: run make build first" >&2; exit 1; }
 done
+# the third run's s390x build, and why there is none
+s390x=${s390x:-$(dirname "$build")/build-s390x}
+why390=''
+if [[ $s390x == none ]]; then
+  why390='--s390x none was given'
+elif [[ ! -x $s390x/bin/metampi-demo ]]; then
+  why390="no s390x build at $s390x (make build-s390x)"
+elif ! command -v qemu-s390x >/dev/null; then
+  why390='qemu-s390x is not installed (scripts/install-deps.sh installs it)'
+else
+  s390x=$(cd "$s390x" && pwd)
+fi
 mkdir -p "$out"
-rm -f "$out"/one-site.* "$out"/two-sites.* "$out"/demo.png
+rm -f "$out"/one-site.* "$out"/two-sites.* "$out"/s390x-site.* "$out"/demo.png
 ranks=$((4 * rph))
 args=(--grid "$grid" --steps "$steps" --progress lines)
 
@@ -194,6 +213,17 @@ else
     --wan-rate "$rate" --wanemu "$wanemu" -- \
     "$HERE/run_demo.sh" --inside 2 "$wan" "$mpirun" "$rph" -n "$ranks" "$demo" "${args[@]}" \
     --times "$out/two-sites.times" || status=$?
+  echo
+  if [[ -n $why390 ]]; then
+    echo "== the run with an s390x site is skipped: $why390"
+  else
+    echo "== two sites, the second of big-endian s390x ranks (qemu-s390x): the same job"
+    DEMO_SITE2_EXEC_PREFIX="$ROOT/tests/hetero/s390x_exec.sh $build $s390x" \
+    run_part s390x-site "$VCLUSTER" --sites 2 --hosts-per-site 2 --wan-delay "$delay" \
+      --wan-rate "$rate" --wanemu "$wanemu" -- \
+      "$HERE/run_demo.sh" --inside 2 "$wan" "$mpirun" "$rph" -n "$ranks" "$demo" "${args[@]}" \
+      --times "$out/s390x-site.times" || status=$?
+  fi
 fi
 echo
 if [[ $status -ne 0 ]]; then
@@ -207,9 +237,10 @@ printf '%-10s %9s %11s %9s %9s   %s\n' '' compute 'local comm' 'WAN comm' total 
   '(of which MPI_Allreduce)'
 parts=(one-site)
 [[ -z $why ]] && parts+=(two-sites)
+[[ -z $why && -z $why390 ]] && parts+=(s390x-site)
 for p in "${parts[@]}"; do
   read -r c l w t r < <(split_of "$p") || true
-  printf '%-10s %9s %11s %9s %9s   %s\n' "${p/-/ }" "${c:-?}" "${l:-?}" "${w:-?}" "${t:-?}" \
+  printf '%-10s %9s %11s %9s %9s   %s\n' "${p//-/ }" "${c:-?}" "${l:-?}" "${w:-?}" "${t:-?}" \
     "(${r:-?})"
 done
 
@@ -224,6 +255,14 @@ else
     exit 1
   fi
   echo "== checksums identical: $one on one site and on two sites"
+  if [[ -z $why390 ]]; then
+    three=$(checksum_of s390x-site)
+    if [[ $one != "$three" ]]; then
+      echo "== checksums DIFFER: $one on one site, ${three:-none} with an s390x site" >&2
+      exit 1
+    fi
+    echo "== checksums identical: $one also with the second site's ranks on s390x"
+  fi
 fi
 
 times=("$out/one-site.times")

@@ -5,7 +5,9 @@
 #include "coll/level.h"
 
 #include "core/comm.h"
+#include "core/comm_arch.h"
 #include "core/schedule.h"
+#include "runtime/peer_arch.h"
 
 #include <mpi.h>
 
@@ -28,10 +30,13 @@ int coll_start(const coll_family_t *f, coll_call_t *call)
     const coll_table_t *t = coll_table(call->kind);
     coll_measure_t m = { call->comm->size, call->size, call->count, 1 };
     call->direct = 0;
+    /* members of unlike architectures (issue 19): the point-to-point algorithms alone, whose
+     * typed receives convert; the other levels move typed data as bytes between members */
+    int mixed = !peer_arch_all_same() && comm_arch_mixed(call->comm);
     for (int i = 0; i < t->nrules; i++) {
         const coll_rule_t *r = &t->rules[i];
         const coll_level_t *L = f->levels[r->level];
-        if (!L || (r->level != COLL_P2P && !coll_level_row_applies(t, r, &m)))
+        if (!L || (r->level != COLL_P2P && (mixed || !coll_level_row_applies(t, r, &m))))
             continue;
         /* a level without a schedule only while none is begun: a blocking call's start */
         if ((L->flags & COLL_LEVEL_NO_SCHEDULE) && (call->s || call->stream != COMM_BLOCKING))

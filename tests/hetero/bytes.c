@@ -13,8 +13,8 @@
 /* EXPECT_ARCHS=1: the first and the last rank differ in architecture. Typed point-to-point
  * data between them is converted by the receiver (values, not bytes, arrive: ints, longs,
  * doubles, long doubles, a struct and a strided vector, eager and rendezvous sizes, both
- * ways); typed collectives on a communicator of both are refused with MPI_ERR_TYPE (they do
- * not convert yet), and bytes still pass afterwards. With HETERO_FATAL=1 the refusal goes to
+ * ways); collectives of derived types on a communicator of both are refused with
+ * MPI_ERR_TYPE (they do not convert yet), and bytes still pass afterwards. With HETERO_FATAL=1 the refusal goes to
  * the default handler instead, whose report (checked by the test) names both architectures. */
 typedef struct rec {
     int i;
@@ -100,15 +100,20 @@ static void typed_data(int rank, int size)
             typed_values(rank, size - 1, 0, n);
         }
     }
-    /* a collective of ints on a communicator of both architectures: every member refuses */
+    /* a collective of a derived type on a communicator of both architectures: every member
+     * refuses (predefined types are converted: tests/hetero/colls.c) */
     int v[4] = { 1, 2, 3, 4 }, w[4], cls = 0;
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
     if (!fatal)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Error_class(MPI_Allreduce(v, w, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), &cls);
+    MPI_Error_class(MPI_Allreduce(v, w, 2, pair, MPI_REPLACE, MPI_COMM_WORLD), &cls);
     CHECK(cls == MPI_ERR_TYPE);
-    MPI_Error_class(MPI_Bcast(v, 4, MPI_INT, 0, MPI_COMM_WORLD), &cls);
+    MPI_Error_class(MPI_Bcast(v, 2, pair, 0, MPI_COMM_WORLD), &cls);
     CHECK(cls == MPI_ERR_TYPE);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&pair);
 }
 
 static unsigned char pattern(size_t i, int seed)

@@ -12,6 +12,7 @@
 #include "coll/move.h"
 
 #include "coll/select.h"
+#include "core/comm_arch.h"
 
 int mv_gather_pick(int n, size_t bb)
 {
@@ -103,7 +104,8 @@ void mv_gather_team(icoll_sched_t *s, const coll_team_t *t, int root, const p2p_
         }
         return;
     }
-    if (mv_gather_pick(t->size, bb) == MV_ROOTED_LINEAR)
+    /* members of unlike architectures: no inner node forwards others' blocks as bytes */
+    if (comm_arch_mixed(t->c) || mv_gather_pick(t->size, bb) == MV_ROOTED_LINEAR)
         gather_linear(s, t, root, mine, out);
     else
         gather_binomial(s, t, root, mine, out, bb);

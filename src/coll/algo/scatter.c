@@ -11,6 +11,7 @@
 #include "coll/move.h"
 
 #include "coll/select.h"
+#include "core/comm_arch.h"
 
 int mv_scatter_pick(int n, size_t bb)
 {
@@ -101,7 +102,8 @@ void mv_scatter_team(icoll_sched_t *s, const coll_team_t *t, int root, const mv_
         }
         return;
     }
-    if (mv_scatter_pick(t->size, bb) == MV_ROOTED_LINEAR)
+    /* members of unlike architectures: no inner node forwards others' blocks as bytes */
+    if (comm_arch_mixed(t->c) || mv_scatter_pick(t->size, bb) == MV_ROOTED_LINEAR)
         scatter_linear(s, t, root, in, mine);
     else
         scatter_binomial(s, t, root, in, mine, bb);
