@@ -56,7 +56,7 @@ static void typed_values(int rank, int from, int to, int n)
             lv[k] = (long)k * 300000000007L - 5;
             dv[2 * k] = k * 0.25 - 3.5;
             dv[2 * k + 1] = -1;
-            rv[k] = (rec_t){ k, k / 3.0, -(long)k << 33, { 'a', 'b', (char)k }, k * 0.125L };
+            rv[k] = (rec_t){ k, k / 3.0, -((long)k << 33), { 'a', 'b', (char)k }, k * 0.125L };
         }
         MPI_Send(iv, n, MPI_INT, to, 1, MPI_COMM_WORLD);
         MPI_Send(lv, n, MPI_LONG, to, 2, MPI_COMM_WORLD);
@@ -77,7 +77,7 @@ static void typed_values(int rank, int from, int to, int n)
             CHECK(iv[k] == -k * 1000003);
             CHECK(lv[k] == (long)k * 300000000007L - 5);
             CHECK(dv[k] == k * 0.25 - 3.5);
-            CHECK(rv[k].i == k && rv[k].d == k / 3.0 && rv[k].l == -(long)k << 33);
+            CHECK(rv[k].i == k && rv[k].d == k / 3.0 && rv[k].l == -((long)k << 33));
             CHECK(rv[k].c[0] == 'a' && rv[k].c[2] == (char)k && rv[k].ld == k * 0.125L);
         }
     }
