@@ -52,7 +52,7 @@ static void typed_values(int rank, int from, int to, int n)
     MPI_Type_commit(&every2);
     if (rank == from) {
         for (int k = 0; k < n; k++) {
-            iv[k] = -k * 1000003;
+            iv[k] = -(k % 2000) * 1000003;
             lv[k] = (long)k * 300000000007L - 5;
             dv[2 * k] = k * 0.25 - 3.5;
             dv[2 * k + 1] = -1;
@@ -74,7 +74,7 @@ static void typed_values(int rank, int from, int to, int n)
         MPI_Get_count(&st, rt, &count);
         CHECK(count == n);
         for (int k = 0; k < n; k++) {
-            CHECK(iv[k] == -k * 1000003);
+            CHECK(iv[k] == -(k % 2000) * 1000003);
             CHECK(lv[k] == (long)k * 300000000007L - 5);
             CHECK(dv[k] == k * 0.25 - 3.5);
             CHECK(rv[k].i == k && rv[k].d == k / 3.0 && rv[k].l == -((long)k << 33));
