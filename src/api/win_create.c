@@ -206,7 +206,7 @@ API_EXPORT int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int 
     if (rank == MPI_PROC_NULL)
         for (rank = 0; rank < w->comm->size - 1 && w->sizes[rank] == 0; rank++)
             ;
-    void *base = w->sizes[rank] ? (char *)w->shared_seg + rma_shared_offset(w, rank) : NULL;
+    void *base = w->sizes[rank] ? w->parts[rank] : NULL;
     *size = w->sizes[rank];
     *disp_unit = w->disp_units[rank];
     memcpy(baseptr, &base, sizeof base);

@@ -143,6 +143,14 @@ static int rma_get(proto_op_t *op, const proto_msg_t *m, size_t n)
     return rcode;
 }
 
+/* Asks the sender of m's rendezvous for n bytes as DATA frames to op. */
+static void send_cts(const proto_msg_t *m, const proto_op_t *op, size_t n)
+{
+    f_cts_t c = { .kind = F_CTS, .sreq = m->remote_id, .rreq = op->id, .bytes = n };
+    f_cts_le(&c);
+    proto_send_ctrl(m->peer, &c, sizeof c);
+}
+
 /* Rendezvous: one copy by remote read when the transport can and the blocks on both sides
  * are big enough for iovecs; else ask for DATA frames. */
 static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
@@ -165,9 +173,7 @@ static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
         if (op->layout)
             proto_stream_cursor(op);
     }
-    f_cts_t c = { .kind = F_CTS, .sreq = m->remote_id, .rreq = op->id, .bytes = n };
-    f_cts_le(&c);
-    proto_send_ctrl(m->peer, &c, sizeof c);
+    send_cts(m, op, n);
     if (n == 0)
         proto_complete(op);
 }
@@ -229,9 +235,7 @@ static int recv_converted(proto_op_t *op, const proto_msg_t *m)
         op->want = n;
         if (n)
             proto_id_open(op);
-        f_cts_t c = { .kind = F_CTS, .sreq = m->remote_id, .rreq = op->id, .bytes = n };
-        f_cts_le(&c);
-        proto_send_ctrl(m->peer, &c, sizeof c);
+        send_cts(m, op, n);
         if (n == 0)
             stream_converted(op);
         return 1;

@@ -52,8 +52,9 @@ int rma_direct_remote_setup(win_t *w, int *usable)
     int n = w->comm->size, me = w->comm->rank;
     uint64_t mine = (uintptr_t)w->base, *all = malloc((size_t)n * sizeof *all);
     w->remote_base = malloc((size_t)n * sizeof *w->remote_base);
-    int ok = all && w->remote_base;
-    int rc = icoll_allgather(w->comm, &mine, sizeof mine, ok ? all : NULL);
+    if (!all || !w->remote_base)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win_create", "out of memory for %d members", n);
+    int ok = 1, rc = icoll_allgather(w->comm, &mine, sizeof mine, all);
     /* one byte of every other member's window, as the operations will read it */
     for (int r = 0; rc == MPI_SUCCESS && ok && r < n; r++) {
         char byte;

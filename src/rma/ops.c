@@ -123,7 +123,19 @@ static void describe_target(win_t *w, const rma_args_t *a, rma_hdr_t *h, const v
     }
 }
 
-/* Direct access (w->direct): the origin's data as the emulation would pack it (read in
+/* The origin's data of an operation as its message carries it (rma_data_bytes(h) bytes at
+ * dst): compare_and_swap's new and compare values, else the origin buffer packed. */
+static void origin_data(char *dst, const rma_args_t *a, const rma_hdr_t *h)
+{
+    if (h->kind == RMA_CAS) {
+        memcpy(dst, a->origin, h->bytes);
+        memcpy(dst + h->bytes, a->compare, h->bytes);
+    } else if (rma_data_bytes(h)) {
+        pack(dst, a->origin, (size_t)a->origin_count, a->origin_type);
+    }
+}
+
+/* Direct access (w->direct): the origin's data as the emulation would send it (read in
  * place when contiguous), applied to the target's part at once. */
 static int direct_start(win_t *w, rma_kind_t kind, const rma_args_t *a, const rma_hdr_t *h,
                         const void *layout, size_t data)
@@ -131,18 +143,12 @@ static int direct_start(win_t *w, rma_kind_t kind, const rma_args_t *a, const rm
     char *tmp = NULL;
     const void *src = NULL;
     const dt_layout_t *l = dtype_layout(a->origin_type);
-    if (kind == RMA_CAS) {
-        if (!(tmp = malloc(2 * h->bytes)))
-            return MPI_ERR_NO_MEM;
-        memcpy(tmp, a->origin, h->bytes);
-        memcpy(tmp + h->bytes, a->compare, h->bytes);
-        src = tmp;
-    } else if (data && dt_layout_contiguous(l, (size_t)a->origin_count)) {
+    if (kind != RMA_CAS && data && dt_layout_contiguous(l, (size_t)a->origin_count)) {
         src = (const char *)a->origin + dt_layout_true_lb(l);
     } else if (data) {
         if (!(tmp = malloc(data)))
             return MPI_ERR_NO_MEM;
-        pack(tmp, a->origin, (size_t)a->origin_count, a->origin_type);
+        origin_data(tmp, a, h);
         src = tmp;
     }
     rma_direct_apply(w, a, h, layout, src);
@@ -189,12 +195,7 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
     memcpy(msg, &h, sizeof h);
     if (layout_len)
         memcpy(msg + sizeof h, layout, layout_len);
-    if (kind == RMA_CAS) {
-        memcpy(msg + head, a->origin, h.bytes);
-        memcpy(msg + head + h.bytes, a->compare, h.bytes);
-    } else if (data) {
-        pack(msg + head, a->origin, (size_t)a->origin_count, a->origin_type);
-    }
+    origin_data(msg + head, a, &h);
     w->sent[a->target]++;
     if (gather)
         return MPI_SUCCESS;

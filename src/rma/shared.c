@@ -39,9 +39,18 @@ static size_t part_bytes(const win_t *w, int rank)
     return w->flavor == MPI_WIN_FLAVOR_SHARED ? n : (n + PART_ALIGN - 1) / PART_ALIGN * PART_ALIGN;
 }
 
+/* Where rank's part starts in the segment (rank = the number of members: its size). */
+static size_t shared_offset(const win_t *w, int rank)
+{
+    size_t off = (size_t)w->comm->size * sizeof(rma_ctrl_t);
+    for (int r = 0; r < rank; r++)
+        off += part_bytes(w, r);
+    return off;
+}
+
 static size_t total_bytes(const win_t *w)
 {
-    return rma_shared_offset(w, w->comm->size);
+    return shared_offset(w, w->comm->size);
 }
 
 /* Member 0 creates and backs the segment, the others map it once it exists; the name goes
@@ -102,17 +111,9 @@ int rma_shared_map(win_t *w)
         err_fatal(MPI_ERR_NO_MEM, "MPI_Win_allocate", "out of memory for %d members",
                   w->comm->size);
     for (int r = 0; r < w->comm->size; r++)
-        w->parts[r] = (char *)p + rma_shared_offset(w, r);
+        w->parts[r] = (char *)p + shared_offset(w, r);
     w->base = w->size ? w->parts[w->comm->rank] : NULL;
     return MPI_SUCCESS;
-}
-
-size_t rma_shared_offset(const win_t *w, int rank)
-{
-    size_t off = (size_t)w->comm->size * sizeof(rma_ctrl_t);
-    for (int r = 0; r < rank; r++)
-        off += part_bytes(w, r);
-    return off;
 }
 
 void rma_shared_unmap(win_t *w)

@@ -129,8 +129,6 @@ int rma_shared_on_one_host(const comm_t *c);
 /* Collective: maps the window's segment (sizes known) and, unless the memory is the user's
  * (MPI_Win_create), sets w->base to this member's part. */
 int rma_shared_map(win_t *w);
-/* Where rank's part starts in the segment (rank = the number of members: its size). */
-size_t rma_shared_offset(const win_t *w, int rank);
 void rma_shared_unmap(win_t *w);
 
 /* ---- operations (ops.c) ------------------------------------------------------------------- */
