@@ -28,9 +28,15 @@ API_EXPORT int PMPI_Win_fence(int assert, MPI_Win win)
     if (w->naccess >= 0 || w->nexposure >= 0)
         return win_raise(w, MPI_ERR_RMA_SYNC, F,
                          "an MPI_Win_start or MPI_Win_post epoch is open");
-    rc = rma_fence(w);
+    if ((assert & MPI_MODE_NOPRECEDE) && w->fence_ops)
+        return win_raise(w, MPI_ERR_RMA_SYNC, F,
+                         "MPI_MODE_NOPRECEDE asserted, but this process issued %llu "
+                         "operations since the last fence, which this fence must complete",
+                         (unsigned long long)w->fence_ops);
+    rc = rma_fence(w, assert);
     if (rc != MPI_SUCCESS)
         return win_raise(w, rc, F, "the fence failed");
+    w->fence_ops = 0;
     w->fence_epoch = !(assert & MPI_MODE_NOSUCCEED);
     return MPI_SUCCESS;
 }
