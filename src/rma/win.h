@@ -43,8 +43,11 @@
 enum { RMA_TAG_OP = 0, RMA_TAG_REPLY0 = 1 };
 #define RMA_TAG_REPLY_SPAN 0x3fffffff
 
-/* The synchronisation a process holds towards a target (win_t.lock_held). */
-enum { RMA_UNLOCKED = 0, RMA_LOCKED_SHARED, RMA_LOCKED_EXCLUSIVE };
+/* The synchronisation a process holds towards a target (win_t.lock_held; win_t.lock_all is
+ * 0, or one of the last two). NOCHECK: the epoch was opened with MPI_MODE_NOCHECK (no other
+ * process holds or asks for a conflicting lock), so no lock was taken at the target, and the
+ * unlock is a flush. */
+enum { RMA_UNLOCKED = 0, RMA_LOCKED_SHARED, RMA_LOCKED_EXCLUSIVE, RMA_LOCKED_NOCHECK };
 
 struct rma_pending;
 struct rma_hdr;
@@ -79,7 +82,7 @@ typedef struct win {
     uint32_t fences;             /* fences completed here (see "Fence epochs") */
     uint64_t fence_ops;          /* operations issued in the fence epoch open now */
     int *lock_held;              /* per target: RMA_UNLOCKED / _SHARED / _EXCLUSIVE */
-    int lock_all;                /* MPI_Win_lock_all holds every target */
+    int lock_all;                /* MPI_Win_lock_all holds every target (RMA_LOCKED_*) */
     int nlocks;                  /* targets locked by MPI_Win_lock */
     int next_reply;              /* the next reply tag, RMA_TAG_REPLY0 + (n mod span) */
     struct rma_pending *pending; /* operations not yet complete at this origin */
