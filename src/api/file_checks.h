@@ -45,7 +45,9 @@ int file_check_type(const io_file_t *f, MPI_Datatype h, dtype_t **t, const char 
  * external32 size is its native one (MPI_ERR_UNSUPPORTED_DATAREP). */
 int file_check_data(const io_file_t *f, int count, MPI_Datatype datatype, dtype_t **t,
                     const char *func);
-/* Fills status (unless MPI_STATUS_IGNORE) for `bytes` of data moved. */
-void file_set_status(MPI_Status *status, size_t bytes);
+/* Fills status (unless MPI_STATUS_IGNORE) for `stream_bytes` of the view's stream moved
+ * with elements of t: the status counts the native bytes of the whole elements they hold
+ * (the same number unless the file's representation resizes t; t NULL: as they are). */
+void file_set_status(io_file_t *f, dtype_t *t, MPI_Status *status, size_t stream_bytes);
 
 #endif

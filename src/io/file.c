@@ -99,6 +99,10 @@ static void destroy(io_file_t *f)
         dtype_release(f->etype);
     if (f->filetype)
         dtype_release(f->filetype);
+    if (f->fetype)
+        dtype_release(f->fetype);
+    if (f->ftype)
+        dtype_release(f->ftype);
     errhandler_release(f->errhandler);
     free(f->path);
     free(f);
@@ -130,8 +134,8 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
     errhandler_retain(f->errhandler);
     f->etype = dtype_lookup(MPI_BYTE);
     f->filetype = dtype_lookup(MPI_BYTE);
-    dtype_retain(f->etype);
-    dtype_retain(f->filetype);
+    f->fetype = f->etype;
+    f->ftype = f->filetype;
     strcpy(f->datarep, "native");
     int rc = comm_dup(c, &f->comm);
     if (rc != MPI_SUCCESS) {

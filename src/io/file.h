@@ -28,6 +28,13 @@
 
 #define FILE_KIND 0x28000000u
 
+/* A file's data representation: native/internal (both 0), external32, or one of
+ * MPI_Register_datarep (user). */
+typedef struct io_rep {
+    int external32;
+    const struct io_datarep *user;
+} io_rep_t;
+
 typedef struct io_file {
     MPI_File handle;
     comm_t *comm;                /* the private duplicate (see above) */
@@ -41,9 +48,11 @@ typedef struct io_file {
     /* the view */
     MPI_Offset disp;
     dtype_t *etype, *filetype;   /* referenced */
-    int external32;              /* datarep "external32" (else "native" / "internal") */
-    const struct io_datarep *user_rep; /* a datarep of MPI_Register_datarep, or NULL */
+    io_rep_t rep;                /* the data representation */
     char datarep[MPI_MAX_DATAREP_STRING];
+    /* etype and filetype measured in the file's representation (reptype.c): the same objects
+     * for native data; every offset, position and stream size of the view uses these */
+    dtype_t *fetype, *ftype;
     MPI_Offset pos;              /* the individual file pointer, in etypes of the view */
     win_t *shared;               /* the shared file pointer (shared.c) */
     /* a split collective between its _begin and _end (MPI-3.1 §13.4.5): at most one */
@@ -82,10 +91,10 @@ int io_get_size(io_file_t *f, MPI_Offset *size);
 /* ---- the view (view.c) --------------------------------------------------------------------- */
 
 /* Installs a checked view (both types committed; the filetype's pieces are non-negative,
- * increasing and its repetitions do not overlap: io_view_check) and resets the individual
- * file pointer. */
+ * increasing and its repetitions do not overlap: io_view_check on the file twins fetype and
+ * ftype, whose references it takes over) and resets the individual file pointer. */
 void io_set_view(io_file_t *f, MPI_Offset disp, dtype_t *etype, dtype_t *filetype,
-                 const char *datarep);
+                 dtype_t *fetype, dtype_t *ftype, const char *datarep, io_rep_t rep);
 /* NULL when filetype can be a view's filetype over etype, else what is wrong. */
 const char *io_view_check(const dtype_t *etype, dtype_t *filetype);
 /* One run of file bytes: called for each, in file order, until it returns nonzero. */
@@ -116,10 +125,9 @@ MPI_Offset io_shared_local_get(io_file_t *f);
 void io_shared_local_set(io_file_t *f, MPI_Offset value);
 
 /* ---- data representations of MPI_Register_datarep (datarep.c) -------------------------------
- * Supported when the extent function gives every basic type of the types involved its native
- * size: then the file layout is the native one and the conversion functions only change the
- * bytes (docs/io.md). Registrations live until the process ends (MPI-3.1 §13.5.3 gives them no
- * end either). */
+ * The extent function sizes the file layout (reptype.c); the conversion functions fill or
+ * read a packed buffer of file data. Registrations live until the process ends (MPI-3.1
+ * §13.5.3 gives them no end either). */
 
 typedef struct io_datarep {
     char name[MPI_MAX_DATAREP_STRING];
@@ -133,8 +141,17 @@ typedef struct io_datarep {
 int io_datarep_register(const io_datarep_t *rep);
 /* The representation of that name, or NULL. */
 const io_datarep_t *io_datarep_find(const char *name);
-/* Nonzero when every basic type of t has its native size as file extent under rep. */
-int io_datarep_fits(const io_datarep_t *rep, dtype_t *t);
+
+/* ---- types in a representation (reptype.c) -------------------------------------------------
+ * The file size of one basic element (a predefined.h index), or -1 when an extent function
+ * fails; of one element of t (the bytes of the view's stream it fills); and t's "file twin":
+ * t built again with every basic element at its file size (MPI-3.1 §13.5.1: constructors
+ * counting in elements scale, byte displacements stay), committed, t itself (retained) when
+ * nothing changes. The caller releases *out. MPI_ERR_UNSUPPORTED_DATAREP when an extent
+ * function fails or a part cannot be rebuilt. */
+MPI_Aint io_rep_basic_size(const io_rep_t *rep, int basic);
+MPI_Count io_rep_size(const io_rep_t *rep, dtype_t *t);
+int io_rep_type(const io_rep_t *rep, dtype_t *t, dtype_t **out);
 
 /* ---- reads and writes (rw.c) ---------------------------------------------------------------- */
 
@@ -146,12 +163,20 @@ int io_write(io_file_t *f, MPI_Offset start, const void *buf, size_t count, dtyp
 int io_read(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype_t *memtype,
             size_t *done);
 
+/* count elements of memtype at buf in the file's representation: a malloc'd buffer of
+ * *bytes bytes (freed by the caller), and back (the whole elements of `bytes`). For native
+ * data the packed bytes. */
+int io_rep_pack(io_file_t *f, const void *buf, size_t count, dtype_t *memtype,
+                unsigned char **packed, size_t *bytes);
+int io_rep_unpack(io_file_t *f, const unsigned char *packed, size_t bytes, void *buf,
+                  dtype_t *memtype);
+
 /* ---- collective access (twophase.c) ----------------------------------------------------------
  * Collective over the file's members: io_write / io_read of every member, by two-phase
  * aggregation (one aggregator per host, docs/io.md). failed: this member's own checks failed
  * (an error class; it takes part with nothing, so none waits); then every member returns an
- * error. Native data only (the caller takes the independent path for other representations
- * and in atomic mode). */
+ * error. Any data representation (the data moves converted); not in atomic mode (the caller
+ * takes the independent path). */
 int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype_t *memtype,
                   int write, int failed, size_t *done);
 

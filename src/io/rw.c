@@ -4,8 +4,7 @@
  * contiguous buffer is one iovec per run; no per-element loop anywhere. With the
  * "external32" representation the data goes through a packed buffer converted by
  * datatype/external32.c, with a representation of MPI_Register_datarep through its
- * conversion functions (both restricted to types whose file sizes are the native ones:
- * docs/io.md). */
+ * conversion functions; the view's layout is then that of the file twins (reptype.c). */
 #include "io/file.h"
 
 #include "datatype/construct.h"
@@ -133,57 +132,89 @@ static int transfer(io_file_t *f, MPI_Offset start, void *buf, size_t count, dty
     return MPI_SUCCESS;
 }
 
-/* external32: the packed bytes are the stream's bytes (sizes equal to native ones) */
-static int transfer_ext32(io_file_t *f, MPI_Offset start, void *buf, size_t count,
-                          dtype_t *memtype, int write, size_t *done)
+/* The file representation of count elements of memtype at buf, packed (external32, or a
+ * registered representation's write function; MPI_CONVERSION_FN_NULL: the native bytes). */
+int io_rep_pack(io_file_t *f, const void *buf, size_t count, dtype_t *memtype,
+                unsigned char **packed, size_t *bytes)
 {
-    size_t bytes = count * (size_t)memtype->ext32_size;
-    unsigned char *packed = malloc(bytes ? bytes : 1);
-    if (!packed)
+    MPI_Count each = io_rep_size(&f->rep, memtype);
+    *packed = NULL;
+    if (each < 0)
+        return MPI_ERR_UNSUPPORTED_DATAREP;
+    if (f->rep.user && count > INT_MAX)
+        return MPI_ERR_COUNT;
+    *bytes = count * (size_t)each;
+    if (!(*packed = malloc(*bytes ? *bytes : 1)))
         return MPI_ERR_NO_MEM;
-    dtype_t *byte = dtype_lookup(MPI_BYTE);
-    int rc = MPI_SUCCESS;
-    if (write) {
-        rc = ext32_pack(memtype, buf, count, packed);
-        if (rc == MPI_SUCCESS)
-            rc = transfer(f, start, packed, bytes, byte, 1, done);
-    } else {
-        rc = transfer(f, start, packed, bytes, byte, 0, done);
-        /* whole elements only: a read cut by the end of the file converts what it got */
-        size_t whole = memtype->ext32_size ? *done / (size_t)memtype->ext32_size : 0;
-        if (rc == MPI_SUCCESS && whole > 0)
-            rc = ext32_unpack(memtype, packed, whole, buf);
+    int rc;
+    if (f->rep.external32) {
+        rc = ext32_pack(memtype, buf, count, *packed);
+    } else if (f->rep.user && f->rep.user->write) {
+        rc = f->rep.user->write((void *)buf, memtype->handle, (int)count, *packed, 0,
+                                f->rep.user->extra);
+    } else if (each == memtype->size) {
+        dt_cursor_t cur;
+        dt_cursor_init(&cur, dtype_layout(memtype), (uintptr_t)buf, count);
+        dt_pack(&cur, *packed, *bytes);
+        rc = MPI_SUCCESS;
+    } else { /* no function, yet the file's sizes are not the memory's */
+        rc = MPI_ERR_UNSUPPORTED_DATAREP;
     }
-    free(packed);
+    if (rc != MPI_SUCCESS) {
+        free(*packed);
+        *packed = NULL;
+    }
     return rc;
 }
 
-/* A representation of MPI_Register_datarep: its conversion functions fill or read a packed
- * buffer of file data (MPI_CONVERSION_FN_NULL: the native bytes, moved directly). */
-static int transfer_user(io_file_t *f, MPI_Offset start, void *buf, size_t count,
-                         dtype_t *memtype, int write, size_t *done)
+int io_rep_unpack(io_file_t *f, const unsigned char *packed, size_t bytes, void *buf,
+                  dtype_t *memtype)
 {
-    const io_datarep_t *rep = f->user_rep;
-    MPI_Datarep_conversion_function *convert = write ? rep->write : rep->read;
-    if (!convert)
-        return transfer(f, start, buf, count, memtype, write, done);
-    if (count > INT_MAX)
-        return MPI_ERR_COUNT;
-    size_t bytes = count * (size_t)memtype->size;
-    unsigned char *packed = malloc(bytes ? bytes : 1);
-    if (!packed)
-        return MPI_ERR_NO_MEM;
+    MPI_Count each = io_rep_size(&f->rep, memtype);
+    if (each <= 0)
+        return each < 0 ? MPI_ERR_UNSUPPORTED_DATAREP : MPI_SUCCESS;
+    /* whole elements only: a read cut by the end of the file converts what it got */
+    size_t whole = bytes / (size_t)each;
+    if (whole == 0)
+        return MPI_SUCCESS;
+    if (f->rep.external32)
+        return ext32_unpack(memtype, packed, whole, buf);
+    if (f->rep.user && f->rep.user->read)
+        return f->rep.user->read(buf, memtype->handle, (int)whole, (void *)packed, 0,
+                                 f->rep.user->extra);
+    if (each != memtype->size)
+        return MPI_ERR_UNSUPPORTED_DATAREP;
+    dt_cursor_t cur;
+    dt_cursor_init(&cur, dtype_layout(memtype), (uintptr_t)buf, whole);
+    dt_unpack(&cur, packed, whole * (size_t)each);
+    return MPI_SUCCESS;
+}
+
+/* A representation other than native: the data goes through a packed buffer of file data. */
+static int transfer_rep(io_file_t *f, MPI_Offset start, void *buf, size_t count,
+                        dtype_t *memtype, int write, size_t *done)
+{
+    *done = 0;
     dtype_t *byte = dtype_lookup(MPI_BYTE);
-    int rc = MPI_SUCCESS;
+    unsigned char *packed;
+    size_t bytes;
+    int rc;
     if (write) {
-        rc = convert(buf, memtype->handle, (int)count, packed, 0, rep->extra);
+        rc = io_rep_pack(f, buf, count, memtype, &packed, &bytes);
         if (rc == MPI_SUCCESS)
             rc = transfer(f, start, packed, bytes, byte, 1, done);
     } else {
+        MPI_Count each = io_rep_size(&f->rep, memtype);
+        if (each < 0)
+            return MPI_ERR_UNSUPPORTED_DATAREP;
+        if (f->rep.user && count > INT_MAX)
+            return MPI_ERR_COUNT;
+        bytes = count * (size_t)each;
+        if (!(packed = malloc(bytes ? bytes : 1)))
+            return MPI_ERR_NO_MEM;
         rc = transfer(f, start, packed, bytes, byte, 0, done);
-        size_t whole = memtype->size ? *done / (size_t)memtype->size : 0;
-        if (rc == MPI_SUCCESS && whole > 0)
-            rc = convert(buf, memtype->handle, (int)whole, packed, 0, rep->extra);
+        if (rc == MPI_SUCCESS)
+            rc = io_rep_unpack(f, packed, *done, buf, memtype);
     }
     free(packed);
     return rc;
@@ -192,19 +223,15 @@ static int transfer_user(io_file_t *f, MPI_Offset start, void *buf, size_t count
 int io_write(io_file_t *f, MPI_Offset start, const void *buf, size_t count, dtype_t *memtype,
              size_t *done)
 {
-    if (f->external32)
-        return transfer_ext32(f, start, (void *)buf, count, memtype, 1, done);
-    if (f->user_rep)
-        return transfer_user(f, start, (void *)buf, count, memtype, 1, done);
+    if (f->rep.external32 || f->rep.user)
+        return transfer_rep(f, start, (void *)buf, count, memtype, 1, done);
     return transfer(f, start, (void *)buf, count, memtype, 1, done);
 }
 
 int io_read(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype_t *memtype,
             size_t *done)
 {
-    if (f->external32)
-        return transfer_ext32(f, start, buf, count, memtype, 0, done);
-    if (f->user_rep)
-        return transfer_user(f, start, buf, count, memtype, 0, done);
+    if (f->rep.external32 || f->rep.user)
+        return transfer_rep(f, start, buf, count, memtype, 0, done);
     return transfer(f, start, buf, count, memtype, 0, done);
 }

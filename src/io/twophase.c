@@ -6,7 +6,8 @@
  * sends each aggregator the (offset, length) pieces of its domain, with their data for a
  * write (two alltoallv exchanges on the file's private communicator). An aggregator sorts the
  * pieces by offset and merges adjacent ones, so the many small strided pieces of all members
- * become few large pwritev/preadv calls; for a read it sends every piece's bytes back. */
+ * become few large pwritev/preadv calls; for a read it sends every piece's bytes back.
+ * Members exchange data in the file's representation (converted before and after). */
 #include "io/file.h"
 
 #include "core/icoll.h"
@@ -280,10 +281,16 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
 {
     comm_t *c = f->comm;
     *done = 0;
-    size_t bytes = failed ? 0 : count * (size_t)memtype->size;
+    MPI_Count each = failed ? 0 : io_rep_size(&f->rep, memtype);
+    if (each < 0)
+        failed = MPI_ERR_UNSUPPORTED_DATAREP;
+    size_t bytes = failed ? 0 : count * (size_t)each;
     runs_t mine = { 0 };
     int rc = MPI_SUCCESS;
-    if (bytes && io_view_runs(f, start, (MPI_Offset)bytes, add_run, &mine))
+    unsigned char *packed = NULL;
+    if (bytes && write) /* the data in the file's representation */
+        rc = io_rep_pack(f, buf, count, memtype, &packed, &bytes);
+    if (rc == MPI_SUCCESS && bytes && io_view_runs(f, start, (MPI_Offset)bytes, add_run, &mine))
         rc = MPI_ERR_NO_MEM;
     /* the span over all members, and whether every member is ready */
     uint64_t v[3] = { mine.n ? (uint64_t)mine.v[0].off : UINT64_MAX,
@@ -294,6 +301,7 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
     int all = icoll_allreduce_u64(c, v, 3, ICOLL_MIN);
     if (all != MPI_SUCCESS || !v[2] || v[0] == UINT64_MAX) {
         free(mine.v);
+        free(packed);
         if (all != MPI_SUCCESS)
             return all;
         if (!v[2]) /* a member's checks failed: nobody moved anything */
@@ -302,7 +310,7 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
     }
     plan_t p = { .size = c->size };
     p.aggr = aggregators(c, &p.naggr);
-    unsigned char *packed = NULL, *agg = NULL;
+    unsigned char *agg = NULL;
     size_t *sc = NULL, *sd = NULL, *rcn = NULL, *rd = NULL;
     ref_t *refs = NULL;
     if (!p.aggr)
@@ -320,7 +328,8 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
     if (rc == MPI_SUCCESS)
         rc = data_layout(&p, 0, &rcn, &rd);
     size_t in_bytes = rc == MPI_SUCCESS ? rd[c->size - 1] + rcn[c->size - 1] : 0;
-    packed = malloc(bytes ? bytes : 1);
+    if (!packed)
+        packed = malloc(bytes ? bytes : 1);
     agg = malloc(in_bytes ? in_bytes : 1);
     refs = malloc((p.nrecv ? p.nrecv : 1) * sizeof *refs);
     if (!packed || !agg || !refs)
@@ -330,9 +339,6 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
     if (rc == MPI_SUCCESS && !(out = malloc(bytes ? bytes : 1)))
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && write) {
-        dt_cursor_t cur;
-        dt_cursor_init(&cur, dtype_layout(memtype), (uintptr_t)buf, count);
-        dt_pack(&cur, packed, bytes);
         size_t at = 0;
         for (size_t i = 0; i < p.sdispl[c->size - 1] + p.scount[c->size - 1]; i++) {
             memcpy(out + at, packed + p.data_at[i], (size_t)p.send[i].len);
@@ -361,11 +367,8 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
             memcpy(packed + p.data_at[i], out + pos, (size_t)p.send[i].len);
             pos += (size_t)p.send[i].len;
         }
-        if (rc == MPI_SUCCESS) {
-            dt_cursor_t cur;
-            dt_cursor_init(&cur, dtype_layout(memtype), (uintptr_t)buf, count);
-            dt_unpack(&cur, packed, bytes);
-        }
+        if (rc == MPI_SUCCESS)
+            rc = io_rep_unpack(f, packed, bytes, buf, memtype);
     }
     /* every member learns whether an aggregator failed */
     int e[1] = { rc != MPI_SUCCESS ? rc : io_rc };
