@@ -32,7 +32,8 @@ int file_access(MPI_File fh, MPI_Offset offset, void *buf, int count,
     return MPI_SUCCESS;
 }
 
-/* The collective forms: two-phase aggregation (io/twophase.c) outside atomic mode; otherwise, and in a communicator of one, the independent access. A member whose
+/* The collective forms: two-phase aggregation (io/twophase.c) outside atomic mode, unless
+ * the hint romio_cb_read / romio_cb_write is "disable"; otherwise, and in a communicator of one, the independent access. A member whose
  * checks fail still takes part (with nothing), so none waits for it. */
 static int access_collective(MPI_File fh, int at_pointer, MPI_Offset offset, void *buf,
                              int count, MPI_Datatype datatype, MPI_Status *status, int write,
@@ -40,7 +41,8 @@ static int access_collective(MPI_File fh, int at_pointer, MPI_Offset offset, voi
 {
     state_require_initialized(func);
     API_GET_FILE(f, fh, func);
-    if (f->atomic || f->comm->size == 1)
+    int hint = write ? f->hints.cb_write : f->hints.cb_read;
+    if (f->atomic || f->comm->size == 1 || hint == IO_HINT_DISABLE)
         return at_pointer ? file_access(fh, -1, buf, count, datatype, status, write, func)
                           : file_access_at(fh, offset, buf, count, datatype, status, write,
                                            func);

@@ -109,6 +109,8 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
         disp = (MPI_Offset)at;
     }
     io_set_view(f, disp, et, ft, fet, fft, datarep, rep);
+    if ((all = io_hints_set(f, info_lookup(info))) != MPI_SUCCESS)
+        return file_raise(f, all, F, "cannot set the hints");
     /* both pointers restart at 0; rank 0 resets the shared one between the agreement (every
      * earlier access is complete) and this barrier (no later one has begun) */
     if (f->comm->rank == 0)

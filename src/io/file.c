@@ -104,6 +104,7 @@ static void destroy(io_file_t *f)
     if (f->ftype)
         dtype_release(f->ftype);
     errhandler_release(f->errhandler);
+    free(f->aggr);
     free(f->path);
     free(f);
 }
@@ -145,8 +146,7 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
     }
     c = f->comm;
     f->path = strdup(path);
-    if (info && (f->info = info_copy(info)) == NULL)
-        rc = MPI_ERR_NO_MEM;
+    io_hints_default(&f->hints);
     if (!f->path)
         rc = MPI_ERR_NO_MEM;
     /* creation first, by rank 0, then everyone opens what exists */
@@ -181,6 +181,8 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
             f->pos = end;
         rc = agree(c, rc);
     }
+    if (rc == MPI_SUCCESS)
+        rc = agree(c, io_hints_set(f, info));
     if (rc == MPI_SUCCESS)
         rc = agree(c, io_shared_create(f, f->pos));
     if (rc == MPI_SUCCESS && !(f->handle = handle_new(&table, f)))

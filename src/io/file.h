@@ -35,13 +35,25 @@ typedef struct io_rep {
     const struct io_datarep *user;
 } io_rep_t;
 
+/* The hints acted on (hints.c); switches are IO_HINT_*. */
+enum { IO_HINT_AUTO, IO_HINT_ENABLE, IO_HINT_DISABLE };
+typedef struct io_hints {
+    long long cb_buffer_size;     /* bytes an aggregator moves per cycle of two-phase */
+    int cb_nodes;                 /* aggregators asked for (0: one per host) */
+    int cb_read, cb_write;        /* romio_cb_read / _write: two-phase or independent */
+    long long ind_rd_buffer_size; /* data sieving: the most bytes read at once */
+    int ds_read;                  /* romio_ds_read */
+} io_hints_t;
+
 typedef struct io_file {
     MPI_File handle;
     comm_t *comm;                /* the private duplicate (see above) */
     int fd;
     int amode;
     char *path;                  /* as given to MPI_File_open (DELETE_ON_CLOSE) */
-    info_t *info;                /* the hints as last set */
+    info_t *info;                /* the hints as last set, with the values in use */
+    io_hints_t hints;            /* the same for every member (rank 0's) */
+    int *aggr, naggr;            /* the aggregators of two-phase (ranks of comm) */
     MPI_Errhandler errhandler;
     int atomic;                  /* MPI_File_set_atomicity */
     long long locked_start, locked_len; /* atomic mode: the range locked (rw.c) */
@@ -81,6 +93,16 @@ void io_set_default_errhandler(MPI_Errhandler eh);
 /* Maps errno after a failed system call to an MPI error class. */
 int io_errno_class(int err);
 
+/* ---- hints (hints.c) and aggregators (aggr.c) ------------------------------------------------ */
+
+void io_hints_default(io_hints_t *h);
+/* Collective: merges `given` (may be NULL) into f->info, takes rank 0's hint values, chooses
+ * the aggregators and writes the values in use into f->info. */
+int io_hints_set(io_file_t *f, const info_t *given);
+/* The aggregators of f (malloc'd ranks of f->comm, *n of them): cb_nodes of them (default:
+ * the lowest rank of each host), spread over the hosts; NULL on no memory. */
+int *io_aggregators(io_file_t *f, int *n);
+
 /* ---- the file's size and contents (size.c) ------------------------------------------------ */
 
 int io_sync(io_file_t *f);                            /* collective */
@@ -103,6 +125,8 @@ typedef int io_run_fn(void *arg, MPI_Offset offset, size_t len);
  * from the view's position 0), merged where adjacent; returns the first nonzero value of fn,
  * or 0. */
 int io_view_runs(io_file_t *f, MPI_Offset start, MPI_Offset n, io_run_fn *fn, void *arg);
+/* Nonzero when bytes [start, start + n) of the stream are one run of the file. */
+int io_view_contiguous(io_file_t *f, MPI_Offset start, MPI_Offset n);
 /* The absolute byte offset of the view's position `bytes` (MPI_File_get_byte_offset). */
 MPI_Offset io_view_byte_offset(io_file_t *f, MPI_Offset bytes);
 /* The bytes of the view's stream that lie below file offset `size` (for MPI_SEEK_END). */

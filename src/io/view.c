@@ -96,6 +96,11 @@ int io_view_runs(io_file_t *f, MPI_Offset start, MPI_Offset n, io_run_fn *fn, vo
     return 0;
 }
 
+int io_view_contiguous(io_file_t *f, MPI_Offset start, MPI_Offset n)
+{
+    return dt_layout_contiguous(dtype_layout(f->ftype), reps_for(f, start + n));
+}
+
 static int first_run(void *arg, MPI_Offset offset, size_t len)
 {
     (void)len;
