@@ -49,6 +49,17 @@ int file_check_not_sequential(const io_file_t *f, const char *func)
     return MPI_SUCCESS;
 }
 
+int file_check_reachable(const io_file_t *f, const char *func)
+{
+    if (f->fd < 0)
+        return file_raise(f, MPI_ERR_UNSUPPORTED_OPERATION, func,
+                          "the file lives on the file system of site %d (metampi_file_sites="
+                          "root) and this rank is at site %d: only collective data access "
+                          "reaches it from here (docs/io.md)",
+                          f->site[0], f->site[f->comm->rank]);
+    return MPI_SUCCESS;
+}
+
 int file_check_type(const io_file_t *f, MPI_Datatype h, dtype_t **t, const char *argname,
                     const char *func)
 {

@@ -35,6 +35,9 @@ int file_check_writable(const io_file_t *f, const char *func);
 int file_check_readable(const io_file_t *f, const char *func);
 /* Not opened with MPI_MODE_SEQUENTIAL (explicit offsets, individual pointers, sizes):
  * else MPI_ERR_UNSUPPORTED_OPERATION. */
+/* Independent access needs the file open here (io/sites.c: metampi_file_sites=root opens it
+ * at rank 0's site only): MPI_ERR_UNSUPPORTED_OPERATION otherwise. */
+int file_check_reachable(const io_file_t *f, const char *func);
 int file_check_not_sequential(const io_file_t *f, const char *func);
 
 /* A live, committed datatype handle: *t is set; else MPI_ERR_TYPE naming argname. */

@@ -10,6 +10,8 @@ int file_access(MPI_File fh, MPI_Offset offset, void *buf, int count,
     int rc = file_check_not_sequential(f, func);
     if (rc == MPI_SUCCESS)
         rc = write ? file_check_writable(f, func) : file_check_readable(f, func);
+    if (rc == MPI_SUCCESS)
+        rc = file_check_reachable(f, func);
     if (rc != MPI_SUCCESS)
         return rc;
     int at_pointer = offset < 0;

@@ -13,6 +13,8 @@ static int check_access(io_file_t *f, int count, MPI_Datatype datatype, int writ
 {
     int rc = write ? file_check_writable(f, func) : file_check_readable(f, func);
     if (rc == MPI_SUCCESS)
+        rc = file_check_reachable(f, func);
+    if (rc == MPI_SUCCESS)
         rc = file_check_data(f, count, datatype, t, func);
     if (rc == MPI_SUCCESS)
         *etypes = (MPI_Offset)count * io_rep_size(&f->rep, *t) / f->fetype->size;

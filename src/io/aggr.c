@@ -3,7 +3,8 @@
  * level uses it), so every host's file traffic leaves through one process; cb_nodes asks for
  * another number, taken round-robin over the hosts (the k-th rank of every host before any
  * host's k+1-th), so fewer aggregators than hosts still sit on different hosts and more use
- * further ranks of each. */
+ * further ranks of each. Only members that have the file open qualify (sites.c: with
+ * metampi_file_sites=root, those of rank 0's site). */
 #include "io/file.h"
 
 #include "core/p2p.h"
@@ -27,6 +28,10 @@ int *io_aggregators(io_file_t *f, int *n)
     }
     int nhosts = 0;
     for (int r = 0; r < size; r++) {
+        level[r] = -1;
+        /* with the file at rank 0's site, only that site's members have it open */
+        if (f->sites == IO_SITES_ROOT && f->site[r] != f->site[0])
+            continue;
         int h = p2p_host_of(comm_peer_world_rank(c, r)), k = 0;
         while (k < nhosts && hosts[k] != h)
             k++;
@@ -35,9 +40,11 @@ int *io_aggregators(io_file_t *f, int *n)
         host[r] = k;
         level[r] = count[k]++;
     }
-    int want = f->hints.cb_nodes > 0 ? f->hints.cb_nodes : nhosts;
-    if (want > size)
-        want = size;
+    int want = f->hints.cb_nodes > 0 ? f->hints.cb_nodes : nhosts, candidates = 0;
+    for (int r = 0; r < size; r++)
+        candidates += level[r] >= 0;
+    if (want > candidates)
+        want = candidates;
     for (int l = 0; *n < want; l++)
         for (int r = 0; r < size && *n < want; r++)
             if (level[r] == l)

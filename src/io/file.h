@@ -45,15 +45,23 @@ typedef struct io_hints {
     int ds_read;                  /* romio_ds_read */
 } io_hints_t;
 
+/* Where the file lives in a job across sites (sites.c) */
+enum { IO_SITES_SHARED, IO_SITES_ROOT, IO_SITES_EACH };
+
 typedef struct io_file {
     MPI_File handle;
     comm_t *comm;                /* the private duplicate (see above) */
     int fd;
     int amode;
-    char *path;                  /* as given to MPI_File_open (DELETE_ON_CLOSE) */
+    char *path;                  /* as given to MPI_File_open (messages) */
+    char *local;                 /* the path this member opens (sites.c), or NULL */
     info_t *info;                /* the hints as last set, with the values in use */
     io_hints_t hints;            /* the same for every member (rank 0's) */
     int *aggr, naggr;            /* the aggregators of two-phase (ranks of comm) */
+    int sites;                   /* IO_SITES_* (sites.c) */
+    int *site;                   /* the site of every member */
+    int site_leader;             /* the lowest rank of my site */
+    int opens;                   /* this member has the file open (fd) */
     MPI_Errhandler errhandler;
     int atomic;                  /* MPI_File_set_atomicity */
     long long locked_start, locked_len; /* atomic mode: the range locked (rw.c) */
@@ -102,6 +110,20 @@ int io_hints_set(io_file_t *f, const info_t *given);
 /* The aggregators of f (malloc'd ranks of f->comm, *n of them): cb_nodes of them (default:
  * the lowest rank of each host), spread over the hosts; NULL on no memory. */
 int *io_aggregators(io_file_t *f, int *n);
+
+/* ---- paths across sites (sites.c) --------------------------------------------------------- */
+
+/* Collective: the mode of the info key metampi_file_sites (rank 0's), the members' sites. */
+int io_sites_setup(io_file_t *f, const info_t *info);
+/* The path a member at site `site` opens (METAMPI_IO_SITE_DIRS: DIR/<site name>/path for a
+ * relative path, the directory created); *out malloc'd. */
+int io_sites_path(int site, const char *path, char **out);
+/* The site of this process (MPI_File_delete). */
+int io_sites_my_site(void);
+/* Nonzero when member r reaches the same file as this member does (aggregation). */
+int io_sites_same_file(const io_file_t *f, int r);
+/* Nonzero for the member that creates, resizes and deletes the file this member sees. */
+int io_sites_keeper(const io_file_t *f);
 
 /* ---- the file's size and contents (size.c) ------------------------------------------------ */
 

@@ -205,12 +205,25 @@ done:
     return rc;
 }
 
-/* The stream bytes of my runs below the file's size (a read's count). */
-static size_t below_eof(int fd, const cut_t *w)
+/* The file's size for a read's count: fstat where this member has the file open, else
+ * (metampi_file_sites=root) the size its holders see. Collective in that mode. */
+static int file_size(io_file_t *f, int64_t *size)
 {
     struct stat st;
-    if (fstat(fd, &st) != 0)
-        return 0;
+    uint64_t v = f->fd >= 0 && fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+    if (f->sites == IO_SITES_ROOT) {
+        int rc = icoll_allreduce_u64(f->comm, &v, 1, ICOLL_MAX);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    *size = (int64_t)v;
+    return MPI_SUCCESS;
+}
+
+/* The stream bytes of my runs below the file's size (a read's count). */
+static size_t below_eof(int64_t size, const cut_t *w)
+{
+    struct stat st = { .st_size = (off_t)size };
     size_t got = 0;
     for (size_t i = 0; i < w->n; i++) {
         int64_t off = w->v[i].off, len = w->v[i].len;
@@ -221,6 +234,67 @@ static size_t below_eof(int fd, const cut_t *w)
             break;
     }
     return got;
+}
+
+/* The plan of my group of members (the members that reach my file: all of them, or with a
+ * file per site those of my site) from every member's span (lo, hi, ready): its aggregators
+ * (f->aggr in that group; a group without one uses its lowest member), its span cut into
+ * domains and windows; the number of cycles is the largest of every group's, so that all
+ * members take part in the same number. *mem: the group's aggregators (freed by the
+ * caller). */
+static int make_plan(io_file_t *f, const uint64_t *spans, plan_t *p, int **mem)
+{
+    comm_t *c = f->comm;
+    int *aggr = malloc((size_t)c->size * sizeof *aggr);
+    if (!aggr)
+        return MPI_ERR_NO_MEM;
+    p->ncycles = 0;
+    /* each group, named by its lowest member; mine is computed last and kept */
+    for (int lead = 0; lead <= c->size; lead++) {
+        int me = lead == c->size;
+        int g = me ? c->rank : lead;
+        if (!me) {
+            int first = 1; /* is `lead` the lowest member of its group? */
+            for (int r = 0; r < lead && first; r++)
+                first = !(f->sites == IO_SITES_EACH ? f->site[r] == f->site[lead] : 1);
+            if (!first)
+                continue;
+        }
+        int64_t lo = INT64_MAX, hi = 0;
+        int n = 0, low = -1;
+        for (int r = 0; r < c->size; r++) {
+            if (f->sites == IO_SITES_EACH && f->site[r] != f->site[g])
+                continue;
+            if (low < 0)
+                low = r;
+            if (spans[3 * r] != UINT64_MAX) {
+                lo = (int64_t)spans[3 * r] < lo ? (int64_t)spans[3 * r] : lo;
+                hi = (int64_t)spans[3 * r + 1] > hi ? (int64_t)spans[3 * r + 1] : hi;
+            }
+        }
+        for (int a = 0; a < f->naggr; a++)
+            if (f->sites != IO_SITES_EACH || f->site[f->aggr[a]] == f->site[g])
+                aggr[n++] = f->aggr[a];
+        if (n == 0)
+            aggr[n++] = low;
+        if (lo == INT64_MAX)
+            continue; /* no data in this group */
+        plan_t q = { .aggr = aggr, .naggr = n, .lo = lo };
+        q.dom = (hi - lo + n - 1) / n;
+        if (q.dom <= 0)
+            q.dom = 1;
+        /* windows of at least WINDOW_MIN bytes bound the cycles a tiny hint makes */
+        q.win = f->hints.cb_buffer_size < q.dom ? f->hints.cb_buffer_size : q.dom;
+        if (q.win < WINDOW_MIN)
+            q.win = WINDOW_MIN;
+        q.ncycles = (q.dom + q.win - 1) / q.win;
+        int64_t most = q.ncycles > p->ncycles ? q.ncycles : p->ncycles;
+        if (me)
+            *p = q;
+        p->ncycles = most;
+    }
+    *mem = aggr;
+    return MPI_SUCCESS;
 }
 
 /* The span of my runs: the first run's offset and the last run's end. */
@@ -258,29 +332,29 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
         s.lo = io_view_byte_offset(f, start);
         io_view_runs(f, start + (MPI_Offset)bytes - 1, 1, span_run, &s);
     }
-    /* the span over all members, and whether every member is ready */
-    uint64_t v[3] = { s.lo >= 0 ? (uint64_t)s.lo : UINT64_MAX,
-                      s.lo >= 0 ? UINT64_MAX - (uint64_t)s.hi : UINT64_MAX,
-                      failed || rc != MPI_SUCCESS ? 0 : 1 };
-    int all = icoll_allreduce_u64(c, v, 3, ICOLL_MIN);
-    if (all != MPI_SUCCESS || !v[2] || v[0] == UINT64_MAX) {
+    /* every member's span and readiness */
+    uint64_t mine[3] = { s.lo >= 0 ? (uint64_t)s.lo : UINT64_MAX, s.lo >= 0 ? (uint64_t)s.hi : 0,
+                         failed || rc != MPI_SUCCESS ? 0 : 1 };
+    uint64_t *spans = malloc((size_t)c->size * sizeof mine);
+    int all = spans ? icoll_allgather(c, mine, sizeof mine, spans) : MPI_ERR_NO_MEM;
+    int ready = all == MPI_SUCCESS, any = 0;
+    for (int r = 0; ready && r < c->size; r++) {
+        ready &= spans[3 * r + 2] != 0;
+        any |= spans[3 * r] != UINT64_MAX;
+    }
+    plan_t p = { 0 };
+    int *mem = NULL;
+    if (ready && any)
+        all = make_plan(f, spans, &p, &mem);
+    free(spans);
+    if (all != MPI_SUCCESS || !ready || !any) {
         free(packed);
         if (all != MPI_SUCCESS)
             return all;
-        if (!v[2]) /* a member's checks failed: nobody moved anything */
+        if (!ready) /* a member's checks failed: nobody moved anything */
             return failed ? failed : rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
         return MPI_SUCCESS;
     }
-    plan_t p = { .aggr = f->aggr, .naggr = f->naggr, .lo = (int64_t)v[0] };
-    int64_t hi = (int64_t)(UINT64_MAX - v[1]);
-    p.dom = (hi - p.lo + p.naggr - 1) / p.naggr;
-    if (p.dom <= 0)
-        p.dom = 1;
-    /* windows of at least WINDOW_MIN bytes bound the number of cycles a tiny hint makes */
-    p.win = f->hints.cb_buffer_size < p.dom ? f->hints.cb_buffer_size : p.dom;
-    if (p.win < WINDOW_MIN)
-        p.win = WINDOW_MIN;
-    p.ncycles = (p.dom + p.win - 1) / p.win;
     cut_t w = { 0 };
     walk_t wk = { &p, &w, 0 };
     if (bytes && io_view_runs(f, start, (MPI_Offset)bytes, cut_run, &wk))
@@ -320,9 +394,12 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
     /* every member learns whether an aggregator failed */
     int e[1] = { rc != MPI_SUCCESS ? rc : io_rc };
     all = icoll_allreduce_int(c, e, 1, ICOLL_MAX);
+    int64_t size = 0;
+    if (all == MPI_SUCCESS && !write)
+        all = file_size(f, &size);
     if (all == MPI_SUCCESS && e[0] == MPI_SUCCESS)
-        *done = write ? bytes : below_eof(f->fd, &w);
-    free(packed), free(first);
+        *done = write ? bytes : below_eof(size, &w);
+    free(packed), free(first), free(mem);
     cut_free(&w);
     cut_free(&by);
     if (all != MPI_SUCCESS)
