@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install package demo bench \
-        bench-coll bench-tcp bench-wan clean tunables-readme build-s390x hetero-programs
+        bench-coll bench-tcp bench-wan bench-io clean tunables-readme build-s390x hetero-programs
 
 all: build
 
@@ -116,6 +116,9 @@ bench-tcp: build
 
 bench-wan: build
 	cmake --build $(BUILD) --target bench-wan
+
+bench-io: build
+	cmake --build $(BUILD) --target bench-io
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(S390X_BUILD)

@@ -165,7 +165,8 @@ static int cycle(io_file_t *f, const cut_t *w, size_t from, size_t to, unsigned 
     }
     size_t nrecv = rd[n - 1] + rc_[n - 1], in_bytes = rbd[n - 1] + rb[n - 1];
     recv = malloc((nrecv ? nrecv : 1) * sizeof *recv);
-    agg = calloc(in_bytes ? in_bytes : 1, 1);
+    /* a read's pieces past the end of the file stay zero */
+    agg = write ? malloc(in_bytes ? in_bytes : 1) : calloc(in_bytes ? in_bytes : 1, 1);
     refs = malloc((nrecv ? nrecv : 1) * sizeof *refs);
     if (!recv || !agg || !refs) {
         rc = MPI_ERR_NO_MEM;
