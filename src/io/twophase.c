@@ -1,9 +1,10 @@
 /* Collective data access by two-phase aggregation (docs/io.md, "Collective I/O").
  *
- * The span [lo, hi) of the file that the call touches (over all members) is cut into one
- * contiguous file domain per aggregator (f->aggr, aggr.c), and each domain into windows of at
- * most cb_buffer_size bytes: cycle k moves window k of every domain, so an aggregator never
- * holds more than cb_buffer_size bytes of file data (plus 16 bytes per piece). Every member
+ * The span [lo, hi) of the file that the members of a site touch (with metampi_file_sites=
+ * root: all members) is cut into one contiguous file domain per aggregator of that site
+ * (f->aggr, aggr.c), and each domain into windows of at most cb_buffer_size bytes: cycle k
+ * moves window k of every domain, so an aggregator never holds more than cb_buffer_size bytes
+ * of file data (plus 16 bytes per piece). Every member
  * cuts its file runs at the domain and window boundaries once; in each cycle it sends each
  * aggregator the (offset, length) pieces of that window, with their data for a write (two
  * alltoallv exchanges on the file's private communicator). An aggregator merges adjacent
@@ -237,8 +238,11 @@ static size_t below_eof(int64_t size, const cut_t *w)
     return got;
 }
 
-/* The plan of my group of members (the members that reach my file: all of them, or with a
- * file per site those of my site) from every member's span (lo, hi, ready): its aggregators
+/* The plan of my group of members from every member's span (lo, hi, ready). The groups are
+ * the sites: a member's data goes to an aggregator of its own site, so no file data crosses
+ * the WAN (with a file per site, the only way; with a shared file, the sites' aggregators
+ * write disjoint pieces of it), except with the file at rank 0's site, where all members
+ * form one group and aggregate there (their data crosses the WAN once). Its aggregators
  * (f->aggr in that group; a group without one uses its lowest member), its span cut into
  * domains and windows; the number of cycles is the largest of every group's, so that all
  * members take part in the same number. *mem: the group's aggregators (freed by the
@@ -249,6 +253,8 @@ static int make_plan(io_file_t *f, const uint64_t *spans, plan_t *p, int **mem)
     int *aggr = malloc((size_t)c->size * sizeof *aggr);
     if (!aggr)
         return MPI_ERR_NO_MEM;
+    /* groups by site, unless the file is at rank 0's site alone */
+    int per_site = f->sites != IO_SITES_ROOT;
     p->ncycles = 0;
     /* each group, named by its lowest member; mine is computed last and kept */
     for (int lead = 0; lead <= c->size; lead++) {
@@ -257,14 +263,14 @@ static int make_plan(io_file_t *f, const uint64_t *spans, plan_t *p, int **mem)
         if (!me) {
             int first = 1; /* is `lead` the lowest member of its group? */
             for (int r = 0; r < lead && first; r++)
-                first = !(f->sites == IO_SITES_EACH ? f->site[r] == f->site[lead] : 1);
+                first = !(per_site ? f->site[r] == f->site[lead] : 1);
             if (!first)
                 continue;
         }
         int64_t lo = INT64_MAX, hi = 0;
         int n = 0, low = -1;
         for (int r = 0; r < c->size; r++) {
-            if (f->sites == IO_SITES_EACH && f->site[r] != f->site[g])
+            if (per_site && f->site[r] != f->site[g])
                 continue;
             if (low < 0)
                 low = r;
@@ -274,7 +280,7 @@ static int make_plan(io_file_t *f, const uint64_t *spans, plan_t *p, int **mem)
             }
         }
         for (int a = 0; a < f->naggr; a++)
-            if (f->sites != IO_SITES_EACH || f->site[f->aggr[a]] == f->site[g])
+            if (!per_site || f->site[f->aggr[a]] == f->site[g])
                 aggr[n++] = f->aggr[a];
         if (n == 0)
             aggr[n++] = low;

@@ -3,7 +3,10 @@
  * "root": one file, at rank 0's site, holds every rank's block written and read collectively;
  * ranks of other sites get MPI_ERR_UNSUPPORTED_OPERATION for independent access. "each":
  * one file per site (EXPECT_SITE_SIZES: the ranks of each site, else one site), each holding
- * the blocks of its site's ranks alone. Run on one host, emulated hosts and emulated sites. */
+ * the blocks of its site's ranks alone. The payload this rank sent to other sites during the
+ * collective write (MPI_T's sent_bytes_wan) shows where the data went: with "root", each
+ * block of another site crosses the WAN once; otherwise none does (aggregators per site).
+ * Run on one host, emulated hosts and emulated sites. */
 #include "../check.h"
 
 #include <stdio.h>
@@ -15,6 +18,48 @@
 #include <sys/stat.h>
 
 #define B 1000 /* ints per rank */
+#define RUN 10 /* in runs of RUN ints, interleaved: run c of rank r is the file's run c*size+r */
+
+/* The index in the file of rank r's int k */
+static size_t at_in_file(int r, int k, int size)
+{
+    return ((size_t)(k / RUN) * (size_t)size + (size_t)r) * RUN + (size_t)(k % RUN);
+}
+
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle wan_bytes;
+
+/* MPI_T's counter of payload bytes this rank sent to other sites, started. */
+static void wan_counter(void)
+{
+    int provided, n;
+    CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
+    MPI_T_pvar_get_num(&n);
+    for (int i = 0; i < n; i++) {
+        char name[64], desc[256];
+        int nlen = sizeof name, dlen = sizeof desc, verb, cls, bind, ro, cont, atomic;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        MPI_T_pvar_get_info(i, name, &nlen, &verb, &cls, &dt, &en, desc, &dlen, &bind, &ro,
+                            &cont, &atomic);
+        if (strcmp(name, "sent_bytes_wan") == 0) {
+            int count;
+            CHECK(MPI_T_pvar_session_create(&session) == MPI_SUCCESS);
+            CHECK(MPI_T_pvar_handle_alloc(session, i, NULL, &wan_bytes, &count) ==
+                  MPI_SUCCESS);
+            CHECK(MPI_T_pvar_start(session, wan_bytes) == MPI_SUCCESS);
+            return;
+        }
+    }
+    CHECK(0);
+}
+
+static unsigned long long wan_sent(void)
+{
+    unsigned long long v;
+    CHECK(MPI_T_pvar_read(session, wan_bytes, &v) == MPI_SUCCESS);
+    return v;
+}
 
 static int nsites(void)
 {
@@ -25,11 +70,12 @@ static int nsites(void)
     return n;
 }
 
-/* The files DIR/<any site>/name: their number; each is checked by `check`. */
-static int site_files(const char *dir, const char *name, int size, int *blocks)
+/* The files DIR/<any site>/name (shared: DIR/name): their number; *blocks: the ranks' blocks
+ * found in them. */
+static int site_files(const char *dir, const char *name, int shared, int size, int *blocks)
 {
     char pattern[600];
-    snprintf(pattern, sizeof pattern, "%s/*/%s", dir, name);
+    snprintf(pattern, sizeof pattern, shared ? "%s/%s" : "%s/*/%s", dir, name);
     glob_t g;
     int n = 0;
     *blocks = 0;
@@ -43,13 +89,14 @@ static int site_files(const char *dir, const char *name, int size, int *blocks)
         memset(v, 0, (size_t)size * B * sizeof *v);
         size_t got = fread(v, sizeof *v, (size_t)size * B, fp);
         fclose(fp);
-        /* every block is a rank's data or a hole (zeros or past the end) */
+        /* every rank's ints are all there or all holes (zeros or past the end) */
         for (int r = 0; r < size; r++) {
-            int full = (size_t)(r + 1) * B <= got && v[r * B] == r * 100000 + 1;
-            for (int k = 0; full && k < B; k++)
-                CHECK(v[r * B + k] == r * 100000 + k + 1);
-            for (int k = 0; !full && k < B && (size_t)(r * B + k) < got; k++)
-                CHECK(v[r * B + k] == 0);
+            size_t first = at_in_file(r, 0, size);
+            int full = first < got && v[first] == r * 100000 + 1;
+            for (int k = 0; k < B; k++) {
+                size_t i = at_in_file(r, k, size);
+                CHECK(full ? i < got && v[i] == r * 100000 + k + 1 : i >= got || v[i] == 0);
+            }
             *blocks += full;
         }
         unlink(g.gl_pathv[i]);
@@ -61,25 +108,37 @@ static int site_files(const char *dir, const char *name, int size, int *blocks)
 
 static void run(const char *mode, int rank, int size, const char *dir)
 {
-    char name[64];
+    char name[100];
     int tag = (int)getpid();
     MPI_Bcast(&tag, 1, MPI_INT, 0, MPI_COMM_WORLD);
     snprintf(name, sizeof name, "sites-%s-%d", mode, tag);
+    /* shared: an absolute path, the one file every site reaches (no per-site directory) */
+    char path[600];
+    int shared = strcmp(mode, "shared") == 0;
+    snprintf(path, sizeof path, shared ? "%s/%s" : "%.0s%s", dir, name);
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "metampi_file_sites", mode);
-    MPI_Info_set(info, "cb_buffer_size", "1024"); /* several cycles */
     MPI_File fh;
-    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh),
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh),
              MPI_SUCCESS);
     MPI_Info_free(&info);
     int *mine = malloc(B * sizeof *mine), *back = malloc(B * sizeof *back);
     CHECK(mine && back);
     for (int k = 0; k < B; k++)
         mine[k] = rank * 100000 + k + 1;
-    MPI_Offset at = (MPI_Offset)rank * B * (MPI_Offset)sizeof(int);
+    MPI_Datatype ft;
+    MPI_Type_vector(B / RUN, RUN, RUN * size, MPI_INT, &ft);
+    MPI_Type_commit(&ft);
+    CHECK_RC(MPI_File_set_view(fh, (MPI_Offset)rank * RUN * (MPI_Offset)sizeof(int), MPI_INT,
+                               ft, "native", MPI_INFO_NULL), MPI_SUCCESS);
+    MPI_Type_free(&ft);
+    MPI_Offset at = 0;
     MPI_Status st;
+    unsigned long long before = wan_sent();
     CHECK_RC(MPI_File_write_at_all(fh, at, mine, B, MPI_INT, &st), MPI_SUCCESS);
+    unsigned long long sent = wan_sent() - before, all_sent;
+    MPI_Allreduce(&sent, &all_sent, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     CHECK_RC(MPI_File_sync(fh), MPI_SUCCESS);
     CHECK_RC(MPI_File_read_at_all(fh, at, back, B, MPI_INT, &st), MPI_SUCCESS);
     int got;
@@ -92,6 +151,13 @@ static void run(const char *mode, int rank, int size, const char *dir)
     int rc = MPI_File_get_size(fh, &fsize);
     int indep = MPI_File_read_at(fh, at, back, B, MPI_INT, MPI_STATUS_IGNORE);
     CHECK(rc == indep);
+    /* the data: B ints per rank; metadata (spans, counts, pieces, outcomes) stays below 1 KiB
+     * per rank in one cycle, a quarter of a block */
+    size_t block = B * sizeof(int), meta = 1024 * (size_t)size;
+    if (strcmp(mode, "root") == 0 && indep != MPI_SUCCESS)
+        CHECK(sent >= block && sent < block + meta); /* my block crossed the WAN, once */
+    else if (strcmp(mode, "root") != 0)
+        CHECK(all_sent < meta); /* no file data crossed the WAN */
     CHECK(indep == MPI_SUCCESS || (strcmp(mode, "root") == 0 &&
                                    indep == MPI_ERR_UNSUPPORTED_OPERATION));
     int reached = indep == MPI_SUCCESS, all_reached;
@@ -99,14 +165,14 @@ static void run(const char *mode, int rank, int size, const char *dir)
     CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
     if (rank == 0) {
         int blocks;
-        int files = site_files(dir, name, size, &blocks);
+        int files = site_files(dir, name, shared, size, &blocks);
         if (strcmp(mode, "root") == 0) {
             CHECK(files == 1 && blocks == size);
             CHECK(all_reached <= size && (nsites() > 1 || all_reached == size));
             if (nsites() > 1)
                 CHECK(all_reached < size);
         } else {
-            CHECK(files == nsites() && blocks == size && all_reached == size);
+            CHECK(files == (shared ? 1 : nsites()) && blocks == size && all_reached == size);
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -122,8 +188,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *dir = getenv("METAMPI_IO_SITE_DIRS");
     CHECK(dir && *dir);
+    wan_counter();
     run("root", rank, size, dir);
     run("each", rank, size, dir);
+    run("shared", rank, size, dir);
+    MPI_T_pvar_handle_free(session, &wan_bytes);
+    MPI_T_pvar_session_free(&session);
+    MPI_T_finalize();
     MPI_Finalize();
     return 0;
 }
