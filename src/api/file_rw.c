@@ -169,6 +169,8 @@ API_EXPORT int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
         break;
     case MPI_SEEK_END: {
         MPI_Offset size;
+        if ((rc = file_check_reachable(f, F)) != MPI_SUCCESS)
+            return rc;
         if ((rc = io_get_size(f, &size)) != MPI_SUCCESS)
             return file_raise(f, rc, F, "fstat failed");
         MPI_Offset bytes = io_view_bytes_below(f, size);

@@ -73,6 +73,8 @@ static int write_back(io_file_t *f)
     bad |= info_set(f->info, "romio_ds_read", switch_name(h->ds_read));
     /* data sieving of writes (read-modify-write under a lock) is not done */
     bad |= info_set(f->info, "romio_ds_write", "disable");
+    static const char *const sites[] = { "shared", "root", "each" };
+    bad |= info_set(f->info, "metampi_file_sites", sites[f->sites]);
     return bad ? MPI_ERR_NO_MEM : MPI_SUCCESS;
 }
 

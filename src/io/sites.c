@@ -32,18 +32,15 @@ int io_sites_setup(io_file_t *f, const info_t *info)
 {
     comm_t *c = f->comm;
     int mode = IO_SITES_SHARED;
+    /* a value not understood is the default, like any hint; rank 0's choice for everyone */
     const char *v = info ? info_get(info, "metampi_file_sites") : NULL;
-    int bad = 0;
     if (v && strcmp(v, "root") == 0)
         mode = IO_SITES_ROOT;
     else if (v && strcmp(v, "each") == 0)
         mode = IO_SITES_EACH;
-    else if (v && strcmp(v, "shared") != 0)
-        bad = 1;
     int rc = icoll_bcast(c, &mode, sizeof mode, 0);
     if (rc != MPI_SUCCESS)
         return rc;
-    (void)bad; /* a value not understood: rank 0's choice, the default when it has none */
     f->sites = mode;
     f->site = malloc((size_t)c->size * sizeof *f->site);
     if (!f->site)

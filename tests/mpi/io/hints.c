@@ -86,6 +86,7 @@ int main(int argc, char **argv)
     expect(fh, "romio_cb_write", "automatic");
     expect(fh, "ind_rd_buffer_size", "4194304");
     expect(fh, "romio_ds_write", "disable");
+    expect(fh, "metampi_file_sites", "shared");
     strided(fh, rank, size, "default");
     CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
 
