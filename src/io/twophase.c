@@ -114,6 +114,7 @@ static int cycle(io_file_t *f, const cut_t *w, size_t from, size_t to, unsigned 
     piece_t *send = malloc((k ? k : 1) * sizeof *send);
     size_t *order = malloc((k ? k : 1) * sizeof *order), *fill = calloc((size_t)n, sizeof *fill);
     unsigned char *out = NULL, *agg = NULL;
+    int in_place = 0;
     piece_t *recv = NULL;
     io_ref_t *refs = NULL;
     if (!m || !send || !order || !fill) {
@@ -129,10 +130,6 @@ static int cycle(io_file_t *f, const cut_t *w, size_t from, size_t to, unsigned 
         sbd[r] = sbd[r - 1] + sb[r - 1];
     }
     size_t out_bytes = sbd[n - 1] + sb[n - 1];
-    if (!(out = malloc(out_bytes ? out_bytes : 1))) {
-        rc = MPI_ERR_NO_MEM;
-        goto done;
-    }
     /* grouped by destination rank, in stream order within each */
     for (size_t i = from; i < to; i++) {
         int d = w->dest[i];
@@ -140,8 +137,22 @@ static int cycle(io_file_t *f, const cut_t *w, size_t from, size_t to, unsigned 
         send[j] = w->v[i];
         order[j] = i;
     }
+    /* when that order is my packed stream's (one cycle, aggregators in rank order: the
+     * common case), the data moves straight from (or into) the packed buffer */
     size_t at = 0;
-    for (size_t j = 0; j < k; j++) {
+    in_place = k > 0 && packed;
+    for (size_t j = 0; j < k && in_place; j++) {
+        in_place = w->at[order[j]] == w->at[order[0]] + at;
+        at += (size_t)send[j].len;
+    }
+    if (in_place) {
+        out = packed + w->at[order[0]];
+    } else if (!(out = malloc(out_bytes ? out_bytes : 1))) {
+        rc = MPI_ERR_NO_MEM;
+        goto done;
+    }
+    at = 0;
+    for (size_t j = 0; j < k && !in_place; j++) {
         if (write)
             memcpy(out + at, packed + w->at[order[j]], (size_t)send[j].len);
         at += (size_t)send[j].len;
@@ -197,13 +208,15 @@ static int cycle(io_file_t *f, const cut_t *w, size_t from, size_t to, unsigned 
         /* the bytes go back the way their pieces came */
         rc = icoll_alltoallv(c, agg, rb, rbd, out, sb, sbd);
         at = 0;
-        for (size_t j = 0; rc == MPI_SUCCESS && j < k; j++) {
+        for (size_t j = 0; rc == MPI_SUCCESS && j < k && !in_place; j++) {
             memcpy(packed + w->at[order[j]], out + at, (size_t)send[j].len);
             at += (size_t)send[j].len;
         }
     }
 done:
-    free(m), free(send), free(order), free(fill), free(out), free(agg), free(recv), free(refs);
+    if (!in_place)
+        free(out);
+    free(m), free(send), free(order), free(fill), free(agg), free(recv), free(refs);
     return rc;
 }
 
