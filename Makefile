@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install package demo bench \
-        bench-coll bench-tcp bench-wan clean tunables-readme build-s390x hetero-programs
+        bench-coll bench-tcp bench-wan bench-io clean tunables-readme build-s390x hetero-programs
 
 all: build
 
@@ -66,12 +66,12 @@ build-s390x: $(S390X_BUILD)/CMakeCache.txt
 	cmake --build $(S390X_BUILD) -j $(JOBS)
 
 # Only the s390x programs the tests of label hetero run (they are skipped without them), when
-# the cross compiler is there: libmpi, hetero_bytes, hetero_colls and the demo (make demo runs
-# it with an s390x site), not every test program.
+# the cross compiler is there: libmpi, hetero_bytes, hetero_colls, the demo (make demo runs
+# it with an s390x site) and test_io_external32 (a portable file), not every test program.
 hetero-programs:
 	@if command -v s390x-linux-gnu-gcc >/dev/null; then \
 	  $(MAKE) --no-print-directory $(S390X_BUILD)/CMakeCache.txt && \
-	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes hetero_colls metampi-demo; \
+	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes hetero_colls metampi-demo test_io_external32; \
 	else echo "no s390x cross compiler (scripts/install-deps.sh): the hetero tests are skipped"; fi
 
 # The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI
@@ -116,6 +116,9 @@ bench-tcp: build
 
 bench-wan: build
 	cmake --build $(BUILD) --target bench-wan
+
+bench-io: build
+	cmake --build $(BUILD) --target bench-io
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(S390X_BUILD)

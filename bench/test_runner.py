@@ -18,7 +18,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from metabench import document, limits, noncontig, programs, record, rma, runner, startup  # noqa: E402,E501
+from metabench import document, fileio, limits, noncontig, programs, record, rma, runner, startup  # noqa: E402,E501
 from metabench.coll import measure as coll_measure  # noqa: E402
 from metabench.coll import report as coll_report  # noqa: E402
 from metabench.mpis import Mpi  # noqa: E402
@@ -28,7 +28,7 @@ from metabench.wan import measure as wan_measure  # noqa: E402
 
 PACKAGE = os.path.join(HERE, "metabench")
 TOP = {"metabench.runner", "metabench.record"}
-FAMILIES = ("startup", "noncontig", "rma", "p2p", "coll", "tcp", "wan", "convert")
+FAMILIES = ("startup", "noncontig", "rma", "fileio", "p2p", "coll", "tcp", "wan", "convert")
 
 
 def modules():
@@ -167,6 +167,14 @@ def made_up_record(only=None):
                 if (s, key[0]) != ("openmpi", "cas"):
                     rec.rma[s].samples[key] = [value("rma", s, *key), value(s, "rma", *key)]
         rec.rma["openmpi"].failed = "exit status 139: signal | 11"
+    if only in (None, "io"):
+        rec.io = {s: fileio.IoResult() for s in slugs}
+        for s in slugs:
+            rec.io[s].bytes = 1 << 20
+            for op in fileio.OPS + fileio.LIMITS:
+                if (s, op) != ("mpich", "read_all"):
+                    rec.io[s].samples[op] = [value("io", s, op), value(s, "io", op)]
+        rec.io["mpich"].failed = "exit status 1: ERROR | read_all"
     if only in (None, "coll"):
         rec.coll = coll_measure.CollRun({np: {c: {s: coll_measure.P2pResult() for s in slugs}
                                               for c in programs.COLLS}
@@ -232,6 +240,9 @@ def report_text(rec, docs):
     if args.only == "rma":
         document.update_report(path, [document.RMA.begin] + rma.rma_section(rec.rma, mpis) +
                                [document.RMA.end, ""], rma.rma_targets(rec.rma), document.RMA)
+    if args.only == "io":
+        document.update_report(path, [document.IO.begin] + fileio.io_section(rec.io, mpis) +
+                               [document.IO.end, ""], fileio.io_targets(rec.io), document.IO)
     with open(path) as f:
         return f.read()
 
@@ -244,7 +255,7 @@ class RawResults(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_saved_and_restored_give_the_same_report(self):
-        for only in (None, "tcp", "wan", "coll", "rma"):
+        for only in (None, "tcp", "wan", "coll", "rma", "io"):
             rec = made_up_record(only)
             path = os.path.join(self.tmp, f"results-{only}.json")
             record.save(rec, path)
@@ -259,7 +270,7 @@ class RawResults(unittest.TestCase):
                     self.assertEqual(a.failures, b.failures)
                     self.assertEqual([r.median(8) for r in a.results["latency"].values()],
                                      [r.median(8) for r in b.results["latency"].values()])
-            if only == "rma":
+            if only in ("rma", "io"):
                 self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
             if rec.wan is not None:
                 self.assertEqual(back.wan.isolated, {"s1h2", "s2h2"})

@@ -32,8 +32,9 @@ def parse_args():
                          "(default 3; 1 with --quick)")
     ap.add_argument("--wan-timeout", type=int, default=60,
                     help="seconds per run between two sites (default 60)")
-    ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma"],
+    ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma", "io"],
                     help="coll: only the collectives; rma: only one-sided communication; "
+                         "io: only collective I/O; "
                          "tcp: only the benchmarks between two "
                          "emulated hosts; wan: only those between two emulated sites (tcp and "
                          "wan need root); replaces that part of performance.md (and its rows "

@@ -21,6 +21,8 @@ TCP = Part("<!-- tcp: begin (bench/run_benchmarks.py --only tcp rewrites this pa
            "<!-- tcp: end -->", "Between two hosts (TCP)")
 RMA = Part("<!-- rma: begin (bench/run_benchmarks.py --only rma rewrites this part) -->",
            "<!-- rma: end -->", "One-sided on one host")
+IO = Part("<!-- io: begin (bench/run_benchmarks.py --only io rewrites this part) -->",
+          "<!-- io: end -->", "Collective I/O")
 WAN = Part("<!-- wan: begin (bench/run_benchmarks.py --only wan rewrites this part) -->",
            "<!-- wan: end -->", "Between two sites (WAN)")
 

@@ -10,7 +10,8 @@ SOURCES = {"init_finalize": "startup/init_finalize.c",
            "latency": "p2p/latency.c",
            "bandwidth": "p2p/bandwidth.c",
            "noncontig": "p2p/noncontig.c",
-           "rma_latency": "rma/rma_latency.c"}
+           "rma_latency": "rma/rma_latency.c",
+           "io_bandwidth": "io/io_bandwidth.c"}
 P2P = ("latency", "bandwidth")
 # coll_latency is built once per collective (-DONLY_BCAST, ...), so that an MPI lacking one
 # collective still has the others, and a collective that crashes or hangs costs only its own

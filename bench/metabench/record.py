@@ -8,6 +8,7 @@ import os
 from metabench import store
 from metabench.coll.measure import CollRun
 from metabench.mpis import Mpi
+from metabench.fileio import IoResult
 from metabench.noncontig import NcResult
 from metabench.rma import RmaResult
 from metabench.p2p.measure import P2pRun
@@ -22,6 +23,7 @@ class Record:
     ran}; mpis: [mpis.Mpi], with the programs they built, and those unavailable or failed.
     Then what each part measured, None where it did not run: startup {slug: {np: s}}, p2p
     (p2p.measure.P2pRun), noncontig {label: {slug: NcResult}}, rma {slug: RmaResult},
+    io {slug: fileio.IoResult},
     coll (coll.measure.CollRun),
     tcp (tcp.measure.TcpRun), wan (wan.measure.WanRun), convert (convert.py's dict)."""
 
@@ -29,6 +31,7 @@ class Record:
         self.settings, self.context, self.mpis = settings, context, mpis
         self.startup = self.p2p = self.noncontig = self.coll = self.tcp = self.wan = None
         self.rma = None
+        self.io = None
         self.convert = None
 
 
@@ -39,7 +42,7 @@ def results_path(args):
 def save(rec, path):
     store.save(path, {"format": store.RESULTS_FORMAT, "settings": vars(rec.settings),
                       "context": rec.context, "mpis": rec.mpis, "startup": rec.startup,
-                      "p2p": rec.p2p, "noncontig": rec.noncontig, "rma": rec.rma,
+                      "p2p": rec.p2p, "noncontig": rec.noncontig, "rma": rec.rma, "io": rec.io,
                       "coll": rec.coll,
                       "tcp": rec.tcp, "wan": rec.wan, "convert": rec.convert})
 
@@ -65,6 +68,8 @@ def load(path, docs):
         rec.noncontig = _restore_all(data["noncontig"], NcResult)
     if data.get("rma") is not None:
         rec.rma = {s: store.restore(RmaResult, attrs) for s, attrs in data["rma"].items()}
+    if data.get("io") is not None:
+        rec.io = {s: store.restore(IoResult, attrs) for s, attrs in data["io"].items()}
     if data["coll"] is not None:
         rec.coll = store.restore(CollRun, data["coll"])
         rec.coll.results = {np: _restore_all(by_coll, P2pResult)

@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 
-from metabench import cli, context, convert, document, noncontig, record, rma, startup
+from metabench import cli, context, convert, document, fileio, noncontig, record, rma, startup
 from metabench.coll import measure as coll_measure
 from metabench.coll import report as coll_report
 from metabench.mpis import mpis_under_test
@@ -52,9 +52,10 @@ def measure(args):
     mpis = mpis_under_test(build)
     rec = record.Record(args, ctx, mpis)
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
-    only_rma = args.only == "rma"
+    only_rma, only_io = args.only == "rma", args.only == "io"
     print("building benchmark programs", flush=True)
     wanted = (list(P2P) if only_tcp else ["rma_latency"] if only_rma else
+              ["io_bandwidth"] if only_io else
               list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] if only_wan
               else [n for n in SOURCES if n.startswith("coll_")] if only_coll else list(SOURCES))
     build_programs(mpis, args.work, wanted)
@@ -71,7 +72,10 @@ def measure(args):
     if not args.only or only_rma:
         print("measuring one-sided communication", flush=True)
         rec.rma = rma.measure_rma(mpis, args, idle, rec.p2p.busy if rec.p2p else [])
-    if not only_coll and not only_wan and not only_rma:
+    if not args.only or only_io:
+        print("measuring collective I/O", flush=True)
+        rec.io = fileio.measure_io(mpis, args, idle, rec.p2p.busy if rec.p2p else [])
+    if not only_coll and not only_wan and not only_rma and not only_io:
         print("measuring between two emulated hosts (TCP)", flush=True)
         rec.tcp = tcp_measure.measure_tcp(mpis, args, idle)
     if not args.only or only_wan:
@@ -94,6 +98,7 @@ def full_verdicts(rec):
     args = rec.settings
     return (p2p_report.targets(rec.p2p.results, args.max_bytes) +
             noncontig.nc_targets(rec.noncontig) + rma.rma_targets(rec.rma) +
+            fileio.io_targets(rec.io) +
             tcp_report.tcp_targets(rec.tcp, args.max_bytes) +
             wan_targets.targets(rec.wan) +
             coll_report.coll_targets(rec.coll.results, rec.mpis, args.coll_max_bytes))
@@ -108,6 +113,7 @@ def markdown(rec, verdicts):
     lines += p2p_report.p2p_section(results, mpis, "bandwidth", args)
     lines += noncontig.noncontig_section(rec.noncontig, mpis)
     lines += [document.RMA.begin] + rma.rma_section(rec.rma, mpis) + [document.RMA.end, ""]
+    lines += [document.IO.begin] + fileio.io_section(rec.io, mpis) + [document.IO.end, ""]
     lines += convert.convert_section(rec.convert)
     lines += tcp_report.tcp_section(rec.tcp, mpis, args, ctx)
     lines += wan_report.section(rec.wan, mpis, args, ctx)
@@ -131,6 +137,13 @@ def write_report(rec):
         document.update_report(report, [document.RMA.begin] + rma.rma_section(rec.rma, mpis) +
                                [document.RMA.end, ""], verdicts, document.RMA)
         print(f"updated the one-sided part of {report}; wrote {perfdir}/rma.png")
+    elif args.only == "io":
+        verdicts = fileio.io_targets(rec.io)
+        os.makedirs(perfdir, exist_ok=True)
+        fileio.plot_io(pyplot(), rec.io, mpis, os.path.join(perfdir, "io.png"))
+        document.update_report(report, [document.IO.begin] + fileio.io_section(rec.io, mpis) +
+                               [document.IO.end, ""], verdicts, document.IO)
+        print(f"updated the collective I/O part of {report}; wrote {perfdir}/io.png")
     elif only_coll:
         verdicts = coll_report.coll_targets(rec.coll.results, mpis, args.coll_max_bytes)
         os.makedirs(perfdir, exist_ok=True)
@@ -162,6 +175,7 @@ def write_report(rec):
         p2p_report.plot(plt, results, mpis, perfdir)
         noncontig.plot_noncontig(plt, rec.noncontig, mpis, os.path.join(perfdir, "noncontig.png"))
         rma.plot_rma(plt, rec.rma, mpis, os.path.join(perfdir, "rma.png"))
+        fileio.plot_io(plt, rec.io, mpis, os.path.join(perfdir, "io.png"))
         tcp_report.plot_tcp(rec.tcp, mpis, perfdir, args.max_bytes)
         wan_plots.plot(rec.wan, perfdir)
         with open(report, "w") as f:

@@ -36,8 +36,8 @@ API_EXPORT int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 }
 API_WEAK_ALIAS(File_get_group)
 
-/* Collective. The hints are merged into those already set (as ROMIO does) and returned by
- * MPI_File_get_info; metampi acts on none yet (docs/io.md). */
+/* Collective. The hints are merged into those already set (as ROMIO does); MPI_File_get_info
+ * returns them with the values in use of those metampi acts on (io/hints.c, docs/io.md). */
 API_EXPORT int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     API_ENTER();
@@ -47,25 +47,8 @@ API_EXPORT int PMPI_File_set_info(MPI_File fh, MPI_Info info)
     info_t *i = info_lookup(info);
     if (!i && info != MPI_INFO_NULL)
         return file_raise(f, MPI_ERR_INFO, F, "invalid info handle 0x%x", (unsigned)info);
-    int rc = MPI_SUCCESS;
-    if (i) {
-        info_t *merged = f->info ? info_copy(f->info) : info_copy(i);
-        for (int k = 0; merged && f->info && k < info_nkeys(i) && rc == MPI_SUCCESS; k++)
-            rc = info_set(merged, info_nthkey(i, k), info_get(i, info_nthkey(i, k)));
-        if (!merged || rc != MPI_SUCCESS) {
-            if (merged)
-                info_destroy(merged);
-            rc = MPI_ERR_NO_MEM;
-        } else {
-            if (f->info)
-                info_destroy(f->info);
-            f->info = merged;
-        }
-    }
-    /* collective: the members return together */
-    int all = icoll_barrier(f->comm);
-    if (rc == MPI_SUCCESS)
-        rc = all;
+    /* collective (rank 0's values are taken): the members return together */
+    int rc = io_hints_set(f, i);
     return rc == MPI_SUCCESS ? rc : file_raise(f, rc, F, "cannot set the hints");
 }
 API_WEAK_ALIAS(File_set_info)

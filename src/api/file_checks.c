@@ -49,6 +49,17 @@ int file_check_not_sequential(const io_file_t *f, const char *func)
     return MPI_SUCCESS;
 }
 
+int file_check_reachable(const io_file_t *f, const char *func)
+{
+    if (f->fd < 0)
+        return file_raise(f, MPI_ERR_UNSUPPORTED_OPERATION, func,
+                          "the file lives on the file system of site %d (metampi_file_sites="
+                          "root) and this rank is at site %d: only collective data access "
+                          "reaches it from here (docs/io.md)",
+                          f->site[0], f->site[f->comm->rank]);
+    return MPI_SUCCESS;
+}
+
 int file_check_type(const io_file_t *f, MPI_Datatype h, dtype_t **t, const char *argname,
                     const char *func)
 {
@@ -73,30 +84,31 @@ int file_check_data(const io_file_t *f, int count, MPI_Datatype datatype, dtype_
     int rc = file_check_type(f, datatype, t, "datatype", func);
     if (rc != MPI_SUCCESS)
         return rc;
-    long long bytes = (long long)count * (*t)->size;
-    if (bytes % f->etype->size)
-        return file_raise(f, MPI_ERR_TYPE, func,
-                          "%d elements of the datatype hold %lld bytes, not a whole number "
-                          "of etypes of %lld bytes",
-                          count, bytes, (long long)f->etype->size);
-    if (f->external32 && (*t)->ext32_size != (*t)->size)
+    /* the bytes it fills in the view's stream: in the file's representation */
+    MPI_Count each = io_rep_size(&f->rep, *t);
+    if (each < 0)
         return file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, func,
-                          "the datatype's external32 size (%lld bytes) differs from its native "
-                          "size (%lld): not supported yet (docs/io.md)",
-                          (long long)(*t)->ext32_size, (long long)(*t)->size);
-    if (f->user_rep && !io_datarep_fits(f->user_rep, *t))
-        return file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, func,
-                          "the extent function of data representation '%s' gives a basic type "
-                          "of the datatype a size other than its native one: not supported yet "
-                          "(docs/io.md)",
+                          "the extent function of data representation '%s' failed for a basic "
+                          "type of the datatype",
                           f->datarep);
+    long long bytes = (long long)count * each;
+    if (bytes % f->fetype->size)
+        return file_raise(f, MPI_ERR_TYPE, func,
+                          "%d elements of the datatype hold %lld bytes in data representation "
+                          "'%s', not a whole number of etypes of %lld bytes",
+                          count, bytes, f->datarep, (long long)f->fetype->size);
     return MPI_SUCCESS;
 }
 
-void file_set_status(MPI_Status *status, size_t bytes)
+void file_set_status(io_file_t *f, dtype_t *t, MPI_Status *status, size_t stream_bytes)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
+    size_t bytes = stream_bytes;
+    if (t && (f->rep.external32 || f->rep.user)) {
+        MPI_Count each = io_rep_size(&f->rep, t);
+        bytes = each > 0 ? stream_bytes / (size_t)each * (size_t)t->size : 0;
+    }
     status->MPI_SOURCE = MPI_PROC_NULL;
     status->MPI_TAG = MPI_ANY_TAG;
     status->MPI_ERROR = MPI_SUCCESS;

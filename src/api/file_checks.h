@@ -35,6 +35,9 @@ int file_check_writable(const io_file_t *f, const char *func);
 int file_check_readable(const io_file_t *f, const char *func);
 /* Not opened with MPI_MODE_SEQUENTIAL (explicit offsets, individual pointers, sizes):
  * else MPI_ERR_UNSUPPORTED_OPERATION. */
+/* Independent access needs the file open here (io/sites.c: metampi_file_sites=root opens it
+ * at rank 0's site only): MPI_ERR_UNSUPPORTED_OPERATION otherwise. */
+int file_check_reachable(const io_file_t *f, const char *func);
 int file_check_not_sequential(const io_file_t *f, const char *func);
 
 /* A live, committed datatype handle: *t is set; else MPI_ERR_TYPE naming argname. */
@@ -45,7 +48,9 @@ int file_check_type(const io_file_t *f, MPI_Datatype h, dtype_t **t, const char 
  * external32 size is its native one (MPI_ERR_UNSUPPORTED_DATAREP). */
 int file_check_data(const io_file_t *f, int count, MPI_Datatype datatype, dtype_t **t,
                     const char *func);
-/* Fills status (unless MPI_STATUS_IGNORE) for `bytes` of data moved. */
-void file_set_status(MPI_Status *status, size_t bytes);
+/* Fills status (unless MPI_STATUS_IGNORE) for `stream_bytes` of the view's stream moved
+ * with elements of t: the status counts the native bytes of the whole elements they hold
+ * (the same number unless the file's representation resizes t; t NULL: as they are). */
+void file_set_status(io_file_t *f, dtype_t *t, MPI_Status *status, size_t stream_bytes);
 
 #endif

@@ -156,7 +156,10 @@ API_EXPORT int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
     state_require_initialized(F);
     API_GET_FILE(f, fh, F);
     FILE_CHECK_PTR(f, size, F, "size");
-    int rc = io_get_size(f, size);
+    int rc = file_check_reachable(f, F);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = io_get_size(f, size);
     return rc == MPI_SUCCESS ? rc : file_raise(f, rc, F, "fstat failed");
 }
 API_WEAK_ALIAS(File_get_size)

@@ -10,6 +10,8 @@ int file_access(MPI_File fh, MPI_Offset offset, void *buf, int count,
     int rc = file_check_not_sequential(f, func);
     if (rc == MPI_SUCCESS)
         rc = write ? file_check_writable(f, func) : file_check_readable(f, func);
+    if (rc == MPI_SUCCESS)
+        rc = file_check_reachable(f, func);
     if (rc != MPI_SUCCESS)
         return rc;
     int at_pointer = offset < 0;
@@ -20,20 +22,20 @@ int file_access(MPI_File fh, MPI_Offset offset, void *buf, int count,
     if (rc != MPI_SUCCESS)
         return rc;
     size_t done = 0;
-    MPI_Offset start = offset * f->etype->size;
+    MPI_Offset start = offset * f->fetype->size;
     rc = write ? io_write(f, start, buf, (size_t)count, t, &done)
                : io_read(f, start, buf, (size_t)count, t, &done);
     if (at_pointer)
-        f->pos += (MPI_Offset)done / f->etype->size;
-    file_set_status(status, done);
+        f->pos += (MPI_Offset)done / f->fetype->size;
+    file_set_status(f, t, status, done);
     if (rc != MPI_SUCCESS)
         return file_raise(f, rc, func, "%s at view offset %lld failed after %zu bytes",
                           write ? "writing" : "reading", (long long)offset, done);
     return MPI_SUCCESS;
 }
 
-/* The collective forms: two-phase aggregation (io/twophase.c) for native data outside atomic
- * mode; otherwise, and in a communicator of one, the independent access. A member whose
+/* The collective forms: two-phase aggregation (io/twophase.c) outside atomic mode, unless
+ * the hint romio_cb_read / romio_cb_write is "disable"; otherwise, and in a communicator of one, the independent access. A member whose
  * checks fail still takes part (with nothing), so none waits for it. */
 static int access_collective(MPI_File fh, int at_pointer, MPI_Offset offset, void *buf,
                              int count, MPI_Datatype datatype, MPI_Status *status, int write,
@@ -41,7 +43,8 @@ static int access_collective(MPI_File fh, int at_pointer, MPI_Offset offset, voi
 {
     state_require_initialized(func);
     API_GET_FILE(f, fh, func);
-    if (f->atomic || f->external32 || f->user_rep || f->comm->size == 1)
+    int hint = write ? f->hints.cb_write : f->hints.cb_read;
+    if (f->atomic || f->comm->size == 1 || hint == IO_HINT_DISABLE)
         return at_pointer ? file_access(fh, -1, buf, count, datatype, status, write, func)
                           : file_access_at(fh, offset, buf, count, datatype, status, write,
                                            func);
@@ -56,13 +59,13 @@ static int access_collective(MPI_File fh, int at_pointer, MPI_Offset offset, voi
     if (at_pointer)
         offset = f->pos;
     size_t done = 0;
-    int all = io_collective(f, rc == MPI_SUCCESS ? offset * f->etype->size : 0, buf,
+    int all = io_collective(f, rc == MPI_SUCCESS ? offset * f->fetype->size : 0, buf,
                             rc == MPI_SUCCESS ? (size_t)count : 0, t, write, rc, &done);
     if (rc != MPI_SUCCESS)
         return rc; /* raised by the check */
     if (at_pointer)
-        f->pos += (MPI_Offset)done / f->etype->size;
-    file_set_status(status, done);
+        f->pos += (MPI_Offset)done / f->fetype->size;
+    file_set_status(f, t, status, done);
     if (all != MPI_SUCCESS)
         return file_raise(f, all, func, "collective %s at view offset %lld failed",
                           write ? "write" : "read", (long long)offset);
@@ -166,10 +169,12 @@ API_EXPORT int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
         break;
     case MPI_SEEK_END: {
         MPI_Offset size;
+        if ((rc = file_check_reachable(f, F)) != MPI_SUCCESS)
+            return rc;
         if ((rc = io_get_size(f, &size)) != MPI_SUCCESS)
             return file_raise(f, rc, F, "fstat failed");
         MPI_Offset bytes = io_view_bytes_below(f, size);
-        base = (bytes + f->etype->size - 1) / f->etype->size;
+        base = (bytes + f->fetype->size - 1) / f->fetype->size;
         break;
     }
     default:

@@ -13,9 +13,11 @@ static int check_access(io_file_t *f, int count, MPI_Datatype datatype, int writ
 {
     int rc = write ? file_check_writable(f, func) : file_check_readable(f, func);
     if (rc == MPI_SUCCESS)
+        rc = file_check_reachable(f, func);
+    if (rc == MPI_SUCCESS)
         rc = file_check_data(f, count, datatype, t, func);
     if (rc == MPI_SUCCESS)
-        *etypes = (MPI_Offset)count * (*t)->size / f->etype->size;
+        *etypes = (MPI_Offset)count * io_rep_size(&f->rep, *t) / f->fetype->size;
     return rc;
 }
 
@@ -23,10 +25,10 @@ static int move(io_file_t *f, MPI_Offset at, void *buf, int count, dtype_t *t, i
                 MPI_Status *status, const char *func)
 {
     size_t done = 0;
-    MPI_Offset start = at * f->etype->size;
+    MPI_Offset start = at * f->fetype->size;
     int rc = write ? io_write(f, start, buf, (size_t)count, t, &done)
                    : io_read(f, start, buf, (size_t)count, t, &done);
-    file_set_status(status, done);
+    file_set_status(f, t, status, done);
     if (rc != MPI_SUCCESS)
         return file_raise(f, rc, func, "%s at shared position %lld failed after %zu bytes",
                           write ? "writing" : "reading", (long long)at, done);
@@ -143,7 +145,7 @@ API_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
         else if (whence == MPI_SEEK_END) {
             outcome = io_get_size(f, &size);
             if (outcome == MPI_SUCCESS)
-                base = (io_view_bytes_below(f, size) + f->etype->size - 1) / f->etype->size;
+                base = (io_view_bytes_below(f, size) + f->fetype->size - 1) / f->fetype->size;
         }
         if (outcome == MPI_SUCCESS && base + offset < 0)
             outcome = MPI_ERR_ARG;

@@ -46,7 +46,7 @@ static int end(MPI_File fh, MPI_Status *status, const char *begun, const char *f
             return rc_;                                                                        \
         MPI_Status st_;                                                                        \
         MPI_Status *status = &st_;                                                             \
-        file_set_status(status, 0);                                                            \
+        file_set_status(NULL, NULL, status, 0);                                                \
         return record(fh, (call), &st_, func);                                                 \
     } while (0)
 

@@ -40,38 +40,40 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     static const char *const F = "MPI_File_set_view";
     state_require_initialized(F);
     API_GET_FILE(f, fh, F);
-    dtype_t *et = NULL, *ft = NULL;
+    dtype_t *et = NULL, *ft = NULL, *fet = NULL, *fft = NULL;
     /* local checks first, remembered, so that every member still takes part in the
      * agreement and none waits for another that returned early */
     int rc = file_check_type(f, etype, &et, "etype", F);
     if (rc == MPI_SUCCESS)
         rc = file_check_type(f, filetype, &ft, "filetype", F);
-    const char *bad = NULL;
-    /* a filetype not made of etypes: MPI_ERR_ARG, as MPICH and Open MPI say */
-    if (rc == MPI_SUCCESS && et->size > 0 && ft->size % et->size)
-        rc = file_raise(f, MPI_ERR_ARG, F,
-                        "invalid view: the filetype's size (%lld) is not a multiple of the "
-                        "etype's (%lld)",
-                        (long long)ft->size, (long long)et->size);
-    if (rc == MPI_SUCCESS && (bad = io_view_check(et, ft)) != NULL)
-        rc = file_raise(f, MPI_ERR_TYPE, F, "invalid view: %s", bad);
     if (rc == MPI_SUCCESS && !datarep)
         rc = file_raise(f, MPI_ERR_ARG, F, "argument datarep is NULL");
     if (rc == MPI_SUCCESS && !known_datarep(datarep))
         rc = file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, F,
                         "data representation '%s' (known: native, internal, external32)",
                         datarep);
-    if (rc == MPI_SUCCESS && strcmp(datarep, "external32") == 0 &&
-        (et->ext32_size != et->size || ft->ext32_size != ft->size))
-        rc = file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, F,
-                        "external32 views of types whose external32 sizes differ from the "
-                        "native ones are not supported yet (docs/io.md)");
-    const io_datarep_t *user = rc == MPI_SUCCESS ? io_datarep_find(datarep) : NULL;
-    if (user && (!io_datarep_fits(user, et) || !io_datarep_fits(user, ft)))
-        rc = file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, F,
-                        "views in data representation '%s' whose extent function changes the "
-                        "size of a basic type are not supported yet (docs/io.md)",
-                        datarep);
+    /* the view is measured in the file's representation (MPI-3.1 §13.5.1) */
+    io_rep_t rep = { 0, NULL };
+    if (rc == MPI_SUCCESS) {
+        rep.external32 = strcmp(datarep, "external32") == 0;
+        rep.user = io_datarep_find(datarep);
+        rc = io_rep_type(&rep, et, &fet);
+        if (rc == MPI_SUCCESS)
+            rc = io_rep_type(&rep, ft, &fft);
+        if (rc != MPI_SUCCESS)
+            rc = file_raise(f, rc, F,
+                            "cannot measure the etype and filetype in data representation '%s'%s",
+                            datarep, rep.user ? " (its extent function failed)" : "");
+    }
+    const char *bad = NULL;
+    /* a filetype not made of etypes: MPI_ERR_ARG, as MPICH and Open MPI say */
+    if (rc == MPI_SUCCESS && fet->size > 0 && fft->size % fet->size)
+        rc = file_raise(f, MPI_ERR_ARG, F,
+                        "invalid view: the filetype's size (%lld) is not a multiple of the "
+                        "etype's (%lld)",
+                        (long long)fft->size, (long long)fet->size);
+    if (rc == MPI_SUCCESS && (bad = io_view_check(fet, fft)) != NULL)
+        rc = file_raise(f, MPI_ERR_TYPE, F, "invalid view: %s", bad);
     if (rc == MPI_SUCCESS && disp == MPI_DISPLACEMENT_CURRENT &&
         !(f->amode & MPI_MODE_SEQUENTIAL))
         rc = file_raise(f, MPI_ERR_ARG, F,
@@ -80,7 +82,13 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
         rc = file_raise(f, MPI_ERR_ARG, F, "negative displacement %lld", (long long)disp);
     if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && !info_lookup(info))
         rc = file_raise(f, MPI_ERR_INFO, F, "invalid info handle 0x%x", (unsigned)info);
-    int all = agree_view(f, rc, et, datarep);
+    int all = agree_view(f, rc, fet, datarep);
+    if (rc != MPI_SUCCESS || all != MPI_SUCCESS) {
+        if (fet)
+            dtype_release(fet);
+        if (fft)
+            dtype_release(fft);
+    }
     if (rc != MPI_SUCCESS)
         return rc;
     if (all != MPI_SUCCESS)
@@ -92,12 +100,17 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
         /* the shared pointer's byte offset in the old view (rank 0 holds the pointer) */
         int64_t at = 0;
         if (f->comm->rank == 0)
-            at = io_view_byte_offset(f, io_shared_local_get(f) * f->etype->size);
-        if ((all = icoll_bcast(f->comm, &at, sizeof at, 0)) != MPI_SUCCESS)
+            at = io_view_byte_offset(f, io_shared_local_get(f) * f->fetype->size);
+        if ((all = icoll_bcast(f->comm, &at, sizeof at, 0)) != MPI_SUCCESS) {
+            dtype_release(fet);
+            dtype_release(fft);
             return file_raise(f, all, F, "cannot agree on the current displacement");
+        }
         disp = (MPI_Offset)at;
     }
-    io_set_view(f, disp, et, ft, datarep);
+    io_set_view(f, disp, et, ft, fet, fft, datarep, rep);
+    if ((all = io_hints_set(f, info_lookup(info))) != MPI_SUCCESS)
+        return file_raise(f, all, F, "cannot set the hints");
     /* both pointers restart at 0; rank 0 resets the shared one between the agreement (every
      * earlier access is complete) and this barrier (no later one has begun) */
     if (f->comm->rank == 0)
@@ -139,8 +152,7 @@ API_EXPORT int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *e
 }
 API_WEAK_ALIAS(File_get_view)
 
-/* The extent in the file's representation: the native one (external32 views are limited to
- * types whose sizes are the same, see MPI_File_set_view). */
+/* The extent in the file's representation: that of the type's file twin (io/reptype.c). */
 API_EXPORT int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
     API_ENTER();
@@ -152,12 +164,13 @@ API_EXPORT int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI
     if (!t)
         return file_raise(f, MPI_ERR_TYPE, F, "invalid datatype handle 0x%x",
                           (unsigned)datatype);
-    if ((f->external32 && t->ext32_size != t->size) ||
-        (f->user_rep && !io_datarep_fits(f->user_rep, t)))
-        return file_raise(f, MPI_ERR_UNSUPPORTED_DATAREP, F,
-                          "the type's external32 size differs from its native size: not "
-                          "supported yet (docs/io.md)");
-    *extent = t->ub - t->lb;
+    dtype_t *twin;
+    int rc = io_rep_type(&f->rep, t, &twin);
+    if (rc != MPI_SUCCESS)
+        return file_raise(f, rc, F, "cannot measure the datatype in data representation '%s'",
+                          f->datarep);
+    *extent = twin->ub - twin->lb;
+    dtype_release(twin);
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(File_get_type_extent)
@@ -174,7 +187,7 @@ API_EXPORT int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Off
         return rc;
     if (offset < 0)
         return file_raise(f, MPI_ERR_ARG, F, "negative offset %lld", (long long)offset);
-    *disp = io_view_byte_offset(f, offset * f->etype->size);
+    *disp = io_view_byte_offset(f, offset * f->fetype->size);
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(File_get_byte_offset)

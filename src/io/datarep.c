@@ -1,9 +1,6 @@
 /* User data representations (MPI_Register_datarep, MPI-3.1 §13.5.3): a list of
- * registrations, and the check that a type's file layout under one is its native layout. */
+ * registrations. */
 #include "io/file.h"
-
-#include "datatype/construct.h"
-#include "datatype/predefined.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,29 +32,4 @@ int io_datarep_register(const io_datarep_t *rep)
     n->next = reps;
     reps = n;
     return MPI_SUCCESS;
-}
-
-int io_datarep_fits(const io_datarep_t *rep, dtype_t *t)
-{
-    const dt_layout_t *l = dtype_layout(t);
-    if (!l)
-        return 0;
-    /* the basic types of one element, each asked once */
-    unsigned char seen[256] = { 0 };
-    dt_cursor_t c;
-    dt_cursor_init(&c, l, 0, 1);
-    uintptr_t addr;
-    size_t len;
-    int basic;
-    while (dt_next_block(&c, &addr, &len, &basic)) {
-        if (basic < 0 || basic > 255 || seen[basic])
-            continue;
-        seen[basic] = 1;
-        MPI_Datatype h = dtype_basic(basic)->handle;
-        MPI_Aint extent = -1;
-        if (rep->extent(h, &extent, rep->extra) != MPI_SUCCESS ||
-            extent != (MPI_Aint)dtype_predefined_size(h))
-            return 0;
-    }
-    return 1;
 }

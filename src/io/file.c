@@ -1,5 +1,5 @@
 /* File objects: opening (collective: creation by rank 0, then everyone), handles, closing,
- * deleting, and errno's mapping to error classes. */
+ * deleting (errno.c maps errno to error classes). */
 #include "io/file.h"
 
 #include "core/errhandler.h"
@@ -34,39 +34,6 @@ void io_set_default_errhandler(MPI_Errhandler eh)
     default_errhandler = eh;
 }
 
-int io_errno_class(int err)
-{
-    switch (err) {
-    case ENOENT:
-        return MPI_ERR_NO_SUCH_FILE;
-    case EEXIST:
-        return MPI_ERR_FILE_EXISTS;
-    case EACCES:
-    case EPERM:
-        return MPI_ERR_ACCESS;
-    case ENOSPC:
-    case EFBIG:
-        return MPI_ERR_NO_SPACE;
-    case EDQUOT:
-        return MPI_ERR_QUOTA;
-    case EROFS:
-        return MPI_ERR_READ_ONLY;
-    case ETXTBSY:
-    case EBUSY:
-        return MPI_ERR_FILE_IN_USE;
-    case ENAMETOOLONG:
-    case ENOTDIR:
-    case EISDIR:
-    case ELOOP:
-    case EINVAL:
-        return MPI_ERR_BAD_FILE;
-    case ENOMEM:
-        return MPI_ERR_NO_MEM;
-    default:
-        return MPI_ERR_IO;
-    }
-}
-
 static int access_flags(int amode)
 {
     if (amode & MPI_MODE_RDONLY)
@@ -99,7 +66,14 @@ static void destroy(io_file_t *f)
         dtype_release(f->etype);
     if (f->filetype)
         dtype_release(f->filetype);
+    if (f->fetype)
+        dtype_release(f->fetype);
+    if (f->ftype)
+        dtype_release(f->ftype);
     errhandler_release(f->errhandler);
+    free(f->aggr);
+    free(f->site);
+    free(f->local);
     free(f->path);
     free(f);
 }
@@ -130,8 +104,8 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
     errhandler_retain(f->errhandler);
     f->etype = dtype_lookup(MPI_BYTE);
     f->filetype = dtype_lookup(MPI_BYTE);
-    dtype_retain(f->etype);
-    dtype_retain(f->filetype);
+    f->fetype = f->etype;
+    f->ftype = f->filetype;
     strcpy(f->datarep, "native");
     int rc = comm_dup(c, &f->comm);
     if (rc != MPI_SUCCESS) {
@@ -141,15 +115,19 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
     }
     c = f->comm;
     f->path = strdup(path);
-    if (info && (f->info = info_copy(info)) == NULL)
-        rc = MPI_ERR_NO_MEM;
+    io_hints_default(&f->hints);
     if (!f->path)
         rc = MPI_ERR_NO_MEM;
-    /* creation first, by rank 0, then everyone opens what exists */
+    int sites = io_sites_setup(f, info); /* collective: called by every member */
+    rc = agree(c, rc != MPI_SUCCESS ? rc : sites);
+    if (rc == MPI_SUCCESS && f->opens)
+        rc = io_sites_path(f->site[c->rank], path, &f->local);
+    /* creation first, by rank 0 (with metampi_file_sites=each, by each site's lowest rank),
+     * then everyone opens what exists */
     if (amode & MPI_MODE_CREATE) {
         int created = MPI_SUCCESS;
-        if (c->rank == 0 && rc == MPI_SUCCESS) {
-            int fd = create_at_root(path, amode);
+        if (io_sites_keeper(f) && rc == MPI_SUCCESS) {
+            int fd = create_at_root(f->local, amode);
             if (fd < 0)
                 created = -fd;
             else
@@ -157,8 +135,8 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
         }
         rc = agree(c, rc != MPI_SUCCESS ? rc : created);
     }
-    if (rc == MPI_SUCCESS && f->fd < 0) {
-        f->fd = open(path, access_flags(amode) | O_CLOEXEC);
+    if (rc == MPI_SUCCESS && f->fd < 0 && f->opens) {
+        f->fd = open(f->local, access_flags(amode) | O_CLOEXEC);
         if (f->fd < 0)
             rc = io_errno_class(errno);
     }
@@ -169,14 +147,21 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
     }
     rc = agree(c, rc);
     if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND)) {
-        /* the pointers start at the end of the file (the view is the whole file in bytes) */
-        off_t end = lseek(f->fd, 0, SEEK_END);
+        /* the pointers start at the end of the file (the view is the whole file in bytes);
+         * members without the file take rank 0's */
+        off_t end = f->opens ? lseek(f->fd, 0, SEEK_END) : 0;
         if (end < 0)
             rc = io_errno_class(errno);
         else
             f->pos = end;
         rc = agree(c, rc);
+        int64_t at = f->pos;
+        if (rc == MPI_SUCCESS && f->sites == IO_SITES_ROOT &&
+            (rc = icoll_bcast(c, &at, sizeof at, 0)) == MPI_SUCCESS)
+            f->pos = at;
     }
+    if (rc == MPI_SUCCESS)
+        rc = agree(c, io_hints_set(f, info));
     if (rc == MPI_SUCCESS)
         rc = agree(c, io_shared_create(f, f->pos));
     if (rc == MPI_SUCCESS && !(f->handle = handle_new(&table, f)))
@@ -192,14 +177,14 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
 int io_close(io_file_t *f)
 {
     int rc = MPI_SUCCESS;
-    if (close(f->fd) != 0)
+    if (f->fd >= 0 && close(f->fd) != 0)
         rc = io_errno_class(errno);
     f->fd = -1;
     io_shared_free(f); /* collective: after every member's last use of the pointer */
     /* everyone has closed before the file goes */
     int all = icoll_barrier(f->comm);
-    if (all == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->comm->rank == 0 &&
-        unlink(f->path) != 0 && rc == MPI_SUCCESS)
+    if (all == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && io_sites_keeper(f) &&
+        f->local && unlink(f->local) != 0 && rc == MPI_SUCCESS)
         rc = io_errno_class(errno);
     handle_release(&table, f->handle);
     destroy(f);
@@ -208,8 +193,17 @@ int io_close(io_file_t *f)
 
 int io_delete(const char *path)
 {
+    char *local;
+    int rc = io_sites_path(io_sites_my_site(), path, &local);
+    if (rc != MPI_SUCCESS) {
+        free(local);
+        return rc;
+    }
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return MPI_ERR_BAD_FILE;
-    return unlink(path) == 0 ? MPI_SUCCESS : io_errno_class(errno);
+    if (stat(local, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = MPI_ERR_BAD_FILE;
+    else if (unlink(local) != 0)
+        rc = io_errno_class(errno);
+    free(local);
+    return rc;
 }

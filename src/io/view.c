@@ -11,18 +11,21 @@
 #define RUNS_PER_STEP 64
 
 void io_set_view(io_file_t *f, MPI_Offset disp, dtype_t *etype, dtype_t *filetype,
-                 const char *datarep)
+                 dtype_t *fetype, dtype_t *ftype, const char *datarep, io_rep_t rep)
 {
     dtype_retain(etype);
     dtype_retain(filetype);
     dtype_release(f->etype);
     dtype_release(f->filetype);
+    dtype_release(f->fetype);
+    dtype_release(f->ftype);
     f->etype = etype;
     f->filetype = filetype;
+    f->fetype = fetype;
+    f->ftype = ftype;
     f->disp = disp;
     f->pos = 0;
-    f->external32 = strcmp(datarep, "external32") == 0;
-    f->user_rep = io_datarep_find(datarep);
+    f->rep = rep;
     snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
 }
 
@@ -60,7 +63,7 @@ const char *io_view_check(const dtype_t *etype, dtype_t *filetype)
 /* Repetitions of the filetype that hold the stream up to byte `upto`. */
 static size_t reps_for(const io_file_t *f, MPI_Offset upto)
 {
-    MPI_Offset per = f->filetype->size;
+    MPI_Offset per = f->ftype->size;
     return (size_t)((upto + per - 1) / per);
 }
 
@@ -68,11 +71,11 @@ int io_view_runs(io_file_t *f, MPI_Offset start, MPI_Offset n, io_run_fn *fn, vo
 {
     if (n <= 0)
         return 0;
-    const dt_layout_t *l = dtype_layout(f->filetype);
+    const dt_layout_t *l = dtype_layout(f->ftype);
     size_t reps = reps_for(f, start + n);
     if (dt_layout_contiguous(l, reps)) {
         /* one run: the data of every repetition follows the previous one's */
-        return fn(arg, f->disp + f->filetype->true_lb + start, (size_t)n);
+        return fn(arg, f->disp + f->ftype->true_lb + start, (size_t)n);
     }
     dt_cursor_t c;
     dt_cursor_init(&c, l, (uintptr_t)f->disp, reps);
@@ -91,6 +94,11 @@ int io_view_runs(io_file_t *f, MPI_Offset start, MPI_Offset n, io_run_fn *fn, vo
         left -= got;
     }
     return 0;
+}
+
+int io_view_contiguous(io_file_t *f, MPI_Offset start, MPI_Offset n)
+{
+    return dt_layout_contiguous(dtype_layout(f->ftype), reps_for(f, start + n));
 }
 
 static int first_run(void *arg, MPI_Offset offset, size_t len)
@@ -124,7 +132,7 @@ static int count_below(void *arg, MPI_Offset offset, size_t len)
 
 MPI_Offset io_view_bytes_below(io_file_t *f, MPI_Offset size)
 {
-    const dtype_t *t = f->filetype;
+    const dtype_t *t = f->ftype;
     MPI_Offset ext = t->ub - t->lb;
     if (size <= f->disp + t->true_lb)
         return 0;

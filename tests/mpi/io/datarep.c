@@ -1,7 +1,8 @@
 /* MPI_Register_datarep: a representation that stores ints byte-swapped (conversion
  * functions called with the user's datatype and count), one without conversion functions,
- * duplicates (MPI_ERR_DUP_DATAREP), and a representation whose extents differ from the
- * native ones (refused: MPI_ERR_UNSUPPORTED_DATAREP). */
+ * duplicates (MPI_ERR_DUP_DATAREP), and representations whose extents differ from the
+ * native ones: with conversion functions the file layout uses their sizes (an int in 16
+ * bytes), without them the access is MPI_ERR_UNSUPPORTED_DATAREP. */
 #include "io_util.h"
 
 #include <stdint.h>
@@ -44,6 +45,67 @@ static int native_extent(MPI_Datatype datatype, MPI_Aint *extent, void *extra)
     return MPI_Type_get_extent(datatype, &lb, extent);
 }
 
+/* "padded": an int in 16 bytes, big-endian value then 12 bytes of 0xaa */
+static int write_padded(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                        MPI_Offset position, void *extra)
+{
+    (void)extra;
+    CHECK(datatype == MPI_INT && position == 0);
+    const uint32_t *u = userbuf;
+    unsigned char *fb = filebuf;
+    for (int i = 0; i < count; i++, fb += 16) {
+        for (int b = 0; b < 4; b++)
+            fb[b] = (unsigned char)(u[i] >> (24 - 8 * b));
+        memset(fb + 4, 0xaa, 12);
+    }
+    return MPI_SUCCESS;
+}
+
+static int read_padded(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                       MPI_Offset position, void *extra)
+{
+    (void)extra;
+    CHECK(datatype == MPI_INT && position == 0);
+    uint32_t *u = userbuf;
+    const unsigned char *fb = filebuf;
+    for (int i = 0; i < count; i++, fb += 16)
+        u[i] = (uint32_t)fb[0] << 24 | (uint32_t)fb[1] << 16 | (uint32_t)fb[2] << 8 | fb[3];
+    return MPI_SUCCESS;
+}
+
+static void padded(MPI_File fh, int rank)
+{
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "padded", MPI_INFO_NULL), MPI_SUCCESS);
+    MPI_Aint ext;
+    CHECK_RC(MPI_File_get_type_extent(fh, MPI_INT, &ext), MPI_SUCCESS);
+    CHECK(ext == 16);
+    MPI_Datatype vec;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    CHECK_RC(MPI_File_get_type_extent(fh, vec, &ext), MPI_SUCCESS);
+    CHECK(ext == 48);
+    MPI_Type_free(&vec);
+    int v[2] = { 0x01020304, rank }, back[2] = { 0, 0 };
+    MPI_Status st;
+    CHECK_RC(MPI_File_write_at_all(fh, 2 * rank, v, 2, MPI_INT, &st), MPI_SUCCESS);
+    int got;
+    MPI_Get_count(&st, MPI_INT, &got);
+    CHECK(got == 2);
+    MPI_File_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
+    CHECK_RC(MPI_File_read_at(fh, 2 * rank, back, 2, MPI_INT, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK(back[0] == v[0] && back[1] == rank);
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL),
+             MPI_SUCCESS);
+    unsigned char raw[32];
+    CHECK_RC(MPI_File_read_at(fh, 32 * rank, raw, 32, MPI_BYTE, MPI_STATUS_IGNORE),
+             MPI_SUCCESS);
+    CHECK(raw[0] == 1 && raw[3] == 4 && raw[4] == 0xaa && raw[15] == 0xaa);
+    CHECK(raw[16] == 0 && raw[19] == (unsigned char)rank && raw[31] == 0xaa);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static int wide_extent(MPI_Datatype datatype, MPI_Aint *extent, void *extra)
 {
     (void)datatype, (void)extra;
@@ -69,6 +131,8 @@ int main(int argc, char **argv)
                                   native_extent, NULL), MPI_SUCCESS);
     CHECK_RC(MPI_Register_datarep("wide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
                                   wide_extent, NULL), MPI_SUCCESS);
+    CHECK_RC(MPI_Register_datarep("padded", read_padded, write_padded, wide_extent, NULL),
+             MPI_SUCCESS);
     CHECK_RC(MPI_Register_datarep("nameless", NULL, NULL, NULL, NULL), MPI_ERR_ARG);
 
     char path[300];
@@ -96,9 +160,13 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "plain", MPI_INFO_NULL), MPI_SUCCESS);
     CHECK_RC(MPI_File_read_at(fh, 2 * rank, back, 2, MPI_INT, MPI_STATUS_IGNORE), MPI_SUCCESS);
     CHECK(back[0] == 0x04030201 && (uint32_t)back[1] == swap((uint32_t)rank));
-    /* extents other than the native ones: refused */
-    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "wide", MPI_INFO_NULL),
+    /* extents other than the native ones without conversion functions: the view is
+     * measured, but no data can move */
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "wide", MPI_INFO_NULL), MPI_SUCCESS);
+    CHECK_RC(MPI_File_write_at(fh, 0, v, 1, MPI_INT, MPI_STATUS_IGNORE),
              MPI_ERR_UNSUPPORTED_DATAREP);
+    MPI_Barrier(MPI_COMM_WORLD);
+    padded(fh, rank);
     CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
     io_dir_remove();
     MPI_Finalize();

@@ -166,8 +166,9 @@ static void external32(MPI_File fh, int rank)
     int back[2];
     CHECK_RC(MPI_File_read_at(fh, 2 * rank, back, 2, MPI_INT, MPI_STATUS_IGNORE), MPI_SUCCESS);
     CHECK(back[0] == v[0] && back[1] == -2);
-    CHECK_RC(MPI_File_write_at(fh, 0, v, 1, MPI_LONG, MPI_STATUS_IGNORE),
-             sizeof(long) == 4 ? MPI_SUCCESS : MPI_ERR_UNSUPPORTED_DATAREP);
+    /* a long is 4 bytes in external32, one etype here (tests/mpi/io/external32.c has more) */
+    long l = v[0];
+    CHECK_RC(MPI_File_write_at(fh, 2 * rank, &l, 1, MPI_LONG, MPI_STATUS_IGNORE), MPI_SUCCESS);
     CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL),
              MPI_SUCCESS);
     unsigned char raw[8];
