@@ -24,6 +24,7 @@ from metabench.coll import report as coll_report  # noqa: E402
 from metabench.mpis import Mpi  # noqa: E402
 from metabench.p2p import measure as p2p_measure  # noqa: E402
 from metabench.tcp import measure as tcp_measure  # noqa: E402
+from metabench.tcp import report as tcp_report  # noqa: E402
 from metabench.wan import measure as wan_measure  # noqa: E402
 
 PACKAGE = os.path.join(HERE, "metabench")
@@ -197,6 +198,11 @@ def made_up_record(only=None):
         tr.commands = {s: f"launch {s} 'ip netns exec {{host}}'" for s in slugs}
         tr.left_behind, tr.iperf_retransmits = 3, [0, None]
         tr.busy, tr.elapsed = [0.2], 61.5
+        tr.rma = {s: rma.RmaResult() for s in slugs}
+        for s in slugs:
+            for key in (("put", 8), ("get", 65536)):
+                tr.rma[s].samples[key] = [value("tcprma", s, *key), value(s, "tcprma", *key)]
+        tr.rma["mpich"].failed = "exit status 1: wrong | data"
         rec.tcp = tr
     if only in (None, "wan"):
         wslugs = ["metampi", "metampi-direct", "openmpi", "mpich"]
@@ -272,6 +278,14 @@ class RawResults(unittest.TestCase):
                                      [r.median(8) for r in b.results["latency"].values()])
             if only in ("rma", "io"):
                 self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
+            if only == "tcp":
+                self.assertEqual({s: r.median(("put", 8)) for s, r in rec.tcp.rma.items()},
+                                 {s: r.median(("put", 8)) for s, r in back.tcp.rma.items()})
+                text = "\n".join(tcp_report.tcp_section(back.tcp, back.mpis, back.settings,
+                                                         back.context))
+                self.assertIn("### One-sided communication between two hosts", text)
+                self.assertIn("one-sided put of 8 B + MPI_Win_flush within 1.2×", text)
+                self.assertIn("MPICH: exit status 1: wrong / data", text.replace("|", "/"))
             if rec.wan is not None:
                 self.assertEqual(back.wan.isolated, {"s1h2", "s2h2"})
                 self.assertEqual(back.wan.commands, rec.wan.commands)

@@ -10,7 +10,7 @@ from metabench.coll.measure import CollRun
 from metabench.mpis import Mpi
 from metabench.fileio import IoResult
 from metabench.noncontig import NcResult
-from metabench.rma import RmaResult
+from metabench.onesided import RmaResult
 from metabench.p2p.measure import P2pRun
 from metabench.results import LinkCheck, P2pResult
 from metabench.tcp.measure import TcpRun
@@ -79,6 +79,9 @@ def load(path, docs):
             run = store.restore(cls, data[part])
             run.results = _restore_all(run.results, P2pResult)
             run.checks = _restore_all(run.checks, LinkCheck)
+            if part == "tcp":   # results saved before one-sided between hosts have none
+                run.rma = {s: store.restore(RmaResult, a)
+                           for s, a in getattr(run, "rma", {}).items()}
             setattr(rec, part, run)
     if rec.wan is not None:
         rec.wan.isolated = set(rec.wan.isolated)

@@ -2,37 +2,12 @@
 fetch_and_op and compare_and_swap, each followed by MPI_Win_flush inside a lock_all epoch
 (OSU's osu_put_latency -s lock_all method), 2 ranks, a window from MPI_Win_allocate; the
 rounds, issue 17's targets on one host, the section of the report and its plot."""
-import re
-
 from metabench.formatting import describe_slowdown, fmt, human_bytes
+from metabench.onesided import (BANDWIDTH_FROM, OP_TITLES, RmaResult, best_peer, keys,
+                                 parse_rma)
 from metabench.plots import STYLES, finish
 from metabench.process import first_error_line, run
-from metabench.results import median_or_none
 from metabench.schedule import rotated
-
-OPS = ("put", "get", "acc", "fop", "cas")
-OP_TITLES = {"put": "MPI_Put", "get": "MPI_Get", "acc": "MPI_Accumulate (MPI_SUM, long)",
-             "fop": "MPI_Fetch_and_op (MPI_SUM, long)",
-             "cas": "MPI_Compare_and_swap (long)"}
-BANDWIDTH_FROM = 65536   # from here on the target is bandwidth, not latency
-
-
-def parse_rma(out):
-    """{(op, bytes): µs per operation} from rma_latency's output."""
-    return {(m.group(1), int(m.group(2))): float(m.group(3))
-            for m in re.finditer(r"^(put|get|acc|fop|cas) (\d+) ([\d.]+)$", out, re.M)}
-
-
-class RmaResult:
-    """Per MPI: samples per (op, bytes) over the rounds, and why a run failed (the samples it
-    printed before failing still count)."""
-
-    def __init__(self):
-        self.samples = {}
-        self.failed = None
-
-    def median(self, key):
-        return median_or_none(self.samples.get(key, []))
 
 
 def measure_rma(mpis, args, idle, busy):
@@ -56,21 +31,6 @@ def measure_rma(mpis, args, idle, busy):
                   f"{'ok' if status == 0 else 'FAILED: ' + r.failed}", flush=True)
         print(f"  rma round {rnd + 1}/{args.rounds} done", flush=True)
     return results
-
-
-def keys(rma):
-    found = set()
-    for r in rma.values():
-        found |= set(r.samples)
-    return sorted(found, key=lambda k: (OPS.index(k[0]), k[1]))
-
-
-def best_peer(rma, key, lower_is_better=True):
-    peers = [rma[p].median(key) for p in ("openmpi", "mpich") if p in rma]
-    peers = [v for v in peers if v is not None]
-    if not peers:
-        return None
-    return min(peers) if lower_is_better else max(peers)
 
 
 def rma_targets(rma):

@@ -54,7 +54,7 @@ def measure(args):
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
     only_rma, only_io = args.only == "rma", args.only == "io"
     print("building benchmark programs", flush=True)
-    wanted = (list(P2P) if only_tcp else ["rma_latency"] if only_rma else
+    wanted = (list(P2P) + ["rma_latency"] if only_tcp else ["rma_latency"] if only_rma else
               ["io_bandwidth"] if only_io else
               list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] if only_wan
               else [n for n in SOURCES if n.startswith("coll_")] if only_coll else list(SOURCES))

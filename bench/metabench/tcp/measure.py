@@ -16,6 +16,7 @@ from metabench.process import first_error_line, run
 from metabench.programs import P2P, expected_sizes, parse_p2p_with_counts, payload
 from metabench.results import LinkCheck, P2pResult
 from metabench.schedule import rotated
+from metabench.tcp.rma import tcp_rma_once
 
 RAW_PORT, IPERF_PORT = 5301, 5201
 IPERF_SECONDS = 5
@@ -37,6 +38,7 @@ class TcpRun:
         self.error = None           # why nothing was measured
         self.left_behind = 0        # processes swept from the hosts after runs
         self.iperf_retransmits = []
+        self.rma = {}               # slug -> rma.RmaResult (one-sided, tcp/rma.py)
         self.busy = []
         self.elapsed = 0.0
 
@@ -177,6 +179,9 @@ def measure_tcp(mpis, args, idle):
                         tcp_iperf_once(tr, cluster, args, idle)
                     elif program in who.programs:
                         tcp_mpi_once(tr, cluster, who, program, args, idle)
+            for mpi in rotated(mpis, rnd):
+                if "rma_latency" in mpi.programs:
+                    tcp_rma_once(tr, cluster, mpi, tcp_launch(mpi, cluster), args, idle)
             print(f"  between two hosts: round {rnd + 1}/{args.rounds} done", flush=True)
     tr.elapsed = time.perf_counter() - began
     return tr

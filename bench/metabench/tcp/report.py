@@ -10,6 +10,7 @@ from metabench.mpis import TWO_HOSTS_HOW
 from metabench.plots import STYLES, finish, pyplot
 from metabench.programs import MAX_BYTES, P2P, expected_sizes
 from metabench.tcp.measure import IPERF_SECONDS, TCP_NAMES
+from metabench.tcp.rma import tcp_rma_table, tcp_rma_target
 
 TCP_LAT_LIMIT = 1.10        # metampi 0-8 B latency / raw TCP ping-pong, at most
 TCP_BW_SHARE = 0.95         # metampi 1-4 MiB bandwidth / iperf3, at least
@@ -35,7 +36,8 @@ def tcp_targets(tr, max_bytes):
                "(one TCP stream)")
     if tr.error:
         why = f"not measured: {tr.error}"
-        return [(lat_name, ("not evaluated", why)), (bw_name, ("not evaluated", why))]
+        return [(lat_name, ("not evaluated", why)), (bw_name, ("not evaluated", why)),
+                tcp_rma_target(tr, TCP.target_prefix)]
 
     # (a) latency
     raw_r, peer_r, missing = [], [], []
@@ -95,7 +97,8 @@ def tcp_targets(tr, max_bytes):
     bw = ("not met" if any(s < TCP_BW_SHARE for s, _ in shares) or metampi_failed else
           "not evaluated" if missing or not shares else "met")
     return [(lat_name, (lat, "; ".join(parts) or "no results")),
-            (bw_name, (bw, "; ".join(parts_b) or "no results"))]
+            (bw_name, (bw, "; ".join(parts_b) or "no results")),
+            tcp_rma_target(tr, TCP.target_prefix)]
 
 
 def plot_tcp(tr, mpis, perfdir, max_bytes):
@@ -200,7 +203,7 @@ def tcp_section(tr, mpis, args, ctx):
     lines += ["| Target | Status | Details |", "|---|---|---|"]
     lines += [f"| {name} | **{verdict}** | {worst} |" for name, (verdict, worst) in verdicts]
     if not tr.error:
-        lines += [""] + tcp_tables(tr, mpis, args)
+        lines += [""] + tcp_tables(tr, mpis, args) + tcp_rma_table(tr, mpis)
         lines += ["![latency between two hosts](perf/tcp_latency.png)",
                   "![bandwidth between two hosts](perf/tcp_bandwidth.png)"]
     return lines + ["", TCP.end, ""]
