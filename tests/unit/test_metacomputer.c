@@ -26,7 +26,8 @@ static int parse(const char *text, metacomputer_t *mc, char *err, size_t errlen)
 }
 
 /* mc against expect: "site:host/slots,host/slots;site:...|gateway,gateway|wan,wan|streams,
- * compression,congestion[,plain]" (plain: encrypt = off); frees mc. */
+ * compression,congestion[,plain][,outage=S]" (plain: encrypt = off; outage when given); frees
+ * mc. */
 static void summary(metacomputer_t *p, const char *text, const char *expect)
 {
     metacomputer_t mc = *p;
@@ -54,8 +55,11 @@ static void summary(metacomputer_t *p, const char *text, const char *expect)
         else
             len += (size_t)snprintf(got + len, sizeof got - len, "%s-", s ? "," : "");
     }
-    snprintf(got + len, sizeof got - len, "|%d,%s,%s%s", mc.streams,
-             mc_compression_name(mc.compression), mc.congestion, mc.plaintext ? ",plain" : "");
+    len += (size_t)snprintf(got + len, sizeof got - len, "|%d,%s,%s%s", mc.streams,
+                            mc_compression_name(mc.compression), mc.congestion,
+                            mc.plaintext ? ",plain" : "");
+    if (mc.outage >= 0)
+        snprintf(got + len, sizeof got - len, ",outage=%d", mc.outage);
     if (strcmp(got, expect) != 0) {
         fprintf(stderr, "for\n%s\nexpected %s\n     got %s\n", text, expect, got);
         failures++;
@@ -142,6 +146,8 @@ static void good_cases(void)
     /* TLS on the WAN streams: on by default, off only when asked */
     good("[wan]\nencrypt = on\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto");
     good("[wan]\nencrypt = off\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto,plain");
+    good("[wan]\noutage = 0\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto,outage=0");
+    good("[wan]\noutage = 86400\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto,outage=86400");
     good("[wan]\ncongestion = abcdefghij_1234\n[site s]\nhosts = h\n",
          "s:h/1|h|-|0,auto,abcdefghij_1234");
     /* three sites, uneven */
@@ -177,7 +183,14 @@ static void bad_cases(void)
     BAD("[site a]\nhosts = h\nslots = 4\n", 3,
         "unknown key 'slots' in [site a] (expected hosts, gateway, wan or exec_prefix)");
     BAD("[wan]\nrate = 1g\n", 2,
-        "unknown key 'rate' in [wan] (expected streams, compression, congestion or encrypt)");
+        "unknown key 'rate' in [wan] (expected streams, compression, congestion, encrypt or "
+        "outage)");
+#define OUTAGE_EXPECTED "(expected 0 to 86400 seconds a broken WAN link may stay down before " \
+                        "the job ends)"
+    BAD("[wan]\noutage = 86401\n", 2, "invalid outage '86401' " OUTAGE_EXPECTED);
+    BAD("[wan]\noutage = -1\n", 2, "invalid outage '-1' " OUTAGE_EXPECTED);
+    BAD("[wan]\noutage = 1m\n", 2, "invalid outage '1m' " OUTAGE_EXPECTED);
+    BAD("[wan]\noutage = 5\noutage = 6\n", 3, "'outage' appears twice (first on line 2)");
 #define CC_EXPECTED "(expected auto, system or the name of a TCP congestion control such as " \
                     "cubic or bbr: up to 15 of a-z, 0-9, _)"
     BAD("[wan]\ncongestion = Cubic\n", 2, "invalid congestion 'Cubic' " CC_EXPECTED);
@@ -316,7 +329,7 @@ static void example(const char *path)
         return;
     }
     summary(&mc, path, "stuttgart:s1n1/2,s1n2/2;berlin:b1/2,b2/2|s1n1,b1|"
-                       "192.0.2.10:7000,198.51.100.20:7000|4,auto,auto");
+                       "192.0.2.10:7000,198.51.100.20:7000|4,auto,auto,outage=60");
     /* a file that is not there, and one with a NUL byte */
     CHECK(mc_read_file("/nonexistent/mc.ini", &mc, err, sizeof err) == -1);
     CHECK(strcmp(err, "cannot open metacomputer description '/nonexistent/mc.ini': No such "

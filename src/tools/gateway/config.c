@@ -81,6 +81,7 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
     c->compression = GW_Z_AUTO;
     strcpy(c->congestion, "auto");
     c->timeout_ms = GW_TIMEOUT_DEFAULT_MS;
+    c->outage_ms = GW_OUTAGE_DEFAULT_MS;
     c->encrypt = 1;
     c->report_fd = 2;
     const char *gateways = NULL, *ranks = NULL, *names = NULL;
@@ -146,6 +147,13 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
                 goto bad;
             }
             c->timeout_ms = (int)n;
+        } else if (strcmp(o, "--outage") == 0) {
+            if ((n = number(v, 0, GW_OUTAGE_MAX_MS)) < 0) {
+                snprintf(err, errlen, "--outage: '%s' is not a time in ms (0..%d)", v,
+                         GW_OUTAGE_MAX_MS);
+                goto bad;
+            }
+            c->outage_ms = (int)n;
         } else if (strcmp(o, "--report-fd") == 0) {
             if ((n = number(v, 0, 1 << 20)) < 0) {
                 snprintf(err, errlen, "--report-fd: '%s' is not a file descriptor", v);

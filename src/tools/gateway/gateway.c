@@ -82,11 +82,9 @@ static void check_links_opened(long long t)
         int ranks = 0;  /* a site without ranks runs no gateway */
         for (uint32_t r = 0; r < gwd.size && !ranks; r++)
             ranks = gwd.c->rank_site[r] == s;
-        for (int i = 0; ranks && i < gwd.links[s].nst; i++)
-            if (!gwd.links[s].st[i].up && !gwd.links[s].st[i].bye_in)
-                gwd_fail("%s was not opened within %d s: the gateway of site %s never "
-                         "connected", gwd_link_text(s), CONNECT_TIMEOUT_MS / 1000,
-                         gwd_site_name(s));
+        if (ranks && !gwd.conn[s].opened && !gwd.links[s].st[0].bye_in)
+            gwd_fail("%s was not opened within %d s: the gateway of site %s never connected",
+                     gwd_link_text(s), CONNECT_TIMEOUT_MS / 1000, gwd_site_name(s));
     }
 }
 
@@ -96,6 +94,7 @@ static int after_pass(void)
 {
     long long t = net_now_ms();
     int again = gwd_streams_after_pass(t);
+    gwd_links_after_pass(t);
     gwd_go_if_unparked();
     again |= gwd_ranks_after_pass();
     check_links_opened(t);

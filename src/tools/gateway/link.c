@@ -5,9 +5,10 @@
 #include <string.h>
 
 int gw_link_init(gw_link_t *l, int site, int nstreams, uint32_t size, size_t max_frame,
-                 int compression)
+                 int compression, const unsigned char *instance)
 {
     memset(l, 0, sizeof *l);
+    l->instance = instance;
     l->site = site;
     l->nst = nstreams;
     l->size = size;
@@ -32,6 +33,7 @@ void gw_link_free(gw_link_t *l)
         net_rx_free(&l->st[i].rx);
         net_secure_free(l->st[i].sec);
     }
+    gw_resend_free(&l->kept); /* after the queues, which borrowed from it */
     free(l->st);
     for (int i = 0; i < GW_RWIN; i++)
         if (l->win[i]) {
@@ -61,7 +63,8 @@ size_t gw_link_queued(const gw_link_t *l)
 
 int gw_link_full(const gw_link_t *l)
 {
-    return gw_link_queued(l) >= GW_LINK_MAX || l->parked_total >= GW_PARK_TOTAL;
+    return gw_link_queued(l) >= GW_LINK_MAX || l->parked_total >= GW_PARK_TOTAL ||
+           l->kept.bytes >= GW_RESEND_MAX;
 }
 
 size_t gw_link_parked(const gw_link_t *l, uint32_t dst)
@@ -95,8 +98,17 @@ static int pick_stream(gw_link_t *l)
     return best;
 }
 
+/* Queues kept frame k (borrowed: the kept copy stays until it is acknowledged) on the stream
+ * with the fewest queued bytes; the link is resumed, so one is up. 0, or -1 out of memory. */
+static int queue_kept(gw_link_t *l, const gw_kept_t *k)
+{
+    gw_stream_t *s = &l->st[pick_stream(l)];
+    return net_outq_push(&s->out, k->buf, k->len, NULL, (net_completion_t){ 0 });
+}
+
 /* buf holds GW_WAN_HDR bytes of room, then body bytes of kind/src: numbers it, compresses it
- * when that pays, and queues it on a stream. Takes buf. */
+ * when that pays, keeps it for resending, and queues it on a stream while the link is up.
+ * Takes buf. */
 static int emit(gw_link_t *l, unsigned char *buf, size_t body, uint8_t kind, uint32_t src)
 {
     gw_wan_t w = { .len = (uint32_t)body, .raw_len = (uint32_t)body, .kind = kind,
@@ -116,11 +128,12 @@ static int emit(gw_link_t *l, unsigned char *buf, size_t body, uint8_t kind, uin
         }
     }
     gw_wan_encode(buf, &w);
-    gw_stream_t *s = &l->st[pick_stream(l)];
-    if (net_outq_push(&s->out, buf, GW_WAN_HDR + w.len, buf, (net_completion_t){ 0 }) != 0) {
+    if (gw_resend_keep(&l->kept, l->seq_out, buf, GW_WAN_HDR + w.len) != 0) {
         free(buf);
         return -1;
     }
+    if (l->resumed && queue_kept(l, gw_resend_at(&l->kept, l->kept.n - 1)) != 0)
+        return -1;
     l->seq_out++;
     l->wan_out++;
     l->bytes_out += GW_WAN_HDR + w.len;
@@ -295,15 +308,157 @@ int gw_link_send_multi(gw_link_t *l, const unsigned char *body, size_t n)
     return gw_link_flush_batch(l);
 }
 
-int gw_link_signal(gw_link_t *l, int i, int kind)
+/* Queues a frame of GW_WAN_HDR + body bytes whose header is w on stream i. 0, or -1. */
+static int queue_control(gw_link_t *l, int i, const gw_wan_t *w, const void *body)
 {
-    unsigned char *b = malloc(GW_WAN_HDR);
+    unsigned char *b = malloc(GW_WAN_HDR + w->len);
     if (!b)
         return -1;
-    gw_wan_encode(b, &(gw_wan_t){ .kind = (uint8_t)kind });
-    if (net_outq_push(&l->st[i].out, b, GW_WAN_HDR, b, (net_completion_t){ 0 }) != 0) {
+    gw_wan_encode(b, w);
+    if (w->len)
+        memcpy(b + GW_WAN_HDR, body, w->len);
+    if (net_outq_push(&l->st[i].out, b, GW_WAN_HDR + w->len, b, (net_completion_t){ 0 }) != 0) {
         free(b);
         return -1;
+    }
+    return 0;
+}
+
+int gw_link_signal(gw_link_t *l, int i, int kind)
+{
+    gw_wan_t w = { .kind = (uint8_t)kind };
+    if (kind == GW_WAN_ACK) {
+        w.seq = l->seq_have;
+        l->ack_sent = l->seq_have;
+        l->ack_bytes = 0;
+    }
+    return queue_control(l, i, &w, NULL);
+}
+
+int gw_link_flush_ack(gw_link_t *l, int now)
+{
+    if (!l->resumed || l->seq_have == l->ack_sent)
+        return 0;
+    if (!now && l->seq_have - l->ack_sent < GW_ACK_FRAMES && l->ack_bytes < GW_ACK_BYTES)
+        return 0;
+    return gw_link_signal(l, pick_stream(l), GW_WAN_ACK);
+}
+
+/* ---- reconnection ---------------------------------------------------------------------- */
+
+int gw_link_stream_open(gw_link_t *l, int i)
+{
+    unsigned char body[GW_RESUME_LEN];
+    memcpy(body, l->instance, GW_INSTANCE);
+    if (l->peer_known)
+        memcpy(body + GW_INSTANCE, l->peer, GW_INSTANCE);
+    else
+        memset(body + GW_INSTANCE, 0, GW_INSTANCE);
+    gw_wan_t w = { .len = GW_RESUME_LEN, .raw_len = GW_RESUME_LEN, .kind = GW_WAN_RESUME,
+                   .seq = l->seq_have };
+    if (queue_control(l, i, &w, body) != 0)
+        return -1;
+    l->st[i].up = 1;
+    return 0;
+}
+
+/* The credit totals of every rank this link delivered to are due again. */
+static void list_all_credit(gw_link_t *l)
+{
+    for (uint32_t d = 0; d < l->size; d++)
+        if (l->dst[d].delivered && !l->dst[d].listed) {
+            l->dst[d].listed = 1;
+            l->report[l->nreport++] = d;
+        }
+}
+
+int gw_link_break(gw_link_t *l)
+{
+    for (int i = 0; i < l->nst; i++) {
+        gw_stream_t *s = &l->st[i];
+        net_outq_free(&s->out);
+        net_rx_free(&s->rx);
+        net_secure_free(s->sec);
+        *s = (gw_stream_t){ .fd = -1 };
+        if (net_rx_init(&s->rx, GW_STREAM_RX) != 0)
+            return -1;
+    }
+    /* frames beyond the contiguous prefix were never acknowledged: they come again */
+    for (uint64_t q = l->seq_have; q < l->seq_in + GW_RWIN; q++) {
+        gw_rframe_t *r = l->win[q % GW_RWIN];
+        if (!r)
+            continue;
+        l->win[q % GW_RWIN] = NULL;
+        l->held -= r->len;
+        free(r->data);
+        free(r);
+    }
+    l->resumed = 0;
+    l->breaks++;
+    list_all_credit(l);
+    return 0;
+}
+
+int gw_link_resumed(gw_link_t *l)
+{
+    int r = l->just_resumed;
+    l->just_resumed = 0;
+    return r;
+}
+
+/* An acknowledgement: the other gateway has every frame below next. 0, or -1 with err. */
+static int take_ack(gw_link_t *l, uint64_t next, char *err, int errlen)
+{
+    if (next > l->seq_out) {
+        snprintf(err, (size_t)errlen, "an acknowledgement of WAN frame %llu, which was never "
+                 "sent (%llu sent)", (unsigned long long)next - 1,
+                 (unsigned long long)l->seq_out);
+        return -1;
+    }
+    gw_resend_ack(&l->kept, next);
+    return 0;
+}
+
+static int take_resume(gw_link_t *l, int i, const gw_wan_t *w, const unsigned char *b, char *err,
+                       int errlen)
+{
+    static const unsigned char zero[GW_INSTANCE];
+    if (l->st[i].resumed) {
+        snprintf(err, (size_t)errlen, "a second RESUME on stream %d", i);
+        return -1;
+    }
+    if ((l->peer_known && memcmp(b, l->peer, GW_INSTANCE) != 0) ||
+        (memcmp(b + GW_INSTANCE, zero, GW_INSTANCE) != 0 &&
+         memcmp(b + GW_INSTANCE, l->instance, GW_INSTANCE) != 0)) {
+        snprintf(err, (size_t)errlen, "the other gateway is not the one this link was opened "
+                 "with (restarted?): what it had received is lost");
+        return -1;
+    }
+    /* its seq_have never decreases, so its first RESUME after a break covers every ACK it
+     * sent before (a later one may be overtaken by ACKs on streams already open) */
+    if (!l->resumed && w->seq < l->kept.acked) {
+        snprintf(err, (size_t)errlen, "the other gateway resumes from WAN frame %llu after it "
+                 "had acknowledged %llu: frames are lost", (unsigned long long)w->seq,
+                 (unsigned long long)l->kept.acked);
+        return -1;
+    }
+    if (take_ack(l, w->seq, err, errlen) != 0)
+        return -1;
+    memcpy(l->peer, b, GW_INSTANCE);
+    l->peer_known = 1;
+    l->st[i].resumed = 1;
+    if (l->resumed)
+        return 0;
+    /* the first RESUME since the break: what it lacks goes out again, before any new frame */
+    l->resumed = 1;
+    l->just_resumed = 1;
+    for (size_t k = 0; k < l->kept.n; k++) {
+        if (queue_kept(l, gw_resend_at(&l->kept, k)) != 0) {
+            snprintf(err, (size_t)errlen, "out of memory resending");
+            return -1;
+        }
+        if (l->breaks)
+            l->resent++;
     }
     return 0;
 }
@@ -341,13 +496,24 @@ static int take_credit(gw_link_t *l, const unsigned char *b, size_t n, char *err
 {
     l->credits_in++;
     for (size_t at = 0; at < n; at += GW_CREDIT_ENTRY) {
-        uint32_t rank = get32(b + at), bytes = get32(b + at + 4);
-        if (rank >= l->size || bytes > l->dst[rank].owed) {
+        uint32_t rank = get32(b + at), total = get32(b + at + 4);
+        if (rank >= l->size) {
+            snprintf(err, (size_t)errlen, "credit for rank %u of %u", rank, l->size);
+            return -1;
+        }
+        gw_dst_t *d = &l->dst[rank];
+        /* A total: unsigned arithmetic mod 2^32 gives what it grew by (owed stays far below
+         * 2^31); one that did not grow, or "shrank", is an older CREDIT overtaken by a newer
+         * one on another stream, or sent again after a reconnection. */
+        uint32_t bytes = total - d->credited;
+        if (bytes == 0 || bytes > UINT32_MAX / 2)
+            continue;
+        if (bytes > d->owed) {
             snprintf(err, (size_t)errlen, "credit for %u bytes to rank %u, which were never "
                      "sent", bytes, rank);
             return -1;
         }
-        gw_dst_t *d = &l->dst[rank];
+        d->credited = total;
         d->owed -= bytes;
         if (unpark(l, d) != 0) {
             snprintf(err, (size_t)errlen, "out of memory sending parked frames");
@@ -361,8 +527,8 @@ void gw_link_delivered(gw_link_t *l, uint32_t dst, size_t n)
 {
     gw_dst_t *d = &l->dst[dst];
     d->held -= n;
-    d->unreported += n;
-    if (d->unreported >= GW_CREDIT_REPORT && !d->listed) {
+    d->delivered += n;
+    if (d->delivered - d->reported >= GW_CREDIT_REPORT && !d->listed) {
         d->listed = 1;
         l->report[l->nreport++] = dst;
     }
@@ -370,7 +536,7 @@ void gw_link_delivered(gw_link_t *l, uint32_t dst, size_t n)
 
 int gw_link_flush_credit(gw_link_t *l)
 {
-    while (l->nreport) {
+    while (l->resumed && l->nreport) {
         uint32_t k = l->nreport < GW_CREDIT_MAX / GW_CREDIT_ENTRY
                          ? l->nreport
                          : GW_CREDIT_MAX / GW_CREDIT_ENTRY;
@@ -383,8 +549,8 @@ int gw_link_flush_credit(gw_link_t *l)
         for (uint32_t i = 0; i < k; i++) {
             gw_dst_t *d = &l->dst[l->report[l->nreport - 1 - i]];
             put32(b + GW_WAN_HDR + i * GW_CREDIT_ENTRY, l->report[l->nreport - 1 - i]);
-            put32(b + GW_WAN_HDR + i * GW_CREDIT_ENTRY + 4, (uint32_t)d->unreported);
-            d->unreported = 0;
+            put32(b + GW_WAN_HDR + i * GW_CREDIT_ENTRY + 4, (uint32_t)d->delivered);
+            d->reported = d->delivered;
             d->listed = 0;
         }
         l->nreport -= k;
@@ -397,7 +563,8 @@ int gw_link_flush_credit(gw_link_t *l)
     return 0;
 }
 
-int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, int errlen)
+int gw_link_take(gw_link_t *l, int i, const unsigned char *wan, size_t n, char *err,
+                 int errlen)
 {
     gw_wan_t w;
     const char *bad = n < GW_WAN_HDR ? "a WAN frame cut short" : gw_wan_parse(wan, l->size, &w);
@@ -407,10 +574,18 @@ int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, in
         snprintf(err, (size_t)errlen, "%s", bad);
         return -1;
     }
+    if (w.kind == GW_WAN_RESUME)
+        return take_resume(l, i, &w, wan + GW_WAN_HDR, err, errlen);
+    if (!l->st[i].resumed) {
+        snprintf(err, (size_t)errlen, "a WAN frame before the stream's RESUME");
+        return -1;
+    }
     if (w.kind == GW_WAN_CREDIT)
         return take_credit(l, wan + GW_WAN_HDR, w.len, err, errlen);
+    if (w.kind == GW_WAN_ACK)
+        return take_ack(l, w.seq, err, errlen);
     if (w.kind != GW_WAN_BATCH && w.kind != GW_WAN_PIECE)
-        return 0; /* heartbeats: their arrival is all they say */
+        return 0; /* BYE: the reader saw it */
     if (w.seq < l->seq_in || w.seq - l->seq_in >= GW_RWIN || l->win[w.seq % GW_RWIN]) {
         snprintf(err, (size_t)errlen, "WAN frame %llu out of order (expected %llu..%llu, once)",
                  (unsigned long long)w.seq, (unsigned long long)l->seq_in,
@@ -440,6 +615,9 @@ int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, in
     l->win[w.seq % GW_RWIN] = r;
     l->held += w.raw_len;
     l->wan_in++;
+    l->ack_bytes += w.raw_len;
+    while (l->seq_have - l->seq_in < GW_RWIN && l->win[l->seq_have % GW_RWIN])
+        l->seq_have++;
     return 0;
 }
 

@@ -88,8 +88,9 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
             rc = -1;
             break;
         }
-        char site[16], streams[16];
+        char site[16], streams[16], outage[16];
         snprintf(site, sizeof site, "%d", s);
+        snprintf(outage, sizeof outage, "%d", mc_outage(mc) * 1000);
         char ***v = &plan->args[h];
         int *n = &plan->nargs[h];
         push(v, n, "--site");
@@ -111,6 +112,8 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
         push(v, n, mc->congestion);
         push(v, n, "--encrypt");
         push(v, n, mc->plaintext ? "off" : "on");
+        push(v, n, "--outage");
+        push(v, n, outage);
         if (report_wanted()) {
             push(v, n, "--stats");
             push(v, n, "on");

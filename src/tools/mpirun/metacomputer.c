@@ -22,6 +22,8 @@
 
 #include "util.h"
 
+#include "runtime/tunables.h"
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -54,7 +56,7 @@ typedef struct parser {
     section_t sec;
     int site;                  /* SEC_SITE: index */
     char prev_key[64];         /* the key an indented line continues; "" after a header */
-    int wan_line, streams_line, compression_line, congestion_line, encrypt_line;
+    int wan_line, streams_line, compression_line, congestion_line, encrypt_line, outage_line;
     int failed, err_line;
     char *err;
     size_t errlen;
@@ -380,9 +382,18 @@ static void wan_key(parser_t *p, const char *key, const char *value)
         else
             fail_at(p, p->lineno, "invalid encrypt '%s' (expected on or off)",
                     shown(tmp, sizeof tmp, value, strlen(value)));
+    } else if (strcmp(key, "outage") == 0) {
+        if (once(p, key, &p->outage_line) != 0)
+            return;
+        if (parse_int(value, 0, 86400, &v) != 0)
+            fail_at(p, p->lineno, "invalid outage '%s' (expected 0 to 86400 seconds a broken "
+                    "WAN link may stay down before the job ends)",
+                    shown(tmp, sizeof tmp, value, strlen(value)));
+        else
+            p->mc->outage = (int)v;
     } else {
         fail_at(p, p->lineno, "unknown key '%s' in [wan] (expected streams, compression, "
-                "congestion or encrypt)", shown(tmp, sizeof tmp, key, strlen(key)));
+                "congestion, encrypt or outage)", shown(tmp, sizeof tmp, key, strlen(key)));
     }
 }
 
@@ -520,6 +531,7 @@ int mc_parse(const char *text, const char *name, metacomputer_t *mc, char *err, 
     mc->streams = 0;
     mc->compression = MC_COMPRESSION_AUTO;
     strcpy(mc->congestion, "auto");
+    mc->outage = -1;
     parser_t p = { .name = name, .next = text, .mc = mc, .sec = SEC_NONE, .err = err,
                    .errlen = errlen };
     err[0] = '\0';
@@ -598,6 +610,11 @@ void mc_free(metacomputer_t *mc)
     free(mc->host_site);
     hostlist_free(&mc->hosts);
     memset(mc, 0, sizeof *mc);
+}
+
+int mc_outage(const metacomputer_t *mc)
+{
+    return mc->outage >= 0 ? mc->outage : tun_int(TUN_WAN_OUTAGE);
 }
 
 const char *mc_compression_name(mc_compression_t c)

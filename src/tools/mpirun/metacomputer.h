@@ -6,7 +6,9 @@
  *   [wan]                        optional, at most once: streams = 1..64, compression =
  *                                auto | on | off, congestion = auto | system | NAME (a
  *                                kernel TCP congestion control: [a-z0-9_], <= 15 chars),
- *                                encrypt = on | off (TLS on the WAN streams; default on)
+ *                                encrypt = on | off (TLS on the WAN streams; default on),
+ *                                outage = SECONDS (0..86400: how long a broken link may
+ *                                stay down; default METAMPI_WAN_OUTAGE, 60)
  *   [site NAME]                  one per site, in order; NAME of [A-Za-z0-9_.-], <= 64 chars
  *   hosts = h1:2, h2:2           required: NAME[:SLOTS] as in --host; a long list continues
  *           h3:2                 on indented lines
@@ -58,6 +60,7 @@ typedef struct metacomputer {
     mc_compression_t compression;  /* [wan] compression (default auto) */
     char congestion[MC_CONGESTION_MAX];  /* [wan] congestion (default "auto") */
     int plaintext;         /* [wan] encrypt = off (default on: TLS on every WAN stream) */
+    int outage;            /* [wan] outage in s; -1 = not given (mc_outage) */
 } metacomputer_t;
 
 /* Parses the description in text; name is the file name for messages. 0, or -1 with one line
@@ -68,6 +71,9 @@ int mc_parse(const char *text, const char *name, metacomputer_t *mc, char *err, 
 int mc_read_file(const char *path, metacomputer_t *mc, char *err, size_t errlen);
 
 void mc_free(metacomputer_t *mc);
+
+/* The outage limit of the links in seconds: [wan] outage, else METAMPI_WAN_OUTAGE. */
+int mc_outage(const metacomputer_t *mc);
 
 /* The name of a compression setting ("auto", "on", "off"). */
 const char *mc_compression_name(mc_compression_t c);
