@@ -73,7 +73,8 @@ typedef struct lconn {
     long long alive_at;             /* ms: the last frame the other gateway sent, or when the
                                      * link broke: the outage counts from there */
     long long down_at;              /* ms: when it broke */
-    long long ack_at;               /* ms: when frames taken were last acknowledged */
+    long long ack_due;              /* ms: frames taken must be acknowledged by then; 0:
+                                     * none waits */
     char cause[200];                /* why it broke (the first failure since it was up) */
     char last[200];                 /* the last attempt's failure, since */
 } lconn_t;

@@ -294,15 +294,6 @@ int gwd_streams_after_pass(long long t)
             gwd_forward_link(s);
         if (gw_link_flush_credit(l) != 0)
             gwd_fail("out of memory for %s", gwd_link_text(s));
-        /* an acknowledgement goes with anything else that is going out anyway, when enough
-         * was taken, and at the latest ACK_MS after the frames it covers */
-        lconn_t *c = &gwd.conn[s];
-        int ack_now = gw_link_queued(l) > 0 || l->batch_len || t - c->ack_at >= ACK_MS;
-        uint64_t acked = l->ack_sent;
-        if (gw_link_flush_ack(l, ack_now) != 0)
-            gwd_fail("out of memory for %s", gwd_link_text(s));
-        if (l->ack_sent != acked || l->seq_have == l->ack_sent)
-            c->ack_at = t;
         /* The streams are written before the open batch is looked at: a stream that drains
          * now is idle now, and the batch that waited for it leaves in this pass (nothing
          * else would wake the loop for it: an empty queue asks for no POLLOUT). */
@@ -311,6 +302,17 @@ int gwd_streams_after_pass(long long t)
         if (l->batch_len && (gw_link_idle_stream(l) || l->batch_len >= GW_BATCH_MAX / 2))
             if (gw_link_flush_batch(l) != 0)
                 gwd_fail("out of memory for %s", gwd_link_text(s));
+        /* an acknowledgement goes with anything else going out anyway (in the same write:
+         * queued after it), when enough was taken, and at the latest ACK_MS after the frames
+         * it covers */
+        lconn_t *c = &gwd.conn[s];
+        if (l->seq_have != l->ack_sent && !c->ack_due)
+            c->ack_due = t + ACK_MS;
+        int ack_now = gw_link_queued(l) > 0 || l->batch_len || (c->ack_due && t >= c->ack_due);
+        if (gw_link_flush_ack(l, ack_now) != 0)
+            gwd_fail("out of memory for %s", gwd_link_text(s));
+        if (l->seq_have == l->ack_sent)
+            c->ack_due = 0;
         for (int i = 0; i < l->nst; i++) {
             gw_stream_t *st = &l->st[i];
             if (st->up && st->fd >= 0 && !st->bye_in && !st->out.n &&
