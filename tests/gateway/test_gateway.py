@@ -51,6 +51,9 @@ checks every message of a ring over 2 sites of 2 ranks and an Allreduce checksum
   cut_10s          (label long) the WAN carries nothing for 10 s (the issue's case), the streams
                    reset at the dialling gateway: the job goes on, and the link is up again
                    within 2 s of the WAN's return;
+  nat              site s2 is behind a NAT ([site] reachable = no; the router refuses every
+                   connection from site s1 to s2's gateway port): s2's gateway opens the link,
+                   and the job runs;
   cut_long         the same cut, never restored, with [wan] outage = 3: the job ends 3 s
                    after the cut with one line naming both sites and the cause, and leaves no
                    process, socket or shared-memory file behind.
@@ -545,6 +548,23 @@ rm -f "$desc" "$desc.shm" "$out" "$err"
 """
 
 
+# Site s2 behind a NAT: the WAN router refuses connections from s1 to s2's gateway port.
+NAT = r"""
+set -u
+desc=$(mktemp)
+"$RUN_ON_SITES" --describe 2x1x1 "$VCLUSTER_PREFIX" | sed '/^\[site s2\]/a reachable = no' > "$desc"
+ip netns exec "$VCLUSTER_WAN_NS" ip rule add pref 10 iif s1 to 10.0.2.1 ipproto tcp dport 7000 \
+    prohibit
+# the rule holds: s1 cannot reach s2's gateway port
+ip netns exec "${VCLUSTER_PREFIX}s1h1" timeout 5 bash -c 'exec 3<>/dev/tcp/10.0.2.1/7000' \
+    2>/dev/null; echo "refused: $?"
+"$MPIRUN" --bind-to none --metacomputer "$desc" --launch-agent "$VCLUSTER_AGENT" -n 2 \
+    $PROG 2 2>&1
+echo "rc=$?"
+rm -f "$desc"
+"""
+
+
 class Wan(unittest.TestCase):
     def cut(self, prog, cue, ranks=1, outage="", reset="", cut="never"):
         check = subprocess.run([VCLUSTER, "--check", "--sites", "2", "--wanemu", WANEMU],
@@ -603,6 +623,21 @@ class Wan(unittest.TestCase):
                        out)
         self.assertTrue(up, out)
         self.assertLess(float(up.group(1)) - 10, 2.0, out)
+
+    def test_nat(self):
+        check = subprocess.run([VCLUSTER, "--check", "--sites", "2", "--wanemu", WANEMU],
+                               capture_output=True, text=True)
+        if check.returncode == 77:
+            raise unittest.SkipTest(check.stderr.strip())
+        env = dict(os.environ, MPIRUN=MPIRUN, PROG=PROG,
+                   RUN_ON_SITES=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"))
+        r = subprocess.run([VCLUSTER, "--sites", "2", "--hosts-per-site", "1", "--wanemu",
+                            WANEMU, "--", "bash", "-c", NAT], capture_output=True, text=True,
+                           timeout=100, env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("refused: 1", r.stdout)
+        self.assertIn("rc=0", r.stdout)
+        self.assertRegex(r.stdout, r"loop ok \d+")
 
     def test_cut_long(self):
         rc, elapsed, out = self.cut(RING + " 60", "ring running", ranks=2, outage="3",

@@ -181,7 +181,15 @@ static void bad_cases(void)
     BAD("hosts = h\n[site a]\n", 1,
         "'hosts' outside a section (expected [wan] or [site NAME] before it)");
     BAD("[site a]\nhosts = h\nslots = 4\n", 3,
-        "unknown key 'slots' in [site a] (expected hosts, gateway, wan or exec_prefix)");
+        "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix or "
+        "reachable)");
+    BAD("[site a]\nhosts = h\nreachable = maybe\n", 3,
+        "invalid reachable 'maybe' (expected yes, or no: the site's gateway accepts no "
+        "connection from other sites and opens its links itself)");
+    BAD("[site a]\nhosts = h\nreachable = no\n[site b]\nhosts = g\n[site c]\nhosts = f\n"
+        "reachable = no\n", 8,
+        "sites 'a' (line 3) and 'c' are both unreachable: their gateways could not open the "
+        "link between them (of every two sites, one must be reachable)");
     BAD("[wan]\nrate = 1g\n", 2,
         "unknown key 'rate' in [wan] (expected streams, compression, congestion, encrypt or "
         "outage)");
@@ -264,7 +272,8 @@ static void bad_cases(void)
         "expected KEY = VALUE, a section header ([wan], [site NAME]) or a comment (';' or '#')");
     /* ... and a meaning error before a syntax error */
     BAD("[site a]\nslots = 1\nnonsense\n", 2,
-        "unknown key 'slots' in [site a] (expected hosts, gateway, wan or exec_prefix)");
+        "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix or "
+        "reachable)");
     bad("", "metacomputer 't.ini': describes no site (expected at least one [site NAME] section "
             "with hosts = NAME[:SLOTS], ...)");
     bad("; only a comment\n[wan]\nstreams = 2\n",

@@ -69,8 +69,8 @@ const char *gwd_link_text(int s)
     return b;
 }
 
-/* The lower sites open our links to them; one that has not done so in the time we give our
- * own links will not come: its gateway never started or died first (in a federated job,
+/* The sites that dial our links to them (gwd_dials) open them; one that has not done so in
+ * the time we give our own links will not come: its gateway never started or died first (in a federated job,
  * mpirun --rendezvous, its part may have failed before the link was up, and we would
  * otherwise wait for ever). */
 static void check_links_opened(long long t)
@@ -78,7 +78,9 @@ static void check_links_opened(long long t)
     if (gwd.links_checked || t < gwd.t_start + CONNECT_TIMEOUT_MS)
         return;
     gwd.links_checked = 1;
-    for (int s = 0; s < gwd_my_site(); s++) {
+    for (int s = 0; s < gwd.c->nsites; s++) {
+        if (s == gwd_my_site() || gwd_dials(s))
+            continue;
         int ranks = 0;  /* a site without ranks runs no gateway */
         for (uint32_t r = 0; r < gwd.size && !ranks; r++)
             ranks = gwd.c->rank_site[r] == s;
@@ -147,7 +149,7 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
     fdlimit_reserve();
     gwd_choose_congestion();
     gwd_listen();
-    gwd_open_links(); /* the lower site opens each link's streams */
+    gwd_open_links(); /* the lower (or unreachable) site opens each link */
     int again = 0;
     gwd.last_pass = net_now_ms();
     while (!gwd.ending) {

@@ -125,14 +125,21 @@ static inline int gwd_my_site(void)
     return gwd.c->site;
 }
 
+/* Whether this gateway opens the link to site s (the lower site, unless one of the two is
+ * unreachable: then that one). */
+static inline int gwd_dials(int s)
+{
+    return gw_config_dialer(gwd.c, gwd_my_site(), s) == gwd_my_site();
+}
+
 /* handshake.c */
 void gwd_hs_init(void);
 void gwd_listen(void);
-/* Opens the streams of the links to the higher sites (the lower site opens each link). */
+/* Opens the streams of the links this gateway dials (gwd_dials). */
 void gwd_open_links(void);
 /* Unproven connections past their deadline, our attempts due or timed out. */
 void gwd_hs_after_pass(long long now);
-/* Opens the streams of the link to site (a higher one) again, in the link's generation:
+/* Opens the streams of the link to site (one this gateway dials) again, in the link's generation:
  * attempts under way are dropped. */
 void gwd_redial(int site);
 /* The cause of an attempt that failed, for the link's report (reconnect.c). */
@@ -143,7 +150,7 @@ void gwd_attempt_failed(int site, const char *why);
  * higher site dials again), or, when the link is ending (BYE) or this gateway is, the stream
  * is closed quietly. */
 void gwd_link_lost(int site, int i, const char *why);
-/* An authenticated HELLO of generation gen for the link to site (a lower one): a newer
+/* An authenticated HELLO of generation gen for the link to site (which dials it): a newer
  * generation breaks the streams of the last. 1 when the stream may be accepted, 0 when it is
  * of an older generation. */
 int gwd_link_generation(int site, uint32_t gen);

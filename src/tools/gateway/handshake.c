@@ -1,13 +1,14 @@
 /*
  * The gateway's connections before they are proven (net/gw_wire.h, net/handshake.h):
- *   - accepted on its one listener, from this site's ranks and from the lower sites'
- *     gateways, under the flood defences of net/accept.h (at most PENDING_MAX unproven at
+ *   - accepted on its one listener, from this site's ranks and from the other sites' gateways
+ *     that dial their links to us (the lower sites, or unreachable ones), under the flood defences of net/accept.h (at most PENDING_MAX unproven at
  *     once, the oldest evicted after EVICT_GRACE_MS, each must prove its key within
  *     HELLO_TIMEOUT_MS, out of descriptors one is shed): the gateway reads exactly one HELLO,
  *     and a HELLO that does not prove the key of its role, a rank that is not at this site or
  *     is already connected, a gateway of another layout are logged (at most NET_NOTES_MAX a
  *     minute) and closed; the job goes on;
- *   - opened by us, the streams of the links to the higher sites: retried every RETRY_MS
+ *   - opened by us, the streams of the links we dial (to the higher sites, unless one is
+ *     unreachable: [site] reachable = no, config.h): retried every RETRY_MS
  *     while the other gateway does not listen or closes the attempt in its handshake (it may
  *     be evicting in a flood), for CONNECT_TIMEOUT_MS; each step must be answered within the
  *     link timeout (a gateway whose kernel takes the connection while the process does not
@@ -133,7 +134,8 @@ static void accepted_hello(hs_t *h)
     }
     int from = (int)(m.a & 0xffff), nsites = (int)(m.a >> 16);
     int stream = (int)(m.b & 0xff), nst = (int)((m.b >> 8) & 0xff);
-    if (nsites != gwd.c->nsites || from >= gwd_my_site() || nst != gwd.c->streams ||
+    if (nsites != gwd.c->nsites || from >= nsites || from == gwd_my_site() ||
+        gw_config_dialer(gwd.c, from, gwd_my_site()) != from || nst != gwd.c->streams ||
         stream >= nst) {
         hs_drop(h, "a hello from a gateway of another layout");
         return;
@@ -399,8 +401,8 @@ static void dial(int s, int i, int again)
 
 void gwd_open_links(void)
 {
-    for (int s = gwd_my_site() + 1; s < gwd.c->nsites; s++)
-        for (int i = 0; i < gwd.c->streams; i++)
+    for (int s = 0; s < gwd.c->nsites; s++)
+        for (int i = 0; s != gwd_my_site() && gwd_dials(s) && i < gwd.c->streams; i++)
             dial(s, i, 0);
 }
 

@@ -86,7 +86,7 @@ static void break_link(int site, const char *why)
     } else {
         snprintf(c->last, sizeof c->last, "%s", why);
     }
-    if (site > gwd_my_site()) {
+    if (gwd_dials(site)) {
         c->gen++;
         gwd_redial(site);
     }

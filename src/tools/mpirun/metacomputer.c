@@ -40,7 +40,7 @@ typedef enum { SEC_NONE, SEC_WAN, SEC_SITE, SEC_BAD } section_t;
 
 /* What the parser remembers of a site beyond mc_site_t. */
 typedef struct site_state {
-    int hosts_line, gateway_line, wan_line, exec_prefix_line;
+    int hosts_line, gateway_line, wan_line, exec_prefix_line, reachable_line;
     char *gateway;
 } site_state_t;
 
@@ -435,9 +435,18 @@ static void site_key(parser_t *p, const char *key, const char *value, int cont)
                     shown(tmp, sizeof tmp, value, strlen(value)), why);
         else
             st->exec_prefix = util_xstrdup(value);
+    } else if (strcmp(key, "reachable") == 0) {
+        if (once(p, key, &ss->reachable_line) != 0)
+            return;
+        if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0)
+            st->unreachable = strcmp(value, "no") == 0;
+        else
+            fail_at(p, p->lineno, "invalid reachable '%s' (expected yes, or no: the site's "
+                    "gateway accepts no connection from other sites and opens its links itself)",
+                    shown(tmp, sizeof tmp, value, strlen(value)));
     } else {
-        fail_at(p, p->lineno, "unknown key '%s' in [site %s] (expected hosts, gateway, wan or "
-                "exec_prefix)",
+        fail_at(p, p->lineno, "unknown key '%s' in [site %s] (expected hosts, gateway, wan, "
+                "exec_prefix or reachable)",
                 shown(tmp, sizeof tmp, key, strlen(key)), st->name);
     }
 }
@@ -520,6 +529,15 @@ static void checks(parser_t *p)
                 mc->site[o].wan_port == st->wan_port) {
                 fail_at(p, ss->wan_line, "wan %s:%d is also the address of site '%s' (line %d)",
                         st->wan_addr, st->wan_port, mc->site[o].name, p->ss[o].wan_line);
+                return;
+            }
+        /* every pair of sites has a link, which the unreachable one of them opens */
+        for (int o = 0; o < s && st->unreachable; o++)
+            if (mc->site[o].unreachable) {
+                fail_at(p, ss->reachable_line, "sites '%s' (line %d) and '%s' are both "
+                        "unreachable: their gateways could not open the link between them "
+                        "(of every two sites, one must be reachable)", mc->site[o].name,
+                        p->ss[o].reachable_line, st->name);
                 return;
             }
     }

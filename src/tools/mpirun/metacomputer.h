@@ -16,6 +16,8 @@
  *   wan = 10.0.1.1:7000          optional: IPv4:port of the site's gateway for other sites
  *   exec_prefix = qemu-s390x     optional: the site's ranks start through this command
  *                                (exec_prefix.h; replaces mpirun's --exec-prefix there)
+ *   reachable = no               optional (default yes): nothing outside can connect to the
+ *                                site's gateway (NAT); it opens its links itself
  *
  * The parser is a pure function over a string (mc_parse); mc_read_file reads a file and
  * calls it. Errors: one line, "metacomputer 'FILE', line N: what is wrong".
@@ -49,6 +51,8 @@ typedef struct mc_site {
     char wan_addr[16];     /*   dotted IPv4 address */
     int wan_port;          /*   1..65535 */
     char *exec_prefix;     /* exec_prefix given: its text (owned); else NULL */
+    int unreachable;       /* reachable = no: behind NAT or a firewall, its gateway opens its
+                            * links to the other sites (which must be reachable) */
 } mc_site_t;
 
 typedef struct metacomputer {
