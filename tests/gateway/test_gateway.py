@@ -571,7 +571,7 @@ class Wan(unittest.TestCase):
         if check.returncode == 77:
             raise unittest.SkipTest(check.stderr.strip())
         env = dict(os.environ, MPIRUN=MPIRUN, PROG=prog, CUE=cue, RANKS=str(ranks),
-                   OUTAGE=outage, RESET=reset, CUT=cut,
+                   OUTAGE=outage, RESET=reset, CUT=cut, METAMPI_GW_STATS="1",
                    RUN_ON_SITES=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"))
         r = subprocess.run([VCLUSTER, "--sites", "2", "--hosts-per-site", "1", "--wanemu",
                             WANEMU, "--", "bash", "-c", CUT], capture_output=True, text=True,
@@ -608,6 +608,10 @@ class Wan(unittest.TestCase):
                          r"\(10\.0\.[12]\.1:7000\) broke \(")
         self.assertRegex(out, r"the WAN link to site s[12] \(10\.0\.[12]\.1:7000\) is up "
                          r"again after [0-9.]+ s")
+        # the gateways' counters: both links broke (at least) once
+        for a, b in (("s1", "s2"), ("s2", "s1")):
+            self.assertRegex(out, r"metampi-gateway-stats site=%s to=%s .* breaks=[1-9]\d* "
+                             r"resent=\d+" % (a, b))
         return out
 
     def test_cut_short(self):

@@ -351,14 +351,15 @@ static void print_stats(void)
         int n = snprintf(line, sizeof line, "metampi-gateway-stats site=%s to=%s "
                          "rank_frames=%llu multis=%llu wan_frames=%llu wan_bytes=%llu "
                          "raw_bytes=%llu rank_frames_in=%llu wan_frames_in=%llu parked=%llu "
-                         "credits_in=%llu\n",
+                         "credits_in=%llu breaks=%llu resent=%llu\n",
                          gwd_site_name(gwd_my_site()), gwd_site_name(s),
                          (unsigned long long)l->frames_out,
                          (unsigned long long)l->multi_out, (unsigned long long)l->wan_out,
                          (unsigned long long)l->bytes_out, (unsigned long long)l->raw_out,
                          (unsigned long long)l->frames_in,
                          (unsigned long long)l->wan_in, (unsigned long long)l->parks,
-                         (unsigned long long)l->credits_in);
+                         (unsigned long long)l->credits_in, (unsigned long long)l->breaks,
+                         (unsigned long long)l->resent);
         if (n < 0 || n >= (int)sizeof line)
             continue;
         ssize_t w = to_stderr ? write(2, line, (size_t)n) : 0;
