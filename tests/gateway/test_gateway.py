@@ -46,8 +46,8 @@ checks every message of a ring over 2 sites of 2 ranks and an Allreduce checksum
                    dialling gateway (ss -K, as a flaky middlebox would): it dials again until
                    the WAN is back, the other gateway, which saw nothing, takes the new
                    streams, what was lost is sent again, and the job ends normally with the
-                   same checksum as an uncut run (cut_short_accepting: the streams are reset
-                   at the other gateway instead, which waits for the dialler to notice);
+                   same checksum as an uncut run (cut_short_accepting: a link of 3 streams,
+                   reset at the other gateway instead, which waits for the dialler to notice);
   cut_10s          (label long) the WAN carries nothing for 10 s (the issue's case), the streams
                    reset at the dialling gateway: the job goes on, and the link is up again
                    within 2 s of the WAN's return;
@@ -513,7 +513,7 @@ class Local(unittest.TestCase):
 CUT = r"""
 set -u
 desc=$(mktemp); out=$(mktemp); err=$(mktemp)
-{ [ -n "$OUTAGE" ] && printf '[wan]\noutage = %s\n' "$OUTAGE"
+{ printf '[wan]\n%s\n' "$WAN"; [ -n "$OUTAGE" ] && printf 'outage = %s\n' "$OUTAGE"
   "$RUN_ON_SITES" --describe "2x1x$RANKS" "$VCLUSTER_PREFIX"; } > "$desc"
 "$MPIRUN" --bind-to none --metacomputer "$desc" --launch-agent "$VCLUSTER_AGENT" \
     -n $((2 * RANKS)) $PROG > "$out" 2> "$err" &
@@ -565,13 +565,13 @@ rm -f "$desc"
 
 
 class Wan(unittest.TestCase):
-    def cut(self, prog, cue, ranks=1, outage="", reset="", cut="never"):
+    def cut(self, prog, cue, ranks=1, outage="", reset="", cut="never", wan=""):
         check = subprocess.run([VCLUSTER, "--check", "--sites", "2", "--wanemu", WANEMU],
                                capture_output=True, text=True)
         if check.returncode == 77:
             raise unittest.SkipTest(check.stderr.strip())
         env = dict(os.environ, MPIRUN=MPIRUN, PROG=prog, CUE=cue, RANKS=str(ranks),
-                   OUTAGE=outage, RESET=reset, CUT=cut, METAMPI_GW_STATS="1",
+                   OUTAGE=outage, RESET=reset, CUT=cut, WAN=wan, METAMPI_GW_STATS="1",
                    RUN_ON_SITES=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"))
         r = subprocess.run([VCLUSTER, "--sites", "2", "--hosts-per-site", "1", "--wanemu",
                             WANEMU, "--", "bash", "-c", CUT], capture_output=True, text=True,
@@ -596,9 +596,9 @@ class Wan(unittest.TestCase):
                          r"[0-9.]+ s, longer than \[wan\] outage \(3 s\): it broke \(stream 0: "
                          r"nothing arrived for 10000 ms")
 
-    def assert_survived(self, reset, cut=4):
+    def assert_survived(self, reset, cut=4, wan=""):
         rc, elapsed, out = self.cut(RING + " %d" % (cut + 2), "ring running", ranks=2,
-                                    reset=reset, cut=str(cut))
+                                    reset=reset, cut=str(cut), wan=wan)
         self.assertEqual(rc, 0, out)
         m = re.search(r"ring ok (\d+) (\d+)", out)
         self.assertTrue(m, out)
@@ -618,7 +618,7 @@ class Wan(unittest.TestCase):
         self.assert_survived("1")
 
     def test_cut_short_accepting(self):
-        self.assert_survived("2")
+        self.assert_survived("2", wan="streams = 3")  # a link of several streams
 
     def test_cut_10s(self):
         out = self.assert_survived("1", cut=10)
