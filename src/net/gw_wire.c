@@ -246,9 +246,16 @@ const char *gw_wan_parse(const unsigned char in[GW_WAN_HDR], uint32_t size, gw_w
     w->seq = (uint64_t)net_get32(in + 16) | (uint64_t)net_get32(in + 20) << 32;
     if (in[6] || in[7])
         return "WAN frame header: reserved bytes set";
-    if (w->kind == GW_WAN_BYE || w->kind == GW_WAN_BEAT)
+    if (w->kind == GW_WAN_BYE)
         return w->len || w->flags || w->raw_len || w->src || w->seq
-                   ? "WAN frame header: a BYE or heartbeat with a body"
+                   ? "WAN frame header: a BYE with a body"
+                   : NULL;
+    if (w->kind == GW_WAN_ACK)
+        return w->len || w->flags || w->raw_len || w->src ? "WAN frame header: an ACK with a body"
+                                                           : NULL;
+    if (w->kind == GW_WAN_RESUME)
+        return w->flags || w->src || w->len != GW_RESUME_LEN || w->raw_len != GW_RESUME_LEN
+                   ? "WAN frame header: a malformed RESUME"
                    : NULL;
     if (w->kind == GW_WAN_CREDIT)
         return w->flags || w->src || w->seq || w->raw_len != w->len || w->len == 0 ||

@@ -12,7 +12,9 @@
  *                                                     a | b<<32)                     68 bytes
  *        role RANK ("gw-rank"): a = the rank, b = the job size
  *        role LINK ("gw-link"): a = the connecting gateway's site | sites << 16,
- *                               b = the stream's index | streams << 16
+ *                               b = the stream's index | streams << 8 | generation << 16
+ *                               (the link's connection count, mod 2^16: a new generation
+ *                               replaces the streams of the last one: tools/gateway/link.h)
  *   gateway   -> connector  WELCOME    magic "MMPIgwwl", verdict u32 (0), site u32,
  *                                      mac = auth_mac(key(role), "gw-acc", Nc, Na,
  *                                                     site | verdict<<32)            48 bytes
@@ -44,15 +46,27 @@
  *   PIECE  the next bytes of rank src's current large frame (the first piece starts with
  *          the rank frame's header): a large frame is cut into pieces with consecutive
  *          sequence numbers, sent on several streams, put together again at the receiver;
- *   BEAT   a heartbeat on an idle stream (no body, seq 0);
+ *   ACK    (no body) seq = the next BATCH or PIECE the sending gateway expects: it has every
+ *          frame below it (a cumulative acknowledgement, which frees the other gateway's
+ *          copies kept for resending); also the heartbeat of an idle stream;
  *   BYE    the sending gateway ends the link on purpose (no body, seq 0);
- *   CREDIT (seq 0, src 0, never compressed) u32 rank | u32 bytes entries: the receiving
- *          gateway has written that many more bytes of rank frames from this link to that
- *          rank of its site; the sender may send that much more to it (link.h).
+ *   CREDIT (seq 0, src 0, never compressed) u32 rank | u32 total entries: the receiving
+ *          gateway has written `total` bytes (mod 2^32) of rank frames from this link to that
+ *          rank of its site since the job began; the sender may send as much more to it as
+ *          that total grew (link.h). A total, not a difference: a CREDIT lost with a broken
+ *          stream is made good by the next one;
+ *   RESUME (src 0, never compressed) the first frame on every stream, in both directions:
+ *          seq = the next BATCH or PIECE the sender expects, body = GW_RESUME_LEN bytes: the
+ *          sending gateway's instance (16 random bytes, drawn at its start), then the
+ *          receiver's instance as the sender knows it (zeros before it does). A link that
+ *          was broken and is opened again goes on only between the same two instances
+ *          (tools/gateway/link.h,
+ *          "Reconnection").
  * seq numbers the BATCH and PIECE frames of one direction of a link from 0, in the order the
  * sending gateway made them; the receiver forwards them in that order, whichever stream
- * brought them. flags GW_WAN_Z: the body is zstd-compressed, raw_len its size when
- * decompressed (else raw_len == len).
+ * brought them, and each is sent again after a reconnection until an ACK or RESUME covers it.
+ * flags GW_WAN_Z: the body is zstd-compressed, raw_len its size when decompressed (else
+ * raw_len == len).
  */
 #ifndef METAMPI_GW_WIRE_H
 #define METAMPI_GW_WIRE_H
@@ -78,13 +92,15 @@ enum {
     GW_MULTI_MAX = 256 << 10,           /* a MULTI's body: one batch of the gateway's */
     GW_CREDIT_ENTRY = 8,                /* rank, bytes */
     GW_CREDIT_MAX = 8192 * GW_CREDIT_ENTRY, /* a CREDIT frame's body at most */
+    GW_INSTANCE = 16,                   /* a gateway's instance (RESUME) */
+    GW_RESUME_LEN = 2 * GW_INSTANCE,
 };
 
 enum { GW_ROLE_RANK = 1, GW_ROLE_LINK = 2 };
 enum { GW_KIND_FRAME = NET_KIND_FRAME, GW_KIND_BYE = NET_KIND_BYE, GW_KIND_MULTI = 2,
        GW_KIND_STOP = 3, GW_KIND_GO = 4 };
-enum { GW_WAN_BYE = NET_KIND_BYE, GW_WAN_BATCH = 2, GW_WAN_PIECE = 3, GW_WAN_BEAT = 4,
-       GW_WAN_CREDIT = 5 };
+enum { GW_WAN_BYE = NET_KIND_BYE, GW_WAN_BATCH = 2, GW_WAN_PIECE = 3, GW_WAN_ACK = 4,
+       GW_WAN_CREDIT = 5, GW_WAN_RESUME = 6 };
 enum { GW_WAN_Z = 1 };
 
 typedef struct gw_hello {

@@ -9,6 +9,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,6 +63,30 @@ int net_listen(struct sockaddr_in *a, int backlog, int reuse)
         return -1;
     }
     return fd;
+}
+
+int net_listen_range(struct sockaddr_in *a, int backlog, int reuse, int lo, int hi)
+{
+    if (lo <= 0)
+        return net_listen(a, backlog, reuse);
+    unsigned n = (unsigned)(hi - lo + 1), start = (unsigned)getpid() % n;
+    for (unsigned k = 0; k < n; k++) {
+        a->sin_port = htons((uint16_t)(lo + (int)((start + k) % n)));
+        int fd = net_listen(a, backlog, reuse);
+        if (fd >= 0 || errno != EADDRINUSE)
+            return fd;
+    }
+    errno = EADDRINUSE;
+    return -1;
+}
+
+int net_port_range_parse(const char *s, int *lo, int *hi)
+{
+    char tail;
+    if (!s || sscanf(s, "%d-%d%c", lo, hi, &tail) != 2 || *lo < 1 || *hi > 65535 || *lo > *hi ||
+        s[0] < '0' || s[0] > '9')
+        return -1;
+    return 0;
 }
 
 int net_wait(int fd, short events, long long deadline)

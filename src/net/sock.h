@@ -29,6 +29,12 @@ void net_set_buffers(int fd, int sndbuf, int rcvbuf, int force);
 /* A listening socket (non-blocking, close-on-exec) bound to *a; a port 0 in *a becomes the
  * port the kernel chose. reuse: SO_REUSEADDR. The descriptor, or -1 (errno). */
 int net_listen(struct sockaddr_in *a, int backlog, int reuse);
+/* As net_listen, on a free port of lo..hi (a firewall's range: mpirun --port-range), tried
+ * from a point that differs per process so that processes of one host starting together
+ * rarely try the same one; lo = 0: a's own port. -1 with errno (EADDRINUSE: none is free). */
+int net_listen_range(struct sockaddr_in *a, int backlog, int reuse, int lo, int hi);
+/* "LO-HI" with 1 <= LO <= HI <= 65535: 0, or -1. */
+int net_port_range_parse(const char *s, int *lo, int *hi);
 
 /* Waits until fd has one of events, at most until deadline (ms, net_now_ms): 0 ready, -1 not
  * in time (or a poll error). */

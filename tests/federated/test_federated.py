@@ -376,9 +376,9 @@ class Refused(FederatedTest):
         mc2 = self.write("streams.ini", "[wan]\nstreams = 2\n" + self.description)
         p = self.part("alpha", mc=mc2)
         self.check_refused(p, "refused this part: the part's description has the [wan] "
-                              "settings 'streams=2 compression=auto congestion=auto encrypt=on', "
-                              "the server's 'streams=default compression=auto congestion=auto "
-                              "encrypt=on'")
+                              "settings 'streams=2 compression=auto congestion=auto encrypt=on "
+                              "outage=60', the server's 'streams=default compression=auto "
+                              "congestion=auto encrypt=on outage=60'")
         self.run_rest(s)
 
     def test_other_encrypt(self):
@@ -388,8 +388,8 @@ class Refused(FederatedTest):
         p = self.part("alpha", mc=mc2)
         self.check_refused(p, "refused this part: the part's description has the [wan] "
                               "settings 'streams=default compression=auto congestion=auto "
-                              "encrypt=off', the server's 'streams=default compression=auto "
-                              "congestion=auto encrypt=on'")
+                              "encrypt=off outage=60', the server's 'streams=default "
+                              "compression=auto congestion=auto encrypt=on outage=60'")
         self.run_rest(s)
 
     def test_other_job(self):

@@ -144,7 +144,7 @@ static void wan_deliver(int src, const void *frame, size_t len)
     if (gw_wan_parse(frame, SIZE, &w) == NULL && (w.kind == GW_WAN_BATCH || w.kind == GW_WAN_PIECE) &&
         (w.seq < fuzz_link->seq_in || w.seq - fuzz_link->seq_in >= GW_RWIN))
         abort(); /* admitted outside the window */
-    if (gw_link_take(fuzz_link, frame, len, err, sizeof err) != 0 ||
+    if (gw_link_take(fuzz_link, 0, frame, len, err, sizeof err) != 0 ||
         gw_link_forward(fuzz_link, fwd, NULL, err, sizeof err) < 0)
         link_failed = 1;
 }
@@ -187,10 +187,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t sz)
     }
     default: {
         gw_link_t l;
-        if (gw_link_init(&l, 1, 1, SIZE, MAXF, GW_Z_AUTO) != 0) {
+        static const unsigned char instance[GW_INSTANCE] = { 5 };
+        if (gw_link_init(&l, 1, 1, SIZE, MAXF, GW_Z_AUTO, instance) != 0) {
             gw_link_free(&l);
             return 0;
         }
+        /* as after the stream's RESUME (a RESUME in the input is then a second one) */
+        l.st[0].resumed = l.st[0].up = l.resumed = 1;
         fuzz_link = &l;
         link_failed = 0;
         net_rx_ops_t ops = { .deliver = wan_deliver, .max_frame = 1 << 20,
@@ -264,7 +267,7 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     n += bn;
     add(s, n);
     add(s, 2 + GW_WAN_HDR + 10); /* cut short */
-    gw_wan_encode(s + n, &(gw_wan_t){ .kind = GW_WAN_BEAT });
+    gw_wan_encode(s + n, &(gw_wan_t){ .kind = GW_WAN_ACK, .seq = 1 });
     n += GW_WAN_HDR;
     gw_wan_encode(s + n, &(gw_wan_t){ .kind = GW_WAN_CREDIT, .len = 16, .raw_len = 16 });
     n += GW_WAN_HDR;

@@ -36,10 +36,27 @@ their gateways on free ports of 127.0.0.1:
                    end, under a descriptor limit of 1024: the job finishes, a few lines at most;
   silent_gateway   the other site's "gateway" takes the connection but never answers: the
                    gateway that opens the link ends with one line within its link timeout.
-Wan (root: an emulated metacomputer, vcluster.sh --sites 2 with the WAN emulator):
+Wan (root: an emulated metacomputer, vcluster.sh --sites 2 with the WAN emulator; gw_ring
+checks every message of a ring over 2 sites of 2 ranks and an Allreduce checksum):
   link_cut         the WAN stops carrying anything (the emulator is stopped) in the middle of
-                   a run: the job ends within seconds with one line naming both sites, the
-                   address and the cause.
+                   a run, with [wan] outage = 3: the heartbeats stop, the link is found cut
+                   after the 10 s link timeout, longer than the outage limit, and the job ends
+                   within seconds with one line naming both sites, the address and the cause;
+  cut_short        the WAN carries nothing for 4 s and the WAN streams are reset at the
+                   dialling gateway (ss -K, as a flaky middlebox would): it dials again until
+                   the WAN is back, the other gateway, which saw nothing, takes the new
+                   streams, what was lost is sent again, and the job ends normally with the
+                   same checksum as an uncut run (cut_short_accepting: a link of 3 streams,
+                   reset at the other gateway instead, which waits for the dialler to notice);
+  cut_10s          (label long) the WAN carries nothing for 10 s (the issue's case), the streams
+                   reset at the dialling gateway: the job goes on, and the link is up again
+                   within 2 s of the WAN's return;
+  nat              site s2 is behind a NAT ([site] reachable = no; the router refuses every
+                   connection from site s1 to s2's gateway port): s2's gateway opens the link,
+                   and the job runs;
+  cut_long         the same cut, never restored, with [wan] outage = 3: the job ends 3 s
+                   after the cut with one line naming both sites and the cause, and leaves no
+                   process, socket or shared-memory file behind.
 """
 import argparse
 import hashlib
@@ -55,7 +72,7 @@ import tempfile
 import time
 import unittest
 
-MPIRUN = PROG = FLOOD = WINDOW = NEIGHBOR = SLOWRANK = GATEWAY = VCLUSTER = WANEMU = None
+MPIRUN = PROG = FLOOD = WINDOW = NEIGHBOR = SLOWRANK = RING = GATEWAY = VCLUSTER = WANEMU = None
 CHALLENGE_LEN, HELLO_LEN = 24, 68
 
 
@@ -443,7 +460,7 @@ class Local(unittest.TestCase):
                                                         site | verdict << 32))
                 return verdict, site
 
-        rank, link = (1, 2, 4), (2, 0 | 2 << 16, 0 | 1 << 16)
+        rank, link = (1, 2, 4), (2, 0 | 2 << 16, 0 | 1 << 8)  # stream 0 of 1, generation 0
         for name in ("job", "ranks", "tcp", "gateway-gateway", "rendezvous"):
             self.assertIsNone(hello(*rank, keys[name]), "a rank's hello under the %s key" % name)
         for name in ("job", "ranks", "tcp", "rank-gateway", "rendezvous"):
@@ -489,18 +506,28 @@ class Local(unittest.TestCase):
         self.assertIn("site 'alpha' needs 'wan = IPv4:PORT'", r.stderr)
 
 
+# Runs PROG ARGS on 2 sites of 1 host (RANKS ranks each), cuts the WAN once CUE is printed
+# (the emulator stopped: nothing crosses; the WAN streams reset in the namespaces of RESET,
+# site numbers), restores it after CUT seconds (never: "never"), and reports the job's status,
+# the time from the cut to its end, and what it left behind. OUTAGE: [wan] outage, if set.
 CUT = r"""
 set -u
 desc=$(mktemp); out=$(mktemp); err=$(mktemp)
-"$RUN_ON_SITES" --describe 2x1x1 "$VCLUSTER_PREFIX" > "$desc"
-"$MPIRUN" --bind-to none --metacomputer "$desc" --launch-agent "$VCLUSTER_AGENT" -n 2 \
-    "$PROG" 60 > "$out" 2> "$err" &
+{ printf '[wan]\n%s\n' "$WAN"; [ -n "$OUTAGE" ] && printf 'outage = %s\n' "$OUTAGE"
+  "$RUN_ON_SITES" --describe "2x1x$RANKS" "$VCLUSTER_PREFIX"; } > "$desc"
+"$MPIRUN" --bind-to none --metacomputer "$desc" --launch-agent "$VCLUSTER_AGENT" \
+    -n $((2 * RANKS)) $PROG > "$out" 2> "$err" &
 job=$!
-for i in $(seq 600); do grep -q "loop running" "$out" && break; sleep 0.05; done
-grep -q "loop running" "$out" || { echo "never running"; cat "$err"; kill $job; exit 1; }
+for i in $(seq 600); do grep -q "$CUE" "$out" && break; sleep 0.05; done
+grep -q "$CUE" "$out" || { echo "never running"; cat "$err"; kill $job; exit 1; }
+sleep 0.5
 emu=$(ip netns pids "$VCLUSTER_WAN_NS")
 kill -STOP $emu
+for s in $RESET; do  # the other site's addresses: not the ranks' own connections
+  ip netns exec "${VCLUSTER_PREFIX}s${s}h1" ss -K dst "10.0.$((3 - s)).0/24" > /dev/null
+done
 t0=$(date +%s.%N)
+if [ "$CUT" != never ]; then sleep "$CUT"; kill -CONT $emu; fi
 wait $job; rc=$?
 t1=$(date +%s.%N)
 kill -CONT $emu
@@ -508,18 +535,43 @@ echo "rc=$rc"
 echo "elapsed=$(echo "$t1 - $t0" | bc)"
 left=$(for h in $VCLUSTER_HOSTS; do ip netns pids $h; done | wc -l)
 echo "left=$left"
-cat "$err"
+# sockets a process holds (a closed one may linger in FIN-WAIT or TIME-WAIT: the kernel's)
+socks=$(for h in $VCLUSTER_HOSTS; do
+  ip netns exec $h ss -tanH state listening state established state syn-sent state close-wait
+done | wc -l)
+echo "sockets=$socks"
+# the job's shared-memory files name its kvsname, kvs_<mpirun's pid>_ (other tests run beside)
+echo "shm_left=$(ls /dev/shm | grep -c "^metampi\.kvs_${job}_")"
+cat "$out" "$err"
 rm -f "$desc" "$out" "$err"
 """
 
 
+# Site s2 behind a NAT: the WAN router refuses connections from s1 to s2's gateway port.
+NAT = r"""
+set -u
+desc=$(mktemp)
+"$RUN_ON_SITES" --describe 2x1x1 "$VCLUSTER_PREFIX" | sed '/^\[site s2\]/a reachable = no' > "$desc"
+ip netns exec "$VCLUSTER_WAN_NS" ip rule add pref 10 iif s1 to 10.0.2.1 ipproto tcp dport 7000 \
+    prohibit
+# the rule holds: s1 cannot reach s2's gateway port
+ip netns exec "${VCLUSTER_PREFIX}s1h1" timeout 5 bash -c 'exec 3<>/dev/tcp/10.0.2.1/7000' \
+    2>/dev/null; echo "refused: $?"
+"$MPIRUN" --bind-to none --metacomputer "$desc" --launch-agent "$VCLUSTER_AGENT" -n 2 \
+    $PROG 2 2>&1
+echo "rc=$?"
+rm -f "$desc"
+"""
+
+
 class Wan(unittest.TestCase):
-    def test_link_cut(self):
+    def cut(self, prog, cue, ranks=1, outage="", reset="", cut="never", wan=""):
         check = subprocess.run([VCLUSTER, "--check", "--sites", "2", "--wanemu", WANEMU],
                                capture_output=True, text=True)
         if check.returncode == 77:
             raise unittest.SkipTest(check.stderr.strip())
-        env = dict(os.environ, MPIRUN=MPIRUN, PROG=PROG,
+        env = dict(os.environ, MPIRUN=MPIRUN, PROG=prog, CUE=cue, RANKS=str(ranks),
+                   OUTAGE=outage, RESET=reset, CUT=cut, WAN=wan, METAMPI_GW_STATS="1",
                    RUN_ON_SITES=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"))
         r = subprocess.run([VCLUSTER, "--sites", "2", "--hosts-per-site", "1", "--wanemu",
                             WANEMU, "--", "bash", "-c", CUT], capture_output=True, text=True,
@@ -527,19 +579,84 @@ class Wan(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         rc = int(re.search(r"rc=(\d+)", r.stdout).group(1))
         elapsed = float(re.search(r"elapsed=([0-9.]+)", r.stdout).group(1))
-        self.assertNotEqual(rc, 0, r.stdout)
+        for what in ("left", "sockets", "shm_left"):
+            self.assertIn("%s=0" % what, r.stdout)
+        return rc, elapsed, r.stdout
+
+    def test_link_cut(self):
+        rc, elapsed, out = self.cut(PROG + " 60", "loop running", outage="3")
+        self.assertNotEqual(rc, 0, out)
         # heartbeats stop: detected after the 10 s timeout, the job gone within seconds more
-        self.assertLess(elapsed, 20, r.stdout)
-        self.assertGreater(elapsed, 8, r.stdout)
-        lines = mpirun_lines(r.stdout)
-        self.assertEqual(len(lines), 1, r.stdout)
+        self.assertLess(elapsed, 20, out)
+        self.assertGreater(elapsed, 8, out)
+        lines = mpirun_lines(out)
+        self.assertEqual(len(lines), 1, out)
         self.assertRegex(lines[0], r"gateway of site s[12]: the WAN link to site s[12] "
-                         r"\(10\.0\.[12]\.1:7000\) failed: ")
-        self.assertIn("left=0", r.stdout)
+                         r"\(10\.0\.[12]\.1:7000\) failed: nothing came from its gateway for "
+                         r"[0-9.]+ s, longer than \[wan\] outage \(3 s\): it broke \(stream 0: "
+                         r"nothing arrived for 10000 ms")
+
+    def assert_survived(self, reset, cut=4, wan=""):
+        rc, elapsed, out = self.cut(RING + " %d" % (cut + 2), "ring running", ranks=2,
+                                    reset=reset, cut=str(cut), wan=wan)
+        self.assertEqual(rc, 0, out)
+        m = re.search(r"ring ok (\d+) (\d+)", out)
+        self.assertTrue(m, out)
+        self.assertEqual(mpirun_lines(out), [], out)
+        self.assertNotIn("is wrong", out)
+        self.assertRegex(out, r"metampi-gateway \(site s[12]\): the WAN link to site s[12] "
+                         r"\(10\.0\.[12]\.1:7000\) broke \(")
+        self.assertRegex(out, r"the WAN link to site s[12] \(10\.0\.[12]\.1:7000\) is up "
+                         r"again after [0-9.]+ s")
+        # the gateways' counters: both links broke (at least) once
+        for a, b in (("s1", "s2"), ("s2", "s1")):
+            self.assertRegex(out, r"metampi-gateway-stats site=%s to=%s .* breaks=[1-9]\d* "
+                             r"resent=\d+" % (a, b))
+        return out
+
+    def test_cut_short(self):
+        self.assert_survived("1")
+
+    def test_cut_short_accepting(self):
+        self.assert_survived("2", wan="streams = 3")  # a link of several streams
+
+    def test_cut_10s(self):
+        out = self.assert_survived("1", cut=10)
+        up = re.search(r"\(site s1\): the WAN link to site s2 \S+ is up again after ([0-9.]+) s",
+                       out)
+        self.assertTrue(up, out)
+        self.assertLess(float(up.group(1)) - 10, 2.0, out)
+
+    def test_nat(self):
+        check = subprocess.run([VCLUSTER, "--check", "--sites", "2", "--wanemu", WANEMU],
+                               capture_output=True, text=True)
+        if check.returncode == 77:
+            raise unittest.SkipTest(check.stderr.strip())
+        env = dict(os.environ, MPIRUN=MPIRUN, PROG=PROG,
+                   RUN_ON_SITES=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"))
+        r = subprocess.run([VCLUSTER, "--sites", "2", "--hosts-per-site", "1", "--wanemu",
+                            WANEMU, "--", "bash", "-c", NAT], capture_output=True, text=True,
+                           timeout=100, env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("refused: 1", r.stdout)
+        self.assertIn("rc=0", r.stdout)
+        self.assertRegex(r.stdout, r"loop ok \d+")
+
+    def test_cut_long(self):
+        rc, elapsed, out = self.cut(RING + " 60", "ring running", ranks=2, outage="3",
+                                    reset="1")
+        self.assertNotEqual(rc, 0, out)
+        self.assertGreater(elapsed, 2.9, out)
+        self.assertLess(elapsed, 10, out)
+        lines = mpirun_lines(out)
+        self.assertEqual(len(lines), 1, out)
+        self.assertRegex(lines[0], r"gateway of site s1: the WAN link to site s2 "
+                         r"\(10\.0\.2\.1:7000\) failed: nothing came from its gateway for "
+                         r"[0-9.]+ s, longer than \[wan\] outage \(3 s\): it broke \(")
 
 
 def main():
-    global MPIRUN, PROG, FLOOD, WINDOW, NEIGHBOR, SLOWRANK, GATEWAY, VCLUSTER, WANEMU
+    global MPIRUN, PROG, FLOOD, WINDOW, NEIGHBOR, SLOWRANK, RING, GATEWAY, VCLUSTER, WANEMU
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog", required=True)
@@ -548,11 +665,12 @@ def main():
     ap.add_argument("--window")
     ap.add_argument("--neighbor")
     ap.add_argument("--slowrank")
+    ap.add_argument("--ring")
     ap.add_argument("--vcluster")
     ap.add_argument("--wanemu")
     args, rest = ap.parse_known_args()
     MPIRUN, PROG, FLOOD, GATEWAY = args.mpirun, args.prog, args.flood, args.gateway
-    WINDOW, NEIGHBOR, SLOWRANK = args.window, args.neighbor, args.slowrank
+    WINDOW, NEIGHBOR, SLOWRANK, RING = args.window, args.neighbor, args.slowrank, args.ring
     VCLUSTER, WANEMU = args.vcluster, args.wanemu
     r = unittest.main(argv=[sys.argv[0]] + rest, exit=False).result
     if r.skipped and not r.failures and not r.errors and r.testsRun == len(r.skipped):

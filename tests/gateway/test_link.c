@@ -43,7 +43,8 @@ static unsigned char *make_frame(int src, int dst, size_t body, unsigned num, si
     return f;
 }
 
-/* Takes the oldest queued WAN frame of a stream (each is one owned segment). */
+/* Takes the oldest queued WAN frame of a stream (each is one segment: owned, or borrowed
+ * from the frames the link keeps for resending, which is copied). */
 static unsigned char *pop(net_outq_t *q, size_t *n)
 {
     if (!q->n)
@@ -51,7 +52,13 @@ static unsigned char *pop(net_outq_t *q, size_t *n)
     net_seg_t *s = &q->seg[q->first];
     unsigned char *p = s->owned;
     *n = s->len;
-    q->copied -= s->len;
+    if (p) {
+        q->copied -= s->len;
+    } else {
+        p = malloc(s->len);
+        memcpy(p, s->p, s->len);
+        q->borrowed -= s->len;
+    }
     q->first = (q->first + 1) % q->cap;
     q->n--;
     return p;
@@ -106,17 +113,35 @@ static void move_all(gw_link_t *a, gw_link_t *b)
         gw_wan_t w;
         CHECK(gw_wan_parse(p, SIZE, &w) == NULL);
         CHECK(gw_link_may_read(b, &w));
-        CHECK(gw_link_take(b, p, n, err, sizeof err) == 0);
+        CHECK(gw_link_take(b, i, p, n, err, sizeof err) == 0);
         free(p);
     }
 }
 
+static const unsigned char INST_A[GW_INSTANCE] = { 'a' }, INST_B[GW_INSTANCE] = { 'b' };
+
+/* Opens every stream of both links (a RESUME each way on each) and delivers the RESUMEs. */
+static void open_streams(gw_link_t *a, gw_link_t *b)
+{
+    for (int i = 0; i < a->nst; i++)
+        CHECK(gw_link_stream_open(a, i) == 0 && gw_link_stream_open(b, i) == 0);
+    move_all(a, b);
+    move_all(b, a);
+    CHECK(a->resumed && b->resumed && gw_link_resumed(a) && gw_link_resumed(b));
+}
+
 static void init_pair(gw_link_t *a, gw_link_t *b, int streams, int z)
 {
-    CHECK(gw_link_init(a, 1, streams, SIZE, MAXF, z) == 0);
-    CHECK(gw_link_init(b, 0, streams, SIZE, MAXF, z) == 0);
-    for (int i = 0; i < streams; i++)
-        a->st[i].up = b->st[i].up = 1;
+    CHECK(gw_link_init(a, 1, streams, SIZE, MAXF, z, INST_A) == 0);
+    CHECK(gw_link_init(b, 0, streams, SIZE, MAXF, z, INST_B) == 0);
+    open_streams(a, b);
+}
+
+/* A link for feeding frames by hand: as after its stream's RESUME. */
+static void init_fed(gw_link_t *l, int z)
+{
+    CHECK(gw_link_init(l, 0, 1, SIZE, MAXF, z, INST_B) == 0);
+    l->st[0].up = l->st[0].resumed = l->resumed = 1;
 }
 
 /* Many ranks, small and large frames, scrambled streams: everything arrives, in order per
@@ -376,7 +401,7 @@ static void test_credit(void)
         credit_back(&a, &b);
     }
     CHECK(s.next[1][9] == num && gw_link_parked(&a, 9) == 0 && a.parked_total == 0);
-    CHECK(a.dst[9].owed == 0 && b.dst[9].held == 0 && b.dst[9].unreported == 0);
+    CHECK(a.dst[9].owed == 0 && b.dst[9].held == 0 && b.dst[9].delivered == b.dst[9].reported);
     /* large frames: the second would pass the credit and waits until the first is credited */
     for (unsigned k = 0; k < 2; k++) {
         f = make_frame(2, 12, 4 << 20, k, &n);
@@ -397,7 +422,7 @@ static void test_credit(void)
 static void test_violations(void)
 {
     gw_link_t b;
-    CHECK(gw_link_init(&b, 0, 1, SIZE, MAXF, GW_Z_OFF) == 0);
+    init_fed(&b, GW_Z_OFF);
     char err[256];
     size_t n;
     unsigned char *f = make_frame(1, 9, 20, 0, &n);
@@ -405,32 +430,32 @@ static void test_violations(void)
     gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_BATCH, .len = (uint32_t)n,
                                     .raw_len = (uint32_t)n, .seq = GW_RWIN });
     memcpy(wan + GW_WAN_HDR, f, n);
-    CHECK(gw_link_take(&b, wan, GW_WAN_HDR + n, err, sizeof err) == -1); /* beyond window */
+    CHECK(gw_link_take(&b, 0, wan, GW_WAN_HDR + n, err, sizeof err) == -1); /* beyond window */
     gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_BATCH, .len = (uint32_t)n,
                                     .raw_len = (uint32_t)n, .seq = 0 });
-    CHECK(gw_link_take(&b, wan, GW_WAN_HDR + n, err, sizeof err) == 0);
-    CHECK(gw_link_take(&b, wan, GW_WAN_HDR + n, err, sizeof err) == -1); /* repeated */
+    CHECK(gw_link_take(&b, 0, wan, GW_WAN_HDR + n, err, sizeof err) == 0);
+    CHECK(gw_link_take(&b, 0, wan, GW_WAN_HDR + n, err, sizeof err) == -1); /* repeated */
     CHECK(strstr(err, "out of order") != NULL);
     /* a batch whose frame runs past its end */
     gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_BATCH, .len = (uint32_t)n - 1,
                                     .raw_len = (uint32_t)n - 1, .seq = 1 });
-    CHECK(gw_link_take(&b, wan, GW_WAN_HDR + n - 1, err, sizeof err) == 0);
+    CHECK(gw_link_take(&b, 0, wan, GW_WAN_HDR + n - 1, err, sizeof err) == 0);
     sink_t s = { .refuse_after = -1 };
     CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) == -1);
     /* a compressed body that is not zstd */
     gw_link_t c;
-    CHECK(gw_link_init(&c, 0, 1, SIZE, MAXF, GW_Z_AUTO) == 0);
+    init_fed(&c, GW_Z_AUTO);
     gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_BATCH, .flags = GW_WAN_Z, .len = 20,
                                     .raw_len = 4000, .seq = 0 });
-    CHECK(gw_link_take(&c, wan, GW_WAN_HDR + 20, err, sizeof err) == -1);
+    CHECK(gw_link_take(&c, 0, wan, GW_WAN_HDR + 20, err, sizeof err) == -1);
     /* credit for bytes never sent */
     gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_CREDIT, .len = 8, .raw_len = 8 });
     memcpy(wan + GW_WAN_HDR, "\x09\0\0\0\x10\0\0\0", 8);
-    CHECK(gw_link_take(&c, wan, GW_WAN_HDR + 8, err, sizeof err) == -1);
+    CHECK(gw_link_take(&c, 0, wan, GW_WAN_HDR + 8, err, sizeof err) == -1);
     CHECK(strstr(err, "never sent") != NULL);
     /* frames for a rank beyond its credit (the receiver does not deliver any) */
     gw_link_t d;
-    CHECK(gw_link_init(&d, 0, 1, SIZE, MAXF, GW_Z_OFF) == 0);
+    init_fed(&d, GW_Z_OFF);
     unsigned char *big = malloc(GW_WAN_HDR + 3 * GW_BATCH_MAX);
     size_t at = GW_WAN_HDR;
     int rc = 0;
@@ -442,7 +467,7 @@ static void test_violations(void)
         at = GW_WAN_HDR + n;
         gw_wan_encode(big, &(gw_wan_t){ .kind = GW_WAN_BATCH, .len = (uint32_t)n,
                                         .raw_len = (uint32_t)n, .seq = k });
-        CHECK(gw_link_take(&d, big, at, err, sizeof err) == 0);
+        CHECK(gw_link_take(&d, 0, big, at, err, sizeof err) == 0);
         rc = gw_link_forward(&d, fwd, &fresh, err, sizeof err);
     }
     CHECK(rc == -1 && strstr(err, "beyond its credit") != NULL);
@@ -519,6 +544,170 @@ static void test_compression(void)
     free(back);
 }
 
+/* Drops every frame queued on a's streams (lost with a broken stream). */
+static void lose_all(gw_link_t *a)
+{
+    for (int i = 0; i < a->nst; i++) {
+        size_t n;
+        unsigned char *p;
+        while ((p = pop(&a->st[i].out, &n)))
+            free(p);
+    }
+}
+
+/* Moves the first k queued frames of stream i of a to b (in order). */
+static void move_some(gw_link_t *a, gw_link_t *b, int i, int k)
+{
+    char err[256];
+    size_t n;
+    unsigned char *p;
+    while (k-- > 0 && (p = pop(&a->st[i].out, &n))) {
+        CHECK(gw_link_take(b, i, p, n, err, sizeof err) == 0);
+        free(p);
+    }
+}
+
+/* Streams break in the middle of traffic (some frames arrived, some were lost, an ACK and a
+ * CREDIT were lost too), are opened again, and everything arrives once, in order per pair;
+ * the credit lost is made good; acknowledged frames are no longer kept. */
+static void test_reconnect(int streams)
+{
+    gw_link_t a, b;
+    init_pair(&a, &b, streams, GW_Z_OFF);
+    sink_t s = { .refuse_after = -1 };
+    unsigned num[SIZE] = { 0 };
+    char err[256];
+    for (int round = 0; round < 6; round++) {
+        for (int k = 0; k < 150; k++) { /* within the receiver's window (not forwarded) */
+            int dst = 8 + (int)(rnd() % 8);
+            size_t body = rnd() % 10 ? 4 + rnd() % 3000 : (100 << 10) + rnd() % (200 << 10);
+            size_t n;
+            unsigned char *f = make_frame(1, dst, body, num[dst]++, &n);
+            CHECK(gw_link_send(&a, f, n) == 0);
+            free(f);
+            if (rnd() % 16 == 0)
+                CHECK(gw_link_flush_batch(&a) == 0);
+        }
+        CHECK(gw_link_flush_batch(&a) == 0);
+        /* some frames arrive and are forwarded and credited, an ACK comes back */
+        for (int i = 0; i < streams; i++)
+            move_some(&a, &b, i, (int)(rnd() % 40));
+        CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) >= 0);
+        for (uint32_t d = 8; d < SIZE; d++)
+            if (b.dst[d].held)
+                gw_link_delivered(&b, d, b.dst[d].held);
+        CHECK(gw_link_flush_ack(&b, 1) == 0 && gw_link_flush_credit(&b) == 0);
+        if (round % 2)
+            move_all(&b, &a); /* the ACK and the CREDIT arrive */
+        size_t kept = a.kept.n;
+        /* the rest is lost with the streams; b's ACK and CREDIT too, every other round */
+        lose_all(&a);
+        lose_all(&b);
+        CHECK(gw_link_break(&a) == 0 && gw_link_break(&b) == 0);
+        open_streams(&a, &b);
+        CHECK(a.kept.n <= kept);
+        move_all(&a, &b);
+        CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) >= 0);
+        for (uint32_t d = 8; d < SIZE; d++)
+            if (b.dst[d].held)
+                gw_link_delivered(&b, d, b.dst[d].held);
+        CHECK(gw_link_flush_ack(&b, 1) == 0 && gw_link_flush_credit(&b) == 0);
+        move_all(&b, &a);
+        CHECK(a.kept.n == 0 && a.kept.bytes == 0); /* all acknowledged */
+        /* parked frames go out as the credit comes back */
+        for (int more = 0; more < 50 && a.parked_total; more++) {
+            CHECK(gw_link_flush_batch(&a) == 0);
+            move_all(&a, &b);
+            CHECK(gw_link_forward(&b, fwd, &s, err, sizeof err) >= 0);
+            for (uint32_t d = 8; d < SIZE; d++)
+                if (b.dst[d].held)
+                    gw_link_delivered(&b, d, b.dst[d].held);
+            for (uint32_t d = 8; d < SIZE; d++)
+                if (b.dst[d].delivered != b.dst[d].reported && !b.dst[d].listed) {
+                    b.dst[d].listed = 1;
+                    b.report[b.nreport++] = d;
+                }
+            CHECK(gw_link_flush_credit(&b) == 0);
+            move_all(&b, &a);
+        }
+        CHECK(a.parked_total == 0);
+    }
+    for (uint32_t d = 8; d < SIZE; d++)
+        CHECK(s.next[1][d] == num[d]);
+    CHECK(b.seq_in == a.seq_out && a.breaks == 6 && b.breaks == 6 && a.resent > 0);
+    gw_link_free(&a);
+    gw_link_free(&b);
+}
+
+/* A RESUME of another instance (a gateway that restarted), or one that acknowledges less
+ * than before, is refused; data before a stream's RESUME too. */
+static void test_resume_identity(void)
+{
+    gw_link_t a, b;
+    init_pair(&a, &b, 1, GW_Z_OFF);
+    char err[256];
+    size_t n;
+    unsigned char *f = make_frame(1, 9, 20, 0, &n);
+    CHECK(gw_link_send(&a, f, n) == 0 && gw_link_flush_batch(&a) == 0);
+    free(f);
+    move_all(&a, &b);
+    CHECK(gw_link_flush_ack(&b, 1) == 0);
+    move_all(&b, &a);
+    CHECK(a.kept.acked == 1 && a.kept.n == 0);
+    CHECK(gw_link_break(&a) == 0 && gw_link_break(&b) == 0);
+    /* b forgets everything, as a restarted gateway would */
+    gw_link_t c;
+    CHECK(gw_link_init(&c, 0, 1, SIZE, MAXF, GW_Z_OFF, (const unsigned char *)"another gateway") == 0);
+    CHECK(gw_link_stream_open(&c, 0) == 0);
+    size_t m;
+    unsigned char *p = pop(&c.st[0].out, &m);
+    CHECK(gw_link_take(&a, 0, p, m, err, sizeof err) == -1 && strstr(err, "restarted") != NULL);
+    free(p);
+    /* the same instance acknowledging less than it did */
+    gw_link_t d;
+    CHECK(gw_link_init(&d, 0, 1, SIZE, MAXF, GW_Z_OFF, INST_B) == 0);
+    CHECK(gw_link_stream_open(&d, 0) == 0);
+    p = pop(&d.st[0].out, &m);
+    CHECK(gw_link_take(&a, 0, p, m, err, sizeof err) == -1 && strstr(err, "lost") != NULL);
+    free(p);
+    /* a frame before the RESUME */
+    unsigned char wan[GW_WAN_HDR];
+    gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_ACK, .seq = 0 });
+    CHECK(gw_link_take(&b, 0, wan, sizeof wan, err, sizeof err) == -1 &&
+          strstr(err, "before the stream's RESUME") != NULL);
+    /* an acknowledgement of frames never sent */
+    CHECK(gw_link_stream_open(&a, 0) == 0 && gw_link_stream_open(&b, 0) == 0);
+    move_all(&a, &b);
+    move_all(&b, &a);
+    gw_wan_encode(wan, &(gw_wan_t){ .kind = GW_WAN_ACK, .seq = 5 });
+    CHECK(gw_link_take(&a, 0, wan, sizeof wan, err, sizeof err) == -1 &&
+          strstr(err, "never sent") != NULL);
+    gw_link_free(&a);
+    gw_link_free(&b);
+    gw_link_free(&c);
+    gw_link_free(&d);
+}
+
+/* While the link is down, frames are only kept; the kept bytes bound the link (it is full,
+ * and its ranks wait: nothing is dropped). */
+static void test_resend_bound(void)
+{
+    gw_link_t a, b;
+    init_pair(&a, &b, 1, GW_Z_OFF);
+    CHECK(gw_link_break(&a) == 0 && gw_link_break(&b) == 0);
+    size_t n;
+    unsigned k = 0;
+    for (; !gw_link_full(&a) && k < 1000; k++) {
+        unsigned char *f = make_frame(1, 8 + (int)(k % 8), 1 << 20, k / 8, &n);
+        CHECK(gw_link_send(&a, f, n) == 0);
+        free(f);
+    }
+    CHECK(gw_link_full(&a) && a.kept.bytes >= GW_RESEND_MAX && k < 1000);
+    CHECK(a.st[0].out.n == 0); /* nothing queued on a broken stream */
+    gw_link_free(&a);
+    gw_link_free(&b);
+}
+
 int main(void)
 {
     test_order(1, GW_Z_OFF);
@@ -533,6 +722,10 @@ int main(void)
     test_violations();
     test_flow_wire();
     test_compression();
+    test_reconnect(1);
+    test_reconnect(3);
+    test_resume_identity();
+    test_resend_bound();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     else

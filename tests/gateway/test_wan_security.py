@@ -12,8 +12,11 @@ and, from alpha to beta, cuts the bytes after the handshake's HELLO into TLS rec
   flip        one byte of a record is flipped in flight;
   replay      a record is sent twice;
   inject      a record the relay made up is inserted;
-each of the last three ends the job with one line naming both sites and "integrity", and no
-altered message reaches the program (it checks every byte).
+each of the last three is detected, the gateways open the link again (the relay attacks
+only once) and send again what was not acknowledged: the job ends normally, no altered
+message reaches the program (it checks every byte), and the gateways' notes say what broke;
+  flip_outage0  with [wan] outage = 0 a flipped byte ends the job with one line naming both
+              sites and "integrity" instead.
 DirectWan (root: a packet socket on the loopback interface): with --direct-wan the ranks at
 the two sites connect to each other; their TCP connections carry no trace of the known
 plaintext, and do with [wan] encrypt = off.
@@ -22,6 +25,7 @@ import argparse
 import os
 import re
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -77,9 +81,14 @@ class Relay:
     def pump(self, src, dst, forward):
         """forward: alpha -> beta, where records are attacked."""
         pending, hello, records = b"", HELLO_LEN, 0
+        reset = False
         try:
             while True:
-                data = src.recv(65536)
+                try:
+                    data = src.recv(65536)
+                except ConnectionResetError:  # passed on as a reset, as a router would
+                    reset = True
+                    break
                 if not data:
                     break
                 self.record(data)
@@ -111,6 +120,10 @@ class Relay:
                         dst.sendall(bytes(rec))
         except OSError:
             pass
+        if reset:
+            dst.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            dst.close()
+            return
         for s in (src, dst):
             try:
                 s.shutdown(socket.SHUT_RDWR)
@@ -122,16 +135,17 @@ class Relay:
 
 
 class Mitm(unittest.TestCase):
-    def run_job(self, mode, encrypt="on", seconds=3):
+    def run_job(self, mode, encrypt="on", seconds=3, outage=None):
         ports = [free_port(), free_port()]
         relay = Relay(("127.0.0.1", ports[1]), mode)
         self.addCleanup(relay.close)
         fd, desc = tempfile.mkstemp(suffix=".ini")
         self.addCleanup(os.unlink, desc)
         with os.fdopen(fd, "w") as f:
-            f.write("[wan]\nencrypt = %s\n[site alpha]\nhosts = localhost:2\n"
+            f.write("[wan]\nencrypt = %s\n%s[site alpha]\nhosts = localhost:2\n"
                     "wan = 127.0.0.1:%d\n\n[site beta]\nhosts = %s:2\nwan = 127.0.0.1:%d\n"
-                    % (encrypt, ports[0], socket.gethostname(), ports[1]))
+                    % (encrypt, "" if outage is None else "outage = %d\n" % outage, ports[0],
+                       socket.gethostname(), ports[1]))
         env = dict(os.environ, METAMPI_GW_LINK_VIA="127.0.0.1:%d" % relay.port)
         r = subprocess.run([MPIRUN, "--bind-to", "none", "--metacomputer", desc, "-n", "4",
                             PROG, str(seconds)], capture_output=True, text=True, timeout=60,
@@ -148,8 +162,23 @@ class Mitm(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn(MARKER, relay.captured)
 
-    def assert_detected(self, mode):
-        r, relay = self.run_job(mode, seconds=20)
+    def assert_recovered(self, mode):
+        r, relay = self.run_job(mode, seconds=4)
+        self.assertTrue(relay.attacked, "the relay never attacked: " + r.stdout + r.stderr)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("secret ok", r.stdout)
+        self.assertNotIn("wrong byte", r.stdout + r.stderr)
+        self.assertEqual([l for l in r.stderr.splitlines() if l.startswith("mpirun:")], [],
+                         r.stderr)
+        # beta finds the fault; alpha may see it first, from beta's alert
+        self.assertRegex(r.stderr, r"metampi-gateway \(site (alpha|beta)\): the WAN link to "
+                         r"site (alpha|beta) \(127\.0\.0\.1:\d+\) broke \(stream 0: "
+                         r"integrity check failed")
+        self.assertRegex(r.stderr, r"the WAN link to site (alpha|beta) \(127\.0\.0\.1:\d+\) "
+                         r"is up again after [0-9.]+ s")
+
+    def test_flip_outage0(self):
+        r, relay = self.run_job("flip", seconds=20, outage=0)
         self.assertTrue(relay.attacked, "the relay never attacked: " + r.stdout + r.stderr)
         self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertNotIn("wrong byte", r.stdout + r.stderr)
@@ -163,13 +192,13 @@ class Mitm(unittest.TestCase):
                          r"integrity check failed")
 
     def test_flip(self):
-        self.assert_detected("flip")
+        self.assert_recovered("flip")
 
     def test_replay(self):
-        self.assert_detected("replay")
+        self.assert_recovered("replay")
 
     def test_inject(self):
-        self.assert_detected("inject")
+        self.assert_recovered("inject")
 
 
 class Capture:

@@ -10,6 +10,8 @@ Both ranks run as two hosts of one machine (METAMPI_VIRTUAL_HOSTS=2), so they ta
             every byte right.
   Interfaces  --if picks the interfaces the ranks listen and connect on (loopback here, which
             is otherwise left out); one that matches nothing ends the job with a clear message.
+  PortRange --port-range LO-HI: the ranks listen on ports of the range; a range with fewer
+            free ports than listeners ends the job naming it; malformed ranges are refused.
   Death     a rank killed by SIGKILL in the middle of the job: mpirun reports it (rank,
             host, cause) and the job is gone within 2 s, nothing left behind.
   Flood     (tcp_flood, three ranks on three virtual hosts) 1500 idle connections on every
@@ -299,6 +301,36 @@ class Tcp(unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("no network interface matches METAMPI_TCP_IF=nosuch0,10.255.255.0/24",
                       err)
+
+    def test_port_range(self):
+        """--port-range: every rank listens on a port of the range; a range too small for the
+        job's listeners ends it with a message naming the range."""
+        lo = 42000 + os.getpid() % 20000
+        p = self.start("attack", ["--if", "lo", "--port-range", "%d-%d" % (lo, lo + 9)])
+        try:
+            self.assertTrue(read_line(p, "READY", 30), "the job never got ready")
+            addrs = listeners(child_pids(p.pid))
+            p.stdin.write("go\n")
+            p.stdin.flush()
+            out, err = p.communicate(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(len(addrs), 2, addrs)
+        for ip, port in addrs:
+            self.assertTrue(lo <= port <= lo + 9, addrs)
+        p = self.start("plain", ["--if", "lo", "--port-range", "%d-%d" % (lo + 10, lo + 10)])
+        out, err = p.communicate(timeout=30)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("cannot listen for TCP connections on 127.0.0.1: Address already in use "
+                      "(no free port in %d-%d, mpirun --port-range)" % (lo + 10, lo + 10), err)
+        for bad in ("10-5", "0-10", "1-65536", "42000", "a-b"):
+            r = subprocess.run([MPIRUN, "--port-range", bad, "-n", "1", PROG, "plain"],
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(r.returncode, 1, bad)
+            self.assertIn("option --port-range requires LO-HI", r.stderr)
 
     def test_death(self):
         p = self.start("die")

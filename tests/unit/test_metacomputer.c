@@ -26,7 +26,8 @@ static int parse(const char *text, metacomputer_t *mc, char *err, size_t errlen)
 }
 
 /* mc against expect: "site:host/slots,host/slots;site:...|gateway,gateway|wan,wan|streams,
- * compression,congestion[,plain]" (plain: encrypt = off); frees mc. */
+ * compression,congestion[,plain][,outage=S]" (plain: encrypt = off; outage when given); frees
+ * mc. */
 static void summary(metacomputer_t *p, const char *text, const char *expect)
 {
     metacomputer_t mc = *p;
@@ -54,8 +55,11 @@ static void summary(metacomputer_t *p, const char *text, const char *expect)
         else
             len += (size_t)snprintf(got + len, sizeof got - len, "%s-", s ? "," : "");
     }
-    snprintf(got + len, sizeof got - len, "|%d,%s,%s%s", mc.streams,
-             mc_compression_name(mc.compression), mc.congestion, mc.plaintext ? ",plain" : "");
+    len += (size_t)snprintf(got + len, sizeof got - len, "|%d,%s,%s%s", mc.streams,
+                            mc_compression_name(mc.compression), mc.congestion,
+                            mc.plaintext ? ",plain" : "");
+    if (mc.outage >= 0)
+        snprintf(got + len, sizeof got - len, ",outage=%d", mc.outage);
     if (strcmp(got, expect) != 0) {
         fprintf(stderr, "for\n%s\nexpected %s\n     got %s\n", text, expect, got);
         failures++;
@@ -142,6 +146,8 @@ static void good_cases(void)
     /* TLS on the WAN streams: on by default, off only when asked */
     good("[wan]\nencrypt = on\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto");
     good("[wan]\nencrypt = off\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto,plain");
+    good("[wan]\noutage = 0\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto,outage=0");
+    good("[wan]\noutage = 86400\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,auto,outage=86400");
     good("[wan]\ncongestion = abcdefghij_1234\n[site s]\nhosts = h\n",
          "s:h/1|h|-|0,auto,abcdefghij_1234");
     /* three sites, uneven */
@@ -175,9 +181,24 @@ static void bad_cases(void)
     BAD("hosts = h\n[site a]\n", 1,
         "'hosts' outside a section (expected [wan] or [site NAME] before it)");
     BAD("[site a]\nhosts = h\nslots = 4\n", 3,
-        "unknown key 'slots' in [site a] (expected hosts, gateway, wan or exec_prefix)");
+        "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix or "
+        "reachable)");
+    BAD("[site a]\nhosts = h\nreachable = maybe\n", 3,
+        "invalid reachable 'maybe' (expected yes, or no: the site's gateway accepts no "
+        "connection from other sites and opens its links itself)");
+    BAD("[site a]\nhosts = h\nreachable = no\n[site b]\nhosts = g\n[site c]\nhosts = f\n"
+        "reachable = no\n", 8,
+        "sites 'a' (line 3) and 'c' are both unreachable: their gateways could not open the "
+        "link between them (of every two sites, one must be reachable)");
     BAD("[wan]\nrate = 1g\n", 2,
-        "unknown key 'rate' in [wan] (expected streams, compression, congestion or encrypt)");
+        "unknown key 'rate' in [wan] (expected streams, compression, congestion, encrypt or "
+        "outage)");
+#define OUTAGE_EXPECTED "(expected 0 to 86400 seconds a broken WAN link may stay down before " \
+                        "the job ends)"
+    BAD("[wan]\noutage = 86401\n", 2, "invalid outage '86401' " OUTAGE_EXPECTED);
+    BAD("[wan]\noutage = -1\n", 2, "invalid outage '-1' " OUTAGE_EXPECTED);
+    BAD("[wan]\noutage = 1m\n", 2, "invalid outage '1m' " OUTAGE_EXPECTED);
+    BAD("[wan]\noutage = 5\noutage = 6\n", 3, "'outage' appears twice (first on line 2)");
 #define CC_EXPECTED "(expected auto, system or the name of a TCP congestion control such as " \
                     "cubic or bbr: up to 15 of a-z, 0-9, _)"
     BAD("[wan]\ncongestion = Cubic\n", 2, "invalid congestion 'Cubic' " CC_EXPECTED);
@@ -251,7 +272,8 @@ static void bad_cases(void)
         "expected KEY = VALUE, a section header ([wan], [site NAME]) or a comment (';' or '#')");
     /* ... and a meaning error before a syntax error */
     BAD("[site a]\nslots = 1\nnonsense\n", 2,
-        "unknown key 'slots' in [site a] (expected hosts, gateway, wan or exec_prefix)");
+        "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix or "
+        "reachable)");
     bad("", "metacomputer 't.ini': describes no site (expected at least one [site NAME] section "
             "with hosts = NAME[:SLOTS], ...)");
     bad("; only a comment\n[wan]\nstreams = 2\n",
@@ -316,7 +338,7 @@ static void example(const char *path)
         return;
     }
     summary(&mc, path, "stuttgart:s1n1/2,s1n2/2;berlin:b1/2,b2/2|s1n1,b1|"
-                       "192.0.2.10:7000,198.51.100.20:7000|4,auto,auto");
+                       "192.0.2.10:7000,198.51.100.20:7000|4,auto,auto,outage=60");
     /* a file that is not there, and one with a NUL byte */
     CHECK(mc_read_file("/nonexistent/mc.ini", &mc, err, sizeof err) == -1);
     CHECK(strcmp(err, "cannot open metacomputer description '/nonexistent/mc.ini': No such "

@@ -81,9 +81,10 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
     c->compression = GW_Z_AUTO;
     strcpy(c->congestion, "auto");
     c->timeout_ms = GW_TIMEOUT_DEFAULT_MS;
+    c->outage_ms = GW_OUTAGE_DEFAULT_MS;
     c->encrypt = 1;
     c->report_fd = 2;
-    const char *gateways = NULL, *ranks = NULL, *names = NULL;
+    const char *gateways = NULL, *ranks = NULL, *names = NULL, *unreachable = NULL;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -103,6 +104,8 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
             ranks = v;
         } else if (strcmp(o, "--names") == 0) {
             names = v;
+        } else if (strcmp(o, "--unreachable") == 0) {
+            unreachable = v;
         } else if (strcmp(o, "--streams") == 0) {
             if ((n = number(v, 1, GW_STREAMS_MAX)) < 0) {
                 snprintf(err, errlen, "--streams: '%s' is not a number of streams (1..%d)", v,
@@ -146,6 +149,13 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
                 goto bad;
             }
             c->timeout_ms = (int)n;
+        } else if (strcmp(o, "--outage") == 0) {
+            if ((n = number(v, 0, GW_OUTAGE_MAX_MS)) < 0) {
+                snprintf(err, errlen, "--outage: '%s' is not a time in ms (0..%d)", v,
+                         GW_OUTAGE_MAX_MS);
+                goto bad;
+            }
+            c->outage_ms = (int)n;
         } else if (strcmp(o, "--report-fd") == 0) {
             if ((n = number(v, 0, 1 << 20)) < 0) {
                 snprintf(err, errlen, "--report-fd: '%s' is not a file descriptor", v);
@@ -183,6 +193,24 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
     if (c->site >= c->nsites) {
         snprintf(err, errlen, "--site %d: there are %d sites", c->site, c->nsites);
         goto bad;
+    }
+    if (!(c->unreachable = calloc((size_t)c->nsites, 1)))
+        goto bad;
+    if (unreachable) {
+        n = split(unreachable, &copy, &items);
+        for (int i = 0; i < n; i++) {
+            long s = number(items[i], 0, c->nsites - 1);
+            if (s < 0) {
+                snprintf(err, errlen, "--unreachable: '%s' is not a site index (0..%d)",
+                         items[i], c->nsites - 1);
+                free(copy);
+                free(items);
+                goto bad;
+            }
+            c->unreachable[s] = 1;
+        }
+        free(copy);
+        free(items);
     }
     if (parse_rank_sites(ranks, c, err, errlen) != 0)
         goto bad;
@@ -230,7 +258,15 @@ void gw_config_free(gw_config_t *c)
     free(c->names);
     free(c->addr);
     free(c->rank_site);
+    free(c->unreachable);
     memset(c, 0, sizeof *c);
+}
+
+int gw_config_dialer(const gw_config_t *c, int a, int b)
+{
+    if (c->unreachable[a] != c->unreachable[b])
+        return c->unreachable[a] ? a : b;
+    return a < b ? a : b;
 }
 
 void gw_config_addr_text(const gw_config_t *c, int s, char *out, size_t cap)

@@ -6,7 +6,7 @@
  *   metampi-gateway --site S --gateways IP:PORT,IP:PORT,... --rank-sites LIST
  *                   [--names NAME,NAME,...] [--streams N] [--compression auto|on|off]
  *                   [--congestion auto|system|NAME] [--encrypt on|off] [--timeout MS]
- *                   [--report-fd FD] [--stats on|off]
+ *                   [--outage MS] [--unreachable SITE,...] [--report-fd FD] [--stats on|off]
  *
  *   --site S          this gateway's site, 0-based in description order
  *   --gateways        every site's gateway WAN address, in site order; this gateway listens
@@ -23,6 +23,12 @@
  *                     measured comparison
  *   --timeout MS      a WAN link that brings nothing (not even a heartbeat) for MS ms while it
  *                     is read is lost (default 10000)
+ *   --outage MS       a link whose streams broke is opened again and goes on where it
+ *                     stopped (link.h, "Reconnection"); it ends the job once it has been
+ *                     down (nothing from the other gateway) for MS ms (default 60000; 0: a
+ *                     break ends the job at once)
+ *   --unreachable     the sites whose gateways accept no connection from other sites (NAT):
+ *                     each opens its links itself; of two other sites the lower one does
  *   --report-fd FD    where the one-line failure report goes (default 2)
  *   --stats on        at the normal end, also write each WAN link's counters there (one
  *                     "metampi-gateway-stats" line per link, as METAMPI_GW_STATS prints them):
@@ -39,6 +45,8 @@
 enum {
     GW_STREAMS_DEFAULT = 1,
     GW_TIMEOUT_DEFAULT_MS = 10000,
+    GW_OUTAGE_DEFAULT_MS = 60000,
+    GW_OUTAGE_MAX_MS = 86400000,
     GW_CONGESTION_MAX = NET_CONGESTION_MAX, /* a name's bytes with its NUL (net_congestion_*) */
 };
 
@@ -53,6 +61,8 @@ typedef struct gw_config {
     char congestion[GW_CONGESTION_MAX];  /* "auto", "system" or a kernel's name */
     int encrypt;                   /* TLS on the WAN streams (default 1) */
     int timeout_ms;
+    int outage_ms;                 /* --outage */
+    unsigned char *unreachable;    /* nsites: --unreachable */
     int report_fd;
     int stats;                     /* --stats on */
 } gw_config_t;
@@ -60,6 +70,8 @@ typedef struct gw_config {
 /* Parses argv[1..argc). 0, or -1 with one line in err naming the option. */
 int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t errlen);
 void gw_config_free(gw_config_t *c);
+/* The site whose gateway opens the link between sites a and b (gw_config_t.unreachable). */
+int gw_config_dialer(const gw_config_t *c, int a, int b);
 /* "IP:PORT" of site s. */
 void gw_config_addr_text(const gw_config_t *c, int s, char *out, size_t cap);
 

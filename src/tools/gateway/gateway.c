@@ -69,8 +69,8 @@ const char *gwd_link_text(int s)
     return b;
 }
 
-/* The lower sites open our links to them; one that has not done so in the time we give our
- * own links will not come: its gateway never started or died first (in a federated job,
+/* The sites that dial our links to them (gwd_dials) open them; one that has not done so in
+ * the time we give our own links will not come: its gateway never started or died first (in a federated job,
  * mpirun --rendezvous, its part may have failed before the link was up, and we would
  * otherwise wait for ever). */
 static void check_links_opened(long long t)
@@ -78,15 +78,15 @@ static void check_links_opened(long long t)
     if (gwd.links_checked || t < gwd.t_start + CONNECT_TIMEOUT_MS)
         return;
     gwd.links_checked = 1;
-    for (int s = 0; s < gwd_my_site(); s++) {
+    for (int s = 0; s < gwd.c->nsites; s++) {
+        if (s == gwd_my_site() || gwd_dials(s))
+            continue;
         int ranks = 0;  /* a site without ranks runs no gateway */
         for (uint32_t r = 0; r < gwd.size && !ranks; r++)
             ranks = gwd.c->rank_site[r] == s;
-        for (int i = 0; ranks && i < gwd.links[s].nst; i++)
-            if (!gwd.links[s].st[i].up && !gwd.links[s].st[i].bye_in)
-                gwd_fail("%s was not opened within %d s: the gateway of site %s never "
-                         "connected", gwd_link_text(s), CONNECT_TIMEOUT_MS / 1000,
-                         gwd_site_name(s));
+        if (ranks && !gwd.conn[s].opened && !gwd.links[s].st[0].bye_in)
+            gwd_fail("%s was not opened within %d s: the gateway of site %s never connected",
+                     gwd_link_text(s), CONNECT_TIMEOUT_MS / 1000, gwd_site_name(s));
     }
 }
 
@@ -96,6 +96,7 @@ static int after_pass(void)
 {
     long long t = net_now_ms();
     int again = gwd_streams_after_pass(t);
+    gwd_links_after_pass(t);
     gwd_go_if_unparked();
     again |= gwd_ranks_after_pass();
     check_links_opened(t);
@@ -148,7 +149,7 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
     fdlimit_reserve();
     gwd_choose_congestion();
     gwd_listen();
-    gwd_open_links(); /* the lower site opens each link's streams */
+    gwd_open_links(); /* the lower (or unreachable) site opens each link */
     int again = 0;
     gwd.last_pass = net_now_ms();
     while (!gwd.ending) {

@@ -6,7 +6,7 @@
  * One listening socket, on the site's WAN address (config.h), takes both its site's ranks
  * and the other sites' gateways; every connection proves a key derived from the job key for
  * its kind (net/gw_wire.h, net/auth.h) before anything else is read. The gateway of
- * the lower site opens the links' streams. The daemon's files: gateway_int.h.
+ * the lower site opens the links' streams, or the one that is unreachable (behind NAT). The daemon's files: gateway_int.h.
  *
  * Life cycle: started by the launcher with the ranks (metampi-hostd on the site's gateway
  * host), ended by SIGTERM at the end of the job (killed in a teardown): then it says BYE on its

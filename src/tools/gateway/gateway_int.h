@@ -5,7 +5,8 @@
  * streams we open, the ranks' and the lower sites' streams we accept); ranks.c this site's
  * ranks (reading their frames onto the links, writing the links' frames to them, STOP and GO);
  * streams.c the WAN streams (reading them into the links, writing the links' frames, heartbeats,
- * silence). Nothing outside tools/gateway/ includes this.
+ * silence); reconnect.c a link whose streams broke (closing them, dialling again, the outage
+ * limit). Nothing outside tools/gateway/ includes this.
  */
 #ifndef GATEWAY_INT_H
 #define GATEWAY_INT_H
@@ -19,6 +20,7 @@
 #include "net/hsio.h"
 #include "net/notes.h"
 #include "net/gw_wire.h"
+#include "net/retry.h"
 
 #include <netinet/in.h>
 #include <stdint.h>
@@ -35,6 +37,10 @@ enum hs_state { HS_NONE, HS_CONNECTING, HS_CHALLENGE, HS_WELCOME };
 typedef struct hs {
     int fd, state;
     int site, stream;               /* our stream being opened; -1 for an accepted one */
+    uint32_t gen;                   /* ours: the link's generation it opens (lconn_t) */
+    int again;                      /* ours: the link was open before (a reconnection): no
+                                     * failure is final, the outage limit bounds it */
+    net_retry_t retry;              /* ours, again: the backoff between attempts */
     unsigned char na[AUTH_NONCE], nc[AUTH_NONCE];
     net_hs_io_t io;
     net_pending_t pending;          /* accepted: until its HELLO */
@@ -58,6 +64,21 @@ typedef struct sref {
     int site, stream;
 } sref_t;
 
+/* The connection state of one link (reconnect.c; link.h has its frames' side). */
+typedef struct lconn {
+    uint32_t gen;                   /* its streams' generation: the dialling side counts its
+                                     * breaks, the other adopts the count of the HELLOs */
+    int opened;                     /* it was up once (the other gateway's first RESUME) */
+    int down;                       /* broken, not resumed yet */
+    long long alive_at;             /* ms: the last frame the other gateway sent, or when the
+                                     * link broke: the outage counts from there */
+    long long down_at;              /* ms: when it broke */
+    long long ack_due;              /* ms: frames taken must be acknowledged by then; 0:
+                                     * none waits */
+    char cause[200];                /* why it broke (the first failure since it was up) */
+    char last[200];                 /* the last attempt's failure, since */
+} lconn_t;
+
 typedef struct gwd {
     const gw_config_t *c;
     gw_keys_t keys;                 /* derived from the job key (net/auth.h) */
@@ -65,6 +86,9 @@ typedef struct gwd {
     int lfd, sigfd;
     uint32_t size;
     gw_link_t *links;               /* nsites; links[own site] unused */
+    lconn_t *conn;                    /* nsites, likewise */
+    unsigned char instance[GW_INSTANCE]; /* this gateway's, drawn at its start (link.h) */
+    net_notes_t link_notes;         /* broken and resumed links' lines */
     sref_t *srefs;                  /* nsites * streams */
     hs_t *hs;                       /* handshakes in progress */
     net_acceptor_t acc;             /* the accepted ones among them, oldest first */
@@ -101,13 +125,40 @@ static inline int gwd_my_site(void)
     return gwd.c->site;
 }
 
+/* Whether this gateway opens the link to site s (the lower site, unless one of the two is
+ * unreachable: then that one). */
+static inline int gwd_dials(int s)
+{
+    return gw_config_dialer(gwd.c, gwd_my_site(), s) == gwd_my_site();
+}
+
 /* handshake.c */
 void gwd_hs_init(void);
 void gwd_listen(void);
-/* Opens the streams of the links to the higher sites (the lower site opens each link). */
+/* Opens the streams of the links this gateway dials (gwd_dials). */
 void gwd_open_links(void);
 /* Unproven connections past their deadline, our attempts due or timed out. */
 void gwd_hs_after_pass(long long now);
+/* Opens the streams of the link to site (one this gateway dials) again, in the link's generation:
+ * attempts under way are dropped. */
+void gwd_redial(int site);
+/* The cause of an attempt that failed, for the link's report (reconnect.c). */
+void gwd_attempt_failed(int site, const char *why);
+
+/* reconnect.c */
+/* Stream i of the link to site failed (why, which names the stream): the link breaks (every stream is closed, the
+ * higher site dials again), or, when the link is ending (BYE) or this gateway is, the stream
+ * is closed quietly. */
+void gwd_link_lost(int site, int i, const char *why);
+/* An authenticated HELLO of generation gen for the link to site (which dials it): a newer
+ * generation breaks the streams of the last. 1 when the stream may be accepted, 0 when it is
+ * of an older generation. */
+int gwd_link_generation(int site, uint32_t gen);
+/* Per pass: links resumed (a line), links down longer than the outage limit (the end). */
+void gwd_links_after_pass(long long now);
+/* Closes fd with a reset: the other gateway sees the stream fail, not end (an end of stream
+ * without BYE is a gateway that died). */
+void gwd_close_reset(int fd);
 
 /* streams.c */
 void gwd_streams_init(void);

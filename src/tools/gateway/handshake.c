@@ -1,17 +1,25 @@
 /*
  * The gateway's connections before they are proven (net/gw_wire.h, net/handshake.h):
- *   - accepted on its one listener, from this site's ranks and from the lower sites'
- *     gateways, under the flood defences of net/accept.h (at most PENDING_MAX unproven at
+ *   - accepted on its one listener, from this site's ranks and from the other sites' gateways
+ *     that dial their links to us (the lower sites, or unreachable ones), under the flood defences of net/accept.h (at most PENDING_MAX unproven at
  *     once, the oldest evicted after EVICT_GRACE_MS, each must prove its key within
  *     HELLO_TIMEOUT_MS, out of descriptors one is shed): the gateway reads exactly one HELLO,
  *     and a HELLO that does not prove the key of its role, a rank that is not at this site or
  *     is already connected, a gateway of another layout are logged (at most NET_NOTES_MAX a
  *     minute) and closed; the job goes on;
- *   - opened by us, the streams of the links to the higher sites: retried every RETRY_MS
+ *   - opened by us, the streams of the links we dial (to the higher sites, unless one is
+ *     unreachable: [site] reachable = no, config.h): retried every RETRY_MS
  *     while the other gateway does not listen or closes the attempt in its handshake (it may
  *     be evicting in a flood), for CONNECT_TIMEOUT_MS; each step must be answered within the
  *     link timeout (a gateway whose kernel takes the connection while the process does not
- *     answer is stopped or hung, and that ends the job).
+ *     answer is stopped or hung, and that ends the job);
+ *   - opened by us again after the link broke (reconnect.c): every failure is retried, after
+ *     REDIAL_MIN_MS doubling up to REDIAL_MAX_MS, each step bounded by REDIAL_STEP_MS (a lost
+ *     SYN is not waited for: the kernel would send the next one only after 1 s, then 3 s),
+ *     until the link's outage limit ends the job — except a refused connection: the other
+ *     gateway's host answers and nothing listens, so that gateway is gone.
+ * The HELLO of a link's stream names the link's generation (net/gw_wire.h): the accepting
+ * gateway replaces the streams of an older generation with it (reconnect.c).
  */
 #include "gateway_int.h"
 
@@ -33,6 +41,9 @@ enum {
     PENDING_MAX = 256,                 /* unproven accepted connections kept at once; beyond, */
     EVICT_GRACE_MS = 250,              /* the oldest goes once it had this long to answer */
     RETRY_MS = 100,                    /* between attempts to open a stream */
+    REDIAL_MIN_MS = 100,               /* a reconnection's attempts: the first wait, */
+    REDIAL_MAX_MS = 500,               /* doubling up to this */
+    REDIAL_STEP_MS = 1000,             /* each step's answer (SYN, CHALLENGE, WELCOME) */
 };
 
 static void on_hs(void *arg, int fd, short revents);
@@ -122,10 +133,15 @@ static void accepted_hello(hs_t *h)
         return;
     }
     int from = (int)(m.a & 0xffff), nsites = (int)(m.a >> 16);
-    int stream = (int)(m.b & 0xffff), nst = (int)(m.b >> 16);
-    if (nsites != gwd.c->nsites || from >= gwd_my_site() || nst != gwd.c->streams ||
+    int stream = (int)(m.b & 0xff), nst = (int)((m.b >> 8) & 0xff);
+    if (nsites != gwd.c->nsites || from >= nsites || from == gwd_my_site() ||
+        gw_config_dialer(gwd.c, from, gwd_my_site()) != from || nst != gwd.c->streams ||
         stream >= nst) {
         hs_drop(h, "a hello from a gateway of another layout");
+        return;
+    }
+    if (!gwd_link_generation(from, m.b >> 16)) {
+        hs_drop(h, "a WAN stream of an older generation of its link");
         return;
     }
     gw_stream_t *s = &gwd.links[from].st[stream];
@@ -148,11 +164,20 @@ static void accepted_hello(hs_t *h)
 
 static void try_connect(hs_t *h);
 
+/* A reconnection refused: the other gateway's host answers, and nothing listens there. */
+static _Noreturn void gone(const hs_t *h)
+{
+    gwd_fail("%s failed: it broke (%s), and its gateway is gone: connecting again was refused",
+             gwd_link_text(h->site), gwd.conn[h->site].cause);
+}
+
 static void connect_failed(hs_t *h, const char *why)
 {
     long long t = net_now_ms();
-    if (t >= h->deadline)
+    if (!h->again && t >= h->deadline)
         gwd_fail("cannot open %s: %s", gwd_link_text(h->site), why);
+    if (h->again)
+        gwd_attempt_failed(h->site, why);
     if (h->fd >= 0) {
         ev_unwatch(&gwd.loop, h->fd);
         close(h->fd);
@@ -160,7 +185,24 @@ static void connect_failed(hs_t *h, const char *why)
     }
     h->state = HS_NONE;
     h->io.got = 0;
-    h->retry_at = t + RETRY_MS;
+    h->retry_at = t + (h->again ? net_retry_failed(&h->retry, t) : RETRY_MS);
+}
+
+/* A step's deadline: the link timeout, or REDIAL_STEP_MS in a reconnection. */
+static long long step_deadline(const hs_t *h)
+{
+    return net_now_ms() + (h->again ? REDIAL_STEP_MS : gwd.c->timeout_ms);
+}
+
+/* What the other gateway answered is not what it should be: the end at the first opening
+ * (a gateway of another job or layout), one more failed attempt in a reconnection (the
+ * handshake runs in clear: a byte changed in transit looks the same). */
+static void answer_bad(hs_t *h, const char *bad)
+{
+    if (h->again)
+        connect_failed(h, bad);
+    else
+        gwd_fail("cannot open %s: %s", gwd_link_text(h->site), bad);
 }
 
 /* Our stream's handshake, one step per event; the acceptor's: the HELLO. */
@@ -182,11 +224,13 @@ static void on_hs(void *arg, int fd, short revents)
         socklen_t l = sizeof soerr;
         getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &soerr, &l);
         if (soerr) {
+            if (h->again && soerr == ECONNREFUSED)
+                gone(h);
             connect_failed(h, strerror(soerr));
             return;
         }
         h->state = HS_CHALLENGE;
-        h->step_deadline = net_now_ms() + gwd.c->timeout_ms;
+        h->step_deadline = step_deadline(h);
         ev_set_events(&gwd.loop, h->fd, POLLIN);
     }
     if (h->state == HS_CHALLENGE) {
@@ -199,21 +243,25 @@ static void on_hs(void *arg, int fd, short revents)
             return;
         }
         const char *bad = gw_challenge_parse(h->io.in, h->na);
-        if (bad)
-            gwd_fail("cannot open %s: %s", gwd_link_text(h->site), bad);
+        if (bad) {
+            answer_bad(h, bad);
+            return;
+        }
         if (auth_nonce(h->nc) != 0)
             gwd_fail("no randomness for a nonce");
         unsigned char hello[GW_HELLO_LEN];
         gw_hello_encode(hello, &gwd.keys.link, GW_ROLE_LINK,
                         (uint32_t)gwd_my_site() | (uint32_t)gwd.c->nsites << 16,
-                        (uint32_t)h->stream | (uint32_t)gwd.c->streams << 16, h->na, h->nc);
+                        (uint32_t)h->stream | (uint32_t)gwd.c->streams << 8 |
+                            (h->gen & 0xffff) << 16,
+                        h->na, h->nc);
         if (write_all(h, hello, sizeof hello) != 0) {
             connect_failed(h, "cannot send the hello");
             return;
         }
         h->io.got = 0;
         h->state = HS_WELCOME;
-        h->step_deadline = net_now_ms() + gwd.c->timeout_ms;
+        h->step_deadline = step_deadline(h);
     }
     if (h->state == HS_WELCOME) {
         int rc = net_hs_read(&h->io, h->fd, GW_WELCOME_LEN);
@@ -226,8 +274,10 @@ static void on_hs(void *arg, int fd, short revents)
         }
         const char *bad = gw_welcome_parse(h->io.in, &gwd.keys.link, h->nc, h->na,
                                            (uint32_t)h->site);
-        if (bad)
-            gwd_fail("cannot open %s: %s", gwd_link_text(h->site), bad);
+        if (bad) {
+            answer_bad(h, bad);
+            return;
+        }
         int site = h->site, stream = h->stream, sfd = h->fd;
         unsigned char na[AUTH_NONCE], nc[AUTH_NONCE];
         memcpy(na, h->na, sizeof na);
@@ -264,11 +314,13 @@ static void try_connect(hs_t *h)
     link_via(&to);
     int rc = connect(h->fd, (const struct sockaddr *)&to, sizeof to);
     if (rc != 0 && errno != EINPROGRESS) {
+        if (h->again && errno == ECONNREFUSED)
+            gone(h);
         connect_failed(h, strerror(errno));
         return;
     }
     h->state = rc == 0 ? HS_CHALLENGE : HS_CONNECTING;
-    h->step_deadline = net_now_ms() + gwd.c->timeout_ms;
+    h->step_deadline = step_deadline(h);
     ev_watch(&gwd.loop, h->fd, rc == 0 ? POLLIN : POLLOUT, on_hs, h);
 }
 
@@ -329,21 +381,40 @@ void gwd_listen(void)
     ev_watch(&gwd.loop, gwd.lfd, POLLIN, on_listen, NULL);
 }
 
+/* Starts opening stream i of the link to site s (in its generation). */
+static void dial(int s, int i, int again)
+{
+    hs_t *h = calloc(1, sizeof *h);
+    if (!h)
+        gwd_fail("out of memory");
+    h->fd = -1;
+    h->site = s;
+    h->stream = i;
+    h->gen = gwd.conn[s].gen;
+    h->again = again;
+    h->retry = (net_retry_t){ .min_ms = REDIAL_MIN_MS, .max_ms = REDIAL_MAX_MS };
+    h->deadline = net_now_ms() + CONNECT_TIMEOUT_MS;
+    h->next = gwd.hs;
+    gwd.hs = h;
+    try_connect(h);
+}
+
 void gwd_open_links(void)
 {
-    for (int s = gwd_my_site() + 1; s < gwd.c->nsites; s++)
-        for (int i = 0; i < gwd.c->streams; i++) {
-            hs_t *h = calloc(1, sizeof *h);
-            if (!h)
-                gwd_fail("out of memory");
-            h->fd = -1;
-            h->site = s;
-            h->stream = i;
-            h->deadline = net_now_ms() + CONNECT_TIMEOUT_MS;
-            h->next = gwd.hs;
-            gwd.hs = h;
-            try_connect(h);
-        }
+    for (int s = 0; s < gwd.c->nsites; s++)
+        for (int i = 0; s != gwd_my_site() && gwd_dials(s) && i < gwd.c->streams; i++)
+            dial(s, i, 0);
+}
+
+void gwd_redial(int site)
+{
+    for (hs_t *h = gwd.hs, *next; h; h = next) {
+        next = h->next;
+        if (h->stream >= 0 && h->site == site)
+            hs_free(h, 1);
+    }
+    for (int i = 0; i < gwd.c->streams; i++)
+        dial(site, i, 1);
 }
 
 void gwd_hs_after_pass(long long t)
@@ -357,6 +428,8 @@ void gwd_hs_after_pass(long long t)
             try_connect(h);
         else if (h->state == HS_CONNECTING && t >= h->step_deadline)
             connect_failed(h, "the connection attempt timed out"); /* SYNs lost: again */
+        else if (h->state != HS_NONE && t >= h->step_deadline && h->again)
+            connect_failed(h, "no answer in the handshake");
         else if (h->state != HS_NONE && t >= h->step_deadline)
             /* its kernel took the connection, its process does not answer: stopped or hung
              * (a running gateway answers at once; it is timed like a silent link) */

@@ -1,13 +1,16 @@
 #include "link.h"
 
+#include "link_int.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int gw_link_init(gw_link_t *l, int site, int nstreams, uint32_t size, size_t max_frame,
-                 int compression)
+                 int compression, const unsigned char *instance)
 {
     memset(l, 0, sizeof *l);
+    l->instance = instance;
     l->site = site;
     l->nst = nstreams;
     l->size = size;
@@ -32,6 +35,7 @@ void gw_link_free(gw_link_t *l)
         net_rx_free(&l->st[i].rx);
         net_secure_free(l->st[i].sec);
     }
+    gw_resend_free(&l->kept); /* after the queues, which borrowed from it */
     free(l->st);
     for (int i = 0; i < GW_RWIN; i++)
         if (l->win[i]) {
@@ -61,7 +65,8 @@ size_t gw_link_queued(const gw_link_t *l)
 
 int gw_link_full(const gw_link_t *l)
 {
-    return gw_link_queued(l) >= GW_LINK_MAX || l->parked_total >= GW_PARK_TOTAL;
+    return gw_link_queued(l) >= GW_LINK_MAX || l->parked_total >= GW_PARK_TOTAL ||
+           l->kept.bytes >= GW_RESEND_MAX;
 }
 
 size_t gw_link_parked(const gw_link_t *l, uint32_t dst)
@@ -77,8 +82,7 @@ int gw_link_idle_stream(const gw_link_t *l)
     return 0;
 }
 
-/* The stream with the fewest queued bytes, up ones first; ties in turn. */
-static int pick_stream(gw_link_t *l)
+int gw_link_pick_stream(gw_link_t *l)
 {
     int best = -1;
     size_t best_q = 0;
@@ -95,8 +99,15 @@ static int pick_stream(gw_link_t *l)
     return best;
 }
 
+int gw_link_queue_kept(gw_link_t *l, const gw_kept_t *k)
+{
+    gw_stream_t *s = &l->st[gw_link_pick_stream(l)];
+    return net_outq_push(&s->out, k->buf, k->len, NULL, (net_completion_t){ 0 });
+}
+
 /* buf holds GW_WAN_HDR bytes of room, then body bytes of kind/src: numbers it, compresses it
- * when that pays, and queues it on a stream. Takes buf. */
+ * when that pays, keeps it for resending, and queues it on a stream while the link is up.
+ * Takes buf. */
 static int emit(gw_link_t *l, unsigned char *buf, size_t body, uint8_t kind, uint32_t src)
 {
     gw_wan_t w = { .len = (uint32_t)body, .raw_len = (uint32_t)body, .kind = kind,
@@ -116,11 +127,12 @@ static int emit(gw_link_t *l, unsigned char *buf, size_t body, uint8_t kind, uin
         }
     }
     gw_wan_encode(buf, &w);
-    gw_stream_t *s = &l->st[pick_stream(l)];
-    if (net_outq_push(&s->out, buf, GW_WAN_HDR + w.len, buf, (net_completion_t){ 0 }) != 0) {
+    if (gw_resend_keep(&l->kept, l->seq_out, buf, GW_WAN_HDR + w.len) != 0) {
         free(buf);
         return -1;
     }
+    if (l->resumed && gw_link_queue_kept(l, gw_resend_at(&l->kept, l->kept.n - 1)) != 0)
+        return -1;
     l->seq_out++;
     l->wan_out++;
     l->bytes_out += GW_WAN_HDR + w.len;
@@ -295,19 +307,6 @@ int gw_link_send_multi(gw_link_t *l, const unsigned char *body, size_t n)
     return gw_link_flush_batch(l);
 }
 
-int gw_link_signal(gw_link_t *l, int i, int kind)
-{
-    unsigned char *b = malloc(GW_WAN_HDR);
-    if (!b)
-        return -1;
-    gw_wan_encode(b, &(gw_wan_t){ .kind = (uint8_t)kind });
-    if (net_outq_push(&l->st[i].out, b, GW_WAN_HDR, b, (net_completion_t){ 0 }) != 0) {
-        free(b);
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- receiving ------------------------------------------------------------------------- */
 
 int gw_link_may_read(const gw_link_t *l, const gw_wan_t *w)
@@ -341,13 +340,24 @@ static int take_credit(gw_link_t *l, const unsigned char *b, size_t n, char *err
 {
     l->credits_in++;
     for (size_t at = 0; at < n; at += GW_CREDIT_ENTRY) {
-        uint32_t rank = get32(b + at), bytes = get32(b + at + 4);
-        if (rank >= l->size || bytes > l->dst[rank].owed) {
+        uint32_t rank = get32(b + at), total = get32(b + at + 4);
+        if (rank >= l->size) {
+            snprintf(err, (size_t)errlen, "credit for rank %u of %u", rank, l->size);
+            return -1;
+        }
+        gw_dst_t *d = &l->dst[rank];
+        /* A total: unsigned arithmetic mod 2^32 gives what it grew by (owed stays far below
+         * 2^31); one that did not grow, or "shrank", is an older CREDIT overtaken by a newer
+         * one on another stream, or sent again after a reconnection. */
+        uint32_t bytes = total - d->credited;
+        if (bytes == 0 || bytes > UINT32_MAX / 2)
+            continue;
+        if (bytes > d->owed) {
             snprintf(err, (size_t)errlen, "credit for %u bytes to rank %u, which were never "
                      "sent", bytes, rank);
             return -1;
         }
-        gw_dst_t *d = &l->dst[rank];
+        d->credited = total;
         d->owed -= bytes;
         if (unpark(l, d) != 0) {
             snprintf(err, (size_t)errlen, "out of memory sending parked frames");
@@ -361,8 +371,8 @@ void gw_link_delivered(gw_link_t *l, uint32_t dst, size_t n)
 {
     gw_dst_t *d = &l->dst[dst];
     d->held -= n;
-    d->unreported += n;
-    if (d->unreported >= GW_CREDIT_REPORT && !d->listed) {
+    d->delivered += n;
+    if (d->delivered - d->reported >= GW_CREDIT_REPORT && !d->listed) {
         d->listed = 1;
         l->report[l->nreport++] = dst;
     }
@@ -370,7 +380,7 @@ void gw_link_delivered(gw_link_t *l, uint32_t dst, size_t n)
 
 int gw_link_flush_credit(gw_link_t *l)
 {
-    while (l->nreport) {
+    while (l->resumed && l->nreport) {
         uint32_t k = l->nreport < GW_CREDIT_MAX / GW_CREDIT_ENTRY
                          ? l->nreport
                          : GW_CREDIT_MAX / GW_CREDIT_ENTRY;
@@ -383,12 +393,12 @@ int gw_link_flush_credit(gw_link_t *l)
         for (uint32_t i = 0; i < k; i++) {
             gw_dst_t *d = &l->dst[l->report[l->nreport - 1 - i]];
             put32(b + GW_WAN_HDR + i * GW_CREDIT_ENTRY, l->report[l->nreport - 1 - i]);
-            put32(b + GW_WAN_HDR + i * GW_CREDIT_ENTRY + 4, (uint32_t)d->unreported);
-            d->unreported = 0;
+            put32(b + GW_WAN_HDR + i * GW_CREDIT_ENTRY + 4, (uint32_t)d->delivered);
+            d->reported = d->delivered;
             d->listed = 0;
         }
         l->nreport -= k;
-        gw_stream_t *s = &l->st[pick_stream(l)];
+        gw_stream_t *s = &l->st[gw_link_pick_stream(l)];
         if (net_outq_push(&s->out, b, GW_WAN_HDR + body, b, (net_completion_t){ 0 }) != 0) {
             free(b);
             return -1;
@@ -397,7 +407,8 @@ int gw_link_flush_credit(gw_link_t *l)
     return 0;
 }
 
-int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, int errlen)
+int gw_link_take(gw_link_t *l, int i, const unsigned char *wan, size_t n, char *err,
+                 int errlen)
 {
     gw_wan_t w;
     const char *bad = n < GW_WAN_HDR ? "a WAN frame cut short" : gw_wan_parse(wan, l->size, &w);
@@ -407,10 +418,18 @@ int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, in
         snprintf(err, (size_t)errlen, "%s", bad);
         return -1;
     }
+    if (w.kind == GW_WAN_RESUME)
+        return gw_link_take_resume(l, i, &w, wan + GW_WAN_HDR, err, errlen);
+    if (!l->st[i].resumed) {
+        snprintf(err, (size_t)errlen, "a WAN frame before the stream's RESUME");
+        return -1;
+    }
     if (w.kind == GW_WAN_CREDIT)
         return take_credit(l, wan + GW_WAN_HDR, w.len, err, errlen);
+    if (w.kind == GW_WAN_ACK)
+        return gw_link_take_ack(l, w.seq, err, errlen);
     if (w.kind != GW_WAN_BATCH && w.kind != GW_WAN_PIECE)
-        return 0; /* heartbeats: their arrival is all they say */
+        return 0; /* BYE: the reader saw it */
     if (w.seq < l->seq_in || w.seq - l->seq_in >= GW_RWIN || l->win[w.seq % GW_RWIN]) {
         snprintf(err, (size_t)errlen, "WAN frame %llu out of order (expected %llu..%llu, once)",
                  (unsigned long long)w.seq, (unsigned long long)l->seq_in,
@@ -440,6 +459,9 @@ int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, in
     l->win[w.seq % GW_RWIN] = r;
     l->held += w.raw_len;
     l->wan_in++;
+    l->ack_bytes += w.raw_len;
+    while (l->seq_have - l->seq_in < GW_RWIN && l->win[l->seq_have % GW_RWIN])
+        l->seq_have++;
     return 0;
 }
 

@@ -47,6 +47,23 @@
  * so its queue drains and its credit returns without waiting for any link; the frame the
  * window needs next is always read; and a gateway always reads its ranks' frames for links
  * that have room.
+ *
+ * Reconnection. Every BATCH and PIECE is kept (resend.h) until the other gateway acknowledges
+ * it: ACK frames carry the receiver's `seq_have` (every frame below it is in its window or
+ * forwarded), at least every GW_ACK_FRAMES frames or GW_ACK_BYTES bytes, with any other
+ * frame the receiver sends anyway, and as the heartbeat of an idle stream. When a stream
+ * breaks, the gateway closes every stream of the link and calls gw_link_break: the streams'
+ * queues and readers are emptied (a frame half read is gone), the window keeps only its
+ * contiguous prefix (what an acknowledgement may have covered), and every rank's credit total
+ * is due again (a CREDIT may have been lost: its totals make the next one good). A stream
+ * opened again starts with a RESUME in each direction (gw_link_stream_open): our instance,
+ * the other's as we know it, and our seq_have. The first RESUME of the other gateway after a
+ * break acknowledges what it has, and the kept frames from there on go out again, in order,
+ * before any new one (gw_link_resumed tells the gateway); frames made while the link is down
+ * are only kept. The kept bytes count towards the link's bound (GW_RESEND_MAX): a link down
+ * for long stops taking rank frames (the ranks wait in MPI; nothing is dropped). A RESUME
+ * from another instance, or one that acknowledges less than before, is a violation: the
+ * other gateway is not the one the link was opened with, and its state is lost.
  */
 #ifndef GATEWAY_LINK_H
 #define GATEWAY_LINK_H
@@ -54,6 +71,7 @@
 #include "net/gw_wire.h"
 #include "net/outq.h"
 #include "net/rx.h"
+#include "resend.h"
 #include "zc.h"
 
 #include <stddef.h>
@@ -72,6 +90,9 @@ enum {
     GW_PARK_STOP = 1 << 20,
     GW_PARK_GO = GW_PARK_STOP / 2,
     GW_PARK_TOTAL = 64 << 20,
+    GW_RESEND_MAX = 32 << 20,     /* frames kept for resending; then the link is full */
+    GW_ACK_FRAMES = 64,           /* an ACK after at most this many frames taken, */
+    GW_ACK_BYTES = 2 << 20,       /* or this many bytes */
 };
 
 _Static_assert((long)GW_CREDIT - GW_CREDIT_REPORT >= (long)GW_WAN_MAX,
@@ -88,17 +109,20 @@ typedef struct gw_parked {
 typedef struct gw_dst {
     /* sending, for a rank of the remote site */
     size_t owed;                  /* bytes sent to it, not yet credited */
+    uint32_t credited;            /* the last credit total (mod 2^32) the other side sent */
     gw_parked_t *park, *park_tail;
     size_t parked;                /* bytes in park */
     /* receiving, for a rank of this site */
     size_t held;                  /* bytes forwarded to it from this link, not yet delivered */
-    size_t unreported;            /* delivered, not yet credited back */
+    uint64_t delivered, reported; /* bytes delivered in all; the total last credited back */
     int listed;                   /* in the link's report list */
 } gw_dst_t;
 
 typedef struct gw_stream {
     int fd;                       /* -1 until connected */
-    int up;                       /* the handshake is done: frames may be written */
+    int up;                       /* the handshake is done, our RESUME queued: frames may be
+                                   * written */
+    int resumed;                  /* the other gateway's RESUME came on it */
     int bye_in;                   /* the peer said BYE on it */
     int paused;                   /* not read: the reorder window is full */
     int backlog;                  /* frames may be left in rx (the reader's budget ran out) */
@@ -125,6 +149,15 @@ typedef struct gw_link {
     size_t max_frame;             /* the largest rank frame body */
     double rate;                  /* the link's measured bytes/s (0: unknown), for zc */
     gw_z_t z;
+    /* reconnection */
+    const unsigned char *instance; /* ours (GW_INSTANCE bytes; the gateway's) */
+    unsigned char peer[GW_INSTANCE];
+    int peer_known;               /* the other gateway's instance, from its first RESUME */
+    int resumed;                  /* its RESUME came since the last break: frames go out */
+    int just_resumed;             /* ... in this pass (gw_link_resumed) */
+    gw_resend_t kept;             /* frames sent, not acknowledged */
+    uint64_t ack_sent;            /* seq_have when we last acknowledged */
+    size_t ack_bytes;             /* bytes taken since */
     /* sending */
     uint64_t seq_out;
     unsigned char *batch;         /* GW_WAN_HDR + GW_BATCH_MAX bytes; NULL: no open batch */
@@ -132,6 +165,7 @@ typedef struct gw_link {
     unsigned next_stream;
     /* receiving */
     uint64_t seq_in;              /* the next to forward */
+    uint64_t seq_have;            /* every frame below it is forwarded or in the window */
     gw_rframe_t *win[GW_RWIN];
     size_t held;
     unsigned char *part;          /* the large frame being put together, header first */
@@ -146,6 +180,7 @@ typedef struct gw_link {
     /* counters */
     uint64_t wan_out, wan_in, frames_out, frames_in, bytes_out, multi_out, parks, credits_in;
     uint64_t raw_out;             /* bytes_out as they would be without compression */
+    uint64_t breaks, resent;      /* reconnections; frames sent again after them */
 } gw_link_t;
 
 /* The gateway's forwarding callback: the rank frame f[0..n) (header and body) for its
@@ -156,9 +191,10 @@ typedef struct gw_link {
 typedef int (*gw_fwd_fn)(void *ctx, const gw_frame_t *h, unsigned char *f, size_t n, int owned,
                          char *err, int errlen);
 
-/* 0, or -1 out of memory (or zstd). */
+/* 0, or -1 out of memory (or zstd). instance: our gateway's (GW_INSTANCE bytes, kept by the
+ * caller). */
 int gw_link_init(gw_link_t *l, int site, int nstreams, uint32_t size, size_t max_frame,
-                 int compression);
+                 int compression, const unsigned char *instance);
 void gw_link_free(gw_link_t *l);
 
 /* Bytes waiting in the streams' queues and the open batch. */
@@ -179,15 +215,30 @@ int gw_link_send_multi(gw_link_t *l, const unsigned char *body, size_t n);
 int gw_link_flush_batch(gw_link_t *l);
 /* Nonzero when some up stream's queue is empty (its socket is idle). */
 int gw_link_idle_stream(const gw_link_t *l);
-/* Queues a BYE (or a heartbeat) on stream i. 0, or -1 out of memory. */
+/* Queues a BYE, or an ACK (the heartbeat), on stream i. 0, or -1 out of memory. */
 int gw_link_signal(gw_link_t *l, int i, int kind);
+/* Queues an ACK when one is due (Reconnection), or when `now` and anything was taken since
+ * the last. 0, or -1 out of memory. */
+int gw_link_flush_ack(gw_link_t *l, int now);
+
+/* Reconnection. Stream i is open (its handshakes done): our RESUME is its first frame, and
+ * it may carry frames. 0, or -1 out of memory. */
+int gw_link_stream_open(gw_link_t *l, int i);
+/* Every stream of the link is gone (the caller closed them): see Reconnection. 0, or -1 out
+ * of memory. */
+int gw_link_break(gw_link_t *l);
+/* Nonzero once after the other gateway's first RESUME since a break (or since the start). */
+int gw_link_resumed(gw_link_t *l);
 
 /* Whether the WAN frame whose header is w may be read now (see Flow control). */
 int gw_link_may_read(const gw_link_t *l, const gw_wan_t *w);
-/* A WAN frame (header and body, as a stream brought it): stored in the window, or, a CREDIT,
- * applied (which may send parked frames). 0, or -1 with err (a protocol violation: sequence
- * number out of the window or repeated, a bad compressed body, credit for bytes not sent). */
-int gw_link_take(gw_link_t *l, const unsigned char *wan, size_t n, char *err, int errlen);
+/* A WAN frame (header and body, as stream i brought it): stored in the window, or, a CREDIT,
+ * applied (which may send parked frames), an ACK or RESUME (Reconnection). 0, or -1 with
+ * err (a protocol violation: sequence number out of the window or repeated, a bad compressed
+ * body, credit for bytes not sent, a frame before the stream's RESUME, an acknowledgement of
+ * frames never sent, a RESUME of another instance). */
+int gw_link_take(gw_link_t *l, int i, const unsigned char *wan, size_t n, char *err,
+                 int errlen);
 /* Forwards what is in order. Returns the rank frames forwarded, or -1 with err (also a
  * frame for a rank beyond its credit). */
 int gw_link_forward(gw_link_t *l, gw_fwd_fn fwd, void *ctx, char *err, int errlen);

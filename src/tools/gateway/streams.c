@@ -2,8 +2,9 @@
  * The WAN streams of the gateway's links (link.h): reading them into the links (admitted by
  * the reorder window), writing the links' WAN frames, the links' frames forwarded to this
  * site's ranks, the per-pass work no descriptor announces (heartbeats on idle streams, the
- * silence of a cut link, batches that wait for an idle stream, credit), the congestion
- * control, and the end (BYE on every stream).
+ * silence of a cut link, batches that wait for an idle stream, credit, acknowledgements),
+ * the congestion control, and the end (BYE on every stream). A stream that fails is
+ * reconnect.c's.
  */
 #include "gateway_int.h"
 
@@ -25,6 +26,7 @@
 enum {
     END_TIMEOUT_MS = 2000,             /* SIGTERM: BYE, then wait this long for the peers */
     RATE_MS = 250,                     /* how often a link's rate is read (compression) */
+    ACK_MS = 100,                      /* frames taken are acknowledged within this */
 };
 
 static void on_stream(void *arg, int fd, short revents);
@@ -95,9 +97,10 @@ static void stream_flush(int site, int i)
     int nout;
     int rc = net_outq_flush(&s->out, s->fd, NULL, 0, &nout);
     if (rc < 0) {
-        if (gwd.ending)
-            return;
-        gwd_fail("%s failed: %s", gwd_link_text(site), strerror(errno));
+        char why[128];
+        snprintf(why, sizeof why, "stream %d: %s", i, strerror(errno));
+        gwd_link_lost(site, i, why);
+        return;
     }
     if (s->out.copied != before)
         s->last_tx = net_now_ms();
@@ -110,7 +113,8 @@ static void stream_read(int site, int i);
 static void stream_go(int site, int i)
 {
     gw_stream_t *s = &gwd.links[site].st[i];
-    s->up = 1;
+    if (gw_link_stream_open(&gwd.links[site], i) != 0)
+        gwd_fail("out of memory for %s", gwd_link_text(site));
     s->last_rx = s->last_tx = net_now_ms();
     stream_update(site, i);
     stream_flush(site, i);
@@ -126,8 +130,12 @@ static void stream_secure(int site, int i)
     char err[256];
     short wants = 0;
     int rc = net_secure_step(s->sec, &wants, err, sizeof err);
-    if (rc < 0)
-        gwd_fail("%s failed: %s", gwd_link_text(site), err);
+    if (rc < 0) {
+        char why[300];
+        snprintf(why, sizeof why, "stream %d: %s", i, err);
+        gwd_link_lost(site, i, why);
+        return;
+    }
     if (rc == 0) {
         ev_set_events(&gwd.loop, s->fd, wants);
         return;
@@ -170,10 +178,9 @@ int gwd_forward_link(int s)
 
 static void wan_deliver(int stream, const void *frame, size_t len)
 {
-    (void)stream;
     if (gwd.cur_bad)
         return;
-    if (gw_link_take(gwd.cur_link, frame, len, gwd.cur_err, sizeof gwd.cur_err) != 0)
+    if (gw_link_take(gwd.cur_link, stream, frame, len, gwd.cur_err, sizeof gwd.cur_err) != 0)
         gwd.cur_bad = 1;
 }
 
@@ -202,10 +209,10 @@ static void stream_read(int site, int i)
     if (gwd.cur_bad)
         gwd_fail("%s: malformed data: %s", gwd_link_text(site), gwd.cur_err);
     if (n < 0) {
-        if (gwd.ending)
-            return;
-        gwd_fail("%s failed: %s", gwd_link_text(site),
-                 strstr(err, "malformed") || errno == EBADMSG ? err : strerror(errno));
+        if (strstr(err, "malformed") && !gwd.ending)
+            gwd_fail("%s failed: %s", gwd_link_text(site), err);
+        gwd_link_lost(site, i, err);
+        return;
     }
     if (eof) {
         if (!s->rx.bye && !gwd.ending)
@@ -219,7 +226,7 @@ static void stream_read(int site, int i)
     /* frames may be left in the buffer, which no event announces: after_pass comes back */
     s->backlog = n == FRAMES_PER_EVENT;
     if (n > 0)
-        s->last_rx = net_now_ms();
+        s->last_rx = gwd.conn[site].alive_at = net_now_ms();
     stream_update(site, i);
 }
 
@@ -271,9 +278,13 @@ int gwd_streams_after_pass(long long t)
             update_rate(l);
         for (int i = 0; i < l->nst; i++) {
             gw_stream_t *st = &l->st[i];
-            if (st->securing && t > st->secure_by)
-                gwd_fail("%s failed: the TLS handshake did not finish in %d ms",
-                         gwd_link_text(s), gwd.c->timeout_ms);
+            if (st->securing && t > st->secure_by) {
+                char why[96];
+                snprintf(why, sizeof why, "stream %d: the TLS handshake did not finish in %d "
+                         "ms", i, gwd.c->timeout_ms);
+                gwd_link_lost(s, i, why);
+                break;
+            }
             if (st->paused || st->backlog) { /* the window may have room now */
                 stream_read(s, i);
                 again |= st->backlog;
@@ -291,19 +302,34 @@ int gwd_streams_after_pass(long long t)
         if (l->batch_len && (gw_link_idle_stream(l) || l->batch_len >= GW_BATCH_MAX / 2))
             if (gw_link_flush_batch(l) != 0)
                 gwd_fail("out of memory for %s", gwd_link_text(s));
+        /* an acknowledgement goes with anything else going out anyway (in the same write:
+         * queued after it), when enough was taken, and at the latest ACK_MS after the frames
+         * it covers */
+        lconn_t *c = &gwd.conn[s];
+        if (l->seq_have != l->ack_sent && !c->ack_due)
+            c->ack_due = t + ACK_MS;
+        int ack_now = gw_link_queued(l) > 0 || l->batch_len || (c->ack_due && t >= c->ack_due);
+        if (gw_link_flush_ack(l, ack_now) != 0)
+            gwd_fail("out of memory for %s", gwd_link_text(s));
+        if (l->seq_have == l->ack_sent)
+            c->ack_due = 0;
         for (int i = 0; i < l->nst; i++) {
             gw_stream_t *st = &l->st[i];
             if (st->up && st->fd >= 0 && !st->bye_in && !st->out.n &&
                 t - st->last_tx >= gwd.c->timeout_ms / 4) {
-                if (gw_link_signal(l, i, GW_WAN_BEAT) != 0)
+                if (gw_link_signal(l, i, GW_WAN_ACK) != 0)
                     gwd_fail("out of memory for %s", gwd_link_text(s));
             }
             stream_flush(s, i);
             if (st->paused) /* we do not read it: its silence is ours, not the link's */
                 st->last_rx = t;
-            if (st->up && st->fd >= 0 && !st->bye_in && t - st->last_rx > gwd.c->timeout_ms)
-                gwd_fail("%s failed: nothing arrived for %d ms (no heartbeat: a cut link?)",
-                         gwd_link_text(s), gwd.c->timeout_ms);
+            if (st->up && st->fd >= 0 && !st->bye_in && t - st->last_rx > gwd.c->timeout_ms) {
+                char why[96];
+                snprintf(why, sizeof why, "stream %d: nothing arrived for %d ms (no heartbeat: "
+                         "a cut link?)", i, gwd.c->timeout_ms);
+                gwd_link_lost(s, i, why);
+                break;
+            }
         }
     }
     return again;
@@ -325,14 +351,15 @@ static void print_stats(void)
         int n = snprintf(line, sizeof line, "metampi-gateway-stats site=%s to=%s "
                          "rank_frames=%llu multis=%llu wan_frames=%llu wan_bytes=%llu "
                          "raw_bytes=%llu rank_frames_in=%llu wan_frames_in=%llu parked=%llu "
-                         "credits_in=%llu\n",
+                         "credits_in=%llu breaks=%llu resent=%llu\n",
                          gwd_site_name(gwd_my_site()), gwd_site_name(s),
                          (unsigned long long)l->frames_out,
                          (unsigned long long)l->multi_out, (unsigned long long)l->wan_out,
                          (unsigned long long)l->bytes_out, (unsigned long long)l->raw_out,
                          (unsigned long long)l->frames_in,
                          (unsigned long long)l->wan_in, (unsigned long long)l->parks,
-                         (unsigned long long)l->credits_in);
+                         (unsigned long long)l->credits_in, (unsigned long long)l->breaks,
+                         (unsigned long long)l->resent);
         if (n < 0 || n >= (int)sizeof line)
             continue;
         ssize_t w = to_stderr ? write(2, line, (size_t)n) : 0;
@@ -414,16 +441,17 @@ void gwd_streams_init(void)
                                   .hdr_ctx = &gwd.size, .with_header = 1, .admit = admit_wan,
                                   .peer = "stream" };
     gwd.links = calloc((size_t)c->nsites, sizeof *gwd.links);
+    gwd.conn = calloc((size_t)c->nsites, sizeof *gwd.conn);
     gwd.srefs = calloc((size_t)(c->nsites * c->streams), sizeof *gwd.srefs);
-    if (!gwd.links || !gwd.srefs)
-        gwd_fail("out of memory");
+    if (!gwd.links || !gwd.conn || !gwd.srefs || auth_nonce(gwd.instance) != 0)
+        gwd_fail("out of memory, or no randomness for its instance");
     for (int s = 0; s < c->nsites; s++) {
         for (int i = 0; i < c->streams; i++)
             gwd.srefs[s * c->streams + i] = (sref_t){ s, i };
         if (s == gwd_my_site())
             continue;
         if (gw_link_init(&gwd.links[s], s, c->streams, gwd.size, RANK_MAX_FRAME,
-                         c->compression) != 0)
+                         c->compression, gwd.instance) != 0)
             gwd_fail("out of memory for %s", gwd_link_text(s));
     }
 }
@@ -432,7 +460,9 @@ void gwd_streams_init(void)
  * links is its own, not theirs. */
 void gwd_streams_clocks_restart(long long now)
 {
-    for (int s = 0; s < gwd.c->nsites; s++)
+    for (int s = 0; s < gwd.c->nsites; s++) {
         for (int i = 0; s != gwd_my_site() && i < gwd.links[s].nst; i++)
             gwd.links[s].st[i].last_rx = now;
+        gwd.conn[s].alive_at = now;
+    }
 }

@@ -46,13 +46,18 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
     int *ours = calloc((size_t)mc->nsites, sizeof *ours);
     if (!ranks || !ours)
         util_xmalloc((size_t)-1);
-    char *gateways = NULL, *names = NULL, *rank_sites = NULL;
-    size_t gl = 0, nl = 0, rl = 0;
+    char *gateways = NULL, *names = NULL, *rank_sites = NULL, *unreachable = NULL;
+    size_t gl = 0, nl = 0, rl = 0, ul = 0;
     for (int s = 0; s < mc->nsites; s++) {
         append(&gateways, &gl, s ? "," : "");
         append(&gateways, &gl, addr[s]);
         append(&names, &nl, s ? "," : "");
         append(&names, &nl, mc->site[s].name);
+        if (mc->site[s].unreachable) {
+            char b[16];
+            snprintf(b, sizeof b, "%s%d", ul ? "," : "", s);
+            append(&unreachable, &ul, b);
+        }
     }
     for (int r = 0; r < size;) {
         int s = rank_site[r], k = r;
@@ -88,8 +93,9 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
             rc = -1;
             break;
         }
-        char site[16], streams[16];
+        char site[16], streams[16], outage[16];
         snprintf(site, sizeof site, "%d", s);
+        snprintf(outage, sizeof outage, "%d", mc_outage(mc) * 1000);
         char ***v = &plan->args[h];
         int *n = &plan->nargs[h];
         push(v, n, "--site");
@@ -111,6 +117,12 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
         push(v, n, mc->congestion);
         push(v, n, "--encrypt");
         push(v, n, mc->plaintext ? "off" : "on");
+        push(v, n, "--outage");
+        push(v, n, outage);
+        if (unreachable) {
+            push(v, n, "--unreachable");
+            push(v, n, unreachable);
+        }
         if (report_wanted()) {
             push(v, n, "--stats");
             push(v, n, "on");
@@ -120,6 +132,7 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
     free(ours);
     free(gateways);
     free(names);
+    free(unreachable);
     free(rank_sites);
     return rc;
 }

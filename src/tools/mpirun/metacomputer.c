@@ -22,6 +22,8 @@
 
 #include "util.h"
 
+#include "runtime/tunables.h"
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -38,7 +40,7 @@ typedef enum { SEC_NONE, SEC_WAN, SEC_SITE, SEC_BAD } section_t;
 
 /* What the parser remembers of a site beyond mc_site_t. */
 typedef struct site_state {
-    int hosts_line, gateway_line, wan_line, exec_prefix_line;
+    int hosts_line, gateway_line, wan_line, exec_prefix_line, reachable_line;
     char *gateway;
 } site_state_t;
 
@@ -54,7 +56,7 @@ typedef struct parser {
     section_t sec;
     int site;                  /* SEC_SITE: index */
     char prev_key[64];         /* the key an indented line continues; "" after a header */
-    int wan_line, streams_line, compression_line, congestion_line, encrypt_line;
+    int wan_line, streams_line, compression_line, congestion_line, encrypt_line, outage_line;
     int failed, err_line;
     char *err;
     size_t errlen;
@@ -380,9 +382,18 @@ static void wan_key(parser_t *p, const char *key, const char *value)
         else
             fail_at(p, p->lineno, "invalid encrypt '%s' (expected on or off)",
                     shown(tmp, sizeof tmp, value, strlen(value)));
+    } else if (strcmp(key, "outage") == 0) {
+        if (once(p, key, &p->outage_line) != 0)
+            return;
+        if (parse_int(value, 0, 86400, &v) != 0)
+            fail_at(p, p->lineno, "invalid outage '%s' (expected 0 to 86400 seconds a broken "
+                    "WAN link may stay down before the job ends)",
+                    shown(tmp, sizeof tmp, value, strlen(value)));
+        else
+            p->mc->outage = (int)v;
     } else {
         fail_at(p, p->lineno, "unknown key '%s' in [wan] (expected streams, compression, "
-                "congestion or encrypt)", shown(tmp, sizeof tmp, key, strlen(key)));
+                "congestion, encrypt or outage)", shown(tmp, sizeof tmp, key, strlen(key)));
     }
 }
 
@@ -424,9 +435,18 @@ static void site_key(parser_t *p, const char *key, const char *value, int cont)
                     shown(tmp, sizeof tmp, value, strlen(value)), why);
         else
             st->exec_prefix = util_xstrdup(value);
+    } else if (strcmp(key, "reachable") == 0) {
+        if (once(p, key, &ss->reachable_line) != 0)
+            return;
+        if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0)
+            st->unreachable = strcmp(value, "no") == 0;
+        else
+            fail_at(p, p->lineno, "invalid reachable '%s' (expected yes, or no: the site's "
+                    "gateway accepts no connection from other sites and opens its links itself)",
+                    shown(tmp, sizeof tmp, value, strlen(value)));
     } else {
-        fail_at(p, p->lineno, "unknown key '%s' in [site %s] (expected hosts, gateway, wan or "
-                "exec_prefix)",
+        fail_at(p, p->lineno, "unknown key '%s' in [site %s] (expected hosts, gateway, wan, "
+                "exec_prefix or reachable)",
                 shown(tmp, sizeof tmp, key, strlen(key)), st->name);
     }
 }
@@ -511,6 +531,15 @@ static void checks(parser_t *p)
                         st->wan_addr, st->wan_port, mc->site[o].name, p->ss[o].wan_line);
                 return;
             }
+        /* every pair of sites has a link, which the unreachable one of them opens */
+        for (int o = 0; o < s && st->unreachable; o++)
+            if (mc->site[o].unreachable) {
+                fail_at(p, ss->reachable_line, "sites '%s' (line %d) and '%s' are both "
+                        "unreachable: their gateways could not open the link between them "
+                        "(of every two sites, one must be reachable)", mc->site[o].name,
+                        p->ss[o].reachable_line, st->name);
+                return;
+            }
     }
 }
 
@@ -520,6 +549,7 @@ int mc_parse(const char *text, const char *name, metacomputer_t *mc, char *err, 
     mc->streams = 0;
     mc->compression = MC_COMPRESSION_AUTO;
     strcpy(mc->congestion, "auto");
+    mc->outage = -1;
     parser_t p = { .name = name, .next = text, .mc = mc, .sec = SEC_NONE, .err = err,
                    .errlen = errlen };
     err[0] = '\0';
@@ -598,6 +628,11 @@ void mc_free(metacomputer_t *mc)
     free(mc->host_site);
     hostlist_free(&mc->hosts);
     memset(mc, 0, sizeof *mc);
+}
+
+int mc_outage(const metacomputer_t *mc)
+{
+    return mc->outage >= 0 ? mc->outage : tun_int(TUN_WAN_OUTAGE);
 }
 
 const char *mc_compression_name(mc_compression_t c)

@@ -6,7 +6,9 @@
  *   [wan]                        optional, at most once: streams = 1..64, compression =
  *                                auto | on | off, congestion = auto | system | NAME (a
  *                                kernel TCP congestion control: [a-z0-9_], <= 15 chars),
- *                                encrypt = on | off (TLS on the WAN streams; default on)
+ *                                encrypt = on | off (TLS on the WAN streams; default on),
+ *                                outage = SECONDS (0..86400: how long a broken link may
+ *                                stay down; default METAMPI_WAN_OUTAGE, 60)
  *   [site NAME]                  one per site, in order; NAME of [A-Za-z0-9_.-], <= 64 chars
  *   hosts = h1:2, h2:2           required: NAME[:SLOTS] as in --host; a long list continues
  *           h3:2                 on indented lines
@@ -14,6 +16,8 @@
  *   wan = 10.0.1.1:7000          optional: IPv4:port of the site's gateway for other sites
  *   exec_prefix = qemu-s390x     optional: the site's ranks start through this command
  *                                (exec_prefix.h; replaces mpirun's --exec-prefix there)
+ *   reachable = no               optional (default yes): nothing outside can connect to the
+ *                                site's gateway (NAT); it opens its links itself
  *
  * The parser is a pure function over a string (mc_parse); mc_read_file reads a file and
  * calls it. Errors: one line, "metacomputer 'FILE', line N: what is wrong".
@@ -47,6 +51,8 @@ typedef struct mc_site {
     char wan_addr[16];     /*   dotted IPv4 address */
     int wan_port;          /*   1..65535 */
     char *exec_prefix;     /* exec_prefix given: its text (owned); else NULL */
+    int unreachable;       /* reachable = no: behind NAT or a firewall, its gateway opens its
+                            * links to the other sites (which must be reachable) */
 } mc_site_t;
 
 typedef struct metacomputer {
@@ -58,6 +64,7 @@ typedef struct metacomputer {
     mc_compression_t compression;  /* [wan] compression (default auto) */
     char congestion[MC_CONGESTION_MAX];  /* [wan] congestion (default "auto") */
     int plaintext;         /* [wan] encrypt = off (default on: TLS on every WAN stream) */
+    int outage;            /* [wan] outage in s; -1 = not given (mc_outage) */
 } metacomputer_t;
 
 /* Parses the description in text; name is the file name for messages. 0, or -1 with one line
@@ -68,6 +75,9 @@ int mc_parse(const char *text, const char *name, metacomputer_t *mc, char *err, 
 int mc_read_file(const char *path, metacomputer_t *mc, char *err, size_t errlen);
 
 void mc_free(metacomputer_t *mc);
+
+/* The outage limit of the links in seconds: [wan] outage, else METAMPI_WAN_OUTAGE. */
+int mc_outage(const metacomputer_t *mc);
 
 /* The name of a compression setting ("auto", "on", "off"). */
 const char *mc_compression_name(mc_compression_t c);

@@ -7,6 +7,7 @@
 #include "options.h"
 
 #include "exec_prefix.h"
+#include "net/sock.h"
 #include "rdv_client.h"
 #include "runtime/tunables.h"
 #include "slurm_alloc.h"
@@ -68,6 +69,9 @@ static void usage(FILE *f)
             "                       (default: $METAMPI_JOB_KEY)\n"
             "  --if LIST            network interfaces or subnets for TCP between hosts\n"
             "                       (eth1,10.1.0.0/16; sets METAMPI_TCP_IF for the ranks)\n"
+            "  --port-range LO-HI   the ports the ranks listen on for TCP between hosts (and,\n"
+            "                       with --direct-wan, between sites), for a firewall; sets\n"
+            "                       METAMPI_TCP_PORTS for the ranks (docs/metacomputer.md)\n"
             "  --launch-agent CMD   command that starts the helper on another host (default\n"
             "                       ssh; srun in a Slurm allocation), split on blanks; {host}\n"
             "                       is replaced by the host name,\n"
@@ -475,6 +479,21 @@ int options_parse(int argc, char **argv, mpirun_opts_t *o)
             o->tcp_if_env = util_xmalloc(n);
             snprintf(o->tcp_if_env, n, "METAMPI_TCP_IF=%s", v);
             o->xvars[o->nx++] = o->tcp_if_env;
+        } else if ((v = option_value(argc, argv, &i, "port-range", &missing))) {
+            int lo, hi;
+            if (missing || net_port_range_parse(v, &lo, &hi) != 0) {
+                util_msg("option --port-range requires LO-HI, ports from 1 to 65535 (e.g. "
+                         "42000-42999)");
+                return OPTIONS_ERROR;
+            }
+            if (o->tcp_ports_env) {
+                util_msg("--port-range given twice");
+                return OPTIONS_ERROR;
+            }
+            size_t n = strlen("METAMPI_TCP_PORTS=") + strlen(v) + 1;
+            o->tcp_ports_env = util_xmalloc(n);
+            snprintf(o->tcp_ports_env, n, "METAMPI_TCP_PORTS=%s", v);
+            o->xvars[o->nx++] = o->tcp_ports_env;
         } else if (strcmp(a, "-x") == 0 || strcmp(a, "--x") == 0) {
             if (i + 1 >= argc) {
                 util_msg("option -x requires VAR or VAR=value");
@@ -551,6 +570,8 @@ void options_free(mpirun_opts_t *o)
     o->prog_argv = NULL;
     free(o->tcp_if_env);
     o->tcp_if_env = NULL;
+    free(o->tcp_ports_env);
+    o->tcp_ports_env = NULL;
     hostlist_free(&o->hosts);
     o->nhosts = 0;
     mc_free(&o->mc);

@@ -178,7 +178,8 @@ int part_run(const mpirun_opts_t *opts)
     }
     char wan[RDV_WAN_MAX + 1];
     rdv_wan_text(opts->mc.streams, mc_compression_name(opts->mc.compression),
-                 opts->mc.congestion, !opts->mc.plaintext, wan, sizeof wan);
+                 opts->mc.congestion, !opts->mc.plaintext, mc_outage(&opts->mc), wan,
+                 sizeof wan);
     part_opts = opts;
     rdv_request_t req = { .job = opts->job_id, .site = opts->site_name, .sites = sites,
                           .nsites = (uint32_t)opts->mc.nsites, .wan = wan,

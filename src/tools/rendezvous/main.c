@@ -276,7 +276,7 @@ int main(int argc, char **argv)
     cfg.nsites = mc.nsites;
     char wan[RDV_WAN_MAX + 1];
     rdv_wan_text(mc.streams, mc_compression_name(mc.compression), mc.congestion, !mc.plaintext,
-                 wan, sizeof wan);
+                 mc_outage(&mc), wan, sizeof wan);
     cfg.wan = wan;
 
     signal(SIGPIPE, SIG_IGN);

@@ -14,13 +14,13 @@
 /* ---- names ----------------------------------------------------------------------------- */
 
 void rdv_wan_text(int streams, const char *compression, const char *congestion, int encrypt,
-                  char *buf, size_t cap)
+                  int outage, char *buf, size_t cap)
 {
     char n[16] = "default";
     if (streams > 0)
         snprintf(n, sizeof n, "%d", streams);
-    snprintf(buf, cap, "streams=%s compression=%s congestion=%s encrypt=%s", n, compression,
-             congestion, encrypt ? "on" : "off");
+    snprintf(buf, cap, "streams=%s compression=%s congestion=%s encrypt=%s outage=%d", n,
+             compression, congestion, encrypt ? "on" : "off", outage);
 }
 
 int rdv_valid_name(const char *s)

@@ -117,11 +117,12 @@ typedef struct rdv_layout {
 
 /* ---- validation of names -------------------------------------------------------------- */
 
-/* The [wan] settings as JOIN carries them: "streams=N compression=C congestion=T encrypt=E"
+/* The [wan] settings as JOIN carries them: "streams=N compression=C congestion=T encrypt=E
+ * outage=S"
  * (N "default" when the description leaves it to the gateways: streams 0; E on or off: a
  * gateway with TLS cannot talk to one without). */
 void rdv_wan_text(int streams, const char *compression, const char *congestion, int encrypt,
-                  char *buf, size_t cap);
+                  int outage, char *buf, size_t cap);
 
 /* Nonzero when s is a valid site name / job ID, host name, gateway address. */
 int rdv_valid_name(const char *s);

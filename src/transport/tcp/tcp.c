@@ -85,14 +85,24 @@ static int listen_and_publish(const tr_boot_t *boot, char *err, int errlen)
         return -1;
     for (int i = 0; i < tcp_g.nlocal; i++)
         tcp_g.lfd[i] = -1;
+    int lo = 0, hi = 0;
+    const char *ports = tun_string(TUN_TCP_PORTS);
+    if (ports && *ports && net_port_range_parse(ports, &lo, &hi) != 0) {
+        snprintf(err, (size_t)errlen, "METAMPI_TCP_PORTS='%s' is not a range of ports LO-HI "
+                 "(1 <= LO <= HI <= 65535)", ports);
+        return -1;
+    }
     for (int i = 0; i < tcp_g.nlocal; i++) {
         struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = tcp_g.local[i].ip };
-        int fd = tcp_g.lfd[i] = net_listen(&a, 65535, 0);
+        int fd = tcp_g.lfd[i] = net_listen_range(&a, 65535, 0, lo, hi);
         if (fd < 0) {
-            char ip[INET_ADDRSTRLEN] = "?";
+            char ip[INET_ADDRSTRLEN] = "?", range[64] = "";
             inet_ntop(AF_INET, &tcp_g.local[i].ip, ip, sizeof ip);
-            snprintf(err, (size_t)errlen, "cannot listen for TCP connections on %s: %s", ip,
-                     strerror(errno));
+            if (lo && errno == EADDRINUSE)
+                snprintf(range, sizeof range, " (no free port in %d-%d, mpirun --port-range)",
+                         lo, hi);
+            snprintf(err, (size_t)errlen, "cannot listen for TCP connections on %s: %s%s", ip,
+                     strerror(errno), range);
             return -1;
         }
         tcp_g.local[i].port = ntohs(a.sin_port);
