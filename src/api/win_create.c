@@ -2,9 +2,7 @@
  * creation and freeing of windows (§11.2). The mechanism: src/rma/. */
 #include "api/win_checks.h"
 
-#include "core/comm_arch.h"
 #include "core/info.h"
-#include "runtime/peer_arch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,20 +54,6 @@ static int create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
     if (disp_unit <= 0)
         return err_raise(comm, MPI_ERR_DISP, func, "displacement unit %d is not positive",
                          disp_unit);
-    /* issue 19: the emulation's headers and data are native bytes; every member refuses
-     * alike (each knows every member's architecture), so none waits for the others */
-    int unlike = comm_arch_unlike_member(c);
-    if (unlike >= 0) {
-        char mine[96], theirs[96];
-        return err_raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, func,
-                         "%s joins rank %d (%s) and rank %d (%s) of another architecture: "
-                         "one-sided communication between ranks of unlike architecture is not "
-                         "supported yet (create the window on a communicator of one "
-                         "architecture)", comm_name(comm), c->rank,
-                         arch_describe(arch_local(), mine, sizeof mine), unlike,
-                         arch_describe(peer_arch(group_world_rank(c->group, unlike)), theirs,
-                                       sizeof theirs));
-    }
     info_t *i = NULL;
     if (info != MPI_INFO_NULL && !(i = info_lookup(info)))
         return err_raise(comm, MPI_ERR_INFO, func, "invalid info handle 0x%x",

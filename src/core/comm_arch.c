@@ -11,22 +11,6 @@ static int group_mixed(const group_t *g)
     return 0;
 }
 
-static int unlike_in(const group_t *g)
-{
-    for (int r = 0; g && r < g->size; r++)
-        if (!arch_same(peer_arch(group_world_rank(g, r)), arch_local()))
-            return r;
-    return -1;
-}
-
-int comm_arch_unlike_member(const comm_t *c)
-{
-    if (peer_arch_all_same())
-        return -1;
-    int r = unlike_in(c->group);
-    return r >= 0 ? r : unlike_in(c->remote_group);
-}
-
 int comm_arch_mixed(const comm_t *c)
 {
     if (peer_arch_all_same())

@@ -8,8 +8,5 @@
 /* 1 when some member of c (either group of an inter-communicator) has data of another
  * architecture than this process; 0 at once in a job of one architecture. */
 int comm_arch_mixed(const comm_t *c);
-/* The rank in c (of its local group, else of its remote group) of a member whose data differ
- * from this process's, or -1 when there is none: for reports. */
-int comm_arch_unlike_member(const comm_t *c);
 
 #endif

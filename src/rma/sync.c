@@ -4,6 +4,7 @@
 #include "core/icoll.h"
 #include "core/progress.h"
 
+#include <endian.h>
 #include <stdlib.h>
 
 typedef struct fence_wait {
@@ -36,11 +37,16 @@ int rma_fence(win_t *w)
         return rc;
     }
     int n = w->comm->size;
-    uint64_t *expect = malloc((size_t)n * sizeof *expect);
+    uint64_t *expect = malloc(2 * (size_t)n * sizeof *expect), *sent = expect + n;
     if (!expect)
         return MPI_ERR_NO_MEM;
     rma_complete_local(w, -1);
-    int rc = icoll_alltoall(w->comm, w->sent, sizeof *w->sent, expect);
+    /* little-endian counts: the members may be of unlike architectures (issue 19) */
+    for (int i = 0; i < n; i++)
+        sent[i] = htole64(w->sent[i]);
+    int rc = icoll_alltoall(w->comm, sent, sizeof *sent, expect);
+    for (int i = 0; i < n; i++)
+        expect[i] = le64toh(expect[i]);
     if (rc == MPI_SUCCESS) {
         fence_wait_t f = { w, expect };
         progress_wait_until(all_applied, &f);
