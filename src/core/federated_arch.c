@@ -4,6 +4,7 @@
 #include "core/p2p.h"
 #include "runtime/job.h"
 #include "runtime/peer_arch.h"
+#include "runtime/pmi_wire.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,10 @@
 
 /* The exchange's context: never a communicator's (core/ctxid.h), nor MPI_Finalize's. */
 #define CONTEXT_FEDERATED_ARCH 0xfffffff2u
-enum { TAG_SITES = 1, TAG_MEMBERS = 2 };
+enum { TAG_SITES = 1 };
+/* The leader's text for its part, in the part's key-value space: KEY.n pieces KEY.0 ... */
+#define OTHERS_KEY "metampi.archs.others"
+enum { PIECE = PMI_WIRE_VALLEN_MAX - 1 };
 
 typedef struct {
     comm_t comm;     /* MPI_COMM_WORLD's ranks on the exchange's context */
@@ -54,14 +58,70 @@ static void send_text(exchange_t *x, request_t *r, int dest, int tag, const char
     p2p_start(r, "MPI_Init");
 }
 
-/* Step 1 and 2 at a leader: its site's summary to the other leaders, theirs (joined) back to
- * its site's members. */
+/* The other sites' summaries into the part's key-value space, in pieces of one value each. */
+static int publish(const char *all, char *err, int errlen)
+{
+    size_t len = strlen(all), n = (len + PIECE - 1) / PIECE;
+    char key[64], value[PIECE + 1];
+    snprintf(value, sizeof value, "%zu", n);
+    if (job_put(OTHERS_KEY ".n", value, err, errlen) != 0)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        size_t at = k * PIECE, m = len - at < PIECE ? len - at : PIECE;
+        memcpy(value, all + at, m);
+        value[m] = '\0';
+        snprintf(key, sizeof key, OTHERS_KEY ".%zu", k);
+        if (job_put(key, value, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A member's side of step 2: the pieces its leader published, recorded. */
+static int read_published(char *err, int errlen)
+{
+    char key[64], value[PIECE + 2];
+    int g = job_get(OTHERS_KEY ".n", value, sizeof value, err, errlen);
+    if (g != 0) {
+        if (g > 0)
+            snprintf(err, (size_t)errlen, "this site's leader published no architectures of "
+                     "the other sites");
+        return -1;
+    }
+    size_t n = strtoul(value, NULL, 10);
+    char *all = malloc(n * PIECE + 1);
+    if (!all) {
+        snprintf(err, (size_t)errlen, "out of memory for the other sites' architectures");
+        return -1;
+    }
+    size_t len = 0;
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        snprintf(key, sizeof key, OTHERS_KEY ".%zu", k);
+        g = job_get(key, value, sizeof value, err, errlen);
+        if (g > 0)
+            snprintf(err, (size_t)errlen, "piece %zu of the other sites' architectures is "
+                     "missing", k);
+        size_t m = g == 0 ? strlen(value) : 0;
+        rc = g == 0 && m <= PIECE ? 0 : -1;
+        memcpy(all + len, value, m);
+        len += m;
+    }
+    all[len] = '\0';
+    if (rc == 0)
+        rc = peer_arch_record_part(all, job.size, err, (size_t)errlen);
+    free(all);
+    return rc;
+}
+
+/* Step 1 at a leader: its site's summary to the other leaders; theirs, joined, published
+ * for its part (step 2). */
 static int lead(exchange_t *x, char *err, int errlen)
 {
     int me = job.rank, rc = -1;
     size_t cap = 64 + (size_t)x->nmine * 16 + PEER_ARCH_HEX * 4;
     char *own = malloc(cap), *all = NULL;
-    request_t *sends = calloc((size_t)(x->nsites + x->nmine), sizeof *sends);
+    request_t *sends = calloc((size_t)x->nsites, sizeof *sends);
     int nsends = 0;
     if (!own || !sends || peer_arch_format_part(x->mine, x->nmine, own, cap) < 0) {
         snprintf(err, (size_t)errlen, "out of memory for this site's architectures");
@@ -95,10 +155,7 @@ static int lead(exchange_t *x, char *err, int errlen)
         snprintf(err, (size_t)errlen, "out of memory for the other sites' architectures");
         goto out;
     }
-    for (int i = 0; i < x->nmine; i++)
-        if (x->mine[i] != me)
-            send_text(x, &sends[nsends++], x->mine[i], TAG_MEMBERS, all);
-    rc = 0;
+    rc = publish(all, err, errlen);
 out:
     for (int i = 0; i < nsends; i++) /* the buffers stay until every send has left */
         p2p_wait(&sends[i]);
@@ -149,13 +206,12 @@ int federated_arch_exchange(char *err, int errlen)
     }
     if (check_part(&x, err, errlen) != 0)
         goto out;
-    if (x.leader[site] == job.rank) {
-        rc = lead(&x, err, errlen);
-    } else {
-        char *all = recv_text(&x, x.leader[site], TAG_MEMBERS, err, errlen);
-        rc = all && peer_arch_record_part(all, job.size, err, (size_t)errlen) == 0 ? 0 : -1;
-        free(all);
-    }
+    /* every rank of the part passes the barrier, so a failed leader leaves none waiting */
+    rc = x.leader[site] == job.rank ? lead(&x, err, errlen) : 0;
+    if (job_barrier(err, errlen) != 0)
+        rc = -1;
+    if (rc == 0 && x.leader[site] != job.rank)
+        rc = read_published(err, errlen);
     for (int r = 0; rc == 0 && r < job.size; r++)
         if (r != job.rank && !peer_arch_known(r)) {
             snprintf(err, (size_t)errlen, "no site told this rank the architecture of rank %d",
