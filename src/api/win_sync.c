@@ -28,9 +28,15 @@ API_EXPORT int PMPI_Win_fence(int assert, MPI_Win win)
     if (w->naccess >= 0 || w->nexposure >= 0)
         return win_raise(w, MPI_ERR_RMA_SYNC, F,
                          "an MPI_Win_start or MPI_Win_post epoch is open");
-    rc = rma_fence(w);
+    if ((assert & MPI_MODE_NOPRECEDE) && w->fence_ops)
+        return win_raise(w, MPI_ERR_RMA_SYNC, F,
+                         "MPI_MODE_NOPRECEDE asserted, but this process issued %llu "
+                         "operations since the last fence, which this fence must complete",
+                         (unsigned long long)w->fence_ops);
+    rc = rma_fence(w, assert);
     if (rc != MPI_SUCCESS)
         return win_raise(w, rc, F, "the fence failed");
+    w->fence_ops = 0;
     w->fence_epoch = !(assert & MPI_MODE_NOSUCCEED);
     return MPI_SUCCESS;
 }
@@ -54,9 +60,13 @@ API_EXPORT int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (w->lock_all || w->lock_held[rank])
         return win_raise(w, MPI_ERR_RMA_SYNC, F, "rank %d is already locked by this process",
                          rank);
-    rma_control(w, RMA_LOCK, rank, lock_type);
-    w->lock_held[rank] = lock_type == MPI_LOCK_SHARED ? RMA_LOCKED_SHARED
-                                                      : RMA_LOCKED_EXCLUSIVE;
+    if (assert & MPI_MODE_NOCHECK) {
+        w->lock_held[rank] = RMA_LOCKED_NOCHECK;   /* nothing to ask the target */
+    } else {
+        rma_control(w, RMA_LOCK, rank, lock_type);
+        w->lock_held[rank] = lock_type == MPI_LOCK_SHARED ? RMA_LOCKED_SHARED
+                                                          : RMA_LOCKED_EXCLUSIVE;
+    }
     w->nlocks++;
     return MPI_SUCCESS;
 }
@@ -74,9 +84,13 @@ API_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win)
     if (!w->lock_held[rank])
         return win_raise(w, MPI_ERR_RMA_SYNC, F, "rank %d is not locked by this process", rank);
     /* the unlock reaches the target after every operation sent before it, and is answered
-     * once they are applied */
-    rma_control(w, RMA_UNLOCK, rank,
-                w->lock_held[rank] == RMA_LOCKED_SHARED ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE);
+     * once they are applied; without a lock taken there, a flush does the same */
+    if (w->lock_held[rank] == RMA_LOCKED_NOCHECK)
+        rma_flush(w, rank);
+    else
+        rma_control(w, RMA_UNLOCK, rank,
+                    w->lock_held[rank] == RMA_LOCKED_SHARED ? MPI_LOCK_SHARED
+                                                            : MPI_LOCK_EXCLUSIVE);
     rma_complete_local(w, rank);
     w->lock_held[rank] = RMA_UNLOCKED;
     w->nlocks--;
@@ -95,8 +109,12 @@ API_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win)
         return rc;
     if (w->lock_all || w->nlocks)
         return win_raise(w, MPI_ERR_RMA_SYNC, F, "this process already holds a lock");
-    rma_control_all(w, RMA_LOCK, NULL, MPI_LOCK_SHARED);
-    w->lock_all = 1;
+    if (assert & MPI_MODE_NOCHECK) {
+        w->lock_all = RMA_LOCKED_NOCHECK;
+    } else {
+        rma_control_all(w, RMA_LOCK, NULL, MPI_LOCK_SHARED);
+        w->lock_all = RMA_LOCKED_SHARED;
+    }
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Win_lock_all)
@@ -109,9 +127,12 @@ API_EXPORT int PMPI_Win_unlock_all(MPI_Win win)
     API_GET_WIN(w, win, F);
     if (!w->lock_all)
         return win_raise(w, MPI_ERR_RMA_SYNC, F, "MPI_Win_lock_all was not called");
-    rma_control_all(w, RMA_UNLOCK, NULL, MPI_LOCK_SHARED);
+    if (w->lock_all == RMA_LOCKED_NOCHECK)
+        rma_flush(w, -1);
+    else
+        rma_control_all(w, RMA_UNLOCK, NULL, MPI_LOCK_SHARED);
     rma_complete_local(w, -1);
-    w->lock_all = 0;
+    w->lock_all = RMA_UNLOCKED;
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Win_unlock_all)

@@ -159,7 +159,7 @@ static int direct_start(win_t *w, rma_kind_t kind, const rma_args_t *a, const rm
 int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
 {
     const char *func = kind_name(kind);
-    rma_hdr_t h = { .kind = kind };
+    rma_hdr_t h = { .kind = kind, .epoch = w->fences };
     const void *layout;
     size_t layout_len;
     describe_target(w, a, &h, &layout, &layout_len);
@@ -171,6 +171,9 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
         h.leaf = op_leaf(a->target_type); /* the target converts it from an unlike origin */
     }
     size_t data = rma_data_bytes(&h);
+    if (!w->lock_all && !w->lock_held[a->target] &&
+        !(w->naccess >= 0 && w->access_member[a->target]))
+        w->fence_ops++;
     if (w->direct)
         return direct_start(w, kind, a, &h, layout, data);
     size_t head = sizeof h + rma_padded(layout_len);
@@ -285,6 +288,7 @@ static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_
     if (!h || !reply)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a control message");
     h->kind = kind;
+    h->epoch = w->fences;
     h->lock_type = lock_type;
     h->reply_tag = next_reply_tag(w);
     p2p_data_t none = { 0 };
@@ -341,6 +345,7 @@ void rma_notify(win_t *w, rma_kind_t kind, int target)
     if (!h)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a notice");
     h->kind = kind;
+    h->epoch = w->fences;
     rma_hdr_le(h);
     p2p_data_t d = { .buf = h, .bytes = sizeof *h };
     w->sent[target]++;

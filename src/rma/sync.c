@@ -20,40 +20,44 @@ static int all_applied(void *arg)
 
 /* Fence: my operations complete here (data sent, results in), then every member learns how
  * many operations each origin sent it since the window was created (alltoall of the
- * cumulative counts), waits until it applied them all, and passes a barrier: a get of the
- * next epoch must not overtake a put of this one from a third process. Counts are cumulative so that a
+ * cumulative counts) and waits until it applied them all. Counts are cumulative so that a
  * message of the next epoch, which an early member may send while a late one still waits
- * here, only ever adds to what is expected (origins' messages arrive in order). */
-int rma_fence(win_t *w)
+ * here, only ever adds to what is expected; the late member keeps such a message until it
+ * leaves (win.h, "Fence epochs"), so a get of the next epoch never overtakes a put of this
+ * one from a third process, without a barrier. Across sites the fence thus costs one
+ * exchange over the WAN. */
+int rma_fence(win_t *w, int assert)
 {
+    int rc = MPI_SUCCESS;
+    rma_complete_local(w, -1);
     if (w->direct) {
         /* every operation completed when it was issued: the members need only agree that
          * all are done, and see each other's stores (notices of post/start/complete/wait
          * are messages still) */
-        rma_complete_local(w, -1);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        int rc = icoll_barrier(w->comm);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        return rc;
-    }
-    int n = w->comm->size;
-    uint64_t *expect = malloc(2 * (size_t)n * sizeof *expect), *sent = expect + n;
-    if (!expect)
-        return MPI_ERR_NO_MEM;
-    rma_complete_local(w, -1);
-    /* little-endian counts: the members may be of unlike architectures (issue 19) */
-    for (int i = 0; i < n; i++)
-        sent[i] = htole64(w->sent[i]);
-    int rc = icoll_alltoall(w->comm, sent, sizeof *sent, expect);
-    for (int i = 0; i < n; i++)
-        expect[i] = le64toh(expect[i]);
-    if (rc == MPI_SUCCESS) {
-        fence_wait_t f = { w, expect };
-        progress_wait_until(all_applied, &f);
-        /* the next epoch's accesses must find every target finished with this one */
         rc = icoll_barrier(w->comm);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    } else if (!(assert & MPI_MODE_NOPRECEDE)) {
+        /* (with NOPRECEDE, every member asserts that no operation of its precedes) */
+        int n = w->comm->size;
+        uint64_t *expect = malloc(2 * (size_t)n * sizeof *expect);
+        if (!expect)
+            return MPI_ERR_NO_MEM;
+        uint64_t *sent = expect + n;
+        /* little-endian counts: the members may be of unlike architectures (issue 19) */
+        for (int i = 0; i < n; i++)
+            sent[i] = htole64(w->sent[i]);
+        rc = icoll_alltoall(w->comm, sent, sizeof *sent, expect);
+        for (int i = 0; i < n; i++)
+            expect[i] = le64toh(expect[i]);
+        if (rc == MPI_SUCCESS) {
+            fence_wait_t f = { w, expect };
+            progress_wait_until(all_applied, &f);
+        }
+        free(expect);
     }
-    free(expect);
+    if (rc == MPI_SUCCESS)
+        w->fences++;   /* the next epoch's messages, kept until now, may be applied */
     return rc;
 }
 

@@ -1,6 +1,8 @@
 /* The target side of the emulation: the progress hook takes each window's arriving messages
- * (in arrival order, which keeps every origin's order) and applies them one after another,
- * so accumulates to one location never interleave (atomicity, MPI-3.1 §11.7.1). */
+ * and applies them one after another, each origin's in its order, so accumulates to one
+ * location never interleave (atomicity, MPI-3.1 §11.7.1). A message still arriving, or of a
+ * fence epoch this process has not reached (win.h, "Fence epochs"), holds back the later
+ * messages of its origin only. */
 #include "rma/win.h"
 #include "rma/wire.h"
 
@@ -10,6 +12,7 @@
 #include "core/p2p.h"
 #include "core/progress.h"
 
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,6 +253,16 @@ static void apply_records(win_t *w, int origin, const char *msg, size_t bytes)
     } while (off < bytes);
 }
 
+/* Whole, and of a fence epoch this process has reached (a message shorter than a header is
+ * whole, and apply_records reports it). */
+static int applicable(const win_t *w, const rma_incoming_t *in)
+{
+    if (!in->req->complete)
+        return 0;
+    const rma_hdr_t *h = in->buf;
+    return in->bytes < sizeof *h || (int32_t)(le32toh(h->epoch) - w->fences) <= 0;
+}
+
 /* Takes w's arriving messages into its queue and applies those complete at its head. The
  * unexpected queue is searched only when a message arrived there since w last searched it:
  * a search that ends finds no message of w left, so only a new arrival can bring one. */
@@ -282,11 +295,21 @@ static int serve(win_t *w)
             w->in_head = in;
         w->in_tail = in;
     }
-    while (w->in_head && w->in_head->req->complete) {
-        rma_incoming_t *in = w->in_head;
-        w->in_head = in->next;
-        if (!w->in_head)
-            w->in_tail = NULL;
+    uint64_t pass = ++w->serve_pass;
+    rma_incoming_t *prev = NULL, *next;
+    for (rma_incoming_t *in = w->in_head; in; in = next) {
+        next = in->next;
+        if (w->held_at[in->origin] == pass || !applicable(w, in)) {
+            w->held_at[in->origin] = pass;
+            prev = in;
+            continue;
+        }
+        if (prev)
+            prev->next = next;
+        else
+            w->in_head = next;
+        if (w->in_tail == in)
+            w->in_tail = prev;
         apply_records(w, in->origin, in->buf, in->bytes);
         request_free(in->req);
         free(in->buf);

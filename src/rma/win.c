@@ -35,6 +35,7 @@ static void destroy(win_t *w)
     free(w->remote_base);
     free(w->sent);
     free(w->applied);
+    free(w->held_at);
     free(w->lock_held);
     free(w->access);
     free(w->access_member);
@@ -97,6 +98,7 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
     w->disp_units = calloc((size_t)n, sizeof *w->disp_units);
     w->sent = calloc((size_t)n, sizeof *w->sent);
     w->applied = calloc((size_t)n, sizeof *w->applied);
+    w->held_at = calloc((size_t)n, sizeof *w->held_at);
     w->lock_held = calloc((size_t)n, sizeof *w->lock_held);
     w->naccess = w->nexposure = -1;
     w->access_member = calloc((size_t)n, sizeof *w->access_member);
@@ -106,7 +108,7 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
     int rc = comm_dup(c, &w->comm);
     if (rc != MPI_SUCCESS)
         w->comm = NULL;
-    int ok = w->sizes && w->disp_units && w->sent && w->applied && w->lock_held &&
+    int ok = w->sizes && w->disp_units && w->sent && w->applied && w->held_at && w->lock_held &&
              w->access_member && w->posts && w->completes &&
              (flavor != MPI_WIN_FLAVOR_ALLOCATE || direct || w->allocated);
     /* every member learns whether all have their memory, so all fail or go on together, and
@@ -184,7 +186,11 @@ int win_detach(win_t *w, const void *base)
 
 int win_free(win_t *w)
 {
-    int rc = rma_fence(w);
+    /* MPI_Win_free is collective: no member's memory goes while another may still address it
+     * (the fence's exchange alone lets a member leave before the others applied everything) */
+    int rc = rma_fence(w, 0);
+    if (rc == MPI_SUCCESS)
+        rc = icoll_barrier(w->comm);
     rc = attr_delete_all(ATTR_WIN, w->handle, &w->attrs) != MPI_SUCCESS && rc == MPI_SUCCESS
              ? MPI_ERR_OTHER
              : rc;

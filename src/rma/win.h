@@ -18,6 +18,15 @@
  * Counting (fence): sent[t] counts the operations this process sent to target t, applied[o]
  * those of origin o applied here, both since the window was created. A fence exchanges
  * sent[] (alltoall), and returns when applied[o] reached what every origin o said it sent.
+ *
+ * Fence epochs: fences counts the fences this process has completed, and every message
+ * carries its origin's count (rma_hdr_t.epoch). A target applies a message only once its own
+ * count has reached the message's: an origin that left a fence early may already send the
+ * next epoch's operations to a target still inside that fence, which keeps them (and the
+ * later messages of that origin) until it leaves. So a fence needs no barrier after its
+ * exchange, and a fence with MPI_MODE_NOPRECEDE no communication at all. An origin is never
+ * more than one fence ahead of a target (it cannot finish a fence's exchange before the
+ * target entered it), so counts compare modulo 2^32.
  */
 #ifndef METAMPI_RMA_WIN_H
 #define METAMPI_RMA_WIN_H
@@ -34,8 +43,11 @@
 enum { RMA_TAG_OP = 0, RMA_TAG_REPLY0 = 1 };
 #define RMA_TAG_REPLY_SPAN 0x3fffffff
 
-/* The synchronisation a process holds towards a target (win_t.lock_held). */
-enum { RMA_UNLOCKED = 0, RMA_LOCKED_SHARED, RMA_LOCKED_EXCLUSIVE };
+/* The synchronisation a process holds towards a target (win_t.lock_held; win_t.lock_all is
+ * 0, or one of the last two). NOCHECK: the epoch was opened with MPI_MODE_NOCHECK (no other
+ * process holds or asks for a conflicting lock), so no lock was taken at the target, and the
+ * unlock is a flush. */
+enum { RMA_UNLOCKED = 0, RMA_LOCKED_SHARED, RMA_LOCKED_EXCLUSIVE, RMA_LOCKED_NOCHECK };
 
 struct rma_pending;
 struct rma_hdr;
@@ -67,8 +79,10 @@ typedef struct win {
     /* origin side */
     uint64_t *sent;              /* see "Counting" */
     int fence_epoch;             /* a fence opened an epoch that a later fence may close */
+    uint32_t fences;             /* fences completed here (see "Fence epochs") */
+    uint64_t fence_ops;          /* operations issued in the fence epoch open now */
     int *lock_held;              /* per target: RMA_UNLOCKED / _SHARED / _EXCLUSIVE */
-    int lock_all;                /* MPI_Win_lock_all holds every target */
+    int lock_all;                /* MPI_Win_lock_all holds every target (RMA_LOCKED_*) */
     int nlocks;                  /* targets locked by MPI_Win_lock */
     int next_reply;              /* the next reply tag, RMA_TAG_REPLY0 + (n mod span) */
     struct rma_pending *pending; /* operations not yet complete at this origin */
@@ -84,7 +98,9 @@ typedef struct win {
     int nattached, attached_cap; /* which every access is checked against */
     int *posts;                  /* per target: its MPI_Win_post notices not yet used */
     int *completes;              /* per origin: its MPI_Win_complete notices not yet used */
-    struct rma_incoming *in_head, *in_tail; /* taken messages, applied in this order */
+    struct rma_incoming *in_head, *in_tail; /* taken messages, in arrival order */
+    uint64_t *held_at;           /* per origin: the serve pass that held its messages back */
+    uint64_t serve_pass;
     uint64_t searched_at;        /* match_arrivals() when the target last searched for them */
     int shared_holders;          /* origins holding a shared lock here */
     int exclusive_holder;        /* the origin holding the exclusive lock, or -1 */
@@ -242,7 +258,9 @@ int rma_send(win_t *w, int target, void *msg, size_t bytes, const char *func);
 
 /* ---- synchronisation (sync.c) ------------------------------------------------------------- */
 
-int rma_fence(win_t *w);
+/* MPI_Win_fence with its assert (MPI_MODE_NOPRECEDE: no operation to complete, nothing is
+ * exchanged). */
+int rma_fence(win_t *w, int assert);
 /* Waits until everything sent to target (all targets: -1) was applied there. */
 void rma_flush(win_t *w, int target);
 

@@ -17,7 +17,9 @@
  *
  * A message may hold several operations (gathered, rma/gather.c): records, each the format
  * above padded to RMA_ALIGN, one after another; the target applies them in order. A message
- * of one operation is the same as one record without its padding.
+ * of one operation is the same as one record without its padding. The records of one message
+ * are of one fence epoch (a fence sends the gathered records before its exchange), so the
+ * target looks at the first record's epoch only.
  */
 #ifndef METAMPI_RMA_WIRE_H
 #define METAMPI_RMA_WIRE_H
@@ -34,6 +36,8 @@ typedef struct rma_hdr {
     int32_t leaf;         /* accumulates: what the data is made of (core/op.h op_leaf) */
     int32_t op;           /* accumulates: op_kind_t of a predefined op */
     uint32_t layout_len;
+    uint32_t epoch;       /* the origin's fence count when it sent this (rma/win.h) */
+    uint32_t unused[3];
     uint64_t offset;
     uint64_t count;
     uint64_t bytes;
@@ -54,6 +58,7 @@ static inline void rma_hdr_le(rma_hdr_t *h)
     h->leaf = (int32_t)htole32((uint32_t)h->leaf);
     h->op = (int32_t)htole32((uint32_t)h->op);
     h->layout_len = htole32(h->layout_len);
+    h->epoch = htole32(h->epoch);
     h->offset = htole64(h->offset);
     h->count = htole64(h->count);
     h->bytes = htole64(h->bytes);
