@@ -71,7 +71,7 @@ build-s390x: $(S390X_BUILD)/CMakeCache.txt
 hetero-programs:
 	@if command -v s390x-linux-gnu-gcc >/dev/null; then \
 	  $(MAKE) --no-print-directory $(S390X_BUILD)/CMakeCache.txt && \
-	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes hetero_colls metampi-demo test_io_external32; \
+	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes hetero_colls hetero_colls_derived hetero_intercomm hetero_rma metampi-demo test_io_external32; \
 	else echo "no s390x cross compiler (scripts/install-deps.sh): the hetero tests are skipped"; fi
 
 # The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI

@@ -1,7 +1,6 @@
 #include "api/coll_api.h"
 
 #include "coll/trace.h"
-#include "core/hetero.h"
 #include "core/match.h"
 #include "core/request.h"
 
@@ -17,11 +16,6 @@ int coll_check_type(MPI_Comm comm, MPI_Datatype t, dtype_t **out, const char *fu
         return err_raise(comm, MPI_ERR_TYPE, func, "%s 0x%x is not committed", arg,
                          (unsigned)t);
     *out = dt;
-    if (!peer_arch_all_same()) { /* members of another architecture (issue 19) */
-        const comm_t *c = comm_lookup(comm);
-        if (c)
-            return hetero_check_comm_type(c, t, func);
-    }
     return MPI_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #include "rma/win.h"
 
 #include "core/attr.h"
+#include "core/federated_arch.h"
 #include "core/lock.h"
 #include "core/schedule.h"
 #include "core/p2p.h"
@@ -75,6 +76,10 @@ static int init(int required, const char *func)
         err_fatal(MPI_ERR_OTHER, func, "start-up barrier failed: %s", err);
     if (p2p_ready(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot start the transports: %s", err);
+    /* a federated part learns the other parts' architectures (its PMI space holds its own) */
+    if (federated_arch_exchange(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot learn the architectures of the other sites: %s",
+                  err);
 
     /* Output of ranks goes through the launcher's pipes: line buffering keeps lines whole and
      * makes what a rank printed before a crash visible. */

@@ -1,7 +1,12 @@
 /* Argument checks of the one-sided calls. */
 #include "api/win_checks.h"
 
+#include "core/op.h"
+#include "datatype/construct.h"
 #include "datatype/dtype.h"
+#include "datatype/engine/convert.h"
+#include "datatype/predefined.h"
+#include "runtime/peer_arch.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,6 +56,29 @@ int win_check_data(const win_t *w, const void *buf, int count, MPI_Datatype type
                          (unsigned)type);
     *t = dt;
     return MPI_SUCCESS;
+}
+
+int win_check_unlike(const win_t *w, int target, int count, struct dtype *t, const char *func)
+{
+    if (peer_arch_all_same() || target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    const arch_desc_t *theirs = peer_arch(comm_peer_world_rank(w->comm, target));
+    if (arch_same(theirs, arch_local()))
+        return MPI_SUCCESS;
+    int leaf = op_leaf(t);
+    const dtype_basic_info_t *b = leaf > 0 ? dtype_basic(leaf) : NULL;
+    dtype_t *basic = b ? dtype_lookup(b->handle) : NULL;
+    if (basic && basic->layout && dt_layout_contiguous(dtype_layout(t), (size_t)count) &&
+        dt_conv_stream_size(basic->layout, theirs, 1) == (uint64_t)basic->size)
+        return MPI_SUCCESS;
+    char mine[96], other[96];
+    return win_raise(w, MPI_ERR_TYPE, func,
+                     "target rank %d (%s) is of another architecture than rank %d (%s): "
+                     "one-sided operations between them take target data of contiguous "
+                     "elements of one basic type of the same size on both, which datatype "
+                     "%#x is not", target, arch_describe(theirs, other, sizeof other),
+                     w->comm->rank, arch_describe(arch_local(), mine, sizeof mine),
+                     (unsigned)t->handle);
 }
 
 int win_check_range(const win_t *w, int target, MPI_Aint disp, int count, const struct dtype *t,

@@ -16,6 +16,7 @@
 #include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
+#include "core/comm_arch.h"
 
 /* The algorithm of kind (allgather or allgatherv) over n members gathering total bytes: the
  * forced one, else the selection table's (coll/table.c). */
@@ -95,6 +96,23 @@ static int allgather_inter(icoll_sched_t *s, comm_t *c, const p2p_data_t *mine,
             icoll_sched_fence(s);
         }
         return coll_bcast(s, local, set->b.base, (size_t)m * set->b.count, set->b.dt, 0);
+    }
+    if (comm_arch_mixed(c)) {
+        /* members of unlike architectures: each block received and broadcast typed, in place
+         * (a packed temporary would carry its writers' bytes unconverted) */
+        for (int i = 0; i < m; i++) {
+            p2p_data_t d = mv_run(&set->b, set->start[i], (size_t)set->len[i]);
+            if (local->rank == 0 && d.bytes)
+                icoll_sched_recv_data(s, c, i, &d);
+        }
+        icoll_sched_fence(s);
+        int rc = MPI_SUCCESS;
+        for (int i = 0; i < m && rc == MPI_SUCCESS; i++)
+            if (set->len[i])
+                rc = coll_bcast(s, local, coll_at(set->b.base, (size_t)set->start[i] *
+                                                  set->b.count, set->b.dt),
+                                (size_t)set->len[i] * set->b.count, set->b.dt, 0);
+        return rc;
     }
     char *tmp = icoll_sched_alloc(s, total);
     if (!tmp)

@@ -8,6 +8,7 @@
 #include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
+#include "core/comm_arch.h"
 
 /* The algorithm for bb-byte blocks over n members: the forced one, else the table's. */
 static int pick(int n, size_t bb)
@@ -166,6 +167,10 @@ static int p2p_build(coll_call_t *call)
     hold(call);
     sides(call, &sd, &rd, &bb);
     int n = c->size, algo = pick(n, bb);
+    /* Bruck forwards others' blocks in packed temporaries, which would reach members of
+     * another architecture unconverted: linear there (typed blocks, converted) */
+    if (algo == COLL_A2A_BRUCK && comm_arch_mixed(c))
+        algo = COLL_A2A_LINEAR;
     coll_trace_note("p2p",
                     coll_algo_name(COMM_OP_ALLTOALL,
                                    algo == COLL_A2A_BRUCK && n == 1 ? COLL_A2A_LINEAR : algo),

@@ -19,6 +19,7 @@
 #include "coll/shm/shm.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
+#include "core/comm_arch.h"
 
 static int bcast_inter(icoll_sched_t *s, comm_t *c, void *buf, size_t count, dtype_t *dt,
                        int root)
@@ -183,6 +184,10 @@ static int p2p_build(coll_call_t *call)
     icoll_sched_hold_dtype(call->s, call->dt);
     comm_t *c = call->comm;
     int n = c->size, algo = mv_bcast_forced();
+    /* members of unlike architectures: the binomial tree, whose typed messages convert (the
+     * chunked algorithms' pieces are bytes, which would arrive unconverted) */
+    if (comm_arch_mixed(c))
+        algo = MV_BCAST_BINOMIAL;
     p2p_data_t d = mv_typed(call->buf, call->count, call->dt);
     coll_team_t all = coll_team_all(c);
     coll_trace_note("p2p", mv_bcast_algo_name(n, d.bytes, algo), d.bytes);

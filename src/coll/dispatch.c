@@ -30,13 +30,16 @@ int coll_start(const coll_family_t *f, coll_call_t *call)
     const coll_table_t *t = coll_table(call->kind);
     coll_measure_t m = { call->comm->size, call->size, call->count, 1 };
     call->direct = 0;
-    /* members of unlike architectures (issue 19): the point-to-point algorithms alone, whose
-     * typed receives convert; the other levels move typed data as bytes between members */
+    /* members of unlike architectures (issue 19): the point-to-point algorithms alone (and
+     * the inter-communicator forms, built of them), whose typed receives convert; the other
+     * levels move typed data as bytes between members */
     int mixed = !peer_arch_all_same() && comm_arch_mixed(call->comm);
     for (int i = 0; i < t->nrules; i++) {
         const coll_rule_t *r = &t->rules[i];
         const coll_level_t *L = f->levels[r->level];
-        if (!L || (r->level != COLL_P2P && (mixed || !coll_level_row_applies(t, r, &m))))
+        int typed = r->level == COLL_P2P || r->level == COLL_INTER;
+        if (!L || (r->level != COLL_P2P &&
+                   ((mixed && !typed) || !coll_level_row_applies(t, r, &m))))
             continue;
         /* a level without a schedule only while none is begun: a blocking call's start */
         if ((L->flags & COLL_LEVEL_NO_SCHEDULE) && (call->s || call->stream != COMM_BLOCKING))

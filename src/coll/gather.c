@@ -21,6 +21,7 @@
 #include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
+#include "core/comm_arch.h"
 
 static int gather_inter(icoll_sched_t *s, comm_t *c, const p2p_data_t *mine,
                         const mv_blocks_t *rb, size_t bb, int root)
@@ -28,8 +29,10 @@ static int gather_inter(icoll_sched_t *s, comm_t *c, const p2p_data_t *mine,
     if (root == MPI_PROC_NULL || bb == 0)
         return MPI_SUCCESS;
     int m = comm_peer_size(c);
+    /* a group's blocks gathered first travel as bytes: not between unlike architectures */
+    int mixed = comm_arch_mixed(c);
     if (root == MPI_ROOT) {
-        if (mv_gather_pick(m, bb) == MV_ROOTED_BINOMIAL) {
+        if (!mixed && mv_gather_pick(m, bb) == MV_ROOTED_BINOMIAL) {
             p2p_data_t d = mv_run(rb, 0, (size_t)m);
             icoll_sched_recv_data(s, c, 0, &d);
         } else {
@@ -41,7 +44,7 @@ static int gather_inter(icoll_sched_t *s, comm_t *c, const p2p_data_t *mine,
         return MPI_SUCCESS;
     }
     comm_t *local = c->local_comm;
-    if (mv_gather_pick(local->size, bb) != MV_ROOTED_BINOMIAL) {
+    if (mixed || mv_gather_pick(local->size, bb) != MV_ROOTED_BINOMIAL) {
         icoll_sched_send_data(s, c, root, mine);
         return MPI_SUCCESS;
     }

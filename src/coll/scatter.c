@@ -18,6 +18,7 @@
 #include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
+#include "core/comm_arch.h"
 
 static int scatter_inter(icoll_sched_t *s, comm_t *c, const mv_blocks_t *sb,
                          const p2p_data_t *mine, size_t bb, int root)
@@ -25,8 +26,10 @@ static int scatter_inter(icoll_sched_t *s, comm_t *c, const mv_blocks_t *sb,
     if (root == MPI_PROC_NULL || bb == 0)
         return MPI_SUCCESS;
     int m = comm_peer_size(c);
+    /* a group's blocks scattered on travel as bytes: not between unlike architectures */
+    int mixed = comm_arch_mixed(c);
     if (root == MPI_ROOT) {
-        if (mv_scatter_pick(m, bb) == MV_ROOTED_BINOMIAL) {
+        if (!mixed && mv_scatter_pick(m, bb) == MV_ROOTED_BINOMIAL) {
             p2p_data_t d = mv_run(sb, 0, (size_t)m);
             icoll_sched_send_data(s, c, 0, &d);
         } else {
@@ -38,7 +41,7 @@ static int scatter_inter(icoll_sched_t *s, comm_t *c, const mv_blocks_t *sb,
         return MPI_SUCCESS;
     }
     comm_t *local = c->local_comm;
-    if (mv_scatter_pick(local->size, bb) != MV_ROOTED_BINOMIAL) {
+    if (mixed || mv_scatter_pick(local->size, bb) != MV_ROOTED_BINOMIAL) {
         icoll_sched_recv_data(s, c, root, mine);
         return MPI_SUCCESS;
     }

@@ -69,6 +69,23 @@ static int inter_swap(comm_t *c, const void *send, size_t sbytes, void *recv, si
     return icoll_sched_run(s);
 }
 
+/* inter_swap of n 32-bit words (ints, context ids) each way, little-endian between the groups
+ * and within them (issue 19: the groups' members may be of unlike architectures); send and
+ * recv in host order. */
+static int inter_swap_words(comm_t *c, const void *send, size_t n, void *recv, size_t rn)
+{
+    uint32_t *le = malloc((n + 1) * sizeof *le);
+    if (!le)
+        return MPI_ERR_NO_MEM;
+    for (size_t i = 0; i < n; i++)
+        le[i] = htole32(((const uint32_t *)send)[i]);
+    int rc = inter_swap(c, le, n * sizeof *le, recv, rn * sizeof *le);
+    free(le);
+    for (size_t i = 0; rc == MPI_SUCCESS && i < rn; i++)
+        ((uint32_t *)recv)[i] = le32toh(((uint32_t *)recv)[i]);
+    return rc;
+}
+
 /* Two context ids agreed over c's local group (the new inter-communicator's recv_ctx and its
  * local_comm's), and the remote group's new recv_ctx. One agreement and one swap on c. */
 static int inter_contexts(comm_t *c, uint32_t ids[2], uint32_t *remote)
@@ -80,7 +97,7 @@ static int inter_contexts(comm_t *c, uint32_t ids[2], uint32_t *remote)
     ctxid_sched_agree(s, c->local_comm, 2, op.key, ids);
     int rc = icoll_sched_run(s);
     if (rc == MPI_SUCCESS)
-        rc = inter_swap(c, &ids[0], sizeof ids[0], remote, sizeof *remote);
+        rc = inter_swap_words(c, &ids[0], 1, remote, 1);
     return rc;
 }
 
@@ -90,6 +107,7 @@ typedef struct dup_state {
     comm_t *c;
     uint32_t ids[2];      /* recv_ctx (and, inter, local_comm's) */
     uint32_t remote;      /* inter: the remote group's new recv_ctx */
+    uint32_t ctx_le;      /* inter: ids[0] little-endian, as sent to the other group */
     void (*done)(int err, void *arg);
     void *arg;
 } dup_state_t;
@@ -100,6 +118,7 @@ static int dup_finish(icoll_sched_t *s, void *arg)
     dup_state_t *d = arg;
     comm_t *c = d->c;
     if (comm_is_inter(c)) {
+        d->remote = le32toh(d->remote); /* little-endian between the groups (issue 19) */
         comm_set_context(c, d->ids[0], d->remote);
         if (attach_local_comm(c, d->ids[1]) != MPI_SUCCESS) {
             ctxid_release(d->ids[0]);
@@ -110,6 +129,15 @@ static int dup_finish(icoll_sched_t *s, void *arg)
         comm_set_context(c, d->ids[0], d->ids[0]);
     }
     c->ready = 1;
+    return MPI_SUCCESS;
+}
+
+/* A step after the agreement: what the remote group receives is little-endian. */
+static int dup_ctx_to_le(icoll_sched_t *s, void *arg)
+{
+    (void)s;
+    dup_state_t *d = arg;
+    d->ctx_le = htole32(d->ids[0]);
     return MPI_SUCCESS;
 }
 
@@ -139,7 +167,8 @@ static int dup_begin(comm_t *parent, comm_stream_t stream, comm_t **out, icoll_s
         comm_t *l = parent->local_comm;
         ctxid_sched_agree(s, l, 2, op.key, d->ids);
         if (l->rank == 0) {
-            icoll_sched_send(s, parent, 0, &d->ids[0], sizeof d->ids[0]);
+            icoll_sched_call(s, dup_ctx_to_le, d);
+            icoll_sched_send(s, parent, 0, &d->ctx_le, sizeof d->ctx_le);
             icoll_sched_recv(s, parent, 0, &d->remote, sizeof d->remote);
             icoll_sched_fence(s);
         }
@@ -270,15 +299,14 @@ static int finish_inter(comm_t *parent, group_t *lg, group_t *rg, const uint32_t
 static int create_inter(comm_t *parent, group_t *group, comm_t **out)
 {
     int rsize = 0, lsize = group->size;
-    int rc = inter_swap(parent, &lsize, sizeof lsize, &rsize, sizeof rsize);
+    int rc = inter_swap_words(parent, &lsize, 1, &rsize, 1);
     if (rc != MPI_SUCCESS)
         return rc;
     int *mine = world_ranks(group), *theirs = malloc((size_t)(rsize + 1) * sizeof *theirs);
     if (!mine || !theirs)
         rc = MPI_ERR_NO_MEM; /* out of memory mid-way: the job cannot go on consistently */
     if (rc == MPI_SUCCESS)
-        rc = inter_swap(parent, mine, (size_t)lsize * sizeof *mine, theirs,
-                        (size_t)rsize * sizeof *theirs);
+        rc = inter_swap_words(parent, mine, (size_t)lsize, theirs, (size_t)rsize);
     uint32_t ids[2], remote;
     if (rc == MPI_SUCCESS)
         rc = inter_contexts(parent, ids, &remote);
@@ -484,13 +512,17 @@ int comm_intercomm_create(comm_t *local, int local_leader, comm_t *peer, int rem
     int rc = ctxid_agree(local, 2, ids);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* hdr: {recv_ctx, group size} of each side; then the groups' world ranks */
-    int hdr[2] = { (int)ids[0], local->size }, rhdr[2] = { 0, 0 };
+    /* hdr: {recv_ctx, group size} of each side; then the groups' world ranks: all
+     * little-endian between the leaders and in the local broadcasts (issue 19: either may
+     * join ranks of unlike architectures), in host order after them */
+    int hdr[2] = { (int)htole32(ids[0]), (int)htole32((uint32_t)local->size) }, rhdr[2] = { 0, 0 };
     int *rw = NULL, *mine = NULL;
     if (local->rank == local_leader) {
         /* the leaders' own tag range on peer's internal context (see comm_create_group) */
         int ptag = -0x40000000 + (tag & 0x1fffffff);
         mine = world_ranks(local->group);
+        for (int i = 0; mine && i < local->size; i++)
+            mine[i] = (int)htole32((uint32_t)mine[i]);
         icoll_sched_t *s = icoll_sched_new(ptag);
         if (!s || !mine) {
             rc = MPI_ERR_NO_MEM;
@@ -499,23 +531,28 @@ int comm_intercomm_create(comm_t *local, int local_leader, comm_t *peer, int rem
             icoll_sched_recv(s, peer, remote_leader, rhdr, sizeof rhdr);
             rc = icoll_sched_run(s);
         }
-        if (rc == MPI_SUCCESS && !(rw = malloc((size_t)(rhdr[1] + 1) * sizeof *rw)))
+        int rsize = (int)le32toh((uint32_t)rhdr[1]);
+        if (rc == MPI_SUCCESS && !(rw = malloc((size_t)(rsize + 1) * sizeof *rw)))
             rc = MPI_ERR_NO_MEM;
         if (rc == MPI_SUCCESS && !(s = icoll_sched_new(ptag)))
             rc = MPI_ERR_NO_MEM;
         if (rc == MPI_SUCCESS) {
             icoll_sched_send(s, peer, remote_leader, mine, (size_t)local->size * sizeof *mine);
-            icoll_sched_recv(s, peer, remote_leader, rw, (size_t)rhdr[1] * sizeof *rw);
+            icoll_sched_recv(s, peer, remote_leader, rw, (size_t)rsize * sizeof *rw);
             rc = icoll_sched_run(s);
         }
         free(mine);
     }
     if (rc == MPI_SUCCESS)
         rc = icoll_bcast(local, rhdr, sizeof rhdr, local_leader);
+    rhdr[0] = (int)le32toh((uint32_t)rhdr[0]);
+    rhdr[1] = (int)le32toh((uint32_t)rhdr[1]);
     if (rc == MPI_SUCCESS && !rw && !(rw = malloc((size_t)(rhdr[1] + 1) * sizeof *rw)))
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = icoll_bcast(local, rw, (size_t)rhdr[1] * sizeof *rw, local_leader);
+    for (int i = 0; rc == MPI_SUCCESS && i < rhdr[1]; i++)
+        rw[i] = (int)le32toh((uint32_t)rw[i]);
     group_t *rg = rc == MPI_SUCCESS ? group_new(rhdr[1], rw) : NULL;
     free(rw);
     if (rc == MPI_SUCCESS && !rg)
@@ -533,7 +570,7 @@ int comm_intercomm_merge(comm_t *inter, int high, comm_t **out)
 {
     *out = NULL;
     int mine = high != 0, theirs = 0;
-    int rc = inter_swap(inter, &mine, sizeof mine, &theirs, sizeof theirs);
+    int rc = inter_swap_words(inter, &mine, 1, &theirs, 1);
     uint32_t ctx;
     if (rc == MPI_SUCCESS)
         rc = ctxid_agree(inter, 1, &ctx);

@@ -167,6 +167,8 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
         h.op = a->op->kind;
         h.leaf = op_leaf(kind == RMA_GACC && a->op->kind == OP_NO_OP ? a->target_type
                                                                        : a->origin_type);
+    } else {
+        h.leaf = op_leaf(a->target_type); /* the target converts it from an unlike origin */
     }
     size_t data = rma_data_bytes(&h);
     if (!w->lock_all && !w->lock_held[a->target] &&
@@ -186,6 +188,8 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
                                                  a->origin_type)
                                        : data_of(a->result, (size_t)a->result_count,
                                                  a->result_type);
+        /* the target's data: converted here when it is of another architecture */
+        d.type = (kind == RMA_GET ? a->origin_type : a->result_type)->handle;
         /* the reply completes the operation at the origin */
         rc = start_request(w, REQ_RECV, &d, a->target, h.reply_tag, NULL, a->request, func);
     }
@@ -195,7 +199,9 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
     }
     if (gather)
         msg = rma_gather_reserve(w, a->target, head + data);
-    memcpy(msg, &h, sizeof h);
+    rma_hdr_t le = h;
+    rma_hdr_le(&le);
+    memcpy(msg, &le, sizeof le);
     if (layout_len)
         memcpy(msg + sizeof h, layout, layout_len);
     origin_data(msg + head, a, &h);
@@ -289,6 +295,7 @@ static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_
     p2p_set_data(reply, &none);
     reply->peer = target;
     reply->tag = h->reply_tag;
+    rma_hdr_le(h);
     p2p_start(reply, kind_name(kind));
     p2p_data_t d = { .buf = h, .bytes = sizeof *h };
     w->sent[target]++;
@@ -339,6 +346,7 @@ void rma_notify(win_t *w, rma_kind_t kind, int target)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a notice");
     h->kind = kind;
     h->epoch = w->fences;
+    rma_hdr_le(h);
     p2p_data_t d = { .buf = h, .bytes = sizeof *h };
     w->sent[target]++;
     if (start_request(w, REQ_SEND, &d, target, RMA_TAG_OP, h, NULL, kind_name(kind)) !=

@@ -4,6 +4,7 @@
 #include "core/icoll.h"
 #include "core/progress.h"
 
+#include <endian.h>
 #include <stdlib.h>
 
 typedef struct fence_wait {
@@ -39,10 +40,16 @@ int rma_fence(win_t *w, int assert)
     } else if (!(assert & MPI_MODE_NOPRECEDE)) {
         /* (with NOPRECEDE, every member asserts that no operation of its precedes) */
         int n = w->comm->size;
-        uint64_t *expect = malloc((size_t)n * sizeof *expect);
+        uint64_t *expect = malloc(2 * (size_t)n * sizeof *expect);
         if (!expect)
             return MPI_ERR_NO_MEM;
-        rc = icoll_alltoall(w->comm, w->sent, sizeof *w->sent, expect);
+        uint64_t *sent = expect + n;
+        /* little-endian counts: the members may be of unlike architectures (issue 19) */
+        for (int i = 0; i < n; i++)
+            sent[i] = htole64(w->sent[i]);
+        rc = icoll_alltoall(w->comm, sent, sizeof *sent, expect);
+        for (int i = 0; i < n; i++)
+            expect[i] = le64toh(expect[i]);
         if (rc == MPI_SUCCESS) {
             fence_wait_t f = { w, expect };
             progress_wait_until(all_applied, &f);

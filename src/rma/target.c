@@ -12,6 +12,7 @@
 #include "core/p2p.h"
 #include "core/progress.h"
 
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,11 +189,12 @@ static void check_attached(const win_t *w, int origin, const rma_hdr_t *h)
               origin, (unsigned long long)h->lo, (unsigned long long)h->hi, w->comm->rank);
 }
 
-static void apply(win_t *w, int origin, const rma_hdr_t *h)
+/* h (host order) is the header of the record at rec. */
+static void apply(win_t *w, int origin, const rma_hdr_t *h, const char *rec)
 {
     if (h->kind <= RMA_CAS)
         check_attached(w, origin, h);
-    const char *layout = (const char *)(h + 1);
+    const char *layout = rec + sizeof *h;
     const char *data = layout + rma_padded(h->layout_len);
     switch (h->kind) {
     case RMA_PUT:
@@ -200,7 +202,9 @@ static void apply(win_t *w, int origin, const rma_hdr_t *h)
     case RMA_ACC:
     case RMA_GACC:
     case RMA_CAS: {
-        void *old = rma_apply_data(w->base, h, layout, data, NULL);
+        void *native = rma_convert_from(w, origin, h, data);
+        void *old = rma_apply_data(w->base, h, layout, native ? native : data, NULL);
+        free(native);
         if (old)
             reply(w, origin, h->reply_tag, old, h->bytes);
         break;
@@ -232,15 +236,19 @@ static void apply_records(win_t *w, int origin, const char *msg, size_t bytes)
 {
     size_t off = 0;
     do {
-        const rma_hdr_t *h = (const rma_hdr_t *)(msg + off);
-        uint64_t len = bytes - off < sizeof *h ? UINT64_MAX
-                                               : sizeof *h + rma_padded(h->layout_len) +
-                                                     rma_data_bytes(h);
+        rma_hdr_t h;
+        if (bytes - off >= sizeof h) {
+            memcpy(&h, msg + off, sizeof h);
+            rma_hdr_le(&h);
+        }
+        uint64_t len = bytes - off < sizeof h ? UINT64_MAX
+                                              : sizeof h + rma_padded(h.layout_len) +
+                                                    rma_data_bytes(&h);
         if (len > bytes - off)
             err_fatal(MPI_ERR_INTERN, "MPI_Win",
                       "a one-sided message of %zu bytes from rank %d ends inside an operation",
                       bytes, origin);
-        apply(w, origin, h);
+        apply(w, origin, &h, msg + off);
         off += rma_padded(len);
     } while (off < bytes);
 }
@@ -252,7 +260,7 @@ static int applicable(const win_t *w, const rma_incoming_t *in)
     if (!in->req->complete)
         return 0;
     const rma_hdr_t *h = in->buf;
-    return in->bytes < sizeof *h || (int32_t)(h->epoch - w->fences) <= 0;
+    return in->bytes < sizeof *h || (int32_t)(le32toh(h->epoch) - w->fences) <= 0;
 }
 
 /* Takes w's arriving messages into its queue and applies those complete at its head. The

@@ -8,6 +8,7 @@
 #include "core/progress.h"
 #include "util/handles.h"
 
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,14 +56,16 @@ typedef struct member_shape {
 static int exchange_shapes(win_t *w)
 {
     int n = w->comm->size;
-    member_shape_t mine = { w->size, w->disp_unit };
+    /* little-endian: the members may be of unlike architectures (issue 19) */
+    member_shape_t mine = { (int64_t)htole64((uint64_t)w->size),
+                            (int64_t)htole64((uint64_t)w->disp_unit) };
     member_shape_t *all = malloc((size_t)n * sizeof *all);
     if (!all)
         return MPI_ERR_NO_MEM;
     int rc = icoll_allgather(w->comm, &mine, sizeof mine, all);
     for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
-        w->sizes[r] = (MPI_Aint)all[r].size;
-        w->disp_units[r] = (int)all[r].disp_unit;
+        w->sizes[r] = (MPI_Aint)le64toh((uint64_t)all[r].size);
+        w->disp_units[r] = (int)le64toh((uint64_t)all[r].disp_unit);
     }
     free(all);
     return rc;

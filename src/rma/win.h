@@ -171,6 +171,11 @@ typedef struct rma_args {
 typedef enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS, RMA_LOCK, RMA_UNLOCK,
                RMA_FLUSH, RMA_POST, RMA_COMPLETE } rma_kind_t;
 
+/* The data of h's record from origin (rank in w's communicator) converted into this rank's
+ * representation when origin is of another architecture (rma/convert.c): a malloc'd copy
+ * the caller frees; NULL when no conversion is needed (the data apply as they are). */
+void *rma_convert_from(win_t *w, int origin, const struct rma_hdr *h, const void *data);
+
 /* Starts one operation; it completes at the origin by rma_complete_local (or a sync call).
  * MPI_SUCCESS or an error class (MPI_ERR_NO_MEM). */
 int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a);

@@ -10,6 +10,11 @@
  * Replies (on reply_tag): get, get_accumulate, compare_and_swap: the target's data as it was
  * before the operation, packed; lock, unlock, flush: empty.
  *
+ * Between ranks of unlike architecture (issue 19) the header is little-endian (rma_hdr_le, as
+ * on every rank), the target region is contiguous elements of one basic type of the same
+ * size on both (api/win_checks.c), whose index `leaf` names, and the receiver of data makes it
+ * right: the target converts the origin's data, the origin's reply receive the target's.
+ *
  * A message may hold several operations (gathered, rma/gather.c): records, each the format
  * above padded to RMA_ALIGN, one after another; the target applies them in order. A message
  * of one operation is the same as one record without its padding. The records of one message
@@ -19,6 +24,7 @@
 #ifndef METAMPI_RMA_WIRE_H
 #define METAMPI_RMA_WIRE_H
 
+#include <endian.h>
 #include <stdint.h>
 
 #define RMA_ALIGN 16
@@ -40,6 +46,28 @@ typedef struct rma_hdr {
 } rma_hdr_t;
 
 _Static_assert(sizeof(rma_hdr_t) % RMA_ALIGN == 0, "data after the header stays aligned");
+
+/* Headers travel little-endian (issue 19, docs/heterogeneity.md): h converted in place from
+ * host order to little-endian or back (the same swap); nothing on a little-endian host. */
+static inline void rma_hdr_le(rma_hdr_t *h)
+{
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    h->kind = htole32(h->kind);
+    h->reply_tag = (int32_t)htole32((uint32_t)h->reply_tag);
+    h->lock_type = (int32_t)htole32((uint32_t)h->lock_type);
+    h->leaf = (int32_t)htole32((uint32_t)h->leaf);
+    h->op = (int32_t)htole32((uint32_t)h->op);
+    h->layout_len = htole32(h->layout_len);
+    h->epoch = htole32(h->epoch);
+    h->offset = htole64(h->offset);
+    h->count = htole64(h->count);
+    h->bytes = htole64(h->bytes);
+    h->lo = htole64(h->lo);
+    h->hi = htole64(h->hi);
+#else
+    (void)h;
+#endif
+}
 
 static inline uint64_t rma_padded(uint64_t n)
 {

@@ -11,6 +11,7 @@ enum { DISTINCT_MAX = 16 };
 static arch_desc_t distinct[DISTINCT_MAX];
 int peer_arch_ndistinct; /* distinct[0 .. peer_arch_ndistinct) are in use */
 static uint8_t *arch_of;
+static uint8_t *known; /* known[r]: rank r's descriptor was recorded (else taken as ours) */
 static int nranks;
 
 const arch_desc_t *peer_arch(int world_rank)
@@ -32,7 +33,8 @@ int peer_arch_open(int size, char *err, size_t errlen)
 {
     peer_arch_close();
     arch_of = calloc((size_t)size, 1);
-    if (!arch_of) {
+    known = calloc((size_t)size, 1);
+    if (!arch_of || !known) {
         snprintf(err, errlen, "out of memory for the architectures of %d ranks", size);
         return -1;
     }
@@ -74,13 +76,21 @@ int peer_arch_record(int r, const char *hex, char *err, size_t errlen)
         distinct[peer_arch_ndistinct++] = d;
     }
     arch_of[r] = (uint8_t)k;
+    known[r] = 1;
     return 0;
 }
 
-int peer_arch_record_summary(const char *summary, int size, char *err, size_t errlen)
+int peer_arch_known(int world_rank)
 {
-    int covered = 0;
-    const char *p = summary;
+    return known && world_rank >= 0 && world_rank < nranks && known[world_rank];
+}
+
+/* Records the runs of text ("HEX:RANGES;..."); *covered counts the ranks named. 0, or -1 with
+ * err. */
+static int record_runs(const char *text, int size, int *covered, char *err, size_t errlen)
+{
+    const char *p = text;
+    *covered = 0;
     while (*p) {
         char hex[PEER_ARCH_HEX + 1];
         const char *colon = strchr(p, ':');
@@ -104,7 +114,7 @@ int peer_arch_record_summary(const char *summary, int size, char *err, size_t er
             for (long r = a; r <= b; r++) {
                 if (peer_arch_record((int)r, hex, err, errlen) != 0)
                     return -1;
-                covered++;
+                (*covered)++;
             }
             if (*p != ',')
                 break;
@@ -115,12 +125,76 @@ int peer_arch_record_summary(const char *summary, int size, char *err, size_t er
         else if (*p)
             goto bad;
     }
-    if (covered == size)
+    if (*covered > 0)
         return 0;
 bad:
+    snprintf(err, errlen, "the summary of the ranks' architectures is malformed ('%.80s')", text);
+    return -1;
+}
+
+int peer_arch_record_summary(const char *summary, int size, char *err, size_t errlen)
+{
+    int covered;
+    if (record_runs(summary, size, &covered, err, errlen) != 0)
+        return -1;
+    if (covered == size)
+        return 0;
     snprintf(err, errlen, "the launcher's summary of the ranks' architectures is malformed "
              "('%.80s')", summary);
     return -1;
+}
+
+int peer_arch_record_part(const char *summary, int size, char *err, size_t errlen)
+{
+    int covered;
+    return record_runs(summary, size, &covered, err, errlen);
+}
+
+/* Appends text and the run "a" or "a-b" to out[*len ..]; -1 when it does not fit in cap. */
+static int append(char *out, size_t cap, size_t *len, const char *text, int a, int b)
+{
+    int n = a == b ? snprintf(out + *len, cap - *len, "%s%d", text, a)
+                   : snprintf(out + *len, cap - *len, "%s%d-%d", text, a, b);
+    if (n < 0 || (size_t)n >= cap - *len)
+        return -1;
+    *len += (size_t)n;
+    return 0;
+}
+
+int peer_arch_format_part(const int *ranks, int n, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int k = 0; k < peer_arch_ndistinct; k++) {
+        uint8_t w[ARCH_WIRE_SIZE];
+        char head[PEER_ARCH_HEX + 3];
+        arch_encode(&distinct[k], w);
+        int any = 0, start = -1, prev = -2;
+        for (int i = 0; i <= n; i++) {
+            int r = i < n ? ranks[i] : -1;
+            int in = r >= 0 && r < nranks && arch_of[r] == k;
+            if (in && start >= 0 && r == prev + 1) {
+                prev = r;
+                continue;
+            }
+            if (start >= 0) { /* the run [start, prev] ends */
+                int h = 0;
+                if (!any) {
+                    h = snprintf(head, sizeof head, "%s", len ? ";" : "");
+                    for (int j = 0; j < ARCH_WIRE_SIZE; j++)
+                        h += snprintf(head + h, sizeof head - (size_t)h, "%02x", w[j]);
+                    snprintf(head + h, sizeof head - (size_t)h, ":");
+                }
+                if (append(out, cap, &len, any ? "," : head, start, prev) != 0)
+                    return -1;
+                any = 1;
+                start = -1;
+            }
+            if (in)
+                start = prev = r;
+        }
+    }
+    return (int)len;
 }
 
 int peer_arch_check_hosts(const int *host_of, int size, int self, const char *hostname,
@@ -144,7 +218,8 @@ int peer_arch_check_hosts(const int *host_of, int size, int self, const char *ho
 void peer_arch_close(void)
 {
     free(arch_of);
-    arch_of = NULL;
+    free(known);
+    arch_of = known = NULL;
     nranks = 0;
     peer_arch_ndistinct = 0;
 }

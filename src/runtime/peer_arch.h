@@ -39,6 +39,14 @@ int peer_arch_record(int r, const char *hex, char *err, size_t errlen);
  * (RANGES "0-3,8"; tools/launch/arch_summary.h), which must name each of the size ranks
  * once. 0, or -1 with err. */
 int peer_arch_record_summary(const char *summary, int size, char *err, size_t errlen);
+/* The same for a summary of some of the ranks (a federated part's, core/federated_arch.c).
+ * 0, or -1 with err. */
+int peer_arch_record_part(const char *summary, int size, char *err, size_t errlen);
+/* 1 when rank r's descriptor was recorded (this rank's own is not, unless recorded). */
+int peer_arch_known(int world_rank);
+/* The summary of ranks[0..n) (ascending) as recorded, in the launcher's form, into out[cap].
+ * Its length, or -1 when it does not fit. */
+int peer_arch_format_part(const int *ranks, int n, char *out, size_t cap);
 /* -1 with err naming both ranks, their architectures and the host when two ranks of unlike
  * architecture share a host (host_of[r]: the host index of rank r); else 0. */
 int peer_arch_check_hosts(const int *host_of, int size, int self, const char *hostname,

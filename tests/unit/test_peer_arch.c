@@ -65,6 +65,23 @@ int main(void)
     CHECK(strstr(err, "ranks 5 (") && strstr(err, "and 3 (") && strstr(err, "share host h"));
     CHECK(peer_arch_check_hosts(same_host, 6, 0, "h", err, sizeof err) == -1);
 
+    /* a federated part's summary: some ranks only; the known ones, and back into text */
+    CHECK(peer_arch_open(6, err, sizeof err) == 0);
+    CHECK(!peer_arch_known(3) && !peer_arch_known(99));
+    char part[512], back[512];
+    snprintf(part, sizeof part, "%s:3-4", other);
+    CHECK(peer_arch_record_part(part, 6, err, sizeof err) == 0);
+    CHECK(peer_arch_known(3) && peer_arch_known(4) && !peer_arch_known(5));
+    CHECK(!peer_arch_all_same() && !arch_same(peer_arch(4), arch_local()));
+    int ranks[] = { 0, 1, 3, 4, 5 };
+    CHECK(peer_arch_format_part(ranks, 5, back, sizeof back) > 0);
+    snprintf(want, sizeof want, "%s:0-1,5;%s:3-4", local, other);
+    CHECK(strcmp(back, want) == 0);
+    CHECK(peer_arch_format_part(ranks, 5, back, 40) == -1); /* does not fit */
+    CHECK(peer_arch_record_part("", 6, err, sizeof err) == -1);
+    snprintf(part, sizeof part, "%s:6", other); /* beyond the job */
+    CHECK(peer_arch_record_part(part, 6, err, sizeof err) == -1);
+
     /* malformed summaries are refused with the text */
     const char *bad[] = { "zz:0", "", ";", NULL };
     for (int i = 0; bad[i]; i++) {

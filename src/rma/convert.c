@@ -1,0 +1,45 @@
+/* The target's half of receiver-makes-right for one-sided operations (issue 19, rma/wire.h):
+ * the origin's data of a put, an accumulate or a compare-and-swap from a rank of another
+ * architecture, converted into this rank's representation before it is applied. */
+#include "rma/win.h"
+#include "rma/wire.h"
+
+#include "core/errors.h"
+#include "datatype/dtype.h"
+#include "datatype/engine/convert.h"
+#include "datatype/predefined.h"
+#include "runtime/peer_arch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void *rma_convert_from(win_t *w, int origin, const rma_hdr_t *h, const void *data)
+{
+    uint64_t n = rma_data_bytes(h);
+    if (peer_arch_all_same() || n == 0)
+        return NULL;
+    const arch_desc_t *from = peer_arch(comm_peer_world_rank(w->comm, origin));
+    if (arch_same(from, arch_local()))
+        return NULL;
+    /* the origin checked that the data are elements of one basic type of one size on both
+     * (api/win_checks.c), so the converted data have the bytes the header says */
+    const dtype_basic_info_t *b = h->leaf > 0 ? dtype_basic(h->leaf) : NULL;
+    dtype_t *t = b ? dtype_lookup(b->handle) : NULL;
+    if (!t || !t->layout || t->size <= 0 || n % (uint64_t)t->size)
+        err_fatal(MPI_ERR_INTERN, "MPI_Win", "one-sided data from rank %d, of another "
+                  "architecture, are not elements of one basic type (leaf %d, %llu bytes)",
+                  origin, h->leaf, (unsigned long long)n);
+    void *out = malloc((size_t)n);
+    if (!out)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win", "out of memory for converting %llu bytes of "
+                  "one-sided data", (unsigned long long)n);
+    dt_conv_t cv;
+    dt_conv_init(&cv, from, t->layout, (uintptr_t)out, (size_t)(n / (uint64_t)t->size));
+    dt_conv_unpack(&cv, data, (size_t)n);
+    char why[300], a[96], me[96];
+    if (dt_conv_failure(&cv, why, sizeof why))
+        err_fatal(MPI_ERR_CONVERSION, "MPI_Win", "one-sided data from rank %d, %s, to rank %d, "
+                  "%s: %s", origin, arch_describe(from, a, sizeof a), w->comm->rank,
+                  arch_describe(arch_local(), me, sizeof me), why);
+    return out;
+}
