@@ -26,35 +26,46 @@ static int all_applied(void *arg)
  * leaves (win.h, "Fence epochs"), so a get of the next epoch never overtakes a put of this
  * one from a third process, without a barrier. Across sites the fence thus costs one
  * exchange over the WAN. */
+/* The emulated exchange of a fence: every operation sent to this process before it is applied
+ * when it returns. */
+static int exchange_counts(win_t *w)
+{
+    int n = w->comm->size;
+    uint64_t *expect = malloc(2 * (size_t)n * sizeof *expect);
+    if (!expect)
+        return MPI_ERR_NO_MEM;
+    uint64_t *sent = expect + n;
+    /* little-endian counts: the members may be of unlike architectures (issue 19) */
+    for (int i = 0; i < n; i++)
+        sent[i] = htole64(w->sent[i]);
+    int rc = icoll_alltoall(w->comm, sent, sizeof *sent, expect);
+    for (int i = 0; i < n; i++)
+        expect[i] = le64toh(expect[i]);
+    if (rc == MPI_SUCCESS) {
+        fence_wait_t f = { w, expect };
+        progress_wait_until(all_applied, &f);
+    }
+    free(expect);
+    return rc;
+}
+
 int rma_fence(win_t *w, int assert)
 {
     int rc = MPI_SUCCESS;
     rma_complete_local(w, -1);
-    if (w->direct) {
-        /* every operation completed when it was issued: the members need only agree that
-         * all are done, and see each other's stores (notices of post/start/complete/wait
-         * are messages still) */
+    /* with NOPRECEDE every member asserts that no operation of its precedes; under direct
+     * access every operation completed when it was issued */
+    if (!w->direct && !(assert & MPI_MODE_NOPRECEDE))
+        rc = exchange_counts(w);
+    /* Where the members load and store each other's memory themselves (direct access, and
+     * MPI_Win_allocate_shared's segment even under the emulation), keeping messages back is
+     * not enough: a member must not read another's part before that one finished the epoch,
+     * so they meet in a barrier between two memory fences. (Notices of post/start/complete/
+     * wait are messages still.) */
+    if (rc == MPI_SUCCESS && (w->direct || w->flavor == MPI_WIN_FLAVOR_SHARED)) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         rc = icoll_barrier(w->comm);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    } else if (!(assert & MPI_MODE_NOPRECEDE)) {
-        /* (with NOPRECEDE, every member asserts that no operation of its precedes) */
-        int n = w->comm->size;
-        uint64_t *expect = malloc(2 * (size_t)n * sizeof *expect);
-        if (!expect)
-            return MPI_ERR_NO_MEM;
-        uint64_t *sent = expect + n;
-        /* little-endian counts: the members may be of unlike architectures (issue 19) */
-        for (int i = 0; i < n; i++)
-            sent[i] = htole64(w->sent[i]);
-        rc = icoll_alltoall(w->comm, sent, sizeof *sent, expect);
-        for (int i = 0; i < n; i++)
-            expect[i] = le64toh(expect[i]);
-        if (rc == MPI_SUCCESS) {
-            fence_wait_t f = { w, expect };
-            progress_wait_until(all_applied, &f);
-        }
-        free(expect);
     }
     if (rc == MPI_SUCCESS)
         w->fences++;   /* the next epoch's messages, kept until now, may be applied */
