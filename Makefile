@@ -66,11 +66,13 @@ build-s390x: $(S390X_BUILD)/CMakeCache.txt
 	cmake --build $(S390X_BUILD) -j $(JOBS)
 
 # Only the s390x programs the tests of label hetero run (they are skipped without them), when
-# the cross compiler is there: libmpi, hetero_bytes, hetero_colls, the demo (make demo runs
-# it with an s390x site) and test_io_external32 (a portable file), not every test program.
+# the cross compiler is there: libmpi, the hetero_* programs, the demo (make demo runs it with
+# an s390x site) and test_io_external32 (a portable file), not every test program. The build
+# tree is configured again first: a target new since it was made is otherwise unknown to it.
 hetero-programs:
 	@if command -v s390x-linux-gnu-gcc >/dev/null; then \
-	  $(MAKE) --no-print-directory $(S390X_BUILD)/CMakeCache.txt && \
+	  cmake -S . -B $(S390X_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-s390x.cmake \
+	    -DMETAMPI_CLUSTER_TESTS=OFF $(CMAKE_ARGS) >/dev/null && \
 	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes hetero_colls hetero_colls_derived hetero_intercomm hetero_rma metampi-demo test_io_external32; \
 	else echo "no s390x cross compiler (scripts/install-deps.sh): the hetero tests are skipped"; fi
 
