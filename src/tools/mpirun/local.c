@@ -13,7 +13,9 @@
 #include "spawned.h"
 #include "teardown.h"
 #include "util.h"
+#include "net/auth.h"
 #include "net/clock.h"
+#include "runtime/rank_key.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -152,8 +154,20 @@ int local_run(const mpirun_opts_t *opts)
     for (int i = 0; i < opts->nx; i++)
         jobenv_add(&env, opts->xvars[i]);
 
+    /* One ranks' key for every part of the job (spawned ones too), so their TCP transports
+     * prove the same key (docs/dynproc.md); no process started after MPI_Init gets it. */
+    auth_key_t ranks_key;
+    char key_env[sizeof RANK_KEY_ENV + AUTH_KEY_HEX + 1] = "";
+    const char *env_extra[1] = { key_env };
+    if (auth_key_generate(&ranks_key) == 0) {
+        char hex[AUTH_KEY_HEX + 1];
+        auth_key_to_hex(&ranks_key, hex);
+        snprintf(key_env, sizeof key_env, RANK_KEY_ENV "=%s", hex);
+        auth_key_wipe(&ranks_key);
+    }
     node_spec_t spec = { .nranks = opts->np, .path = path, .argv = opts->prog_argv,
-                         .env = &env, .kvsname = l.kvsname, .tag_output = opts->tag_output,
+                         .env = &env, .env_extra = env_extra, .nenv_extra = *key_env != 0,
+                         .kvsname = l.kvsname, .tag_output = opts->tag_output,
                          .stdin_fd = STDIN_FILENO, .stdout_fd = STDOUT_FILENO,
                          .stderr_fd = STDERR_FILENO,
                          .binding = hostpolicy_node_binding(&l.hp) };

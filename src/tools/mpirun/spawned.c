@@ -175,7 +175,9 @@ void spawned_request(spawned_t *s, node_t *from, int rank, pmi_spawn_req_t *req)
     }
     p->base = s->next_id;
     node_spec_t spec = { .nranks = p->nranks, .path = p->path[0], .argv = p->argv[0],
-                         .env = s->env, .kvsname = p->kvsname, .tag_output = s->tag_output,
+                         .env = s->env, .env_extra = s->first->spec.env_extra,
+                         .nenv_extra = s->first->spec.nenv_extra,
+                         .kvsname = p->kvsname, .tag_output = s->tag_output,
                          .stdin_fd = NODE_STDIN_NONE, .stdout_fd = STDOUT_FILENO,
                          .stderr_fd = STDERR_FILENO, .prog = p->prog, .tag_base = p->base };
     node_events_t ev = { .ctx = p, .exited = part_exited, .aborted = part_aborted,
