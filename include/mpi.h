@@ -688,6 +688,14 @@ int MPI_Comm_get_parent(MPI_Comm *parent);
 int PMPI_Comm_get_parent(MPI_Comm *parent);
 int MPI_Comm_disconnect(MPI_Comm *comm);
 int PMPI_Comm_disconnect(MPI_Comm *comm);
+/* ---- MPI-3.1 chapter 10, process creation (docs/dynproc.md) ---- */
+#define MPI_ARGV_NULL       ((char **)0)
+#define MPI_ARGVS_NULL      ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);

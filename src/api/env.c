@@ -4,6 +4,7 @@
 #include "rma/win.h"
 
 #include "core/attr.h"
+#include "core/dynproc.h"
 #include "core/lock.h"
 #include "core/schedule.h"
 #include "core/p2p.h"
@@ -75,6 +76,8 @@ static int init(int required, const char *func)
         err_fatal(MPI_ERR_OTHER, func, "start-up barrier failed: %s", err);
     if (p2p_ready(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot start the transports: %s", err);
+    if (dynproc_init(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot reach the parents (MPI_Comm_spawn): %s", err);
 
     /* Output of ranks goes through the launcher's pipes: line buffering keeps lines whole and
      * makes what a rank printed before a crash visible. */
@@ -128,6 +131,7 @@ API_EXPORT int PMPI_Finalize(void)
     win_finalize(); /* windows the program did not free: before the transports close */
     p2p_finalize();
     icoll_release_spares();
+    dynproc_finalize();
     comm_finalize();
     type_f90_finalize();
     dtype_finalize();

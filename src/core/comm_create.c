@@ -529,6 +529,14 @@ int comm_intercomm_create(comm_t *local, int local_leader, comm_t *peer, int rem
     return finish_inter(local, local->group, rg, ids, (uint32_t)rhdr[0], out);
 }
 
+int comm_intercomm_join(comm_t *local, group_t *remote, const uint32_t ids[2],
+                        uint32_t remote_ctx, comm_t **out)
+{
+    *out = NULL;
+    group_retain(local->group);
+    return finish_inter(local, local->group, remote, ids, remote_ctx, out);
+}
+
 int comm_intercomm_merge(comm_t *inter, int high, comm_t **out)
 {
     *out = NULL;
