@@ -93,9 +93,25 @@ static void part_free(spawned_part_t *p)
     free(p);
 }
 
+static int resolve_as_mpirun(const pmi_spawn_app_t *a, char **path);
+
 /* Resolves the program of an application: first in the directory of its "path" info key,
- * then like mpirun's own program. 0, or an errno value. */
+ * then like mpirun's own program; absolute, since the rank may start elsewhere (wdir). 0, or
+ * an errno value. */
 static int resolve(const pmi_spawn_app_t *a, char **path)
+{
+    int e = resolve_as_mpirun(a, path);
+    if (e || **path == '/')
+        return e;
+    char *abs = realpath(*path, NULL);
+    if (!abs)
+        return errno;
+    free(*path);
+    *path = abs;
+    return 0;
+}
+
+static int resolve_as_mpirun(const pmi_spawn_app_t *a, char **path)
 {
     const char *dir = pmi_spawn_info(a, "path");
     if (dir && *dir && !strchr(a->execname, '/')) {
