@@ -130,3 +130,38 @@ int job_spawn(const job_spawn_app_t *apps, int napps, const char *const *preput,
     strcpy(kvsname, k);
     return 0;
 }
+
+int job_shared(const char *name, const char *expect, const char *k1, const char *v1, int hex1,
+               const char *k2, const char *v2, int hex2, pmi_msg_t *reply, char *err,
+               int errlen)
+{
+    if (!job_can_spawn()) {
+        snprintf(err, (size_t)errlen, "the process manager has no shared space (only "
+                 "metampi's mpirun has)");
+        return -1;
+    }
+    char line[PMI_WIRE_MAXLINE], a[PMI_WIRE_VALLEN_MAX + 1], b[PMI_WIRE_VALLEN_MAX + 1];
+    const char *va = v1, *vb = v2;
+    if (k1 && hex1) {
+        if (!fits(v1, "a name", err, errlen))
+            return -1;
+        hex(v1, a);
+        va = a;
+    }
+    if (k2 && hex2) {
+        if (!fits(v2, "a name", err, errlen))
+            return -1;
+        hex(v2, b);
+        vb = b;
+    }
+    snprintf(line, sizeof line, "cmd=%s%s%s%s%s%s%s%s%s\n", name, k1 ? " " : "", k1 ? k1 : "",
+             k1 ? "=" : "", k1 ? va : "", k2 ? " " : "", k2 ? k2 : "", k2 ? "=" : "",
+             k2 ? vb : "");
+    return pmi_client_command(&job.pmi, line, expect, reply, err, errlen);
+}
+
+int job_reply_rc(const pmi_msg_t *reply)
+{
+    const char *rc = pmi_msg_get(reply, "rc");
+    return rc ? atoi(rc) : -2;
+}

@@ -6,6 +6,8 @@
 #ifndef METAMPI_JOB_SPAWN_H
 #define METAMPI_JOB_SPAWN_H
 
+#include "runtime/pmi_wire.h"
+
 typedef struct job_spawn_app {
     const char *command;
     char *const *argv;          /* the arguments after the command, NULL-terminated; NULL: none */
@@ -24,5 +26,13 @@ int job_get_in(const char *kvsname, const char *key, char *value, int vallen, ch
                int errlen);
 /* Nonzero when the launcher can start ranks (our mpirun's PMI-1). */
 int job_can_spawn(void);
+/* A command of the job's shared space at mpirun (names, ports: tools/mpirun/jobspace.h),
+ * "cmd=NAME" and its arguments, where the strings of args marked hex are coded here: up to
+ * three key/value pairs (NULL key: fewer). 0 and the reply (cmd=<expect>), or -1 (err). */
+int job_shared(const char *name, const char *expect, const char *k1, const char *v1, int hex1,
+               const char *k2, const char *v2, int hex2, pmi_msg_t *reply, char *err,
+               int errlen);
+/* The reply's rc (-2 when absent or malformed). */
+int job_reply_rc(const pmi_msg_t *reply);
 
 #endif

@@ -43,6 +43,12 @@ static const char *pmi_lookup(void *ctx, const char *kvsname, const char *key)
     return n->ev.lookup(n->ev.ctx, kvsname, key);
 }
 
+static int pmi_shared(void *ctx, const pmi_msg_t *m, char *reply, size_t cap)
+{
+    node_t *n = ctx;
+    return n->ev.shared(n->ev.ctx, m, reply, cap);
+}
+
 int node_global(const node_t *n, int i)
 {
     return n->spec.global ? n->spec.global[i] : i;
@@ -73,7 +79,8 @@ void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_e
     pmi_server_ops_t ops = { .abort = pmi_abort, .fail = pmi_fail,
                              .barrier = ev->barrier ? pmi_barrier : NULL,
                              .spawn = ev->spawn ? pmi_spawn : NULL,
-                             .lookup = ev->lookup ? pmi_lookup : NULL };
+                             .lookup = ev->lookup ? pmi_lookup : NULL,
+                             .shared = ev->shared ? pmi_shared : NULL };
     pmi_server_init(&n->pmi, loop, spec->kvsname, spec->nranks, n->spec.size, spec->mapping,
                     &ops, n);
     for (int r = 0; spec->prog && r < spec->nranks; r++)

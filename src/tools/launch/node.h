@@ -54,6 +54,7 @@ typedef struct node_events {
     /* Optional: pmi_server_ops_t's spawn and lookup (rank: local index). */
     void (*spawn)(void *ctx, int rank, pmi_spawn_req_t *req);
     const char *(*lookup)(void *ctx, const char *kvsname, const char *key);
+    int (*shared)(void *ctx, const pmi_msg_t *m, char *reply, size_t cap);
 } node_events_t;
 
 /* Where each rank runs. Absent (NULL in node_spec_t): ranks keep mpirun's affinity. */

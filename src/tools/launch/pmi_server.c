@@ -218,6 +218,8 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
 {
     pmi_server_t *s = c->srv;
     static pmi_msg_t m;  /* large; single-threaded */
+    static char out[PMI_WIRE_MAXLINE];
+    int shared;
     if (len > 0 && line[len - 1] == '\r')
         len--;
     if (pmi_wire_parse(line, len, &m) != 0) {
@@ -286,6 +288,12 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
         reply(c, "cmd=spawn_ack rc=%d", rc == PMI_SPAWN_OK ? 0 : -1);
     } else if (strcmp(cmd, "spawn") == 0) {
         start_spawn(c);
+    } else if (s->ops.shared && (shared = s->ops.shared(s->ctx, &m, out, sizeof out)) != 0) {
+        if (shared < 0) {
+            invalid(c, line, len);
+            return;
+        }
+        reply(c, "%s", out);
     } else if (strcmp(cmd, "finalize") == 0) {
         c->finalized = 1;
         reply(c, "cmd=finalize_ack");

@@ -53,6 +53,10 @@ typedef struct pmi_server_ops {
      * the job (the part of spawned ranks named kvsname), or NULL when kvsname or key is not
      * there. */
     const char *(*lookup)(void *ctx, const char *kvsname, const char *key);
+    /* Optional: the commands of the job's shared space (names, ports: mpirun/jobspace.h).
+     * 1 and the reply line (no newline) in reply, 0 when cmd is not one of them, -1 when
+     * malformed. */
+    int (*shared)(void *ctx, const pmi_msg_t *m, char *reply, size_t cap);
 } pmi_server_ops_t;
 
 typedef struct pmi_conn {

@@ -63,6 +63,12 @@ static const char *on_lookup(void *ctx, const char *kvsname, const char *key)
     return spawned_lookup(&l->spawned, kvsname, key);
 }
 
+static int on_shared(void *ctx, const pmi_msg_t *m, char *reply, size_t cap)
+{
+    local_t *l = ctx;
+    return spawned_shared(&l->spawned, m, reply, cap);
+}
+
 /* MPI_UNIVERSE_SIZE: the CPUs mpirun may use, or the ranks when there are more. */
 static int universe_size(int np)
 {
@@ -174,7 +180,7 @@ int local_run(const mpirun_opts_t *opts)
     node_events_t ev = { .ctx = &l, .exited = on_exited, .aborted = on_aborted,
                          .pmi_failed = on_pmi_failed, .bind_refused = on_bind_refused,
                          .other_exited = on_other_exited, .spawn = on_spawn,
-                         .lookup = on_lookup };
+                         .lookup = on_lookup, .shared = on_shared };
     node_init(&l.node, &l.loop, &spec, &ev);
     int universe = universe_size(opts->np);
     pmi_server_set_universe(&l.node.pmi, universe);

@@ -1,5 +1,6 @@
 #include "spawned.h"
 
+#include "jobspace.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -36,6 +37,12 @@ void spawned_init(spawned_t *s, ev_loop_t *loop, job_t *job, node_t *first,
     s->next_id = first->spec.nranks;
     s->universe = universe;
     s->tag_output = tag_output;
+    s->shared = jobspace_new();
+}
+
+int spawned_shared(spawned_t *s, const pmi_msg_t *m, char *reply, size_t cap)
+{
+    return jobspace_command(s->shared, m, reply, cap);
 }
 
 static void part_exited(void *ctx, int rank, pid_t pid, int status, int inited, int finalized)
@@ -73,6 +80,12 @@ static const char *part_lookup(void *ctx, const char *kvsname, const char *key)
 {
     spawned_part_t *p = ctx;
     return spawned_lookup(p->owner, kvsname, key);
+}
+
+static int part_shared(void *ctx, const pmi_msg_t *m, char *reply, size_t cap)
+{
+    spawned_part_t *p = ctx;
+    return spawned_shared(p->owner, m, reply, cap);
 }
 
 static void part_free(spawned_part_t *p)
@@ -198,7 +211,7 @@ void spawned_request(spawned_t *s, node_t *from, int rank, pmi_spawn_req_t *req)
                          .stderr_fd = STDERR_FILENO, .prog = p->prog, .tag_base = p->base };
     node_events_t ev = { .ctx = p, .exited = part_exited, .aborted = part_aborted,
                          .pmi_failed = part_pmi_failed, .bind_refused = part_bind_refused,
-                         .spawn = part_spawn, .lookup = part_lookup };
+                         .spawn = part_spawn, .lookup = part_lookup, .shared = part_shared };
     node_init(&p->node, s->loop, &spec, &ev);
     pmi_server_set_universe(&p->node.pmi, s->universe);
     char v[64], parent[PMI_WIRE_KVSNAME_MAX + 32];
@@ -288,4 +301,6 @@ void spawned_free(spawned_t *s)
     free(s->part);
     s->part = NULL;
     s->nparts = 0;
+    jobspace_free(s->shared);
+    s->shared = NULL;
 }

@@ -37,6 +37,7 @@ typedef struct spawned {
     int tag_output;
     spawned_part_t **part;
     int nparts;
+    struct jobspace *shared;  /* names and ports (jobspace.h) */
 } spawned_t;
 
 void spawned_init(spawned_t *s, ev_loop_t *loop, job_t *job, node_t *first,
@@ -44,6 +45,7 @@ void spawned_init(spawned_t *s, ev_loop_t *loop, job_t *job, node_t *first,
 /* The node events of spawn and lookup for a node of this job (the first one's included). */
 void spawned_request(spawned_t *s, node_t *from, int rank, pmi_spawn_req_t *req);
 const char *spawned_lookup(spawned_t *s, const char *kvsname, const char *key);
+int spawned_shared(spawned_t *s, const pmi_msg_t *m, char *reply, size_t cap);
 /* A reaped child: 1 when it was a rank of a part (reported to the job), else 0. */
 int spawned_take_exit(spawned_t *s, pid_t pid, int status);
 void spawned_signal(spawned_t *s, int sig);
