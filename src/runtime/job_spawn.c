@@ -8,7 +8,15 @@
 
 int job_can_spawn(void)
 {
-    return job.pmi.proto == PMI_PROTO_1 && job.pmi.fd >= 0 && job.launcher_reports_abort;
+    /* our mpirun says so in the space of every part it can spawn from (one host so far) */
+    static int known, can;
+    if (!known && job.pmi.proto == PMI_PROTO_1 && job.pmi.fd >= 0 &&
+        job.launcher_reports_abort) {
+        char v[8], err[128];
+        can = job_get("metampi.spawn", v, sizeof v, err, sizeof err) == 0;
+        known = 1;
+    }
+    return can;
 }
 
 int job_get_in(const char *kvsname, const char *key, char *value, int vallen, char *err,

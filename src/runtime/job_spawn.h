@@ -24,7 +24,8 @@ int job_spawn(const job_spawn_app_t *apps, int napps, const char *const *preput,
 /* job_get in the space of another part (kvsname): 0 and the value, 1 when absent, -1. */
 int job_get_in(const char *kvsname, const char *key, char *value, int vallen, char *err,
                int errlen);
-/* Nonzero when the launcher can start ranks (our mpirun's PMI-1). */
+/* Nonzero when the launcher can start ranks and keeps the shared space (our mpirun, which
+ * puts metampi.spawn into the space of the parts it serves so). */
 int job_can_spawn(void);
 /* A command of the job's shared space at mpirun (names, ports: tools/mpirun/jobspace.h),
  * "cmd=NAME" and its arguments, where the strings of args marked hex are coded here: up to

@@ -182,6 +182,7 @@ int local_run(const mpirun_opts_t *opts)
                          .other_exited = on_other_exited, .spawn = on_spawn,
                          .lookup = on_lookup, .shared = on_shared };
     node_init(&l.node, &l.loop, &spec, &ev);
+    node_kvs_put(&l.node, "metampi.spawn", "1");   /* the library may spawn and use ports */
     int universe = universe_size(opts->np);
     pmi_server_set_universe(&l.node.pmi, universe);
     spawned_init(&l.spawned, &l.loop, &l.job, &l.node, &env, opts->tag_output, universe);

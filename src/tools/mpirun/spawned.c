@@ -220,6 +220,7 @@ void spawned_request(spawned_t *s, node_t *from, int rank, pmi_spawn_req_t *req)
     for (char *c = parent; *c; c++)
         if (*c == ' ')
             *c = ',';  /* a PMI value holds no space */
+    node_kvs_put(&p->node, "metampi.spawn", "1");
     node_kvs_put(&p->node, "metampi.part.base", v);
     node_kvs_put(&p->node, "metampi.part.parent", parent);
     for (int i = 0; i < req->npreput; i++)

@@ -3,7 +3,8 @@
  * both ways, a rooted and an all-to-all collective, MPI_Intercomm_merge, then
  * MPI_Comm_disconnect (after which MPI_Comm_get_parent answers MPI_COMM_NULL in the
  * children). A program that does not exist fails with MPI_ERR_SPAWN at every parent, and
- * every error code says so. Usage: spawn NCHILD */
+ * every error code says so. Usage: spawn NCHILD | spawn refused (a launcher that cannot
+ * spawn: MPI_ERR_SPAWN and MPI_ERR_PORT, never a failed job) */
 #include "../check.h"
 
 #include <stdlib.h>
@@ -123,10 +124,28 @@ static void child(int nparents)
     CHECK(inter == MPI_COMM_NULL);
 }
 
+static void refused(const char *self)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm inter;
+    int codes[2] = { -1, -1 }, cls = -1;
+    MPI_Error_class(MPI_Comm_spawn(self, MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+                                   &inter, codes), &cls);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    CHECK(cls == MPI_ERR_SPAWN && inter == MPI_COMM_NULL);
+    CHECK(rank != 0 || (codes[0] == MPI_ERR_SPAWN && codes[1] == MPI_ERR_SPAWN));
+    char port[MPI_MAX_PORT_NAME];
+    MPI_Error_class(MPI_Open_port(MPI_INFO_NULL, port), &cls);
+    CHECK(cls == MPI_ERR_PORT);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    if (argc >= 3 && strcmp(argv[1], "child") == 0)
+    if (argc >= 2 && strcmp(argv[1], "refused") == 0)
+        refused(argv[0]);
+    else if (argc >= 3 && strcmp(argv[1], "child") == 0)
         child(atoi(argv[2]));
     else
         parent(argc >= 2 ? atoi(argv[1]) : 2, argv[0]);
