@@ -1,6 +1,6 @@
 /* Ports and names (MPI-3.1 §10.4): MPI_Open_port, MPI_Close_port, MPI_Comm_accept,
- * MPI_Comm_connect, MPI_Publish_name, MPI_Lookup_name, MPI_Unpublish_name, between processes
- * of one mpirun job. The protocol: core/dynproc_port.h, docs/dynproc.md. */
+ * MPI_Comm_connect, MPI_Publish_name, MPI_Lookup_name, MPI_Unpublish_name, and MPI_Comm_join
+ * (§10.5.4), between processes of one mpirun job. The protocol: core/dynproc_port.h, docs/dynproc.md. */
 #include "api/api.h"
 #include "core/dynproc_port.h"
 #include "core/info.h"
@@ -134,3 +134,23 @@ API_EXPORT int PMPI_Unpublish_name(const char *service_name, MPI_Info info,
     return rc == MPI_SUCCESS ? rc : err_raise(MPI_COMM_WORLD, rc, F, "%s", why);
 }
 API_WEAK_ALIAS(Unpublish_name)
+
+API_EXPORT int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+    API_ENTER();
+    static const char *const F = "MPI_Comm_join";
+    state_require_initialized(F);
+    API_CHECK_PTR(intercomm, MPI_COMM_SELF, F, "intercomm");
+    if (fd < 0)
+        return err_raise(MPI_COMM_SELF, MPI_ERR_ARG, F, "invalid socket %d", fd);
+    char why[256];
+    comm_t *out = NULL;
+    int rc = dynproc_join(fd, &out, why, sizeof why);
+    if (rc != MPI_SUCCESS) {
+        *intercomm = MPI_COMM_NULL;
+        return err_raise(MPI_COMM_SELF, rc, F, "%s", why);
+    }
+    *intercomm = out->handle;
+    return MPI_SUCCESS;
+}
+API_WEAK_ALIAS(Comm_join)

@@ -9,10 +9,13 @@
 #include "runtime/peer_timeout.h"
 #include "runtime/procs.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 static int ports_opened, connections;
 
@@ -344,4 +347,85 @@ int dynproc_unpublish(const char *service, char *why, int whylen)
         return MPI_ERR_SERVICE;
     }
     return MPI_SUCCESS;
+}
+
+/* Writes all of buf to socket fd (no SIGPIPE when the other end is gone); 0, or -1 (errno). */
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Reads one line (byte by byte: nothing after it is taken from the socket); 0, or -1. */
+static int read_line(int fd, char *line, size_t cap)
+{
+    size_t n = 0;
+    for (;;) {
+        char ch;
+        ssize_t r = read(fd, &ch, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0 || n + 1 >= cap)
+            return -1;
+        if (ch == '\n')
+            break;
+        line[n++] = ch;
+    }
+    line[n] = '\0';
+    return 0;
+}
+
+int dynproc_join(int fd, comm_t **out, char *why, int whylen)
+{
+    *out = NULL;
+    if (!job_can_spawn())
+        return no_launcher(why, whylen);
+    comm_t *self = comm_lookup(MPI_COMM_SELF);
+    if (p2p_grow(why, whylen) != 0)
+        return MPI_ERR_OTHER;
+    uint32_t ids[2];
+    int rc = ctxid_agree(self, 2, ids);
+    if (rc != MPI_SUCCESS) {
+        snprintf(why, (size_t)whylen, "no context id for the inter-communicator");
+        return rc;
+    }
+    side_t me = { .rank = job.rank, .size = 1, .ctx = ids[0] }, o = { 0 };
+    snprintf(me.kvsname, sizeof me.kvsname, "%s", job.id);
+    char line[PMI_WIRE_VALLEN_MAX + 2];
+    group_t *rg = NULL;
+    rc = MPI_ERR_OTHER;
+    if (side_format(&me, line, sizeof line - 1) != 0) {
+        snprintf(why, (size_t)whylen, "this process's name is too long");
+    } else if (strcat(line, "\n"), write_all(fd, line, strlen(line)) != 0 ||
+               read_line(fd, line, sizeof line) != 0) {
+        snprintf(why, (size_t)whylen, "the socket failed (%s)",
+                 errno ? strerror(errno) : "closed");
+    } else if (side_parse(line, &o) != 0 || o.size != 1) {
+        snprintf(why, (size_t)whylen, "the other end is not a metampi process of this job");
+    } else {
+        int w = procs_add(o.kvsname, o.rank, why, whylen);
+        if (w >= 0 && !(rg = group_new(1, &w)))
+            snprintf(why, (size_t)whylen, "out of memory");
+        if (rg && p2p_grow(why, whylen) == 0)
+            rc = MPI_SUCCESS;
+    }
+    if (rc != MPI_SUCCESS) {
+        if (rg)
+            group_release(rg);
+        ctxid_release(ids[0]);
+        ctxid_release(ids[1]);
+        return rc;
+    }
+    rc = comm_intercomm_join(self, rg, ids, o.ctx, out);
+    if (rc != MPI_SUCCESS)
+        snprintf(why, (size_t)whylen, "cannot make the inter-communicator");
+    return rc;
 }

@@ -31,5 +31,9 @@ int dynproc_publish(const char *service, const char *port, char *why, int whylen
 /* port: cap bytes */
 int dynproc_lookup(const char *service, char *port, int cap, char *why, int whylen);
 int dynproc_unpublish(const char *service, char *why, int whylen);
+/* MPI_Comm_join: the two ends of connected socket fd are processes of one mpirun job; each
+ * writes one line about itself ("<kvsname>,<rank>,0,1,<recv_ctx>\n", after listening) and
+ * reads the other's, then both make the inter-communicator of the two. */
+int dynproc_join(int fd, comm_t **out, char *why, int whylen);
 
 #endif
