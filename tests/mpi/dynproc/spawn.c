@@ -51,6 +51,27 @@ static void talk(MPI_Comm inter, int parent_side)
     CHECK(parent_side ? mrank == rank : mrank == rsize + rank);
     CHECK_RC(MPI_Allreduce(&mrank, &total, 1, MPI_INT, MPI_SUM, merged), MPI_SUCCESS);
     CHECK(total == msize * (msize - 1) / 2);
+    /* groups and splits of members of both parts */
+    MPI_Group mg, pg, ug;
+    int translated = -1, zero = 0, usize = 0;
+    MPI_Comm_group(merged, &mg);
+    MPI_Comm_group(inter, &pg);
+    MPI_Group_translate_ranks(pg, 1, &zero, mg, &translated);
+    CHECK(translated == (parent_side ? 0 : rsize));
+    MPI_Group_union(mg, pg, &ug);
+    MPI_Group_size(ug, &usize);
+    CHECK(usize == msize);
+    MPI_Group_free(&ug);
+    MPI_Group_free(&pg);
+    MPI_Group_free(&mg);
+    MPI_Comm odd;
+    int osize = 0, ototal = 0;
+    CHECK_RC(MPI_Comm_split(merged, mrank % 2, -mrank, &odd), MPI_SUCCESS);
+    MPI_Comm_size(odd, &osize);
+    CHECK(osize == (msize + (mrank % 2 ? 0 : 1)) / 2);
+    CHECK_RC(MPI_Allreduce(&mrank, &ototal, 1, MPI_INT, MPI_MAX, odd), MPI_SUCCESS);
+    CHECK(ototal % 2 == mrank % 2);
+    MPI_Comm_free(&odd);
     MPI_Comm_free(&merged);
 }
 
