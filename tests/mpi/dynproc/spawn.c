@@ -73,6 +73,24 @@ static void talk(MPI_Comm inter, int parent_side)
     CHECK(ototal % 2 == mrank % 2);
     MPI_Comm_free(&odd);
     MPI_Comm_free(&merged);
+    /* equal high values: the order is ours to choose, but the same on both sides */
+    int first_rank = -1, nfirst = 0;
+    CHECK_RC(MPI_Intercomm_merge(inter, 0, &merged), MPI_SUCCESS);
+    MPI_Comm_rank(merged, &mrank);
+    nfirst = mrank < (parent_side ? lsize : rsize) ? 1 : 0;
+    CHECK_RC(MPI_Allreduce(&mrank, &first_rank, 1, MPI_INT, MPI_MIN, merged), MPI_SUCCESS);
+    CHECK(first_rank == 0);
+    (void)nfirst;
+    MPI_Group own;
+    MPI_Comm local;
+    MPI_Comm_group(inter, &own);   /* each side its own group: disjoint groups (MPI-2.2) */
+    CHECK_RC(MPI_Comm_create(merged, own, &local), MPI_SUCCESS);
+    int lcount = 0;
+    MPI_Comm_size(local, &lcount);
+    CHECK(lcount == lsize);
+    MPI_Comm_free(&local);
+    MPI_Group_free(&own);
+    MPI_Comm_free(&merged);
 }
 
 static void parent(int nchild, const char *self)
