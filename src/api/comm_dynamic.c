@@ -1,12 +1,12 @@
-/* The calls of process management (MPI-3.1 chapter 10) that do not need spawning:
- * MPI_Comm_get_parent (§10.3.2) and MPI_Comm_disconnect (§10.5.4).
+/* MPI_Comm_get_parent (§10.3.2) and MPI_Comm_disconnect (§10.5.4).
  *
- * Every process of a metampi job is started by mpirun and enters through MPI_Init (there is
- * no MPI_Comm_spawn yet), and for such a process the standard's parent is MPI_COMM_NULL.
- * When spawning lands, a spawned child answers with the inter-communicator to its parents. */
+ * A process started by MPI_Comm_spawn answers with the inter-communicator to its parents
+ * (core/dynproc.h) until it frees or disconnects it; every other process with
+ * MPI_COMM_NULL. */
 #include "api/coll_api.h"
 
 #include "core/bsend.h"
+#include "core/dynproc.h"
 
 API_EXPORT int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
@@ -14,7 +14,8 @@ API_EXPORT int PMPI_Comm_get_parent(MPI_Comm *parent)
     static const char *const F = "MPI_Comm_get_parent";
     state_require_initialized(F);
     API_CHECK_PTR(parent, MPI_COMM_WORLD, F, "parent");
-    *parent = MPI_COMM_NULL;
+    comm_t *p = dynproc_parent();
+    *parent = p ? p->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 API_WEAK_ALIAS(Comm_get_parent)

@@ -4,6 +4,7 @@
 #include "rma/win.h"
 
 #include "core/attr.h"
+#include "core/dynproc.h"
 #include "core/federated_arch.h"
 #include "core/lock.h"
 #include "core/schedule.h"
@@ -80,6 +81,8 @@ static int init(int required, const char *func)
     if (federated_arch_exchange(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot learn the architectures of the other sites: %s",
                   err);
+    if (dynproc_init(err, sizeof err) != 0)
+        err_fatal(MPI_ERR_OTHER, func, "cannot reach the parents (MPI_Comm_spawn): %s", err);
 
     /* Output of ranks goes through the launcher's pipes: line buffering keeps lines whole and
      * makes what a rank printed before a crash visible. */
@@ -133,6 +136,7 @@ API_EXPORT int PMPI_Finalize(void)
     win_finalize(); /* windows the program did not free: before the transports close */
     p2p_finalize();
     icoll_release_spares();
+    dynproc_finalize();
     comm_finalize();
     type_f90_finalize();
     dtype_finalize();

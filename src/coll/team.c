@@ -63,10 +63,15 @@ static hier_all_t *build(comm_t *c)
     int *tmp = malloc(3 * (size_t)n * sizeof *tmp);
     if (!tmp)
         return NULL;
-    int *whost = tmp, *wsite = tmp + n, *local_host = tmp + 2 * n, multi = 0;
+    int *whost = tmp, *wsite = tmp + n, *local_host = tmp + 2 * n, multi = 0, parts = 0;
+    for (int r = 0; r < n; r++)
+        parts |= p2p_other_part(comm_peer_world_rank(c, r));
     for (int r = 0; r < n; r++) {
         int w = comm_peer_world_rank(c, r);
-        whost[r] = host_of_world(w);
+        /* Members of several parts of the job (spawned, docs/dynproc.md): each member sees
+         * only its own part's hosts, so all of them see every member on a host of its own
+         * and choose the same algorithms. */
+        whost[r] = parts ? r : host_of_world(w);
         wsite[r] = p2p_site_of(w);
         multi |= wsite[r] != wsite[0];
     }

@@ -152,6 +152,12 @@ int comm_intercomm_create(comm_t *local, int local_leader, comm_t *peer, int rem
                           int tag, comm_t **out);
 /* MPI_Intercomm_merge. */
 int comm_intercomm_merge(comm_t *inter, int high, comm_t **out);
+/* Not collective: the inter-communicator of local's group and remote (whose reference it
+ * takes) on contexts the caller has agreed with every member of both sides (ids[0] this
+ * side's recv_ctx, ids[1] its local_comm's, remote_ctx the other side's recv_ctx; the ids
+ * are released on failure). Spawning and connecting (core/dynproc.c). */
+int comm_intercomm_join(comm_t *local, group_t *remote, const uint32_t ids[2],
+                        uint32_t remote_ctx, comm_t **out);
 
 /* Building blocks of the constructors. comm_new_object: a communicator (not ready, no
  * context, no handle, one reference) over group (and remote group) that inherits parent's

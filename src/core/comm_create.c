@@ -6,6 +6,8 @@
 #include "core/p2p.h"
 #include "core/topo.h"
 
+#include "runtime/procs.h"
+
 #include <endian.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -566,6 +568,14 @@ int comm_intercomm_create(comm_t *local, int local_leader, comm_t *peer, int rem
     return finish_inter(local, local->group, rg, ids, (uint32_t)rhdr[0], out);
 }
 
+int comm_intercomm_join(comm_t *local, group_t *remote, const uint32_t ids[2],
+                        uint32_t remote_ctx, comm_t **out)
+{
+    *out = NULL;
+    group_retain(local->group);
+    return finish_inter(local, local->group, remote, ids, remote_ctx, out);
+}
+
 int comm_intercomm_merge(comm_t *inter, int high, comm_t **out)
 {
     *out = NULL;
@@ -577,10 +587,13 @@ int comm_intercomm_merge(comm_t *inter, int high, comm_t **out)
     if (rc != MPI_SUCCESS)
         return rc;
     /* The group with high = false comes first; with equal values (MPI-3.1 leaves the order
-     * to us) the group holding the lower job rank at its rank 0. */
+     * to us) the group holding the lower job-wide number at its rank 0: the same answer on
+     * both sides even when they are different parts of the job, which number each other
+     * differently (runtime/procs.h). */
     const group_t *lg = inter->group, *rg = inter->remote_group;
     int local_first = mine != theirs ? !mine
-                                     : group_world_rank(lg, 0) < group_world_rank(rg, 0);
+                                     : procs_id(group_world_rank(lg, 0)) <
+                                           procs_id(group_world_rank(rg, 0));
     const group_t *first = local_first ? lg : rg, *second = local_first ? rg : lg;
     int n = lg->size + rg->size;
     int *w = malloc((size_t)n * sizeof *w);

@@ -1,5 +1,6 @@
 #include "core/group.h"
 
+#include "runtime/procs.h"
 #include "util/handles.h"
 
 #include <stdlib.h>
@@ -134,12 +135,20 @@ int group_find(const group_t *g, int w)
     return MPI_UNDEFINED;
 }
 
+/* Job ranks: the world's, then the processes of other parts met so far (runtime/procs.h). */
+static int job_ranks(void)
+{
+    int n = procs_total();
+    return n > world_size ? n : world_size;
+}
+
 int *group_rank_map(const group_t *g)
 {
-    int *map = malloc((size_t)(world_size > 0 ? world_size : 1) * sizeof *map);
+    int n = job_ranks();
+    int *map = malloc((size_t)(n > 0 ? n : 1) * sizeof *map);
     if (!map)
         return NULL;
-    for (int w = 0; w < world_size; w++)
+    for (int w = 0; w < n; w++)
         map[w] = MPI_UNDEFINED;
     for (int i = 0; i < g->size; i++)
         map[group_world_rank(g, i)] = i;
@@ -187,7 +196,7 @@ group_t *group_setop(const group_t *a, const group_t *b, group_setop_t op)
     if (op == GROUP_UNION) {
         /* then the members of b not in a, in b's order */
         int *in_a = in_b;
-        for (int x = 0; x < world_size; x++)
+        for (int x = 0; x < job_ranks(); x++)
             in_a[x] = MPI_UNDEFINED;
         for (int i = 0; i < a->size; i++)
             in_a[group_world_rank(a, i)] = i;

@@ -56,7 +56,8 @@ static inline int group_world_rank(const group_t *g, int rank)
 
 /* Position of job rank w in g, or MPI_UNDEFINED (linear; see group_rank_map for many). */
 int group_find(const group_t *g, int w);
-/* map[w] = position of job rank w in g, or MPI_UNDEFINED, for every job rank w; NULL on no
+/* map[w] = position of job rank w in g, or MPI_UNDEFINED, for every job rank w (those of other
+ * parts met so far included: runtime/procs.h); NULL on no
  * memory. The caller frees it. */
 int *group_rank_map(const group_t *g);
 

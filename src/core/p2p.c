@@ -8,7 +8,9 @@
 #include "datatype/dtype.h"
 #include "runtime/hosts.h"
 #include "runtime/job.h"
+#include "runtime/job_spawn.h"
 #include "runtime/peer_arch.h"
+#include "runtime/procs.h"
 #include "runtime/rank_key.h"
 #include "runtime/sites.h"
 
@@ -24,6 +26,10 @@ static int recv_typemap(proto_op_t *op, const dt_layout_t **l, uintptr_t *base,
 #define CONTEXT_FINALIZE 0xfffffff0u
 
 static int *host_of, *site_of;
+/* Earlier host_of/site_of arrays, which transports opened with them still read (transport.h,
+ * "Growing"): freed at MPI_Finalize. */
+static int **retired;
+static int nretired, known;   /* known: ranks host_of and site_of cover */
 
 int p2p_open(char *err, int errlen)
 {
@@ -74,7 +80,77 @@ int p2p_host_of(int world_rank)
 
 int p2p_site_of(int world_rank)
 {
-    return sites_of(world_rank);
+    return world_rank < job.size ? sites_of(world_rank) : site_of[world_rank];
+}
+
+int p2p_other_part(int world_rank)
+{
+    return world_rank >= job.size;
+}
+
+static int peer_id(int r)
+{
+    return procs_id(r);
+}
+
+static int kv_get_peer(int r, const char *prefix, char *value, int vallen, char *err,
+                       int errlen)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s.%d", prefix, procs_part_rank(r));
+    return r < job.size ? job_get(key, value, vallen, err, errlen)
+                        : job_get_in(procs_kvsname(r), key, value, vallen, err, errlen);
+}
+
+/* A copy of a covering known entries, with room for total; NULL when out of memory. */
+static int *widened(const int *a, int total)
+{
+    int *w = malloc((size_t)total * sizeof *w);
+    if (w)
+        memcpy(w, a, (size_t)known * sizeof *w);
+    return w;
+}
+
+int p2p_grow(char *err, int errlen)
+{
+    if (!known) {   /* the first grow */
+        if (procs_init(err, errlen) != 0)
+            return -1;
+        known = job.size;
+    }
+    int total = procs_total();
+    int *h = widened(host_of, total), *s = widened(site_of, total);
+    int **r = realloc(retired, (size_t)(nretired + 2) * sizeof *r);
+    if (r)
+        retired = r;
+    if (!h || !s || !r || traffic_grow(total) != 0) {
+        free(h);
+        free(s);
+        snprintf(err, (size_t)errlen, "out of memory for %d processes", total);
+        return -1;
+    }
+    /* processes of other parts: each on a "host" of its own (never shared memory), at our
+     * site (one site: docs/dynproc.md) */
+    for (int q = known; q < total; q++) {
+        h[q] = -1 - q;
+        s[q] = site_of[job.rank];
+    }
+    retired[nretired++] = host_of;
+    retired[nretired++] = site_of;
+    host_of = h;
+    site_of = s;
+    known = total;
+    auth_key_t ranks_key;
+    int have_key = rank_key_get(&ranks_key);
+    tr_boot_t boot = { .rank = job.rank, .size = total, .job_id = job.id,
+                       .hostname = job.hostname, .host_of = host_of, .site_of = site_of,
+                       .nsites = sites_count(), .site_name = sites_name, .kv_put = job_put,
+                       .kv_get = job_get, .ranks_key = have_key ? &ranks_key : NULL,
+                       .peer_id = peer_id, .peer_of_id = procs_of_id,
+                       .kv_get_peer = kv_get_peer };
+    int rc = proto_grow(&boot, err, errlen);
+    auth_key_wipe(&ranks_key);
+    return rc;
 }
 
 int p2p_bundles(int world_rank)
@@ -184,6 +260,12 @@ void p2p_finalize(void)
     free(host_of);
     free(site_of);
     host_of = site_of = NULL;
+    for (int i = 0; i < nretired; i++)
+        free(retired[i]);
+    free(retired);
+    retired = NULL;
+    nretired = known = 0;
+    procs_finalize();
     sites_finalize();
     peer_arch_close();
 }

@@ -27,6 +27,11 @@ int p2p_host_of(int world_rank);
  * job without a description). The collectives' site level builds on these as the host level
  * does on p2p_host_of. */
 int p2p_site_of(int world_rank);
+/* The processes of other parts known now (runtime/procs.h) become reachable job ranks:
+ * 0, or -1 (err). Also the first step of meeting any: TCP listens from then on. */
+int p2p_grow(char *err, int errlen);
+/* Nonzero when job rank w is a process of another part (spawned or connected). */
+int p2p_other_part(int world_rank);
 int p2p_num_sites(void);
 /* Nonzero when a group's messages to job rank world_rank leave as one unit with the others to
  * its site (p2p_group_begin): it is reached through the site gateways. The same answer on

@@ -19,6 +19,7 @@ static _Atomic uint64_t wait_ns[TRAFFIC_LEVELS + 1];
 static _Atomic int wanted;
 static const int *sites;
 static int my_rank, job_size;
+static int table_size;            /* entries of table (and peer_table): job_size + others */
 static int report_wanted;
 
 int traffic_open(const int *host_of, const int *site_of, int rank, int size, char *err,
@@ -40,7 +41,7 @@ int traffic_open(const int *host_of, const int *site_of, int rank, int size, cha
                                                  : TRAFFIC_WAN;
     sites = site_of;
     my_rank = rank;
-    job_size = size;
+    job_size = table_size = size;
     if (report) {
         traffic_peer = peer_table;
         traffic_timing = 1;
@@ -57,6 +58,30 @@ void traffic_wait_end(uint64_t ns)
     if (l < 0 || l > TRAFFIC_LEVELS)
         l = TRAFFIC_LEVELS;
     atomic_fetch_add_explicit(&wait_ns[l], ns, memory_order_relaxed);
+}
+
+int traffic_grow(int total)
+{
+    if (total <= table_size)
+        return 0;
+    uint8_t *t = realloc(table, (size_t)total);
+    if (!t)
+        return -1;
+    table = t;
+    for (int r = table_size; r < total; r++)
+        table[r] = TRAFFIC_TCP;   /* processes of other parts: over TCP (docs/dynproc.md) */
+    if (peer_table) {
+        traffic_counter_t *p = realloc(peer_table, (size_t)total * sizeof *p);
+        if (!p)
+            return -1;
+        memset(p + table_size, 0, (size_t)(total - table_size) * sizeof *p);
+        peer_table = p;
+        traffic_peer = p;
+    }
+    table_size = total;
+    if (traffic_level_of)
+        traffic_level_of = table;
+    return 0;
 }
 
 /* The report of this rank, made when counting stops (traffic_close), sent by

@@ -190,6 +190,35 @@ static const tr_place_fn place_via[] = { place_via_0, place_via_1, place_via_2, 
 _Static_assert(sizeof deliver_via / sizeof *deliver_via == NTRANSPORTS,
                "one pair of entries per transport");
 
+/* METAMPI_EAGER_LIMIT and METAMPI_RNDV_CHUNK (0: each transport's default, else ours). */
+static size_t eager_set, chunk_set;
+
+/* The first transport that reaches rank r carries its frames, with that transport's limits. */
+static void choose_transport(int r)
+{
+    peer_t *p = &proto_peers[r];
+    for (int i = 0; i < NTRANSPORTS && !p->tr; i++)
+        if (r == proto_my_rank ? all_transports[i] == &transport_self
+                               : all_transports[i]->reaches(r))
+            p->tr = all_transports[i];
+    if (!p->tr)
+        return;
+    bundling |= p->tr->group_begin != NULL;
+    size_t room = p->tr->max_frame;
+    size_t e = eager_set ? eager_set : p->tr->eager_default ? p->tr->eager_default
+                                                            : DEFAULT_EAGER_LIMIT;
+    size_t c = chunk_set ? chunk_set : p->tr->chunk_default ? p->tr->chunk_default
+                                                            : DEFAULT_RNDV_CHUNK;
+    /* To ourselves every message is eager: a standard send to self completes before its
+     * receive is posted, as users of other MPIs expect. */
+    p->eager_limit = r == proto_my_rank ? room : e;
+    if (p->eager_limit > room - sizeof(f_eager_sync_t))
+        p->eager_limit = room - sizeof(f_eager_sync_t);
+    p->chunk = c < 64 ? 64 : c;
+    if (p->chunk > room - sizeof(f_data_t))
+        p->chunk = room - sizeof(f_data_t);
+}
+
 int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, int errlen)
 {
     tr_boot_t b = *boot_in, *boot = &b;
@@ -209,32 +238,35 @@ int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, i
         opened[i] = 1;
     }
     /* set by the user: for every transport; else each transport's default, else ours */
-    size_t eager = tun_size(TUN_EAGER_LIMIT);
-    size_t chunk = tun_size(TUN_RNDV_CHUNK);
+    eager_set = tun_size(TUN_EAGER_LIMIT);
+    chunk_set = tun_size(TUN_RNDV_CHUNK);
     proto_iov_min = tun_size(TUN_DT_IOV_MIN);
-    for (int r = 0; r < boot->size; r++) {
-        peer_t *p = &proto_peers[r];
-        for (int i = 0; i < NTRANSPORTS && !p->tr; i++)
-            if (r == boot->rank ? all_transports[i] == &transport_self
-                                : all_transports[i]->reaches(r))
-                p->tr = all_transports[i];
-        if (!p->tr)
-            continue;
-        bundling |= p->tr->group_begin != NULL;
-        size_t room = p->tr->max_frame;
-        size_t e = eager ? eager : p->tr->eager_default ? p->tr->eager_default
-                                                        : DEFAULT_EAGER_LIMIT;
-        size_t c = chunk ? chunk : p->tr->chunk_default ? p->tr->chunk_default
-                                                        : DEFAULT_RNDV_CHUNK;
-        /* To ourselves every message is eager: a standard send to self completes before its
-         * receive is posted, as users of other MPIs expect. */
-        p->eager_limit = r == boot->rank ? room : e;
-        if (p->eager_limit > room - sizeof(f_eager_sync_t))
-            p->eager_limit = room - sizeof(f_eager_sync_t);
-        p->chunk = c < 64 ? 64 : c;
-        if (p->chunk > room - sizeof(f_data_t))
-            p->chunk = room - sizeof(f_data_t);
+    for (int r = 0; r < boot->size; r++)
+        choose_transport(r);
+    return 0;
+}
+
+int proto_grow(const tr_boot_t *boot, char *err, int errlen)
+{
+    if (boot->size > nranks) {
+        peer_t *p = realloc(proto_peers, (size_t)boot->size * sizeof *p);
+        if (p)
+            proto_peers = p;
+        int *a = p ? realloc(active, (size_t)boot->size * sizeof *a) : NULL;
+        if (!a) {
+            snprintf(err, (size_t)errlen, "out of memory for %d peers", boot->size);
+            return -1;
+        }
+        active = a;
+        memset(p + nranks, 0, (size_t)(boot->size - nranks) * sizeof *p);
     }
+    for (int i = 0; i < NTRANSPORTS; i++)
+        if (all_transports[i]->grow && all_transports[i]->grow(boot, err, errlen) != 0)
+            return -1;
+    for (int r = nranks; r < boot->size; r++)
+        choose_transport(r);
+    if (boot->size > nranks)
+        nranks = boot->size;
     return 0;
 }
 

@@ -124,6 +124,9 @@ typedef struct proto_upcalls {
 
 /* Bootstrap, mirroring the transports' phases (a job-wide barrier between each). */
 int proto_open(const tr_boot_t *boot, const proto_upcalls_t *up, char *err, int errlen);
+/* The job now has boot->size ranks: the new ones are processes of other parts, reached by
+ * the transports that grow (transport.h, "Growing"). 0, or -1 (err). */
+int proto_grow(const tr_boot_t *boot, char *err, int errlen);
 int proto_connect(char *err, int errlen);
 int proto_ready(char *err, int errlen);
 void proto_close(void);

@@ -208,8 +208,16 @@ int pmi_client_get(pmi_client_t *c, const char *key, char *value, int vallen, ch
         return pmix_client_get(c, key, value, vallen, err, errlen);
     if (c->fd < 0)
         return 1;
+    return pmi_client_get_in(c, c->kvsname, key, value, vallen, err, errlen);
+}
+
+int pmi_client_get_in(pmi_client_t *c, const char *kvsname, const char *key, char *value,
+                      int vallen, char *err, int errlen)
+{
+    if (c->proto != PMI_PROTO_1 || c->fd < 0)
+        return fail(err, errlen, "the process manager has no other key-value space");
     char line[PMI_WIRE_MAXLINE];
-    snprintf(line, sizeof line, "cmd=get kvsname=%s key=%s\n", c->kvsname, key);
+    snprintf(line, sizeof line, "cmd=get kvsname=%s key=%s\n", kvsname, key);
     pmi_msg_t r;
     if (exchange(c, line, "get_result", &r, err, errlen) != 0)
         return -1;
@@ -220,6 +228,14 @@ int pmi_client_get(pmi_client_t *c, const char *key, char *value, int vallen, ch
         return fail(err, errlen, "value of key '%s' is too long", key);
     strcpy(value, v);
     return 0;
+}
+
+int pmi_client_command(pmi_client_t *c, const char *request, const char *expect,
+                       pmi_msg_t *reply, char *err, int errlen)
+{
+    if (c->proto != PMI_PROTO_1 || c->fd < 0)
+        return fail(err, errlen, "the process manager does not speak PMI-1");
+    return exchange(c, request, expect, reply, err, errlen);
 }
 
 int pmi_client_barrier(pmi_client_t *c, char *err, int errlen)

@@ -38,6 +38,14 @@ int pmi_client_init(pmi_client_t *c, char *err, int errlen);
 int pmi_client_put(pmi_client_t *c, const char *key, const char *value, char *err, int errlen);
 /* Returns 0 and the value, 1 when the key does not exist, -1 on a protocol error. */
 int pmi_client_get(pmi_client_t *c, const char *key, char *value, int vallen, char *err, int errlen);
+/* The same in another space of the job (a part of spawned ranks, docs/dynproc.md): PMI-1
+ * only (-1 otherwise). */
+int pmi_client_get_in(pmi_client_t *c, const char *kvsname, const char *key, char *value,
+                      int vallen, char *err, int errlen);
+/* One request line (with its newline) and its reply, which must be cmd=<expect>: PMI-1 only
+ * (-1 with a message otherwise). For the commands of runtime/job_spawn.c. */
+int pmi_client_command(pmi_client_t *c, const char *request, const char *expect,
+                       pmi_msg_t *reply, char *err, int errlen);
 int pmi_client_barrier(pmi_client_t *c, char *err, int errlen);
 int pmi_client_finalize(pmi_client_t *c);
 /* Asks the launcher to end the job; returns only if there is no launcher to ask. */

@@ -69,6 +69,14 @@
  * peer's progress() after prepare_sleep() — which the caller's store, drained from its store
  * buffer within the sleeper's grace period, precedes — sees the change. One load when the
  * peer is awake.
+ *
+ * Growing (optional, NULL when absent): ranks spawned while the job runs, or met through a
+ * port, belong to other parts of the job (docs/dynproc.md). The layer above numbers them
+ * after its own part's (boot->size grows) and calls grow() with the new boot: host_of and
+ * site_of cover every rank (the old arrays stay valid too), and peer_id, peer_of_id and
+ * kv_get_peer are set. A transport without grow() never reaches ranks >= the size it was
+ * opened with; one with grow() reaches the new ranks from then on (TCP: listening from the
+ * first grow on even on one host, its card published in its own part's space).
  */
 #ifndef METAMPI_TRANSPORT_H
 #define METAMPI_TRANSPORT_H
@@ -108,6 +116,14 @@ typedef struct tr_boot {
     int (*kv_get)(const char *key, char *value, int vallen, char *err, int errlen);
     const auth_key_t *ranks_key; /* the ranks' key our launcher gave (net/auth.h), or NULL */
     tr_place_fn place;           /* the layer above's placement of large bodies (may be NULL) */
+    /* Processes of other parts of the job (see "Growing"); NULL when there are none to meet:
+     * the job-wide number of rank r (what the TCP handshake names), the rank of a job-wide
+     * number (-1 when unknown), and a get of "<prefix>.<r's rank in its part>" in the space
+     * of r's part (kv_get's answers). */
+    int (*peer_id)(int r);
+    int (*peer_of_id)(int id);
+    int (*kv_get_peer)(int r, const char *prefix, char *value, int vallen, char *err,
+                       int errlen);
 } tr_boot_t;
 
 enum { TR_RMA_OK = 0, TR_RMA_UNSUPPORTED = 1 };
@@ -159,6 +175,8 @@ typedef struct transport {
     /* See "Groups"; both NULL when the transport does not bundle frames. */
     void (*group_begin)(void);
     int (*group_end)(char *err, int errlen);
+    /* See "Growing"; NULL when the transport reaches no process of another part. */
+    int (*grow)(const tr_boot_t *boot, char *err, int errlen);
     void (*close)(void);
 } transport_t;
 

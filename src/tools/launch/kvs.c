@@ -90,3 +90,20 @@ const char *kvs_get(const kvs_t *k, const char *key)
             return e->value;
     return NULL;
 }
+
+void kvs_delete(kvs_t *k, const char *key)
+{
+    size_t h = hash(key) % k->nbuckets;
+    for (kvs_entry_t **p = &k->bucket[h]; *p; p = &(*p)->next) {
+        kvs_entry_t *e = *p;
+        if (strcmp(e->key, key) == 0) {
+            *p = e->next;
+            k->bytes -= strlen(e->key) + strlen(e->value) + sizeof(kvs_entry_t);
+            k->count--;
+            free(e->key);
+            free(e->value);
+            free(e);
+            return;
+        }
+    }
+}

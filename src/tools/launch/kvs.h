@@ -25,5 +25,7 @@ void kvs_free(kvs_t *k);
 /* 0, or -1 when the space is full. */
 int kvs_put(kvs_t *k, const char *key, const char *value);
 const char *kvs_get(const kvs_t *k, const char *key);
+/* Removes key (nothing when absent). */
+void kvs_delete(kvs_t *k, const char *key);
 
 #endif

@@ -31,6 +31,24 @@ static void pmi_barrier(void *ctx, const char *const *kv, size_t nkv)
     n->ev.barrier(n->ev.ctx, kv, nkv);
 }
 
+static void pmi_spawn(void *ctx, int rank, pmi_spawn_req_t *req)
+{
+    node_t *n = ctx;
+    n->ev.spawn(n->ev.ctx, rank, req);
+}
+
+static const char *pmi_lookup(void *ctx, const char *kvsname, const char *key)
+{
+    node_t *n = ctx;
+    return n->ev.lookup(n->ev.ctx, kvsname, key);
+}
+
+static int pmi_shared(void *ctx, const pmi_msg_t *m, char *reply, size_t cap)
+{
+    node_t *n = ctx;
+    return n->ev.shared(n->ev.ctx, m, reply, cap);
+}
+
 int node_global(const node_t *n, int i)
 {
     return n->spec.global ? n->spec.global[i] : i;
@@ -49,7 +67,7 @@ void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_e
     if (!n->spec.size)
         n->spec.size = spec->nranks;
     n->in_local = -1;
-    for (int r = 0; r < spec->nranks; r++)
+    for (int r = 0; spec->stdin_fd != NODE_STDIN_NONE && r < spec->nranks; r++)
         if (node_global(n, r) == 0)
             n->in_local = r;
     n->out_sink = (iofwd_sink_t){ .fd = spec->stdout_fd, .tag_output = spec->tag_output,
@@ -59,9 +77,14 @@ void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_e
                                   .name = "stderr", .emit = spec->emit,
                                   .emit_ctx = spec->emit_ctx };
     pmi_server_ops_t ops = { .abort = pmi_abort, .fail = pmi_fail,
-                             .barrier = ev->barrier ? pmi_barrier : NULL };
+                             .barrier = ev->barrier ? pmi_barrier : NULL,
+                             .spawn = ev->spawn ? pmi_spawn : NULL,
+                             .lookup = ev->lookup ? pmi_lookup : NULL,
+                             .shared = ev->shared ? pmi_shared : NULL };
     pmi_server_init(&n->pmi, loop, spec->kvsname, spec->nranks, n->spec.size, spec->mapping,
                     &ops, n);
+    for (int r = 0; spec->prog && r < spec->nranks; r++)
+        pmi_server_set_appnum(&n->pmi, r, spec->prog[r].appnum);
 }
 
 static void close_fds(int *fds, int count)
@@ -103,7 +126,10 @@ static int spawn_one(node_t *n, int r, spawn_err_t *why)
     char **envp = jobenv_build(n->spec.env, extra, n->spec.nenv_extra + NPER);
     free(extra);
 
-    spawn_req_t req = { .path = n->spec.path, .argv = n->spec.argv, .envp = envp,
+    const node_prog_t *prog = n->spec.prog ? &n->spec.prog[r] : NULL;
+    spawn_req_t req = { .path = prog ? prog->path : n->spec.path,
+                        .argv = prog ? prog->argv : n->spec.argv, .envp = envp,
+                        .wdir = prog ? prog->wdir : NULL,
                         .stdin_fd = fd[0], .stdout_fd = fd[3], .stderr_fd = fd[5],
                         .pmi_fd = fd[7], .cpus = mask, .cpus_size = b ? b->mask_size : 0,
                         .bind_required = b ? b->required : 0,
@@ -123,8 +149,8 @@ static int spawn_one(node_t *n, int r, spawn_err_t *why)
     node_rank_t *rk = &n->rank[r];
     rk->pid = pid;
     n->nlive++;
-    ostream_open(&rk->out, n->loop, &n->out_sink, node_global(n, r), fd[2]);
-    ostream_open(&rk->err, n->loop, &n->err_sink, node_global(n, r), fd[4]);
+    ostream_open(&rk->out, n->loop, &n->out_sink, n->spec.tag_base + node_global(n, r), fd[2]);
+    ostream_open(&rk->err, n->loop, &n->err_sink, n->spec.tag_base + node_global(n, r), fd[4]);
     pmi_server_attach(&n->pmi, r, fd[6]);
     if (r == n->in_local) {
         int pushed = n->spec.stdin_fd == NODE_STDIN_PUSHED;
@@ -172,25 +198,30 @@ void node_reap(node_t *n)
             continue;
         if (pid <= 0)
             return;
-        int r = find_rank(n, pid);
-        if (r < 0) {   /* not a rank: the helper's gateway, or an orphan it inherited */
-            if (n->ev.other_exited)
-                n->ev.other_exited(n->ev.ctx, pid, status);
-            continue;
-        }
-        node_rank_t *rk = &n->rank[r];
-        rk->reaped = 1;
-        n->nlive--;
-        kill(-pid, SIGKILL);  /* the rank's own children die with it */
-        if (r == n->in_local)
-            node_close_stdin(n);  /* nobody left to read it */
-        pmi_server_drain(&n->pmi, r);
-        ostream_drain(&rk->out);
-        ostream_drain(&rk->err);
-        n->ev.exited(n->ev.ctx, r, pid, status, pmi_server_inited(&n->pmi, r),
-                     pmi_server_finalized(&n->pmi, r));
-        pmi_server_departed(&n->pmi, r);
+        /* not a rank: the helper's gateway, an orphan it inherited, another node's rank */
+        if (!node_take_exit(n, pid, status) && n->ev.other_exited)
+            n->ev.other_exited(n->ev.ctx, pid, status);
     }
+}
+
+int node_take_exit(node_t *n, pid_t pid, int status)
+{
+    int r = find_rank(n, pid);
+    if (r < 0)
+        return 0;
+    node_rank_t *rk = &n->rank[r];
+    rk->reaped = 1;
+    n->nlive--;
+    kill(-pid, SIGKILL);  /* the rank's own children die with it */
+    if (r == n->in_local)
+        node_close_stdin(n);  /* nobody left to read it */
+    pmi_server_drain(&n->pmi, r);
+    ostream_drain(&rk->out);
+    ostream_drain(&rk->err);
+    n->ev.exited(n->ev.ctx, r, pid, status, pmi_server_inited(&n->pmi, r),
+                 pmi_server_finalized(&n->pmi, r));
+    pmi_server_departed(&n->pmi, r);
+    return 1;
 }
 
 void node_signal(node_t *n, int sig)

@@ -48,8 +48,13 @@ typedef struct node_events {
      * rank; the stdin pipe is closed (nothing more will be taken). */
     void (*stdin_consumed)(void *ctx, size_t n);
     void (*stdin_closed)(void *ctx);
-    /* Optional: a child that is not a rank was reaped (the site gateway the helper runs). */
+    /* Optional: a child that is not a rank was reaped (the site gateway the helper runs, or
+     * a rank of another node of this process: node_take_exit). */
     void (*other_exited)(void *ctx, pid_t pid, int status);
+    /* Optional: pmi_server_ops_t's spawn and lookup (rank: local index). */
+    void (*spawn)(void *ctx, int rank, pmi_spawn_req_t *req);
+    const char *(*lookup)(void *ctx, const char *kvsname, const char *key);
+    int (*shared)(void *ctx, const pmi_msg_t *m, char *reply, size_t cap);
 } node_events_t;
 
 /* Where each rank runs. Absent (NULL in node_spec_t): ranks keep mpirun's affinity. */
@@ -60,8 +65,18 @@ typedef struct node_binding {
     int required;              /* a refused binding fails the spawn (else: bind_refused) */
 } node_binding_t;
 
-/* stdin_fd value: the input of rank 0 is pushed with node_stdin_push. */
+/* stdin_fd values: the input of rank 0 is pushed with node_stdin_push; no rank gets input
+ * (every stdin is /dev/null: spawned ranks). */
 #define NODE_STDIN_PUSHED (-2)
+#define NODE_STDIN_NONE (-3)
+
+/* A rank's own program, for nodes whose ranks run different ones (spawned applications). */
+typedef struct node_prog {
+    const char *path;        /* resolved program */
+    char *const *argv;
+    const char *wdir;        /* NULL: mpirun's working directory */
+    int appnum;              /* MPI_APPNUM */
+} node_prog_t;
 
 typedef struct node_spec {
     int nranks;              /* ranks of this host */
@@ -80,6 +95,8 @@ typedef struct node_spec {
     iofwd_emit_fn emit;      /* non-NULL: output lines go there instead of stdout/stderr_fd */
     void *emit_ctx;
     const node_binding_t *binding;  /* NULL: no rank is bound */
+    const node_prog_t *prog; /* per local index; NULL: path and argv for every rank */
+    int tag_base;            /* added to the global rank in output tags (spawned parts) */
 } node_spec_t;
 
 typedef struct node_rank {
@@ -109,6 +126,9 @@ int node_spawn(node_t *n, int *failed_rank, spawn_err_t *why);
 void node_drop_binding(node_t *n);
 /* Reaps every exited rank (call on SIGCHLD) and reports each through ev.exited. */
 void node_reap(node_t *n);
+/* The part of node_reap for one reaped child: 1 when pid was a rank of n (reported through
+ * ev.exited), 0 when not. */
+int node_take_exit(node_t *n, pid_t pid, int status);
 /* Sends sig to the process group of every rank not yet reaped. */
 void node_signal(node_t *n, int sig);
 int node_live(const node_t *n);

@@ -169,11 +169,57 @@ void pmi_server_release(pmi_server_t *s)
     }
 }
 
+/* cmd=spawn: hands the request received so far to the owner, or refuses it. */
+static void start_spawn(pmi_conn_t *c)
+{
+    pmi_server_t *s = c->srv;
+    const char *why = !s->ops.spawn      ? "this launcher cannot start ranks"
+                      : c->spawn.refused ? "the request is too large"
+                      : !c->spawn.napps  ? "the request names no program"
+                                         : NULL;
+    if (why) {
+        pmi_spawn_free(&c->spawn);
+        pmi_server_spawn_reply(s, c->rank, NULL, 0, why);
+        return;
+    }
+    pmi_spawn_req_t *req = util_xmalloc(sizeof *req);
+    *req = c->spawn;
+    memset(&c->spawn, 0, sizeof c->spawn);
+    s->ops.spawn(s->ctx, c->rank, req);
+}
+
+void pmi_server_spawn_reply(pmi_server_t *s, int rank, const char *kvsname, int size,
+                            const char *err)
+{
+    pmi_conn_t *c = &s->conn[rank];
+    if (!err) {
+        reply(c, "cmd=spawn_result rc=0 kvsname=%s size=%d", kvsname, size);
+        return;
+    }
+    char hex[2 * 400 + 2];
+    char text[400];
+    snprintf(text, sizeof text, "%s", err);
+    pmi_spawn_hex_encode(text, hex);
+    reply(c, "cmd=spawn_result rc=-1 msg=%s", hex);
+}
+
+void pmi_server_set_universe(pmi_server_t *s, int universe)
+{
+    s->universe = universe;
+}
+
+void pmi_server_set_appnum(pmi_server_t *s, int rank, int appnum)
+{
+    s->conn[rank].appnum = appnum;
+}
+
 /* Handles one complete line (without its newline). */
 static void handle_line(pmi_conn_t *c, const char *line, size_t len)
 {
     pmi_server_t *s = c->srv;
     static pmi_msg_t m;  /* large; single-threaded */
+    static char out[PMI_WIRE_MAXLINE];
+    int shared;
     if (len > 0 && line[len - 1] == '\r')
         len--;
     if (pmi_wire_parse(line, len, &m) != 0) {
@@ -194,9 +240,9 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
         reply(c, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d rc=0",
               PMI_WIRE_KVSNAME_MAX, PMI_WIRE_KEYLEN_MAX, PMI_WIRE_VALLEN_MAX);
     } else if (strcmp(cmd, "get_appnum") == 0) {
-        reply(c, "cmd=appnum appnum=0 rc=0");
+        reply(c, "cmd=appnum appnum=%d rc=0", c->appnum);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
-        reply(c, "cmd=universe_size size=%d rc=0", s->size);
+        reply(c, "cmd=universe_size size=%d rc=0", s->universe);
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         reply(c, "cmd=my_kvsname kvsname=%s rc=0", s->kvsname);
     } else if (strcmp(cmd, "put") == 0) {
@@ -217,12 +263,13 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
         }
     } else if (strcmp(cmd, "get") == 0) {
         const char *k = pmi_msg_get(&m, "kvsname"), *key = pmi_msg_get(&m, "key");
-        const char *val;
-        if (!k || strcmp(k, s->kvsname) != 0)
+        const char *val = NULL;
+        int own = k && strcmp(k, s->kvsname) == 0;
+        if (!k || (!own && !s->ops.lookup))
             reply(c, "cmd=get_result rc=-1 msg=wrong_kvsname");
         else if (!key || !pmi_wire_valid_key(key))
             reply(c, "cmd=get_result rc=-1 msg=invalid_key");
-        else if (!(val = kvs_get(&s->kvs, key)))
+        else if (!(val = own ? kvs_get(&s->kvs, key) : s->ops.lookup(s->ctx, k, key)))
             reply(c, "cmd=get_result rc=-1 msg=key_%s_not_found", key);
         else
             reply(c, "cmd=get_result rc=0 msg=success value=%s", val);
@@ -232,6 +279,21 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
             return;
         }
         barrier_in(s, c);
+    } else if (pmi_spawn_is_part(cmd)) {
+        int rc = pmi_spawn_line(&c->spawn, &m);
+        if (rc == PMI_SPAWN_INVALID) {
+            invalid(c, line, len);
+            return;
+        }
+        reply(c, "cmd=spawn_ack rc=%d", rc == PMI_SPAWN_OK ? 0 : -1);
+    } else if (strcmp(cmd, "spawn") == 0) {
+        start_spawn(c);
+    } else if (s->ops.shared && (shared = s->ops.shared(s->ctx, &m, out, sizeof out)) != 0) {
+        if (shared < 0) {
+            invalid(c, line, len);
+            return;
+        }
+        reply(c, "%s", out);
     } else if (strcmp(cmd, "finalize") == 0) {
         c->finalized = 1;
         reply(c, "cmd=finalize_ack");
@@ -305,6 +367,7 @@ void pmi_server_init(pmi_server_t *s, ev_loop_t *loop, const char *kvsname, int 
     snprintf(s->kvsname, sizeof s->kvsname, "%s", kvsname);
     s->nlocal = nlocal;
     s->size = size;
+    s->universe = size;
     s->conn = util_xmalloc((size_t)nlocal * sizeof *s->conn);
     memset(s->conn, 0, (size_t)nlocal * sizeof *s->conn);
     for (int r = 0; r < nlocal; r++) {
@@ -369,6 +432,7 @@ void pmi_server_free(pmi_server_t *s)
     for (int r = 0; r < s->nlocal; r++) {
         conn_close(&s->conn[r]);
         free(s->conn[r].out);
+        pmi_spawn_free(&s->conn[r].spawn);
     }
     free(s->conn);
     journal_clear(s);

@@ -26,6 +26,7 @@
 
 #include "evloop.h"
 #include "kvs.h"
+#include "pmi_spawn.h"
 #include "runtime/pmi_wire.h"
 
 #include <stddef.h>
@@ -44,6 +45,18 @@ typedef struct pmi_server_ops {
      * the keys and values put since the last barrier, 2*nkv strings (key, value, ...),
      * valid during the call. The barrier completes at pmi_server_release. */
     void (*barrier)(void *ctx, const char *const *kv, size_t nkv);
+    /* Optional (NULL: cmd=spawn is answered rc=-1). rank asks to start the ranks of req
+     * (pmi_spawn.h), which the callee takes over (and frees with pmi_spawn_free); the rank
+     * waits for the answer, pmi_server_spawn_reply, which may come from inside the call. */
+    void (*spawn)(void *ctx, int rank, pmi_spawn_req_t *req);
+    /* Optional (NULL: only this server's space exists). The value of key in another space of
+     * the job (the part of spawned ranks named kvsname), or NULL when kvsname or key is not
+     * there. */
+    const char *(*lookup)(void *ctx, const char *kvsname, const char *key);
+    /* Optional: the commands of the job's shared space (names, ports: mpirun/jobspace.h).
+     * 1 and the reply line (no newline) in reply, 0 when cmd is not one of them, -1 when
+     * malformed. */
+    int (*shared)(void *ctx, const pmi_msg_t *m, char *reply, size_t cap);
 } pmi_server_ops_t;
 
 typedef struct pmi_conn {
@@ -53,6 +66,8 @@ typedef struct pmi_conn {
     int watched;        /* registered in the event loop */
     int inited, finalized, in_barrier, stopped;
     int departed;       /* the rank's process has exited */
+    int appnum;         /* the answer to get_appnum (MPI_APPNUM) */
+    pmi_spawn_req_t spawn;  /* the spawn request being received */
     int out_broken;     /* a reply could not be sent (peer closed): replies are dropped */
     char in[PMI_WIRE_MAXLINE];
     size_t inlen;
@@ -64,7 +79,8 @@ typedef struct pmi_server {
     ev_loop_t *loop;
     char kvsname[PMI_WIRE_KVSNAME_MAX + 1];
     int nlocal;         /* connections = local ranks that must enter a barrier */
-    int size;           /* ranks in the job (the universe size) */
+    int size;           /* ranks of this server's space (PMI_SIZE) */
+    int universe;       /* the answer to get_universe_size: slots mpirun knows of */
     pmi_conn_t *conn;   /* indexed by local index */
     int nbarrier;       /* local ranks currently in the barrier */
     int waiting;        /* ops.barrier was called; waiting for pmi_server_release */
@@ -82,6 +98,13 @@ void pmi_server_init(pmi_server_t *s, ev_loop_t *loop, const char *kvsname, int 
 int pmi_server_put(pmi_server_t *s, const char *key, const char *value);
 /* Completes the barrier all local ranks wait in after ops.barrier. */
 void pmi_server_release(pmi_server_t *s);
+/* The answer to get_universe_size (default: size) and a rank's get_appnum (default 0). */
+void pmi_server_set_universe(pmi_server_t *s, int universe);
+void pmi_server_set_appnum(pmi_server_t *s, int rank, int appnum);
+/* Answers rank's cmd=spawn: "cmd=spawn_result rc=0 kvsname=K size=N" when err is NULL,
+ * else "cmd=spawn_result rc=-1 msg=HEX(err)". */
+void pmi_server_spawn_reply(pmi_server_t *s, int rank, const char *kvsname, int size,
+                            const char *err);
 /* Serves rank's connection on fd (the server owns fd from now on). */
 void pmi_server_attach(pmi_server_t *s, int rank, int fd);
 /* Reads and processes everything the rank has already sent (used when the rank exited, so

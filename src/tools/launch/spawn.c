@@ -134,6 +134,8 @@ static void child(const spawn_req_t *req, pid_t parent, int errpipe)
         for (long fd = nkeep; fd < max; fd++)
             fcntl((int)fd, F_SETFD, FD_CLOEXEC);
     }
+    if (req->wdir && chdir(req->wdir) != 0)
+        child_fail(errpipe, SPAWN_STAGE_WDIR, errno);
     execve(req->path, req->argv, req->envp);
     child_fail(errpipe, SPAWN_STAGE_EXEC, errno);
 }

@@ -28,6 +28,7 @@ enum spawn_stage {
     SPAWN_STAGE_SETUP,   /* pipe, fork or fd set-up */
     SPAWN_STAGE_BIND,    /* sched_setaffinity with req->cpus (only when bind_required) */
     SPAWN_STAGE_EXEC,    /* execve */
+    SPAWN_STAGE_WDIR,    /* chdir to req->wdir */
 };
 
 typedef struct spawn_err {
@@ -47,6 +48,8 @@ typedef struct spawn_req {
                             * mpirun's affinity and spawn_rank reports the refusal */
     const char *unbound_env; /* "NAME=value": replaces NAME's entry in envp when the rank
                               * runs unbound after a refusal (may be NULL) */
+    const char *wdir;      /* NULL: keep mpirun's working directory; a failed chdir is
+                            * reported as SPAWN_STAGE_WDIR */
 } spawn_req_t;
 
 /* Resolves prog like execvp does (PATH search when it has no '/'). Returns 0 and a malloc'ed

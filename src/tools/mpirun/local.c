@@ -10,12 +10,16 @@
 #include "node.h"
 #include "report.h"
 #include "spawn.h"
+#include "spawned.h"
 #include "teardown.h"
 #include "util.h"
+#include "net/auth.h"
 #include "net/clock.h"
+#include "runtime/rank_key.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +31,7 @@ typedef struct local {
     job_t job;
     ev_loop_t loop;
     node_t node;
+    spawned_t spawned;        /* the parts started by MPI_Comm_spawn */
     int sigfd;
     char kvsname[64];
     hostpolicy_t hp;
@@ -37,6 +42,39 @@ static void terminate(void *ctx, int sig)
     local_t *l = ctx;
     node_close_stdin(&l->node);
     node_signal(&l->node, sig);
+    spawned_signal(&l->spawned, sig);
+}
+
+static void on_other_exited(void *ctx, pid_t pid, int status)
+{
+    local_t *l = ctx;
+    spawned_take_exit(&l->spawned, pid, status);
+}
+
+static void on_spawn(void *ctx, int rank, pmi_spawn_req_t *req)
+{
+    local_t *l = ctx;
+    spawned_request(&l->spawned, &l->node, rank, req);
+}
+
+static const char *on_lookup(void *ctx, const char *kvsname, const char *key)
+{
+    local_t *l = ctx;
+    return spawned_lookup(&l->spawned, kvsname, key);
+}
+
+static int on_shared(void *ctx, const pmi_msg_t *m, char *reply, size_t cap)
+{
+    local_t *l = ctx;
+    return spawned_shared(&l->spawned, m, reply, cap);
+}
+
+/* MPI_UNIVERSE_SIZE: the CPUs mpirun may use, or the ranks when there are more. */
+static int universe_size(int np)
+{
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    return n > np ? n : np;
 }
 
 static void on_exited(void *ctx, int rank, pid_t pid, int status, int inited, int finalized)
@@ -122,14 +160,32 @@ int local_run(const mpirun_opts_t *opts)
     for (int i = 0; i < opts->nx; i++)
         jobenv_add(&env, opts->xvars[i]);
 
+    /* One ranks' key for every part of the job (spawned ones too), so their TCP transports
+     * prove the same key (docs/dynproc.md); no process started after MPI_Init gets it. */
+    auth_key_t ranks_key;
+    char key_env[sizeof RANK_KEY_ENV + AUTH_KEY_HEX + 1] = "";
+    const char *env_extra[1] = { key_env };
+    if (auth_key_generate(&ranks_key) == 0) {
+        char hex[AUTH_KEY_HEX + 1];
+        auth_key_to_hex(&ranks_key, hex);
+        snprintf(key_env, sizeof key_env, RANK_KEY_ENV "=%s", hex);
+        auth_key_wipe(&ranks_key);
+    }
     node_spec_t spec = { .nranks = opts->np, .path = path, .argv = opts->prog_argv,
-                         .env = &env, .kvsname = l.kvsname, .tag_output = opts->tag_output,
+                         .env = &env, .env_extra = env_extra, .nenv_extra = *key_env != 0,
+                         .kvsname = l.kvsname, .tag_output = opts->tag_output,
                          .stdin_fd = STDIN_FILENO, .stdout_fd = STDOUT_FILENO,
                          .stderr_fd = STDERR_FILENO,
                          .binding = hostpolicy_node_binding(&l.hp) };
     node_events_t ev = { .ctx = &l, .exited = on_exited, .aborted = on_aborted,
-                         .pmi_failed = on_pmi_failed, .bind_refused = on_bind_refused };
+                         .pmi_failed = on_pmi_failed, .bind_refused = on_bind_refused,
+                         .other_exited = on_other_exited, .spawn = on_spawn,
+                         .lookup = on_lookup, .shared = on_shared };
     node_init(&l.node, &l.loop, &spec, &ev);
+    node_kvs_put(&l.node, "metampi.spawn", "1");   /* the library may spawn and use ports */
+    int universe = universe_size(opts->np);
+    pmi_server_set_universe(&l.node.pmi, universe);
+    spawned_init(&l.spawned, &l.loop, &l.job, &l.node, &env, opts->tag_output, universe);
 
     int bad_rank;
     spawn_err_t why;
@@ -147,24 +203,26 @@ int local_run(const mpirun_opts_t *opts)
         if (l.job.condemned && !l.job.kill_sent) {
             if (now >= l.job.t_condemned + TEARDOWN_KILL_AFTER_MS) {
                 node_signal(&l.node, SIGKILL);
+                spawned_signal(&l.spawned, SIGKILL);
                 l.job.kill_sent = 1;
             } else {
                 job_fold_deadline(&timeout, l.job.t_condemned + TEARDOWN_KILL_AFTER_MS, now);
             }
         }
-        if (node_live(&l.node) == 0) {
+        if (node_live(&l.node) + spawned_live(&l.spawned) == 0) {
             if (!t_drain) {
                 node_close_stdin(&l.node);
                 teardown_kill_orphans();  /* descendants could hold output pipes open */
                 t_drain = now;
             }
-            if (node_io_open(&l.node) == 0 || now >= t_drain + TEARDOWN_DRAIN_MS)
+            if (node_io_open(&l.node) + spawned_io_open(&l.spawned) == 0 ||
+                now >= t_drain + TEARDOWN_DRAIN_MS)
                 break;
             job_fold_deadline(&timeout, t_drain + TEARDOWN_DRAIN_MS, now);
         } else if (l.job.condemned) {
             if (now >= l.job.t_condemned + TEARDOWN_GIVE_UP_MS) {
                 util_msg("%d rank(s) did not exit after SIGKILL; giving up on them",
-                         node_live(&l.node));
+                         node_live(&l.node) + spawned_live(&l.spawned));
                 break;
             }
             job_fold_deadline(&timeout, l.job.t_condemned + TEARDOWN_GIVE_UP_MS, now);
@@ -173,6 +231,7 @@ int local_run(const mpirun_opts_t *opts)
     }
 
     report_kvs_from(&l.node.pmi.kvs);
+    spawned_free(&l.spawned);
     node_free(&l.node);
     teardown_kill_orphans();
     teardown_remove_shm(l.kvsname);

@@ -263,7 +263,7 @@ static int gw_ready(char *err, int errlen)
 
 static int gw_reaches(int peer)
 {
-    return g.active && g.site_of[peer] != g.site;
+    return g.active && peer < g.size && g.site_of[peer] != g.site;
 }
 
 static int lost(const char *why, char *err, int errlen)

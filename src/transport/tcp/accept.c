@@ -127,7 +127,7 @@ static uint32_t verdict_for(int q)
         return TCP_VERDICT_ACCEPT;     /* none of ours, or ours lost already */
     if (p->c->state == UP || p->c->state == SECURING)
         return TCP_VERDICT_DUPLICATE;  /* a stale attempt of the peer's */
-    return tcp_g.rank < q ? TCP_VERDICT_DUPLICATE : TCP_VERDICT_ACCEPT;
+    return tcp_id(tcp_g.rank) < tcp_id(q) ? TCP_VERDICT_DUPLICATE : TCP_VERDICT_ACCEPT;
 }
 
 int tcp_acceptor_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen)
@@ -150,13 +150,19 @@ int tcp_acceptor_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen)
         return 1;
     }
     tcp_hello_t h;
-    const char *bad = tcp_hello_parse(c->hs.in, &tcp_g.key, c->na, (uint32_t)tcp_g.size,
-                                      (uint32_t)tcp_g.rank, &h);
+    const char *bad = tcp_hello_parse(c->hs.in, &tcp_g.key, c->na,
+                                      tcp_g.dynamic ? 0 : (uint32_t)tcp_g.size,
+                                      (uint32_t)tcp_id(tcp_g.rank), &h);
     if (bad) {
         drop(c, bad);
         return 1;
     }
-    int q = (int)h.rank;
+    int q = tcp_g.dynamic ? tcp_g.peer_of_id((int)h.rank) : (int)h.rank;
+    if (q < 0) { /* a process of another part this one does not know yet: its connector
+                    tries again (docs/dynproc.md) */
+        forget(c);
+        return 1;
+    }
     if (tcp_g.host_of[q] == tcp_g.host_of[tcp_g.rank]) { /* never by TCP: forged */
         char why[96];
         snprintf(why, sizeof why, "it claims to be rank %d, which shares this host", q);
@@ -165,7 +171,8 @@ int tcp_acceptor_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen)
     }
     uint32_t verdict = verdict_for(q);
     unsigned char welcome[TCP_WELCOME_LEN];
-    tcp_welcome_encode(welcome, &tcp_g.key, verdict, (uint32_t)tcp_g.rank, h.nonce, c->na);
+    tcp_welcome_encode(welcome, &tcp_g.key, verdict, (uint32_t)tcp_id(tcp_g.rank), h.nonce,
+                       c->na);
     int sent = net_hs_send(&c->hs, c->fd, welcome, sizeof welcome);
     if (verdict == TCP_VERDICT_DUPLICATE) {
         c->state = A_REFUSING;

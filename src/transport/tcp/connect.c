@@ -37,7 +37,8 @@ int tcp_fetch_card(int r, char *err, int errlen)
         return 0;
     char key[32], val[TCP_CARD_LEN];
     snprintf(key, sizeof key, "tcp.%d", r);
-    int rc = tcp_g.kv_get(key, val, sizeof val, err, errlen);
+    int rc = tcp_g.kv_get_peer ? tcp_g.kv_get_peer(r, "tcp", val, sizeof val, err, errlen)
+                               : tcp_g.kv_get(key, val, sizeof val, err, errlen);
     if (rc != 0) {
         if (rc > 0)
             snprintf(err, (size_t)errlen, "rank %d published no TCP address", r);
@@ -228,8 +229,8 @@ int tcp_connector_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen)
             goto failed;
         }
         unsigned char hello[TCP_HELLO_LEN];
-        tcp_hello_encode(hello, &tcp_g.key, (uint32_t)tcp_g.rank, (uint32_t)tcp_g.size, c->na,
-                         c->nc);
+        tcp_hello_encode(hello, &tcp_g.key, (uint32_t)tcp_id(tcp_g.rank),
+                         (uint32_t)tcp_g.part_size, c->na, c->nc);
         c->hs.got = 0;
         c->state = C_WAIT_WELCOME;
         if (net_hs_send(&c->hs, c->fd, hello, sizeof hello) < 0) {
@@ -248,8 +249,8 @@ int tcp_connector_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen)
         if (rc < 0)
             goto closed;
         tcp_welcome_t w;
-        if ((bad = tcp_welcome_parse(c->hs.in, &tcp_g.key, c->nc, c->na, (uint32_t)c->peer,
-                                     &w)) != NULL)
+        if ((bad = tcp_welcome_parse(c->hs.in, &tcp_g.key, c->nc, c->na,
+                                     (uint32_t)tcp_id(c->peer), &w)) != NULL)
             goto failed;
         if (w.verdict == TCP_VERDICT_DUPLICATE) { /* the peer's own connection wins */
             if (p->c == c) {

@@ -141,10 +141,12 @@ static int use_ranks_key(const auth_key_t *ranks, char *err, int errlen)
     return 0;
 }
 
+static int activate(const tr_boot_t *boot, char *err, int errlen);
+
 static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
 {
     tcp_g.rank = boot->rank;
-    tcp_g.size = boot->size;
+    tcp_g.size = tcp_g.part_size = boot->size;
     tcp_g.host_of = boot->host_of;
     tcp_g.site_of = boot->site_of;
     tcp_g.wan_tls = tun_bool(TUN_WAN_ENCRYPT);
@@ -155,8 +157,13 @@ static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int
                                    .peer = "rank" };
     tcp_acceptor_init();
     tcp_g.active = spans_hosts(boot);
-    if (!tcp_g.active)
-        return 0;
+    return tcp_g.active ? activate(boot, err, errlen) : 0;
+}
+
+/* Listening and the peers' table: at open when the job spans hosts, else at the first grow. */
+static int activate(const tr_boot_t *boot, char *err, int errlen)
+{
+    tcp_g.active = 1;
     if (peer_timeout_read(&tcp_g.timeout_s, err, (size_t)errlen) != 0)
         return -1;
     /* a connection per peer and the unproven ones, on top of what the program was given */
@@ -213,6 +220,38 @@ static int tcp_ready(char *err, int errlen)
 static int tcp_reaches(int peer)
 {
     return tcp_g.active && tcp_g.host_of[peer] != tcp_g.host_of[tcp_g.rank];
+}
+
+/* Ranks of other parts (transport.h, "Growing"): they are always on another "host" in
+ * host_of, so reaches() takes them; their HELLOs name job-wide numbers from now on. */
+static int tcp_grow(const tr_boot_t *boot, char *err, int errlen)
+{
+    tcp_g.host_of = boot->host_of;
+    tcp_g.site_of = boot->site_of;
+    tcp_g.peer_id = boot->peer_id;
+    tcp_g.peer_of_id = boot->peer_of_id;
+    tcp_g.kv_get_peer = boot->kv_get_peer;
+    tcp_g.dynamic = 1;
+    if (!tcp_g.active) {
+        if (!boot->ranks_key) {
+            snprintf(err, (size_t)errlen, "no ranks' key from the launcher: processes of other "
+                     "parts of the job cannot be reached");
+            return -1;
+        }
+        tcp_g.size = boot->size;
+        return activate(boot, err, errlen);
+    }
+    if (boot->size > tcp_g.size) {
+        tcp_peer_t *p = realloc(tcp_g.peers, (size_t)boot->size * sizeof *p);
+        if (!p) {
+            snprintf(err, (size_t)errlen, "out of memory for %d TCP peers", boot->size);
+            return -1;
+        }
+        memset(p + tcp_g.size, 0, (size_t)(boot->size - tcp_g.size) * sizeof *p);
+        tcp_g.peers = p;
+        tcp_g.size = boot->size;
+    }
+    return 0;
 }
 
 static int frame_check(int dst, size_t len, char *err, int errlen)
@@ -433,5 +472,6 @@ const transport_t transport_tcp = {
     .end_sleep = tcp_sleep_hook,
     .pollfds = tcp_pollfds,
     .busy = tcp_busy,
+    .grow = tcp_grow,
     .close = tcp_close,
 };

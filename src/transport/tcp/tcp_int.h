@@ -78,8 +78,14 @@ typedef struct tcp_peer {
 } tcp_peer_t;
 
 typedef struct tcp_state {
-    int active;                  /* the job spans hosts */
+    int active;                  /* the job spans hosts, or it grew (transport.h) */
     int rank, size;
+    int part_size;               /* ranks of this part (size before any grow) */
+    int dynamic;                 /* it grew: HELLOs and WELCOMEs name job-wide numbers */
+    int (*peer_id)(int r);       /* tr_boot_t's, NULL until the first grow */
+    int (*peer_of_id)(int id);
+    int (*kv_get_peer)(int r, const char *prefix, char *value, int vallen, char *err,
+                       int errlen);
     const int *host_of;
     const int *site_of;          /* the ranks' sites: TLS between two (wan_tls) */
     int wan_tls;                 /* METAMPI_WAN_ENCRYPT */
@@ -105,6 +111,12 @@ typedef struct tcp_state {
 } tcp_state_t;
 
 extern tcp_state_t tcp_g;
+
+/* The job-wide number of rank r: what HELLO and WELCOME name (r itself in a job of one part). */
+static inline int tcp_id(int r)
+{
+    return tcp_g.peer_id ? tcp_g.peer_id(r) : r;
+}
 
 /* peer.c */
 const char *tcp_peer_host(int r);

@@ -50,9 +50,9 @@ const char *tcp_hello_parse(const unsigned char in[TCP_HELLO_LEN], const auth_ke
     if (!net_hs_hello_proves(&PROFILE, in, k, na, hello_identity(h->rank, h->size)))
         return "wrong job key";
     /* below the MAC check, these can only be a peer of another size of this job: a bug */
-    if (h->size != size)
+    if (size && h->size != size)
         return "hello from a job of another size";
-    if (h->rank >= size || h->rank == self)
+    if ((size && h->rank >= size) || h->rank == self)
         return "hello names an impossible rank";
     return NULL;
 }

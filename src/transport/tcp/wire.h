@@ -54,7 +54,8 @@ void tcp_hello_encode(unsigned char out[TCP_HELLO_LEN], const auth_key_t *k, uin
                       uint32_t size, const unsigned char na[AUTH_NONCE],
                       const unsigned char nc[AUTH_NONCE]);
 /* NULL when in is a HELLO that proves the key for challenge nonce na from a rank of a job of
- * `size` ranks other than `self` (fills *h), else what is wrong with it. */
+ * `size` ranks other than `self` (fills *h), else what is wrong with it. size 0: a job with
+ * several parts, whose HELLOs name job-wide numbers (the caller maps them). */
 const char *tcp_hello_parse(const unsigned char in[TCP_HELLO_LEN], const auth_key_t *k,
                             const unsigned char na[AUTH_NONCE], uint32_t size, uint32_t self,
                             tcp_hello_t *h);
