@@ -85,7 +85,9 @@ int file_access_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype
     int64_t mine = (int64_t)n, *all = malloc((size_t)size * sizeof *all);
     if (!all)
         return file_raise(f, MPI_ERR_NO_MEM, func, "out of memory");
+    icoll_le64(&mine, 1); /* words little-endian between members (core/icoll.h) */
     int rc = icoll_allgather(f->comm, &mine, sizeof mine, all);
+    icoll_le64(all, (size_t)size);
     int64_t before = 0, total = 0;
     for (int r = 0; r < size; r++) {
         if (r < rank)
@@ -99,7 +101,7 @@ int file_access_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype
         moved = io_shared_fetch_add(f, (MPI_Offset)total, &base);
     int64_t b[2] = { (int64_t)base, moved };
     if (rc == MPI_SUCCESS)
-        rc = icoll_bcast(f->comm, b, sizeof b, 0);
+        rc = icoll_bcast_i64(f->comm, b, 2, 0);
     if (bad != MPI_SUCCESS)
         return bad;
     if (rc == MPI_SUCCESS)
@@ -153,7 +155,7 @@ API_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
             io_shared_local_set(f, base + offset);
     }
     if (rc == MPI_SUCCESS)
-        rc = icoll_bcast(f->comm, &outcome, sizeof outcome, 0);
+        rc = icoll_bcast_ints(f->comm, &outcome, 1, 0);
     if (rc == MPI_SUCCESS)
         rc = bad != MPI_SUCCESS ? bad : outcome;
     if (rc != MPI_SUCCESS)

@@ -101,7 +101,7 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
         int64_t at = 0;
         if (f->comm->rank == 0)
             at = io_view_byte_offset(f, io_shared_local_get(f) * f->fetype->size);
-        if ((all = icoll_bcast(f->comm, &at, sizeof at, 0)) != MPI_SUCCESS) {
+        if ((all = icoll_bcast_i64(f->comm, &at, 1, 0)) != MPI_SUCCESS) {
             dtype_release(fet);
             dtype_release(fft);
             return file_raise(f, all, F, "cannot agree on the current displacement");

@@ -189,16 +189,38 @@ int icoll_alltoallv(comm_t *c, const void *send, const size_t *scounts, const si
 
 int icoll_allreduce_int(comm_t *c, int *vals, int n, icoll_op_t op)
 {
+    icoll_le32(vals, (size_t)n);
     icoll_sched_t *s = new_op(c);
     if (s)
         icoll_sched_allreduce(s, c, vals, n, ICOLL_INT, op, NULL);
-    return run(s);
+    int rc = run(s);
+    icoll_le32(vals, (size_t)n);
+    return rc;
 }
 
 int icoll_allreduce_u64(comm_t *c, uint64_t *vals, int n, icoll_op_t op)
 {
+    icoll_le64(vals, (size_t)n);
     icoll_sched_t *s = new_op(c);
     if (s)
         icoll_sched_allreduce(s, c, vals, n, ICOLL_U64, op, NULL);
-    return run(s);
+    int rc = run(s);
+    icoll_le64(vals, (size_t)n);
+    return rc;
+}
+
+int icoll_bcast_ints(comm_t *c, int *vals, int n, int root)
+{
+    icoll_le32(vals, (size_t)n);
+    int rc = icoll_bcast(c, vals, (size_t)n * sizeof *vals, root);
+    icoll_le32(vals, (size_t)n);
+    return rc;
+}
+
+int icoll_bcast_i64(comm_t *c, int64_t *vals, int n, int root)
+{
+    icoll_le64(vals, (size_t)n);
+    int rc = icoll_bcast(c, vals, (size_t)n * sizeof *vals, root);
+    icoll_le64(vals, (size_t)n);
+    return rc;
 }

@@ -14,6 +14,10 @@
 
 #include "core/schedule.h"
 
+#include <endian.h>
+#include <stddef.h>
+#include <stdint.h>
+
 int icoll_barrier(comm_t *c);
 int icoll_bcast(comm_t *c, void *buf, size_t bytes, int root);
 /* recv holds size * bytes: member i's block at i * bytes */
@@ -23,8 +27,29 @@ int icoll_alltoall(comm_t *c, const void *send, size_t bytes, void *recv);
 /* counts and displacements in bytes */
 int icoll_alltoallv(comm_t *c, const void *send, const size_t *scounts, const size_t *sdispls,
                     void *recv, const size_t *rcounts, const size_t *rdispls);
+/* The members may differ in byte order (docs/heterogeneity.md): the functions above move
+ * bytes as given, so a caller sends words little-endian (icoll_le32/64 before and after);
+ * the reductions and the typed broadcasts below do that themselves. A reduction appended to
+ * a schedule (icoll_sched_allreduce*) takes and leaves its values little-endian. */
 int icoll_allreduce_int(comm_t *c, int *vals, int n, icoll_op_t op);
 int icoll_allreduce_u64(comm_t *c, uint64_t *vals, int n, icoll_op_t op);
+int icoll_bcast_ints(comm_t *c, int *vals, int n, int root);
+int icoll_bcast_i64(comm_t *c, int64_t *vals, int n, int root);
+
+/* n 32- or 64-bit words between host order and little-endian, in place (the same swap both
+ * ways; nothing on a little-endian host). */
+static inline void icoll_le32(void *words, size_t n)
+{
+    uint32_t *w = words;
+    for (size_t i = 0; i < n; i++)
+        w[i] = htole32(w[i]);
+}
+static inline void icoll_le64(void *words, size_t n)
+{
+    uint64_t *w = words;
+    for (size_t i = 0; i < n; i++)
+        w[i] = htole64(w[i]);
+}
 
 /* Collectives appended to a schedule. c is an intra-communicator, except for allreduce,
  * which also takes an inter-communicator and then combines both groups (reduction in each

@@ -5,6 +5,7 @@
 #include "core/progress.h"
 #include "datatype/dtype.h"
 
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -420,26 +421,33 @@ uint64_t icoll_sched_digest(const icoll_sched_t *s)
 
 /* ---- execution ---------------------------------------------------------------------- */
 
-#define REDUCE_LOOP(T)                                                                         \
+/* The internal reductions' values are little-endian in memory and on the wire, so that
+ * members of unlike byte order combine them (docs/heterogeneity.md); each element is taken to
+ * host order, combined, and stored back little-endian (nothing to do on a little-endian
+ * host). */
+#define REDUCE_LOOP(T, TOH, TOLE)                                                              \
     do {                                                                                       \
         const T *a = in;                                                                       \
         T *b = inout;                                                                          \
-        for (int i = 0; i < n; i++)                                                            \
+        for (int i = 0; i < n; i++) {                                                          \
+            T x = (T)TOH(a[i]), y = (T)TOH(b[i]);                                              \
             switch (op) {                                                                      \
-            case ICOLL_SUM: b[i] += a[i]; break;                                               \
-            case ICOLL_MAX: b[i] = a[i] > b[i] ? a[i] : b[i]; break;                           \
-            case ICOLL_MIN: b[i] = a[i] < b[i] ? a[i] : b[i]; break;                           \
-            case ICOLL_BAND: b[i] &= a[i]; break;                                              \
-            case ICOLL_BOR: b[i] |= a[i]; break;                                               \
+            case ICOLL_SUM: y += x; break;                                                     \
+            case ICOLL_MAX: y = x > y ? x : y; break;                                          \
+            case ICOLL_MIN: y = x < y ? x : y; break;                                          \
+            case ICOLL_BAND: y &= x; break;                                                    \
+            case ICOLL_BOR: y |= x; break;                                                     \
             }                                                                                  \
+            b[i] = (T)TOLE(y);                                                                 \
+        }                                                                                      \
     } while (0)
 
 static void reduce(const void *in, void *inout, int n, icoll_type_t type, icoll_op_t op)
 {
     if (type == ICOLL_INT)
-        REDUCE_LOOP(int);
+        REDUCE_LOOP(int, (int)le32toh, htole32);
     else
-        REDUCE_LOOP(uint64_t);
+        REDUCE_LOOP(uint64_t, le64toh, htole64);
 }
 
 /* Local copy between typed buffers, through a bounce buffer when neither side is contiguous.

@@ -88,7 +88,7 @@ static int agree(comm_t *c, int rc)
     if (v[0] == c->size)
         return MPI_SUCCESS;
     int cls = rc;
-    all = icoll_bcast(c, &cls, sizeof cls, v[0]);
+    all = icoll_bcast_ints(c, &cls, 1, v[0]);
     return all != MPI_SUCCESS ? all : cls;
 }
 
@@ -157,7 +157,7 @@ int io_open(comm_t *c, const char *path, int amode, info_t *info, io_file_t **ou
         rc = agree(c, rc);
         int64_t at = f->pos;
         if (rc == MPI_SUCCESS && f->sites == IO_SITES_ROOT &&
-            (rc = icoll_bcast(c, &at, sizeof at, 0)) == MPI_SUCCESS)
+            (rc = icoll_bcast_i64(c, &at, 1, 0)) == MPI_SUCCESS)
             f->pos = at;
     }
     if (rc == MPI_SUCCESS)

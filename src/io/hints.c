@@ -100,10 +100,14 @@ int io_hints_set(io_file_t *f, const info_t *given)
         read_switch(given, "romio_ds_read", &h.ds_read);
     }
     /* rank 0's values everywhere (a member without memory still takes part) */
-    int all = icoll_bcast(f->comm, &h, sizeof h, 0);
+    int64_t v[6] = { h.cb_buffer_size, h.cb_nodes, h.cb_read, h.cb_write,
+                     h.ind_rd_buffer_size, h.ds_read };
+    int all = icoll_bcast_i64(f->comm, v, 6, 0);
     if (all != MPI_SUCCESS)
         return all;
-    f->hints = h;
+    f->hints = (io_hints_t){ .cb_buffer_size = v[0], .cb_nodes = (int)v[1], .cb_read = (int)v[2],
+                             .cb_write = (int)v[3], .ind_rd_buffer_size = v[4],
+                             .ds_read = (int)v[5] };
     int n;
     int *aggr = io_aggregators(f, &n);
     if (!aggr)

@@ -38,7 +38,7 @@ int io_sites_setup(io_file_t *f, const info_t *info)
         mode = IO_SITES_ROOT;
     else if (v && strcmp(v, "each") == 0)
         mode = IO_SITES_EACH;
-    int rc = icoll_bcast(c, &mode, sizeof mode, 0);
+    int rc = icoll_bcast_ints(c, &mode, 1, 0);
     if (rc != MPI_SUCCESS)
         return rc;
     f->sites = mode;

@@ -26,7 +26,8 @@
 
 typedef struct piece {
     int64_t off, len;
-} piece_t;
+} piece_t; /* exchanged between members as two little-endian words */
+_Static_assert(sizeof(piece_t) == 2 * sizeof(uint64_t), "a piece is two 64-bit words");
 
 /* My pieces: cut at domain and window boundaries, in stream order. */
 typedef struct cut {
@@ -158,14 +159,16 @@ static int cycle(io_file_t *f, const cut_t *w, size_t from, size_t to, unsigned 
         at += (size_t)send[j].len;
     }
     /* counts (pieces and bytes) travel together */
-    size_t *two = malloc(4 * (size_t)n * sizeof *two);
+    uint64_t *two = malloc(4 * (size_t)n * sizeof *two);
     if (!two) {
         rc = MPI_ERR_NO_MEM;
         goto done;
     }
     for (int r = 0; r < n; r++)
         two[2 * r] = sc[r], two[2 * r + 1] = sb[r];
-    rc = icoll_alltoall(c, two, 2 * sizeof(size_t), two + 2 * n);
+    icoll_le64(two, 2 * (size_t)n); /* words little-endian between members (icoll.h) */
+    rc = icoll_alltoall(c, two, 2 * sizeof *two, two + 2 * n);
+    icoll_le64(two + 2 * n, 2 * (size_t)n);
     for (int r = 0; r < n; r++)
         rc_[r] = two[2 * n + 2 * r], rb[r] = two[2 * n + 2 * r + 1];
     free(two);
@@ -189,7 +192,10 @@ static int cycle(io_file_t *f, const cut_t *w, size_t from, size_t to, unsigned 
         sc[r] *= sizeof(piece_t), sd[r] *= sizeof(piece_t);
         rc_[r] *= sizeof(piece_t), rd[r] *= sizeof(piece_t);
     }
+    icoll_le64(send, 2 * k);
     rc = icoll_alltoallv(c, send, sc, sd, recv, rc_, rd);
+    icoll_le64(send, 2 * k);
+    icoll_le64(recv, 2 * nrecv);
     if (rc == MPI_SUCCESS && write)
         rc = icoll_alltoallv(c, out, sb, sbd, agg, rb, rbd);
     if (rc != MPI_SUCCESS)
@@ -356,7 +362,10 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
     uint64_t mine[3] = { s.lo >= 0 ? (uint64_t)s.lo : UINT64_MAX, s.lo >= 0 ? (uint64_t)s.hi : 0,
                          failed || rc != MPI_SUCCESS ? 0 : 1 };
     uint64_t *spans = malloc((size_t)c->size * sizeof mine);
+    icoll_le64(mine, 3);
     int all = spans ? icoll_allgather(c, mine, sizeof mine, spans) : MPI_ERR_NO_MEM;
+    if (spans)
+        icoll_le64(spans, 3 * (size_t)c->size);
     int ready = all == MPI_SUCCESS, any = 0;
     for (int r = 0; ready && r < c->size; r++) {
         ready &= spans[3 * r + 2] != 0;
