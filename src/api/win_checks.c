@@ -58,7 +58,7 @@ int win_check_data(const win_t *w, const void *buf, int count, MPI_Datatype type
     return MPI_SUCCESS;
 }
 
-int win_check_unlike(const win_t *w, int target, int count, struct dtype *t, const char *func)
+int win_check_unlike(const win_t *w, int target, struct dtype *t, const char *func)
 {
     if (peer_arch_all_same() || target == MPI_PROC_NULL)
         return MPI_SUCCESS;
@@ -68,14 +68,18 @@ int win_check_unlike(const win_t *w, int target, int count, struct dtype *t, con
     int leaf = op_leaf(t);
     const dtype_basic_info_t *b = leaf > 0 ? dtype_basic(leaf) : NULL;
     dtype_t *basic = b ? dtype_lookup(b->handle) : NULL;
-    if (basic && basic->layout && dt_layout_contiguous(dtype_layout(t), (size_t)count) &&
+    /* the data travel as a stream of elements of that type, converted element by element
+     * whatever the layout; the layout the origin computed is the target's too, since the
+     * type's sizes are the same on both and its displacements are counted in them or given
+     * in bytes */
+    if (basic && basic->layout &&
         dt_conv_stream_size(basic->layout, theirs, 1) == (uint64_t)basic->size)
         return MPI_SUCCESS;
     char mine[96], other[96];
     return win_raise(w, MPI_ERR_TYPE, func,
                      "target rank %d (%s) is of another architecture than rank %d (%s): "
-                     "one-sided operations between them take target data of contiguous "
-                     "elements of one basic type of the same size on both, which datatype "
+                     "one-sided operations between them take target data of elements of "
+                     "one basic type of the same size on both, which datatype "
                      "%#x is not", target, arch_describe(theirs, other, sizeof other),
                      w->comm->rank, arch_describe(arch_local(), mine, sizeof mine),
                      (unsigned)t->handle);

@@ -37,9 +37,9 @@ int win_check_data(const win_t *w, const void *buf, int count, MPI_Datatype type
 int win_check_range(const win_t *w, int target, MPI_Aint disp, int count, const struct dtype *t,
                     const char *func);
 /* Between this rank and a target of another architecture (issue 19, rma/wire.h) the target
- * data must be count contiguous elements of one basic type of the same size on both: else
- * MPI_ERR_TYPE naming both ranks and architectures. */
-int win_check_unlike(const win_t *w, int target, int count, struct dtype *t, const char *func);
+ * datatype must hold elements of one basic type of the same size on both, in any layout:
+ * else MPI_ERR_TYPE naming both ranks and architectures. */
+int win_check_unlike(const win_t *w, int target, struct dtype *t, const char *func);
 /* An access epoch to target is open (fence, lock, lock_all): else MPI_ERR_RMA_SYNC. */
 int win_check_epoch(const win_t *w, int target, const char *func);
 

@@ -29,7 +29,7 @@ static int check_common(win_t *w, rma_args_t *a, const void *origin, int origin_
     }
     rc = win_check_range(w, target, disp, target_count, a->target_type, func);
     if (rc == MPI_SUCCESS)
-        rc = win_check_unlike(w, target, target_count, a->target_type, func);
+        rc = win_check_unlike(w, target, a->target_type, func);
     if (rc == MPI_SUCCESS)
         rc = win_check_epoch(w, target, func);
     if (rc != MPI_SUCCESS)

@@ -1,17 +1,38 @@
 /* The target's half of receiver-makes-right for one-sided operations (issue 19, rma/wire.h):
  * the origin's data of a put, an accumulate or a compare-and-swap from a rank of another
- * architecture, converted into this rank's representation before it is applied. */
+ * architecture, converted into this rank's representation before it is applied, and the
+ * target layout it names, turned into this rank's byte order. */
 #include "rma/win.h"
 #include "rma/wire.h"
 
 #include "core/errors.h"
 #include "datatype/dtype.h"
 #include "datatype/engine/convert.h"
+#include "datatype/engine/layout.h"
 #include "datatype/predefined.h"
 #include "runtime/peer_arch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+const void *rma_layout_from(win_t *w, int origin, const rma_hdr_t *h, const void *layout,
+                            void **owned)
+{
+    *owned = NULL;
+    if (peer_arch_all_same() || h->layout_len == 0)
+        return layout;
+    const arch_desc_t *from = peer_arch(comm_peer_world_rank(w->comm, origin));
+    if (from->byte_order == arch_local()->byte_order)
+        return layout;
+    /* 8-byte aligned (malloc), as dt_layout_check needs; a layout that does not turn is
+     * left for it to reject */
+    if (!(*owned = malloc(h->layout_len)))
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win", "out of memory for a one-sided operation's layout");
+    memcpy(*owned, layout, h->layout_len);
+    dt_layout_swap(*owned, h->layout_len);
+    return *owned;
+}
 
 void *rma_convert_from(win_t *w, int origin, const rma_hdr_t *h, const void *data)
 {

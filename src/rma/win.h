@@ -175,6 +175,11 @@ typedef enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS, RMA_LOCK, RMA_U
  * representation when origin is of another architecture (rma/convert.c): a malloc'd copy
  * the caller frees; NULL when no conversion is needed (the data apply as they are). */
 void *rma_convert_from(win_t *w, int origin, const struct rma_hdr *h, const void *data);
+/* The target layout an operation of origin carries (rma/wire.h), as this rank walks it:
+ * layout itself, or from an origin of the other byte order a copy in this host's order, put
+ * in *owned for the caller to free (NULL otherwise). */
+const void *rma_layout_from(win_t *w, int origin, const struct rma_hdr *h, const void *layout,
+                            void **owned);
 
 /* Starts one operation; it completes at the origin by rma_complete_local (or a sync call).
  * MPI_SUCCESS or an error class (MPI_ERR_NO_MEM). */

@@ -11,8 +11,9 @@
  * before the operation, packed; lock, unlock, flush: empty.
  *
  * Between ranks of unlike architecture (issue 19) the header is little-endian (rma_hdr_le, as
- * on every rank), the target region is contiguous elements of one basic type of the same
- * size on both (api/win_checks.c), whose index `leaf` names, and the receiver of data makes it
+ * on every rank), the target region is elements of one basic type of the same size on both
+ * (api/win_checks.c), whose index `leaf` names, its layout travels in the origin's byte order
+ * (the target turns it, rma_layout_from), and the receiver of data makes it
  * right: the target converts the origin's data, the origin's reply receive the target's.
  *
  * A message may hold several operations (gathered, rma/gather.c): records, each the format

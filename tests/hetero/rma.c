@@ -1,7 +1,8 @@
 /* One-sided communication between ranks of unlike architectures (tests/hetero): every rank
  * does put, get, accumulate, get_accumulate, fetch_and_op and compare_and_swap on its right
  * neighbour's window (run with the neighbours of unlike architecture), in fences and in a
- * passive-target epoch, with longs, doubles and ints, contiguous and strided at the origin;
+ * passive-target epoch, with longs, doubles and ints, contiguous and strided at the origin
+ * and at the target;
  * the target converts what the origin sends, the origin what the target returns. A target
  * datatype of mixed basic types is refused with MPI_ERR_TYPE between unlike ranks
  * (EXPECT_ARCHS=1: the neighbours differ). Run on one architecture it checks the same. */
@@ -91,6 +92,57 @@ int main(int argc, char **argv)
     for (int k = 0; k < N; k++)
         CHECK(mem->d[k] == dval(left, k) + 0.5 * k);
     MPI_Win_unlock(rank, w);
+    /* strided target datatypes of one basic type: put, accumulate, get */
+    MPI_Datatype dstride, istride;
+    MPI_Type_vector(N / 2, 1, 2, MPI_DOUBLE, &dstride);
+    MPI_Type_vector(N / 2, 1, 2, MPI_INT, &istride);
+    MPI_Type_commit(&dstride);
+    MPI_Type_commit(&istride);
+    double dput[N / 2], dback[N / 2];
+    int iadd[N / 2];
+    for (int k = 0; k < N / 2; k++)
+        dput[k] = -dval(rank, k) - 1, iadd[k] = 1000 * (rank + 1) + k;
+    MPI_Win_fence(0, w);
+    CHECK_RC(MPI_Put(dput, N / 2, MPI_DOUBLE, right, offsetof(cell_t, d), 1, dstride, w),
+             MPI_SUCCESS);
+    CHECK_RC(MPI_Accumulate(iadd, N / 2, MPI_INT, right, offsetof(cell_t, i), 1, istride,
+                            MPI_SUM, w), MPI_SUCCESS);
+    MPI_Win_fence(0, w);
+    for (int k = 0; k < N; k++) {
+        int j = k / 2;
+        CHECK(mem->d[k] == (k % 2 ? dval(left, k) + 0.5 * k : -dval(left, j) - 1));
+        CHECK(mem->i[k] == left * 10 + k + (k % 2 ? 0 : 1000 * (left + 1) + j));
+    }
+    CHECK_RC(MPI_Get(dback, N / 2, MPI_DOUBLE, right, offsetof(cell_t, d), 1, dstride, w),
+             MPI_SUCCESS);
+    MPI_Win_fence(0, w);
+    for (int k = 0; k < N / 2; k++)
+        CHECK(dback[k] == -dval(rank, k) - 1);
+    /* an indexed target datatype (its layout's blocks node), and a vector of vectors (nested
+     * nodes: l[0], l[2] and l[3], l[5]) of longs */
+    MPI_Datatype idx, pairs, nested;
+    int where[3] = { 5, 0, 3 };
+    MPI_Type_create_indexed_block(3, 1, where, MPI_LONG, &idx);
+    MPI_Type_vector(2, 1, 2, MPI_LONG, &pairs);
+    MPI_Type_create_hvector(2, 1, 3 * sizeof(long), pairs, &nested);
+    MPI_Type_commit(&idx);
+    MPI_Type_commit(&nested);
+    long lput[3] = { lval(rank, 7), lval(rank, 8), lval(rank, 9) }, lnest[4];
+    MPI_Win_fence(0, w);
+    CHECK_RC(MPI_Put(lput, 3, MPI_LONG, right, offsetof(cell_t, l), 1, idx, w), MPI_SUCCESS);
+    MPI_Win_fence(0, w);
+    CHECK(mem->l[5] == lval(left, 7) && mem->l[0] == lval(left, 8) &&
+          mem->l[3] == lval(left, 9));
+    CHECK_RC(MPI_Get(lnest, 4, MPI_LONG, right, offsetof(cell_t, l), 1, nested, w),
+             MPI_SUCCESS);
+    MPI_Win_fence(0, w);
+    CHECK(lnest[0] == lval(rank, 8) && lnest[1] == lval(rank, 2) &&
+          lnest[2] == lval(rank, 9) && lnest[3] == lval(rank, 7));
+    MPI_Type_free(&idx);
+    MPI_Type_free(&pairs);
+    MPI_Type_free(&nested);
+    MPI_Type_free(&dstride);
+    MPI_Type_free(&istride);
     /* a target datatype of two basic types: refused between unlike ranks only */
     MPI_Datatype li;
     int bl[2] = { 1, 1 };

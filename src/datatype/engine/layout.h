@@ -42,6 +42,10 @@ size_t dt_layout_blocks(const dt_layout_t *l);
  * without ever reading outside it, looping or dividing by zero. */
 const void *dt_layout_bytes(const dt_layout_t *l, size_t *len);
 const dt_layout_t *dt_layout_check(const void *bytes, size_t len);
+/* A layout's byte string as written by a process of the other byte order, turned into this
+ * host's order in place (swap.c); 0, or -1 when it is inconsistent. Run dt_layout_check on
+ * it after. */
+int dt_layout_swap(void *bytes, size_t len);
 /* Number of basic elements in the first `bytes` bytes of the packed stream of count
  * elements (MPI_Get_elements); -1 when bytes ends inside a basic element. */
 long long dt_layout_elements(const dt_layout_t *l, size_t bytes);
