@@ -521,7 +521,12 @@ job=$!
 for i in $(seq 600); do grep -q "$CUE" "$out" && break; sleep 0.05; done
 grep -q "$CUE" "$out" || { echo "never running"; cat "$err"; kill $job; exit 1; }
 sleep 0.5
-emu=$(ip netns pids "$VCLUSTER_WAN_NS")
+if [ "$STOP" = helper ]; then  # s2's helper: mpirun's control channel to it falls silent
+  emu=$(for p in $(ip netns pids "${VCLUSTER_PREFIX}s2h1"); do
+    [ "$(cat /proc/$p/comm 2>/dev/null)" = metampi-hostd ] && echo $p; done)
+else
+  emu=$(ip netns pids "$VCLUSTER_WAN_NS")
+fi
 kill -STOP $emu
 for s in $RESET; do  # the other site's addresses: not the ranks' own connections
   ip netns exec "${VCLUSTER_PREFIX}s${s}h1" ss -K dst "10.0.$((3 - s)).0/24" > /dev/null
@@ -565,14 +570,17 @@ rm -f "$desc"
 
 
 class Wan(unittest.TestCase):
-    def cut(self, prog, cue, ranks=1, outage="", reset="", cut="never", wan=""):
+    def cut(self, prog, cue, ranks=1, outage="", reset="", cut="never", wan="", stop="wan",
+            env=None):
         check = subprocess.run([VCLUSTER, "--check", "--sites", "2", "--wanemu", WANEMU],
                                capture_output=True, text=True)
         if check.returncode == 77:
             raise unittest.SkipTest(check.stderr.strip())
         env = dict(os.environ, MPIRUN=MPIRUN, PROG=prog, CUE=cue, RANKS=str(ranks),
                    OUTAGE=outage, RESET=reset, CUT=cut, WAN=wan, METAMPI_GW_STATS="1",
-                   RUN_ON_SITES=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"))
+                   STOP=stop,
+                   RUN_ON_SITES=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"),
+                   **(env or {}))
         r = subprocess.run([VCLUSTER, "--sites", "2", "--hosts-per-site", "1", "--wanemu",
                             WANEMU, "--", "bash", "-c", CUT], capture_output=True, text=True,
                            timeout=100, env=env)
@@ -616,6 +624,16 @@ class Wan(unittest.TestCase):
 
     def test_cut_short(self):
         self.assert_survived("1")
+
+    def test_helper_silent(self):
+        # mpirun's control channel to the other site's helper silent for 4 s, as in a WAN
+        # cut: longer than the heartbeats allow (half of METAMPI_PEER_TIMEOUT, 2 s) but within
+        # [wan] outage (8 s), which a job of several sites survives; the job goes on
+        rc, elapsed, out = self.cut(RING + " 6", "ring running", ranks=2, outage="8", cut="4",
+                                    stop="helper", env={"METAMPI_PEER_TIMEOUT": "4"})
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"ring ok (\d+) (\d+)")
+        self.assertEqual(mpirun_lines(out), [], out)
 
     def test_cut_short_accepting(self):
         self.assert_survived("2", wan="streams = 3")  # a link of several streams

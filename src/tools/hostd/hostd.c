@@ -400,6 +400,7 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
             return;
         }
         hb_init(&h->hb, (int)f->u.job.peer_timeout);
+        hb_allow_silence(&h->hb, (int)f->u.job.silence);
         h->ch.stall_ms = h->hb.timeout_ms;
         start_job(h, &f->u.job);
         return;

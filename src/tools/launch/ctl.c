@@ -145,6 +145,7 @@ static void parse_job(rd_t *r, ctl_job_t *j)
     j->oversubscribe = rd_u8(r, "oversubscribe", 1);
     j->report_bindings = rd_u8(r, "report_bindings", 1);
     j->peer_timeout = rd_u32(r, "peer timeout", 0, LIVENESS_MAX_S);
+    j->silence = rd_u32(r, "silence", 0, LIVENESS_MAX_S);
     if (r->bad)
         return;
     if (j->host >= j->hosts.n)

@@ -39,9 +39,10 @@
 
 #define CTL_MAX_FRAME (4u << 20)
 #define CTL_HELLO_MAGIC 0x3144484du   /* "MHD1" */
-#define CTL_VERSION 5   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
+#define CTL_VERSION 6   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
                                  gateway (JOB gateway, END); 4: heartbeats (BEAT, JOB
-                                 peer_timeout); 5: the gateway's counters (STATS) */
+                                 peer_timeout); 5: the gateway's counters (STATS);
+                                 6: JOB silence */
 #define CTL_KVS_CHUNK (256u << 10)    /* a KVS frame carries at most about this many bytes */
 #define CTL_STDIN_WINDOW (64u << 10)  /* = IOFWD_STDIN_BUF, the helper's stdin buffer */
 #define CTL_KEY_HEX 64
@@ -105,6 +106,7 @@ typedef struct ctl_job {
     uint8_t oversubscribe;  /* 0/1 */
     uint8_t report_bindings;/* 0/1 */
     uint32_t peer_timeout;  /* seconds, 0..LIVENESS_MAX_S (0: no heartbeat) */
+    uint32_t silence;       /* seconds mpirun may be silent at least (hb_allow_silence) */
 } ctl_job_t;
 
 #define CTL_MAX_RANKS 4096

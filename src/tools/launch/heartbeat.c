@@ -8,6 +8,12 @@ void hb_init(hb_t *h, int seconds)
     h->last_round = 0;
 }
 
+void hb_allow_silence(hb_t *h, int seconds)
+{
+    if (h->timeout_ms && seconds * 1000LL > h->timeout_ms)
+        h->timeout_ms = seconds * 1000LL;
+}
+
 int hb_round(hb_t *h, long long now)
 {
     int away = h->timeout_ms && h->last_round && now - h->last_round > h->timeout_ms / 2;

@@ -18,6 +18,9 @@ typedef struct hb {
 
 /* For a peer timeout of `seconds` (0: off). */
 void hb_init(hb_t *h, int seconds);
+/* The other side may be silent for `seconds` at least (a WAN outage the job survives: a
+ * helper at another site than mpirun's): raises the timeout to it, the period stays. */
+void hb_allow_silence(hb_t *h, int seconds);
 /* Once per round of the loop, before the checks: 1 when this process was away for longer
  * than half the timeout (the caller restarts the clocks: chan->t_in = now). */
 int hb_round(hb_t *h, long long now);

@@ -265,6 +265,7 @@ static void send_job(mh_t *m, mhost_t *h, const char *prog_cwd, const char *mapp
     ctl_put_u8(b, (uint8_t)!!o->oversubscribe);
     ctl_put_u8(b, (uint8_t)!!o->report_bindings);
     ctl_put_u32(b, (uint32_t)m->peer_timeout);
+    ctl_put_u32(b, (uint32_t)m->silence);
     if (ctl_end(b) != 0) {
         job_fail(&m->job, 1, 1, "host %s: the job description exceeds %u bytes (too many "
                  "arguments or -x settings)", h->name, CTL_MAX_FRAME);

@@ -67,6 +67,8 @@ struct mh {
     char kvsname[64];
     char key[AUTH_KEY_HEX + 1];
     int peer_timeout;         /* METAMPI_PEER_TIMEOUT, seconds */
+    int silence;              /* a helper and mpirun may be silent this long at least: the
+                               * WAN outage the gateways survive, in a job of several sites */
     hb_t hb;
     long long t_start;        /* the helpers were started */
     long long t_progress;     /* the next "still waiting for hosts" line (mh_progress.c) */

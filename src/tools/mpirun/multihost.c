@@ -394,6 +394,13 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
         return 1;
     }
     hb_init(&m.hb, m.peer_timeout);
+    /* Across sites the control channels to the other sites' helpers cross the WAN: a cut the
+     * gateways survive ([wan] outage) must not end the job here first. One limit for every
+     * helper: which site mpirun itself is at is not known. */
+    if (plan->gw.args) {
+        m.silence = mc_outage(&opts->mc);
+        hb_allow_silence(&m.hb, m.silence);
+    }
     m.opts = opts;
     m.plan = plan;
     snprintf(m.key, sizeof m.key, "%s", plan->key);
