@@ -1,6 +1,7 @@
 /* Data access with the shared file pointer (MPI-3.1 §13.4.4): independent (read_shared,
  * write_shared) and ordered collective (read_ordered, write_ordered), seek_shared and
- * get_position_shared. The pointer is a counter at rank 0 of the file (io/shared.c). */
+ * get_position_shared. The pointer is a counter at rank 0 of the file, or one per site's file
+ * at each site's lowest rank (io/shared.c). */
 #include "api/file_access.h"
 
 #include "core/icoll.h"
@@ -82,26 +83,35 @@ int file_access_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype
     if (bad != MPI_SUCCESS)
         n = 0;
     int size = f->comm->size, rank = f->comm->rank;
-    int64_t mine = (int64_t)n, *all = malloc((size_t)size * sizeof *all);
+    /* every member's count, then every holder's (base, outcome) */
+    int64_t mine = (int64_t)n, *all = malloc(2 * (size_t)size * sizeof *all);
     if (!all)
         return file_raise(f, MPI_ERR_NO_MEM, func, "out of memory");
     icoll_le64(&mine, 1); /* words little-endian between members (core/icoll.h) */
     int rc = icoll_allgather(f->comm, &mine, sizeof mine, all);
     icoll_le64(all, (size_t)size);
+    /* in rank order among the members that share this member's pointer */
+    int holder = io_shared_holder(f);
     int64_t before = 0, total = 0;
     for (int r = 0; r < size; r++) {
+        if (f->sites == IO_SITES_EACH && f->site[r] != f->site[rank])
+            continue; /* another site's file, another pointer */
         if (r < rank)
             before += all[r];
         total += all[r];
     }
-    free(all);
     MPI_Offset base = 0;
     int moved = MPI_SUCCESS;
-    if (rc == MPI_SUCCESS && rank == 0)
+    if (rc == MPI_SUCCESS && rank == holder)
         moved = io_shared_fetch_add(f, (MPI_Offset)total, &base);
+    /* every holder's (base, outcome) to everyone; each takes its holder's */
     int64_t b[2] = { (int64_t)base, moved };
+    icoll_le64(b, 2);
     if (rc == MPI_SUCCESS)
-        rc = icoll_bcast_i64(f->comm, b, 2, 0);
+        rc = icoll_allgather(f->comm, b, sizeof b, all);
+    icoll_le64(all, 2 * (size_t)size);
+    b[0] = all[2 * holder], b[1] = all[2 * holder + 1];
+    free(all);
     if (bad != MPI_SUCCESS)
         return bad;
     if (rc == MPI_SUCCESS)
@@ -128,8 +138,9 @@ API_EXPORT int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count,
 }
 API_WEAK_ALIAS(File_write_ordered)
 
-/* Collective: after a barrier (every member's earlier shared access is complete) rank 0 sets
- * the pointer and broadcasts the outcome (so later accesses see the new value). */
+/* Collective: after a barrier (every member's earlier shared access is complete) each holder
+ * sets its pointer and the worst outcome reaches everyone (so later accesses see the new
+ * value). */
 API_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     API_ENTER();
@@ -140,7 +151,7 @@ API_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
                   ? MPI_SUCCESS : MPI_ERR_ARG;
     int rc = icoll_barrier(f->comm);
     int outcome = bad;
-    if (rc == MPI_SUCCESS && f->comm->rank == 0 && bad == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && io_sites_keeper(f) && bad == MPI_SUCCESS) {
         MPI_Offset base = 0, size;
         if (whence == MPI_SEEK_CUR)
             base = io_shared_local_get(f);
@@ -155,7 +166,7 @@ API_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
             io_shared_local_set(f, base + offset);
     }
     if (rc == MPI_SUCCESS)
-        rc = icoll_bcast_ints(f->comm, &outcome, 1, 0);
+        rc = icoll_allreduce_int(f->comm, &outcome, 1, ICOLL_MAX);
     if (rc == MPI_SUCCESS)
         rc = bad != MPI_SUCCESS ? bad : outcome;
     if (rc != MPI_SUCCESS)

@@ -6,12 +6,30 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int known_datarep(const char *d)
 {
     return strcmp(d, "native") == 0 || strcmp(d, "internal") == 0 ||
            strcmp(d, "external32") == 0 || io_datarep_find(d) != NULL;
+}
+
+/* Collective: *at as the holder of this member's shared pointer has it. */
+static int shared_position(io_file_t *f, int64_t *at)
+{
+    if (f->sites != IO_SITES_EACH)
+        return icoll_bcast_i64(f->comm, at, 1, 0);
+    int64_t *all = malloc((size_t)f->comm->size * sizeof *all);
+    if (!all) /* the others wait in the allgather: the job cannot go on */
+        err_fatal(MPI_ERR_NO_MEM, "MPI_File_set_view", "out of memory for %d offsets",
+                  f->comm->size);
+    icoll_le64(at, 1);
+    int rc = icoll_allgather(f->comm, at, sizeof *at, all);
+    icoll_le64(all, (size_t)f->comm->size);
+    *at = all[io_shared_holder(f)];
+    free(all);
+    return rc;
 }
 
 /* Collective: the same datarep and etype size everywhere (MPI_ERR_NOT_SAME otherwise). A
@@ -97,11 +115,11 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
                               ? "the members passed different data representations or etype sizes"
                               : "another member's view was invalid");
     if (disp == MPI_DISPLACEMENT_CURRENT) {
-        /* the shared pointer's byte offset in the old view (rank 0 holds the pointer) */
+        /* the shared pointer's byte offset in the old view, at its holder's */
         int64_t at = 0;
-        if (f->comm->rank == 0)
+        if (io_sites_keeper(f))
             at = io_view_byte_offset(f, io_shared_local_get(f) * f->fetype->size);
-        if ((all = icoll_bcast_i64(f->comm, &at, 1, 0)) != MPI_SUCCESS) {
+        if ((all = shared_position(f, &at)) != MPI_SUCCESS) {
             dtype_release(fet);
             dtype_release(fft);
             return file_raise(f, all, F, "cannot agree on the current displacement");
@@ -111,9 +129,9 @@ API_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     io_set_view(f, disp, et, ft, fet, fft, datarep, rep);
     if ((all = io_hints_set(f, info_lookup(info))) != MPI_SUCCESS)
         return file_raise(f, all, F, "cannot set the hints");
-    /* both pointers restart at 0; rank 0 resets the shared one between the agreement (every
-     * earlier access is complete) and this barrier (no later one has begun) */
-    if (f->comm->rank == 0)
+    /* both pointers restart at 0; the holders reset the shared one between the agreement
+     * (every earlier access is complete) and this barrier (no later one has begun) */
+    if (io_sites_keeper(f))
         io_shared_local_set(f, 0);
     if ((all = icoll_barrier(f->comm)) != MPI_SUCCESS)
         return file_raise(f, all, F, "the closing barrier failed");

@@ -155,18 +155,22 @@ MPI_Offset io_view_byte_offset(io_file_t *f, MPI_Offset bytes);
 MPI_Offset io_view_bytes_below(io_file_t *f, MPI_Offset size);
 
 /* ---- the shared file pointer (shared.c) ----------------------------------------------------
- * One 64-bit counter (etypes of the view) in an internal window of 8 bytes at rank 0 of the
- * file's communicator; every member moves it with an atomic fetch-and-add (the one-sided
- * emulation, rma/), on one host and across hosts alike. Rank 0 also writes it directly, but
- * only inside collectives, between synchronisations that order the write after every
- * member's earlier use and before every later one. */
+ * One 64-bit counter (etypes of the view) in an internal window of 8 bytes at the pointer's
+ * holder: rank 0 of the file's communicator, or with a file per site (metampi_file_sites=each)
+ * each site's lowest rank, whose counter is its site's file's pointer, moved by that site's
+ * members alone. Members move it with an atomic fetch-and-add (the one-sided emulation,
+ * rma/), on one host and across hosts alike. A holder (io_sites_keeper) also writes its
+ * counter directly, but only inside collectives, between synchronisations that order the
+ * write after every member's earlier use and before every later one. */
 
 /* Collective: creates the counter with value `initial` / frees it. */
 int io_shared_create(io_file_t *f, MPI_Offset initial);
 void io_shared_free(io_file_t *f);
 /* Atomically adds delta (etypes) and returns the value before in *old. */
 int io_shared_fetch_add(io_file_t *f, MPI_Offset delta, MPI_Offset *old);
-/* Rank 0 only, inside a collective (see above). */
+/* The rank that holds this member's pointer. */
+int io_shared_holder(const io_file_t *f);
+/* At a holder only, inside a collective (see above). */
 MPI_Offset io_shared_local_get(io_file_t *f);
 void io_shared_local_set(io_file_t *f, MPI_Offset value);
 

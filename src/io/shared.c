@@ -1,5 +1,6 @@
-/* The shared file pointer: a counter in an internal window at rank 0 of the file's
- * communicator, moved by fetch-and-add under a shared passive-target lock (file.h). */
+/* The shared file pointer: a counter in an internal window at its holder (rank 0 of the file's
+ * communicator, or each site's lowest rank with a file per site), moved by fetch-and-add
+ * under a shared passive-target lock (file.h). */
 #include "io/file.h"
 
 #include "core/icoll.h"
@@ -7,9 +8,14 @@
 
 #include <string.h>
 
+int io_shared_holder(const io_file_t *f)
+{
+    return f->sites == IO_SITES_EACH ? f->site_leader : 0;
+}
+
 int io_shared_create(io_file_t *f, MPI_Offset initial)
 {
-    int root = f->comm->rank == 0;
+    int root = io_sites_keeper(f);
     int rc = win_create(f->comm, NULL, root ? (MPI_Aint)sizeof(int64_t) : 0, 1,
                         MPI_WIN_FLAVOR_ALLOCATE, NULL, &f->shared);
     if (rc != MPI_SUCCESS) {
@@ -38,7 +44,8 @@ int io_shared_fetch_add(io_file_t *f, MPI_Offset delta, MPI_Offset *old)
     a.origin = &add;
     a.origin_count = 1;
     a.origin_type = i64;
-    a.target = 0;
+    int holder = io_shared_holder(f);
+    a.target = holder;
     a.disp = 0;
     a.target_count = 1;
     a.target_type = i64;
@@ -47,13 +54,13 @@ int io_shared_fetch_add(io_file_t *f, MPI_Offset delta, MPI_Offset *old)
     a.result_count = 1;
     a.result_type = i64;
     /* the epoch as MPI_Win_lock / MPI_Win_unlock keep it (rma/win.h) */
-    rma_control(w, RMA_LOCK, 0, MPI_LOCK_SHARED);
-    w->lock_held[0] = RMA_LOCKED_SHARED;
+    rma_control(w, RMA_LOCK, holder, MPI_LOCK_SHARED);
+    w->lock_held[holder] = RMA_LOCKED_SHARED;
     w->nlocks++;
     int rc = rma_start(w, RMA_GACC, &a);
-    rma_control(w, RMA_UNLOCK, 0, MPI_LOCK_SHARED);
-    rma_complete_local(w, 0);
-    w->lock_held[0] = RMA_UNLOCKED;
+    rma_control(w, RMA_UNLOCK, holder, MPI_LOCK_SHARED);
+    rma_complete_local(w, holder);
+    w->lock_held[holder] = RMA_UNLOCKED;
     w->nlocks--;
     *old = (MPI_Offset)before;
     return rc;

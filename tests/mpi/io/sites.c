@@ -6,6 +6,7 @@
  * the blocks of its site's ranks alone. The payload this rank sent to other sites during the
  * collective write (MPI_T's sent_bytes_wan) shows where the data went: with "root", each
  * block of another site crosses the WAN once; otherwise none does (aggregators per site).
+ * Ordered access keeps one shared pointer per file (below, ordered()).
  * Run on one host, emulated hosts and emulated sites. */
 #include "../check.h"
 
@@ -106,6 +107,65 @@ static int site_files(const char *dir, const char *name, int shared, int size, i
     return n;
 }
 
+/* Ordered access with the shared file pointer: one pointer per file, so with a file per
+ * site each site's file holds its own ranks' pairs in rank order without holes, and reading
+ * in order from the start gives every rank its own pair back. Every file named name (in DIR,
+ * or in DIR/<site>) is a run of pairs (10r+1, 10r+2), r rising, and the files hold every
+ * rank's pair once. */
+static void ordered(const char *mode, int rank, int size, const char *dir)
+{
+    char name[100], path[600];
+    int tag = (int)getpid(), shared = strcmp(mode, "shared") == 0;
+    MPI_Bcast(&tag, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    snprintf(name, sizeof name, "ordered-%s-%d", mode, tag);
+    snprintf(path, sizeof path, shared ? "%s/%s" : "%.0s%s", dir, name);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "metampi_file_sites", mode);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh),
+             MPI_SUCCESS);
+    MPI_Info_free(&info);
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL), MPI_SUCCESS);
+    int pair[2] = { 10 * rank + 1, 10 * rank + 2 }, back[2] = { 0, 0 };
+    CHECK_RC(MPI_File_write_ordered(fh, pair, 2, MPI_INT, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    MPI_Offset pos = -1;
+    CHECK_RC(MPI_File_get_position_shared(fh, &pos), MPI_SUCCESS);
+    CHECK(pos % 2 == 0 && pos >= 2 && pos <= 2 * size && (shared ? pos == 2 * size : 1));
+    CHECK_RC(MPI_File_sync(fh), MPI_SUCCESS);
+    CHECK_RC(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET), MPI_SUCCESS);
+    CHECK_RC(MPI_File_read_ordered(fh, back, 2, MPI_INT, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK(back[0] == pair[0] && back[1] == pair[1]);
+    CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
+    if (rank == 0) {
+        char pattern[700];
+        snprintf(pattern, sizeof pattern, shared ? "%s/%s" : "%s/*/%s", dir, name);
+        glob_t g;
+        CHECK(glob(pattern, 0, NULL, &g) == 0);
+        char *seen = calloc((size_t)size, 1);
+        CHECK(seen);
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            FILE *fp = fopen(g.gl_pathv[i], "rb");
+            CHECK(fp);
+            int v[2], last = -1;
+            while (fread(v, sizeof v, 1, fp) == 1) {
+                int r = (v[0] - 1) / 10;
+                CHECK(r > last && r < size && v[0] == 10 * r + 1 && v[1] == 10 * r + 2);
+                CHECK(!seen[r]);
+                seen[r] = 1, last = r;
+            }
+            fclose(fp);
+            unlink(g.gl_pathv[i]);
+        }
+        for (int r = 0; r < size; r++)
+            CHECK(seen[r]);
+        CHECK(g.gl_pathc == (size_t)(shared ? 1 : nsites()));
+        free(seen);
+        globfree(&g);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void run(const char *mode, int rank, int size, const char *dir)
 {
     char name[100];
@@ -192,6 +252,8 @@ int main(int argc, char **argv)
     run("root", rank, size, dir);
     run("each", rank, size, dir);
     run("shared", rank, size, dir);
+    ordered("each", rank, size, dir);
+    ordered("shared", rank, size, dir);
     MPI_T_pvar_handle_free(session, &wan_bytes);
     MPI_T_pvar_session_free(&session);
     MPI_T_finalize();
