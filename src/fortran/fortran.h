@@ -23,6 +23,16 @@
     F_EXPORT extern __typeof__(name##_) name##__ __attribute__((alias(#name "_")));          \
     F_EXPORT extern __typeof__(name##_) NAME __attribute__((alias(#name "_")));
 
+/* P(profiled, X): PMPI_X for the pmpi_ entries, MPI_X for the mpi_ ones */
+#define P(profiled, X) ((profiled) ? P##X : X)
+
+/* mpi_x_ and pmpi_x_ (and their aliases) calling impl(0 / 1, the arguments...) */
+#define F_ENTRIES(lower, UPPER, params, impl, ...)                                             \
+    F_EXPORT void mpi_##lower##_ params { impl(0, __VA_ARGS__); }                              \
+    F_ALIASES(mpi_##lower, MPI_##UPPER)                                                        \
+    F_EXPORT void pmpi_##lower##_ params { impl(1, __VA_ARGS__); }                             \
+    F_ALIASES(pmpi_##lower, PMPI_##UPPER)
+
 /* Stores an MPI call's result in IERROR, which mpi_f08 callers may omit (NULL). */
 #define F_RETURN(ierror, rc)                                                                   \
     do {                                                                                       \

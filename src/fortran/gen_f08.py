@@ -38,7 +38,9 @@ F08_SENTINELS = [("integer", "MPI_BOTTOM", "MPI_FORTRAN_BOTTOM"),
                  ("type(MPI_Status)", "MPI_STATUSES_IGNORE(1)", "MPI_FORTRAN_STATUSES_IGNORE"),
                  ("integer", "MPI_UNWEIGHTED(1)", "MPI_FORTRAN_UNWEIGHTED"),
                  ("integer", "MPI_WEIGHTS_EMPTY(1)", "MPI_FORTRAN_WEIGHTS_EMPTY"),
-                 ("integer", "MPI_ERRCODES_IGNORE(1)", "MPI_FORTRAN_ERRCODES_IGNORE")]
+                 ("integer", "MPI_ERRCODES_IGNORE(1)", "MPI_FORTRAN_ERRCODES_IGNORE"),
+                 ("character(len=1)", "MPI_ARGV_NULL(1)", "MPI_FORTRAN_ARGV_NULL"),
+                 ("character(len=1)", "MPI_ARGVS_NULL(1,1)", "MPI_FORTRAN_ARGVS_NULL")]
 
 
 def handle_type(a):
@@ -49,14 +51,14 @@ def handle_type(a):
 def declaration(a, for_c):
     """The declaration of dummy a; for_c: in the BIND(C) interface of a string call."""
     n = a.name
-    dims = {0: "", 1: "(*)", 2: "(3, *)"}[a.array]
+    dims = gen_fortran.DIMS[a.array]
     if a.kind == "handle":
         return ["type(%s) :: %s%s" % (handle_type(a), n, dims)]
     if a.kind == "status":
         return ["type(MPI_Status) :: %s%s" % (n, "(*)" if a.array else "")]
     if a.kind in ("string_in", "string_out"):
         return ["character(kind=c_char) :: %s(*)" % n if for_c
-                else "character(len=*) :: %s" % n]
+                else "character(len=*) :: %s%s" % (n, dims)]
     if a.kind == "callback":
         return ["type(c_funptr), value :: %s" % n if for_c
                 else "procedure(%s) :: %s" % (a.ctype.replace("*", "").strip(), n)]
@@ -203,7 +205,8 @@ def write(path, functions, constants, handle_types):
         for a in args:
             if a.kind == "handle" and not hasattr(a, "ctype"):
                 a.ctype = {"comm": "MPI_Comm", "datatype": "MPI_Datatype", "win": "MPI_Win",
-                           "info": "MPI_Info", "request": "MPI_Request"}[a.name]
+                           "info": "MPI_Info", "request": "MPI_Request",
+                           "intercomm": "MPI_Comm", "array_of_info": "MPI_Info"}[a.name]
             if a.kind == "callback" and not hasattr(a, "ctype"):
                 a.ctype = CALLBACK_INTERFACES[a.name]
     interfaces, procedures = [], []

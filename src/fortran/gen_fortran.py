@@ -35,7 +35,8 @@ SENTINELS = [("INTEGER", "MPI_BOTTOM", "MPI_FORTRAN_BOTTOM"),
              ("CHARACTER*1", "MPI_ARGV_NULL(1)", "MPI_FORTRAN_ARGV_NULL"),
              ("CHARACTER*1", "MPI_ARGVS_NULL(1,1)", "MPI_FORTRAN_ARGVS_NULL")]
 
-# The Fortran arguments of the hand-written calls (special.c): (name, kind, array)
+# The Fortran arguments of the hand-written calls (special.c, spawn.c, keyval.c, grequest.c):
+# (name, kind, array); array 3 is spawn_multiple's ARRAY_OF_ARGV(COUNT, *)
 SPECIAL = {
     "MPI_Init": [],
     "MPI_Init_thread": [("required", "int", 0), ("provided", "int", 0)],
@@ -70,6 +71,15 @@ SPECIAL = {
     "MPI_Win_set_attr": [("win", "handle", 0), ("win_keyval", "int", 0),
                          ("attribute_val", "aint", 0)],
     "MPI_Attr_put": [("comm", "handle", 0), ("keyval", "int", 0), ("attribute_val", "int", 0)],
+    "MPI_Comm_spawn": [("command", "string_in", 0), ("argv", "string_in", 1),
+                       ("maxprocs", "int", 0), ("info", "handle", 0), ("root", "int", 0),
+                       ("comm", "handle", 0), ("intercomm", "handle", 0),
+                       ("array_of_errcodes", "int", 1)],
+    "MPI_Comm_spawn_multiple": [("count", "int", 0), ("array_of_commands", "string_in", 1),
+                                ("array_of_argv", "string_in", 3),
+                                ("array_of_maxprocs", "int", 1), ("array_of_info", "handle", 1),
+                                ("root", "int", 0), ("comm", "handle", 0),
+                                ("intercomm", "handle", 0), ("array_of_errcodes", "int", 1)],
     "MPI_Grequest_start": [("query_fn", "callback", 0), ("free_fn", "callback", 0),
                            ("cancel_fn", "callback", 0), ("extra_state", "aint", 0),
                            ("request", "handle", 0)],
@@ -125,16 +135,20 @@ def write_mpif(path, c_constants, calls):
                 out.write(fixed_form("      EXTERNAL %s" % f.name.upper()))
 
 
+# an argument's dimensions by its `array`: scalar, array, ranges(3, *), ARRAY_OF_ARGV(COUNT, *)
+DIMS = {0: "", 1: "(*)", 2: "(3, *)", 3: "(count, *)"}
+
+
 def declaration(a):
     """The Fortran declaration of dummy argument a in an interface body."""
     n = a.name
-    dims = {0: "", 1: "(*)", 2: "(3, *)"}[a.array]
+    dims = DIMS[a.array]
     if a.kind == "choice":
         return ["!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % n, "type(*), dimension(*) :: %s" % n]
     if a.kind == "callback":
         return ["external :: %s" % n]
     if a.kind in ("string_in", "string_out"):
-        return ["character(len=*) :: %s" % n]
+        return ["character(len=*) :: %s%s" % (n, dims)]
     if a.kind == "status":
         return ["integer :: %s(MPI_STATUS_SIZE%s)" % (n, ", *" if a.array else "")]
     if a.kind == "logical":

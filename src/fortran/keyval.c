@@ -84,9 +84,6 @@ static int delete_trampoline(int obj, int keyval, void *value, void *extra_state
     return ierror;
 }
 
-/* P(profiled, X): PMPI_X for the pmpi_ entries, MPI_X for the mpi_ ones */
-#define P(profiled, X) ((profiled) ? P##X : X)
-
 #define CREATE_KEYVAL(lower, UPPER, Name)                                                      \
     static void lower(int profiled, f_copy_fn *copy, f_delete_fn *del, MPI_Fint *keyval,     \
                       MPI_Aint *extra, MPI_Fint *ierror)                                       \

@@ -10,7 +10,7 @@ left out (with the reason).
 import re
 
 # int (and int *, int []) arguments that are LOGICAL in Fortran (MPI-3.1 bindings)
-LOGICAL_ARGS = {"flag", "reorder", "periods", "remain_dims", "commute", "weighted"}
+LOGICAL_ARGS = {"flag", "reorder", "periods", "remain_dims", "commute", "weighted", "high"}
 # indices into arrays of requests: 0-based in C, 1-based in Fortran (MPI-3.1 §3.7.5)
 INDEX_ARGS = {"index", "array_of_indices"}
 # integer arrays that may be the sentinels MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY
@@ -43,14 +43,15 @@ HANDWRITTEN = {
     "MPI_Attr_put": "attribute values are integers in Fortran (keyval.c)",
     "MPI_Grequest_start": "Fortran callbacks (grequest.c)",
     "MPI_Info_get_string": "Fortran's buflen counts no terminator (MPI-4.0 §10)",
+    # spawn.c: ARGV is an array of blank-padded strings ended by a blank one
+    "MPI_Comm_spawn": "Fortran arrays of blank-padded strings (spawn.c)",
+    "MPI_Comm_spawn_multiple": "Fortran arrays of blank-padded strings (spawn.c)",
 }
 # calls with no Fortran binding here, and why (docs/fortran.md lists them)
 LEFT_OUT = {
     "MPI_Status_c2f": "C-only (language interoperability)",
     "MPI_Status_f2c": "C-only (language interoperability)",
     "MPI_Register_datarep": "no trampolines yet for Fortran conversion functions",
-    "MPI_Comm_spawn": "Fortran arrays of blank-padded strings (argv): not converted yet",
-    "MPI_Comm_spawn_multiple": "Fortran arrays of blank-padded strings (argv): not converted yet",
 }
 # the tools information interface (MPI-3.1 §14.3) has C bindings only: its calls and constants
 C_ONLY_PREFIX = "MPI_T_"

@@ -6,16 +6,6 @@
 #include <limits.h>
 #include <stdlib.h>
 
-/* P(profiled, X): PMPI_X for the pmpi_ entries, MPI_X for the mpi_ ones */
-#define P(profiled, X) ((profiled) ? P##X : X)
-
-/* mpi_x_ and pmpi_x_ (and their aliases) calling impl(0 / 1, the arguments...) */
-#define F_ENTRIES(lower, UPPER, params, impl, ...)                                             \
-    F_EXPORT void mpi_##lower##_ params { impl(0, __VA_ARGS__); }                              \
-    F_ALIASES(mpi_##lower, MPI_##UPPER)                                                        \
-    F_EXPORT void pmpi_##lower##_ params { impl(1, __VA_ARGS__); }                             \
-    F_ALIASES(pmpi_##lower, PMPI_##UPPER)
-
 /* ---- no argc/argv in Fortran ---------------------------------------------------------- */
 static void init(int profiled, MPI_Fint *ierror)
 {
