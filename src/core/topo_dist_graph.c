@@ -14,11 +14,14 @@
 
 enum { EDGE_IN, EDGE_OUT };
 
+/* Exchanged as three little-endian 32-bit words (the members may differ in byte order), as
+ * are the counts (64-bit words). */
 typedef struct edge_rec {
     int dir;    /* EDGE_IN: an edge from peer to the receiver; EDGE_OUT: to peer */
     int peer;
     int weight; /* 0 for an unweighted graph */
 } edge_rec_t;
+_Static_assert(sizeof(edge_rec_t) == 3 * sizeof(uint32_t), "an edge is three 32-bit words");
 
 typedef struct exchange {
     size_t *scounts, *sdispls, *rcounts, *rdispls; /* in bytes, per process */
@@ -133,7 +136,12 @@ int topo_dist_graph_exchange(comm_t *c, int n, const int sources[], const int de
     if (local_rc != MPI_SUCCESS)
         for (int p = 0; p < size; p++)
             x.nsend[p] = x.scounts[p] = 0;
+    size_t nsent = 0;
+    for (int p = 0; p < size; p++)
+        nsent += (size_t)x.nsend[p];
+    icoll_le64(x.nsend, (size_t)size);
     rc = icoll_alltoall(c, x.nsend, sizeof(uint64_t), x.nrecv);
+    icoll_le64(x.nrecv, (size_t)size);
     if (rc != MPI_SUCCESS)
         goto done;
     size_t total = 0;
@@ -147,7 +155,10 @@ int topo_dist_graph_exchange(comm_t *c, int n, const int sources[], const int de
         rc = MPI_ERR_NO_MEM;
         goto done;
     }
+    if (x.send)
+        icoll_le32(x.send, 3 * nsent);
     rc = icoll_alltoallv(c, x.send, x.scounts, x.sdispls, x.recv, x.rcounts, x.rdispls);
+    icoll_le32(x.recv, 3 * total);
     if (rc == MPI_SUCCESS)
         rc = local_rc != MPI_SUCCESS ? local_rc : unpack(&x, total, weighted, out);
 done:

@@ -1,7 +1,7 @@
 /* Collectives on a communicator of unlike architectures (tests/hetero): with predefined
  * datatypes every collective delivers values (the point-to-point algorithms' typed receives
- * convert them), whichever algorithm is forced (METAMPI_COLL_*); derived datatypes:
- * colls_derived.c. */
+ * convert them), whichever algorithm is forced (METAMPI_COLL_*); a distributed graph's
+ * edges named by other ranks; derived datatypes: colls_derived.c. */
 #include "../mpi/check.h"
 
 #include <stdlib.h>
@@ -118,6 +118,22 @@ int main(int argc, char **argv)
     MPI_Scatter(l, 1, MPI_LONG, &one, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     CHECK(one == lval(rank, 9));
     MPI_Barrier(MPI_COMM_WORLD);
+
+    /* a distributed graph made by the library's own exchange (edges named by other ranks):
+     * each rank names the edge from its left neighbour to itself, weight left + 1 */
+    int left = (rank + size - 1) % size, right = (rank + 1) % size, deg = 1, wgt = left + 1;
+    MPI_Comm g;
+    CHECK_RC(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &left, &deg, &rank, &wgt, MPI_INFO_NULL,
+                                   0, &g), MPI_SUCCESS);
+    int indeg, outdeg, weighted, src, srcw, dst, dstw;
+    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &weighted);
+    CHECK(indeg == 1 && outdeg == 1 && weighted);
+    MPI_Dist_graph_neighbors(g, 1, &src, &srcw, 1, &dst, &dstw);
+    CHECK(src == left && srcw == left + 1 && dst == right && dstw == rank + 1);
+    long from = 0, mine = lval(rank, 3);
+    MPI_Neighbor_allgather(&mine, 1, MPI_LONG, &from, 1, MPI_LONG, g);
+    CHECK(from == lval(left, 3));
+    MPI_Comm_free(&g);
 
     free(d);
     free(e);
