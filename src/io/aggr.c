@@ -4,14 +4,18 @@
  * another number, taken round-robin over the hosts (the k-th rank of every host before any
  * host's k+1-th), so fewer aggregators than hosts still sit on different hosts and more use
  * further ranks of each. Only members that have the file open qualify (sites.c: with
- * metampi_file_sites=root, those of rank 0's site). */
+ * metampi_file_sites=root, those of rank 0's site). Rank 0's choice is everyone's: the
+ * members' host maps may differ (the parts of a job grown by MPI_Comm_spawn). */
 #include "io/file.h"
 
+#include "core/errors.h"
+#include "core/icoll.h"
 #include "core/p2p.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-int *io_aggregators(io_file_t *f, int *n)
+static int *choose(io_file_t *f, int *n)
 {
     comm_t *c = f->comm;
     int size = c->size;
@@ -55,4 +59,26 @@ out:
     free(count);
     free(hosts);
     return aggr;
+}
+
+int io_aggregators_agree(io_file_t *f)
+{
+    int size = f->comm->size, n = 0;
+    int *aggr = f->comm->rank == 0 ? choose(f, &n) : malloc((size_t)size * sizeof *aggr);
+    int *msg = malloc(((size_t)size + 1) * sizeof *msg);
+    if (!aggr || !msg) /* the others wait in the broadcast: the job cannot go on */
+        err_fatal(MPI_ERR_NO_MEM, "MPI-IO", "out of memory for %d aggregators", size);
+    msg[0] = n;
+    memcpy(msg + 1, aggr, (size_t)n * sizeof *aggr);
+    int rc = icoll_bcast_ints(f->comm, msg, size + 1, 0);
+    if (rc == MPI_SUCCESS) {
+        memcpy(aggr, msg + 1, (size_t)msg[0] * sizeof *aggr);
+        free(f->aggr);
+        f->aggr = aggr;
+        f->naggr = msg[0];
+    } else {
+        free(aggr);
+    }
+    free(msg);
+    return rc;
 }

@@ -107,9 +107,10 @@ void io_hints_default(io_hints_t *h);
 /* Collective: merges `given` (may be NULL) into f->info, takes rank 0's hint values, chooses
  * the aggregators and writes the values in use into f->info. */
 int io_hints_set(io_file_t *f, const info_t *given);
-/* The aggregators of f (malloc'd ranks of f->comm, *n of them): cb_nodes of them (default:
- * the lowest rank of each host), spread over the hosts; NULL on no memory. */
-int *io_aggregators(io_file_t *f, int *n);
+/* Collective: f->aggr and f->naggr, the aggregators of collective I/O (ranks of f->comm):
+ * cb_nodes of them (default: the lowest rank of each host), spread over the hosts, as rank 0
+ * chooses them. */
+int io_aggregators_agree(io_file_t *f);
 
 /* ---- paths across sites (sites.c) --------------------------------------------------------- */
 

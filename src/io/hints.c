@@ -108,12 +108,7 @@ int io_hints_set(io_file_t *f, const info_t *given)
     f->hints = (io_hints_t){ .cb_buffer_size = v[0], .cb_nodes = (int)v[1], .cb_read = (int)v[2],
                              .cb_write = (int)v[3], .ind_rd_buffer_size = v[4],
                              .ds_read = (int)v[5] };
-    int n;
-    int *aggr = io_aggregators(f, &n);
-    if (!aggr)
-        return MPI_ERR_NO_MEM;
-    free(f->aggr);
-    f->aggr = aggr;
-    f->naggr = n;
+    if ((all = io_aggregators_agree(f)) != MPI_SUCCESS)
+        return all;
     return rc == MPI_SUCCESS ? write_back(f) : rc;
 }

@@ -17,6 +17,7 @@
  * (DIR/S created when missing), so the modes can be told apart in tests. */
 #include "io/file.h"
 
+#include "core/errors.h"
 #include "core/icoll.h"
 #include "core/p2p.h"
 #include "runtime/sites.h"
@@ -38,15 +39,23 @@ int io_sites_setup(io_file_t *f, const info_t *info)
         mode = IO_SITES_ROOT;
     else if (v && strcmp(v, "each") == 0)
         mode = IO_SITES_EACH;
-    int rc = icoll_bcast_ints(c, &mode, 1, 0);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    f->sites = mode;
-    f->site = malloc((size_t)c->size * sizeof *f->site);
-    if (!f->site)
-        return MPI_ERR_NO_MEM;
+    /* rank 0's mode and its map of the members' sites: the members' own maps may number
+     * the sites differently (the parts of a job grown by MPI_Comm_spawn), and everything
+     * decided from the map (who opens, the aggregators, two-phase's domains) must agree */
+    int *all = malloc(((size_t)c->size + 1) * sizeof *all);
+    if (!all) /* the others wait in the broadcast: the job cannot go on */
+        err_fatal(MPI_ERR_NO_MEM, "MPI_File_open", "out of memory for %d sites", c->size);
+    all[0] = mode;
     for (int r = 0; r < c->size; r++)
-        f->site[r] = p2p_site_of(comm_peer_world_rank(c, r));
+        all[r + 1] = p2p_site_of(comm_peer_world_rank(c, r));
+    int rc = icoll_bcast_ints(c, all, c->size + 1, 0);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return rc;
+    }
+    f->sites = all[0];
+    memmove(all, all + 1, (size_t)c->size * sizeof *all);
+    f->site = all;
     f->site_leader = 0;
     while (f->site[f->site_leader] != f->site[c->rank])
         f->site_leader++;
