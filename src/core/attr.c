@@ -1,6 +1,7 @@
 #include "core/attr.h"
 
 #include "core/comm.h"
+#include "core/lock.h"
 #include "util/handles.h"
 
 #include <stdlib.h>
@@ -105,9 +106,28 @@ static struct attr_node **find(attr_list_t *list, const keyval_t *kv)
     return p;
 }
 
+/* The user's callbacks run without the core lock (every level released, taken back after).
+ * A callback may take a lock of the application's own — mpi4py's take the Python GIL — while
+ * another thread holds that lock and waits to enter MPI: holding the core lock across the
+ * callback deadlocks the two (mpi4py.futures' pools hung in MPI_Comm_disconnect so). The
+ * keyval stays alive meanwhile (the caller holds a reference on it); the object's list may
+ * change, which every caller allows for (an attribute is unlinked before its callback). */
 static int run_delete(int handle, keyval_t *kv, void *value)
 {
-    return kv->del ? kv->del(handle, kv->handle, value, kv->extra_state) : MPI_SUCCESS;
+    if (!kv->del)
+        return MPI_SUCCESS;
+    int levels = core_lock_release_all();
+    int rc = kv->del(handle, kv->handle, value, kv->extra_state);
+    core_lock_reacquire(levels);
+    return rc;
+}
+
+static int run_copy(int old_handle, keyval_t *kv, void *value_in, void *value_out, int *flag)
+{
+    int levels = core_lock_release_all();
+    int rc = kv->copy(old_handle, kv->handle, kv->extra_state, value_in, value_out, flag);
+    core_lock_reacquire(levels);
+    return rc;
 }
 
 /* Runs the delete callback of node (already unlinked from list). On success the node is
@@ -225,7 +245,7 @@ int attr_copy_all(attr_kind_t kind, int old_handle, const attr_list_t *src, attr
             continue;
         void *out = NULL;
         int flag = 0;
-        rc = kv->copy(old_handle, kv->handle, kv->extra_state, snap[i].value, &out, &flag);
+        rc = run_copy(old_handle, kv, snap[i].value, &out, &flag);
         if (rc != MPI_SUCCESS || !flag)
             continue;
         struct attr_node *c = malloc(sizeof *c);

@@ -4,6 +4,7 @@
 #include "core/ctxid_pool.h"
 #include "core/group.h"
 #include "core/icoll.h"
+#include "core/lock.h"
 #include "core/p2p.h"
 #include "runtime/job.h"
 #include "runtime/peer_timeout.h"
@@ -29,10 +30,14 @@ typedef struct outcome {
     char why[384];
 } outcome_t;
 
+/* A pause between two questions to mpirun, without the core lock: the process's other
+ * threads use MPI meanwhile (the connection or the children may wait for one of them). */
 static void sleep_ms(long ms)
 {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    int levels = core_lock_release_all();
     nanosleep(&ts, NULL);
+    core_lock_reacquire(levels);
 }
 
 /* The root: waits for the children's metampi.ready (step 3). */

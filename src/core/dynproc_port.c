@@ -3,6 +3,7 @@
 #include "core/ctxid.h"
 #include "core/group.h"
 #include "core/icoll.h"
+#include "core/lock.h"
 #include "core/p2p.h"
 #include "runtime/job.h"
 #include "runtime/job_spawn.h"
@@ -97,10 +98,14 @@ static int put_group(comm_t *comm, int seq, char *why, int whylen)
     return 0;
 }
 
+/* A pause between two questions to mpirun, without the core lock: the process's other
+ * threads use MPI meanwhile (the connection or the children may wait for one of them). */
 static void sleep_ms(long ms)
 {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    int levels = core_lock_release_all();
     nanosleep(&ts, NULL);
+    core_lock_reacquire(levels);
 }
 
 /* Takes the oldest line of box: 0 and the line, 1 when the wait ran out (limit_ms > 0),
@@ -383,6 +388,19 @@ static int read_line(int fd, char *line, size_t cap)
     return 0;
 }
 
+/* Writes our line (in line), reads the other end's (into line) without the core lock: the
+ * other end may be a thread of this process that has yet to enter MPI_Comm_join. */
+static int exchange_unlocked(int fd, char *line, size_t cap)
+{
+    int levels = core_lock_release_all();
+    errno = 0;
+    int rc = write_all(fd, line, strlen(line)) != 0 || read_line(fd, line, cap) != 0 ? -1 : 0;
+    int saved = errno;
+    core_lock_reacquire(levels);
+    errno = saved;
+    return rc;
+}
+
 int dynproc_join(int fd, comm_t **out, char *why, int whylen)
 {
     *out = NULL;
@@ -404,8 +422,7 @@ int dynproc_join(int fd, comm_t **out, char *why, int whylen)
     rc = MPI_ERR_OTHER;
     if (side_format(&me, line, sizeof line - 1) != 0) {
         snprintf(why, (size_t)whylen, "this process's name is too long");
-    } else if (strcat(line, "\n"), write_all(fd, line, strlen(line)) != 0 ||
-               read_line(fd, line, sizeof line) != 0) {
+    } else if (strcat(line, "\n"), exchange_unlocked(fd, line, sizeof line) != 0) {
         snprintf(why, (size_t)whylen, "the socket failed (%s)",
                  errno ? strerror(errno) : "closed");
     } else if (side_parse(line, &o) != 0 || o.size != 1) {

@@ -10,6 +10,7 @@
 #include "node.h"
 #include "spawn.h"
 #include "teardown.h"
+#include "universe.h"
 #include "util.h"
 #include "net/fdlimit.h"
 
@@ -355,8 +356,10 @@ static void start_job(hostd_t *h, const ctl_job_t *j)
      * fail: the space is empty and a frame (CTL_MAX_FRAME) is far below KVS_MAX_BYTES. */
     ctl_strs_t kv = j->kvs;
     for (uint32_t i = 0; i < j->kvs.n; i += 2) {
-        const char *k = ctl_strs_next(&kv);
-        node_kvs_put(&h->node, k, ctl_strs_next(&kv));
+        const char *k = ctl_strs_next(&kv), *v = ctl_strs_next(&kv);
+        node_kvs_put(&h->node, k, v);
+        if (universe_of_pair(k, v))
+            pmi_server_set_universe(&h->node.pmi, universe_of_pair(k, v));
     }
     int bad;
     spawn_err_t why;

@@ -22,6 +22,7 @@
 #include "runtime/sitemap.h"
 #include "runtime/tunables.h"
 #include "teardown.h"
+#include "universe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -260,9 +261,16 @@ static void start_hosts(mh_t *m, const char *hostd_path, const char *cwd)
 {
     int nenv;
     char **env = env_settings(m->opts, &nenv);
+    /* MPI_UNIVERSE_SIZE: the slots of the host list, at least the job's ranks */
+    long slots = hostlist_slots(&m->opts->hosts);
+    int universe = slots > m->plan->size ? (slots > MPIRUN_MAX_RANKS ? MPIRUN_MAX_RANKS
+                                                                       : (int)slots)
+                                         : m->plan->size;
+    int nkv;
+    char **kv = universe_kv(m->plan->kv, m->plan->nkv, universe, &nkv);
     for (int k = 0; k < m->nhost && !m->job.condemned; k++)
-        mh_start_host(m, &m->host[k], hostd_path, cwd, m->plan->mapping, env, nenv,
-                      m->plan->kv, m->plan->nkv);
+        mh_start_host(m, &m->host[k], hostd_path, cwd, m->plan->mapping, env, nenv, kv, nkv);
+    universe_kv_free(kv, nkv);
     for (int i = 0; i < nenv; i++)
         free(env[i]);
     free(env);

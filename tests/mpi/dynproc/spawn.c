@@ -3,8 +3,9 @@
  * both ways, a rooted and an all-to-all collective, MPI_Intercomm_merge, then
  * MPI_Comm_disconnect (after which MPI_Comm_get_parent answers MPI_COMM_NULL in the
  * children). A program that does not exist fails with MPI_ERR_SPAWN at every parent, and
- * every error code says so. Usage: spawn NCHILD | spawn refused (a launcher that cannot
- * spawn: MPI_ERR_SPAWN and MPI_ERR_PORT, never a failed job) */
+ * every error code says so. Usage: spawn NCHILD | spawn refused [UNIVERSE] (a launcher that
+ * cannot spawn: MPI_ERR_SPAWN and MPI_ERR_PORT, never a failed job; MPI_UNIVERSE_SIZE is
+ * UNIVERSE when given) */
 #include "../check.h"
 
 #include <stdlib.h>
@@ -163,8 +164,11 @@ static void child(int nparents)
     CHECK(inter == MPI_COMM_NULL);
 }
 
-static void refused(const char *self)
+static void refused(const char *self, int universe)
 {
+    int *flagp = NULL, flag = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &flagp, &flag);
+    CHECK(flag && (universe <= 0 || *flagp == universe));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm inter;
     int codes[2] = { -1, -1 }, cls = -1;
@@ -183,7 +187,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc >= 2 && strcmp(argv[1], "refused") == 0)
-        refused(argv[0]);
+        refused(argv[0], argc >= 3 ? atoi(argv[2]) : 0);
     else if (argc >= 3 && strcmp(argv[1], "child") == 0)
         child(atoi(argv[2]));
     else
