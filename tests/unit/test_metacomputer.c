@@ -50,8 +50,8 @@ static void summary(metacomputer_t *p, const char *text, const char *expect)
     len += (size_t)snprintf(got + len, sizeof got - len, "|");
     for (int s = 0; s < mc.nsites; s++) {
         if (mc.site[s].has_wan)
-            len += (size_t)snprintf(got + len, sizeof got - len, "%s%s:%d", s ? "," : "",
-                                    mc.site[s].wan_addr, mc.site[s].wan_port);
+            len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", s ? "," : "",
+                                    mc.site[s].wan);
         else
             len += (size_t)snprintf(got + len, sizeof got - len, "%s-", s ? "," : "");
     }
@@ -241,20 +241,20 @@ static void bad_cases(void)
     BAD("[site a]\nhosts = x\ngateway = x\ngateway = x\n", 4,
         "'gateway' appears twice (first on line 3)");
     BAD("[site a]\nhosts = x\nwan = 10.0.0.1\n", 3,
-        "invalid wan '10.0.0.1' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan '10.0.0.1': no port (expected ADDRESS:PORT) (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
     BAD("[site a]\nhosts = x\nwan = 10.0.0.1:0\n", 3,
-        "invalid wan '10.0.0.1:0' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan '10.0.0.1:0': the port is not 1..65535 (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
     BAD("[site a]\nhosts = x\nwan = 10.0.0.256:7\n", 3,
-        "invalid wan '10.0.0.256:7' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan '10.0.0.256:7': not an IPv4 address (a.b.c.d) (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
     BAD("[site a]\nhosts = x\nwan = 0.0.0.0:7000\n", 3,
-        "invalid wan '0.0.0.0:7000' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan '0.0.0.0:7000': not an address other hosts can reach (unspecified, multicast or broadcast) (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
     BAD("[site a]\nhosts = x\nwan = node1:7000\n", 3,
-        "invalid wan 'node1:7000' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan 'node1:7000': not a numeric IPv4 or IPv6 address (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
     BAD("[site a]\nhosts = x\nwan = 10.0.0.1:7000\n[site b]\nhosts = y\nwan = 10.0.0.1:7000\n", 6,
         "wan 10.0.0.1:7000 is also the address of site 'a' (line 3)");
     BAD("[site a]\nhosts = x\n[site b]\n", 3,
