@@ -1,6 +1,7 @@
 #include "net/addr.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <net/if.h>
 #include <netdb.h>
 #include <stdint.h>
@@ -268,4 +269,20 @@ int net_addr_mask_bits(const struct sockaddr *mask)
         for (unsigned char c = p[bits / 8]; c & 0x80; c = (unsigned char)(c << 1))
             bits++;
     return bits;
+}
+
+int net_host_has_family(int family)
+{
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) != 0)
+        return -1;
+    int found = 0;
+    for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next) {
+        net_addr_t a;
+        found = (i->ifa_flags & IFF_UP) && net_addr_from_sockaddr(&a, i->ifa_addr) == 0 &&
+                net_addr_family(&a) == family && !net_addr_is_loopback(&a) &&
+                !net_addr_is_link_local(&a);
+    }
+    freeifaddrs(ifs);
+    return found;
 }

@@ -63,6 +63,9 @@ int net_addr_is_link_local(const net_addr_t *a);
 int net_addr_is_loopback(const net_addr_t *a);
 /* Whether a and b are of one family and agree in their first `bits` bits. */
 int net_addr_same_prefix(const net_addr_t *a, const net_addr_t *b, int bits);
+/* Whether an interface of this host that is up has an address of family that reaches
+ * beyond it (neither loopback nor IPv6 link-local): 1, 0, or -1 (cannot list them). */
+int net_host_has_family(int family);
 /* The number of leading one bits of a netmask (getifaddrs' ifa_netmask). */
 int net_addr_mask_bits(const struct sockaddr *mask);
 

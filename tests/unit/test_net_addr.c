@@ -2,7 +2,7 @@
  *   - the parser: [v6]:PORT, bare v6, v4:PORT, v4, host names (localhost), ports 0..65535,
  *     zones, and bad input each with its reason;
  *   - the text form: written the same as it is read, brackets for IPv6 only;
- *   - prefixes, netmasks, wildcard/unicast/link-local;
+ *   - prefixes, netmasks, wildcard/unicast/link-local, the families this host has;
  *   - a listener on the IPv6 wildcard takes IPv4 and IPv6 clients (dual stack), one on ::1
  *     only IPv6 ones;
  *   - cards: IPv4 and IPv6 addresses in one card, formatted and parsed back, ordered by the
@@ -234,6 +234,13 @@ static void cards(void)
             seen_v6 = 1;
         else
             EXPECT(!seen_v6);
+    }
+    /* net_host_has_family agrees with the list (loopback only when nothing else is up) */
+    for (int fam = AF_INET; fam <= AF_INET6; fam += AF_INET6 - AF_INET) {
+        int listed = 0;
+        for (int i = 0; i < n; i++)
+            listed |= net_addr_family(&mine[i].a) == fam && !net_addr_is_loopback(&mine[i].a);
+        EXPECT(net_host_has_family(fam) == listed);
     }
     EXPECT(tcp_local_addrs("::1/128", mine, TCP_CARD_MAX_ADDRS, err, sizeof err) <= 1);
     EXPECT(tcp_local_addrs("203.0.113.0/24,2001:db8:ffff::/48", mine, TCP_CARD_MAX_ADDRS, err,

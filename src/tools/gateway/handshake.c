@@ -315,6 +315,10 @@ static void try_connect(hs_t *h)
 {
     net_addr_t to = gwd.c->addr[h->site];
     link_via(&to);
+    if (!h->again && net_host_has_family(net_addr_family(&to)) == 0)
+        gwd_fail("cannot open %s: this gateway's host (site %s) has no %s address (give the "
+                 "sites' gateways addresses of a family both have)", gwd_link_text(h->site),
+                 gwd_site_name(gwd_my_site()), net_addr_family_name(net_addr_family(&to)));
     h->fd = net_socket_for(&to, 0);
     if (h->fd < 0)
         gwd_fail("cannot open %s: %s", gwd_link_text(h->site), connect_cause(errno, &to));
