@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_on_sites.sh [OPTIONS] LAYOUT MPIRUN PROGRAM [ARGS...]
-# run_on_sites.sh --describe LAYOUT [PREFIX]
+# run_on_sites.sh --describe LAYOUT [PREFIX [IPV6]]
 #
 # Runs PROGRAM under MPIRUN on a fresh emulated metacomputer (vcluster.sh --sites: one LAN
 # per site, the WAN emulator between them), through a metacomputer description written for
@@ -21,8 +21,8 @@
 #   --mpirun-arg ARG      one more argument for MPIRUN, before PROGRAM (repeatable)
 #   --site-exec-prefix N=CMD  site N (1, 2, ...) starts its ranks through CMD (the site's
 #                         exec_prefix in the description; repeatable)
-# --describe prints the description for LAYOUT (host names with PREFIX, default "P-") and
-# exits. Exit status: mpirun's; 77 if no cluster can be made here; 2 for bad usage.
+# --describe prints the description for LAYOUT (host names with PREFIX, default "P-"; the
+# gateways' addresses those of vcluster.sh --ipv6 IPV6) and exits. Exit status: mpirun's; 77 if no cluster can be made here; 2 for bad usage.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -118,12 +118,17 @@ if [[ ${1:-} == --inside ]]; then
 fi
 
 if [[ ${1:-} == --describe ]]; then
-  [[ $# -eq 2 || $# -eq 3 ]] || usage "--describe takes LAYOUT [PREFIX]"
+  [[ $# -ge 2 && $# -le 4 ]] || usage "--describe takes LAYOUT [PREFIX [IPV6]]"
   LAYOUT=$2
   parse "$LAYOUT"
+  IFS=, read -ra fam <<<"${4:-no}"
   addrs=()
   for ((s = 1; s <= ${#SITES[@]}; s++)); do
-    for ((i = 1; i <= MAXHOSTS; i++)); do addrs+=("10.0.$s.$i"); done
+    f=${fam[0]}
+    [[ ${#fam[@]} -gt 1 ]] && f=${fam[s - 1]:-no}
+    for ((i = 1; i <= MAXHOSTS; i++)); do
+      if [[ $f == no ]]; then addrs+=("10.0.$s.$i"); else addrs+=("$(printf 'fd00:0:0:%x::%x' "$s" "$i")"); fi
+    done
   done
   describe "${3:-P-}" "${addrs[@]}"
   exit 0
