@@ -73,8 +73,10 @@ int tcp_local_addrs(const char *spec, tcp_addr_t *out, int max, char *err, int e
                 add(out, &n, max, &a);
         } else if (i->ifa_flags & IFF_LOOPBACK) {
             if (!nloop || (net_addr_family(&a.a) == AF_INET &&
-                           net_addr_family(&loop[0].a) != AF_INET))
-                loop[0] = a, nloop = 1;
+                           net_addr_family(&loop[0].a) != AF_INET)) {
+                loop[0] = a;  /* 127.0.0.1 rather than ::1 */
+                nloop = 1;
+            }
         } else {
             add(out, &n, max, &a);
         }
