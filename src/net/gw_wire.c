@@ -293,18 +293,7 @@ const char *gw_wan_parse_rx(const unsigned char *in, size_t max_len, net_frame_h
     return bad;
 }
 
-int gw_addr_parse(const char *s, struct sockaddr_in *a)
+const char *gw_addr_parse(const char *s, net_addr_t *a)
 {
-    const char *colon = strrchr(s, ':');
-    char ip[INET_ADDRSTRLEN];
-    if (!colon || (size_t)(colon - s) >= sizeof ip || !colon[1] || colon[1] == '-' ||
-        colon[1] == '+')
-        return -1;
-    memcpy(ip, s, (size_t)(colon - s));
-    ip[colon - s] = '\0';
-    char *end;
-    long port = strtol(colon + 1, &end, 10);
-    *a = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    return *end || port < 1 || port > 65535 || inet_pton(AF_INET, ip, &a->sin_addr) != 1 ? -1
-                                                                                         : 0;
+    return net_addr_parse(s, NET_ADDR_NUMERIC, 0, a, NULL, 0);
 }

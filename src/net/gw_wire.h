@@ -71,6 +71,7 @@
 #ifndef METAMPI_GW_WIRE_H
 #define METAMPI_GW_WIRE_H
 
+#include "net/addr.h"
 #include "net/auth.h"
 #include "net/frame.h"
 
@@ -132,9 +133,9 @@ typedef struct gw_wan {
     uint64_t seq;
 } gw_wan_t;
 
-/* A gateway's WAN address "IPv4:PORT" (the launcher's metampi.gw.<site> value, the
- * gateway's --gateways entries): 0, or -1 when s is not one. */
-int gw_addr_parse(const char *s, struct sockaddr_in *a);
+/* A gateway's WAN address "IPv4:PORT" or "[IPv6]:PORT", numeric (net/addr.h; the launcher's
+ * metampi.gw.<site> value, the gateway's --gateways entries): NULL, or what is wrong. */
+const char *gw_addr_parse(const char *s, net_addr_t *a);
 
 /* The gateway's CHALLENGE with its nonce na. */
 void gw_challenge_encode(unsigned char out[GW_CHALLENGE_LEN],

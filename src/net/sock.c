@@ -15,18 +15,9 @@
 
 void net_addr_text(const struct sockaddr *a, char *out, size_t cap)
 {
-    char ip[INET6_ADDRSTRLEN] = "?";
-    if (a->sa_family == AF_INET) {
-        const struct sockaddr_in *v4 = (const struct sockaddr_in *)a;
-        inet_ntop(AF_INET, &v4->sin_addr, ip, sizeof ip);
-        snprintf(out, cap, "%s:%u", ip, (unsigned)ntohs(v4->sin_port));
-    } else if (a->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)a;
-        inet_ntop(AF_INET6, &v6->sin6_addr, ip, sizeof ip);
-        snprintf(out, cap, "[%s]:%u", ip, (unsigned)ntohs(v6->sin6_port));
-    } else {
-        snprintf(out, cap, "?");
-    }
+    net_addr_t n;
+    net_addr_from_sockaddr(&n, a);
+    net_addr_format(&n, out, cap);
 }
 
 int net_stream_options(int fd, int timeout_s)
@@ -47,16 +38,28 @@ void net_set_buffers(int fd, int sndbuf, int rcvbuf, int force)
         setsockopt(fd, SOL_SOCKET, force ? SO_RCVBUFFORCE : SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
 }
 
-int net_listen(struct sockaddr_in *a, int backlog, int reuse)
+int net_socket_for(const net_addr_t *a, int nonblock)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (!a->len) {
+        errno = EAFNOSUPPORT;
+        return -1;
+    }
+    return socket(a->u.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0),
+                  0);
+}
+
+int net_listen(net_addr_t *a, int backlog, int reuse)
+{
+    int fd = net_socket_for(a, 1);
     if (fd < 0)
         return -1;
-    int one = 1;
-    socklen_t al = sizeof *a;
+    int one = 1, v6only = !net_addr_is_wildcard(a);
+    socklen_t al = a->len;
     if ((reuse && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) ||
-        bind(fd, (struct sockaddr *)a, sizeof *a) != 0 || listen(fd, backlog) != 0 ||
-        getsockname(fd, (struct sockaddr *)a, &al) != 0) {
+        (net_addr_family(a) == AF_INET6 &&
+         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only) != 0) ||
+        bind(fd, &a->u.sa, a->len) != 0 || listen(fd, backlog) != 0 ||
+        getsockname(fd, &a->u.sa, &al) != 0) {
         int e = errno;
         close(fd);
         errno = e;
@@ -65,13 +68,13 @@ int net_listen(struct sockaddr_in *a, int backlog, int reuse)
     return fd;
 }
 
-int net_listen_range(struct sockaddr_in *a, int backlog, int reuse, int lo, int hi)
+int net_listen_range(net_addr_t *a, int backlog, int reuse, int lo, int hi)
 {
     if (lo <= 0)
         return net_listen(a, backlog, reuse);
     unsigned n = (unsigned)(hi - lo + 1), start = (unsigned)getpid() % n;
     for (unsigned k = 0; k < n; k++) {
-        a->sin_port = htons((uint16_t)(lo + (int)((start + k) % n)));
+        net_addr_set_port(a, lo + (int)((start + k) % n));
         int fd = net_listen(a, backlog, reuse);
         if (fd >= 0 || errno != EADDRINUSE)
             return fd;

@@ -6,11 +6,13 @@
 #ifndef METAMPI_NET_SOCK_H
 #define METAMPI_NET_SOCK_H
 
+#include "net/addr.h"
+
 #include <netinet/in.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
-enum { NET_ADDR_TEXT = 64, NET_CONGESTION_MAX = 16 /* the kernel's TCP_CA_NAME_MAX */ };
+enum { NET_CONGESTION_MAX = 16 /* the kernel's TCP_CA_NAME_MAX */ };
 
 /* "IPv4:port" or "[IPv6]:port" ("?" for another family). */
 void net_addr_text(const struct sockaddr *a, char *out, size_t cap);
@@ -26,15 +28,21 @@ int net_stream_options(int fd, int timeout_s);
  * system's maximum (SO_*BUFFORCE, privileged). */
 void net_set_buffers(int fd, int sndbuf, int rcvbuf, int force);
 
-/* A listening socket (non-blocking, close-on-exec) bound to *a; a port 0 in *a becomes the
- * port the kernel chose. reuse: SO_REUSEADDR. The descriptor, or -1 (errno). */
-int net_listen(struct sockaddr_in *a, int backlog, int reuse);
+/* A listening socket (non-blocking, close-on-exec) bound to *a, of a's family; a port 0 in *a
+ * becomes the port the kernel chose. The IPv6 wildcard (::) listens on both families (IPV6_V6ONLY
+ * off: IPv4 peers arrive as ::ffff:a.b.c.d), any other IPv6 address on IPv6 alone. reuse:
+ * SO_REUSEADDR. The descriptor, or -1 (errno). */
+int net_listen(net_addr_t *a, int backlog, int reuse);
 /* As net_listen, on a free port of lo..hi (a firewall's range: mpirun --port-range), tried
  * from a point that differs per process so that processes of one host starting together
  * rarely try the same one; lo = 0: a's own port. -1 with errno (EADDRINUSE: none is free). */
-int net_listen_range(struct sockaddr_in *a, int backlog, int reuse, int lo, int hi);
+int net_listen_range(net_addr_t *a, int backlog, int reuse, int lo, int hi);
 /* "LO-HI" with 1 <= LO <= HI <= 65535: 0, or -1. */
 int net_port_range_parse(const char *s, int *lo, int *hi);
+
+/* A TCP socket (close-on-exec) of a's family, non-blocking if nonblock: the descriptor, or -1
+ * (errno; EAFNOSUPPORT where the host has no such family). */
+int net_socket_for(const net_addr_t *a, int nonblock);
 
 /* Waits until fd has one of events, at most until deadline (ms, net_now_ms): 0 ready, -1 not
  * in time (or a poll error). */

@@ -34,6 +34,13 @@ def connect(host, port):
 
 
 def listener(port):
+    """TCP on port of both families (:: with IPV6_V6ONLY off), or of IPv4 alone where the
+    kernel has no IPv6."""
+    if socket.has_dualstack_ipv6():
+        s = socket.create_server(("::", port), family=socket.AF_INET6, reuse_port=False,
+                                 dualstack_ipv6=True, backlog=8)
+        s.settimeout(ACCEPT_TIMEOUT_S)
+        return s
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind(("0.0.0.0", port))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_on_sites.sh [OPTIONS] LAYOUT MPIRUN PROGRAM [ARGS...]
-# run_on_sites.sh --describe LAYOUT [PREFIX]
+# run_on_sites.sh --describe LAYOUT [PREFIX [IPV6]]
 #
 # Runs PROGRAM under MPIRUN on a fresh emulated metacomputer (vcluster.sh --sites: one LAN
 # per site, the WAN emulator between them), through a metacomputer description written for
@@ -15,12 +15,14 @@
 # Options:
 #   --wan-delay D, --wan-rate R, --wan-loss P   the WAN (vcluster.sh; default 5ms, 1gbit, 0)
 #   --wanemu PATH         the WAN emulator (default: $VCLUSTER_WANEMU)
+#   --ipv6 F[,F...]       the hosts' families, per site with a list (vcluster.sh --ipv6: only,
+#                         dual, no); a site's wan is its gateway host's IPv6 address if it has one
 #   --wan-mode MODE       direct (default: mpirun --direct-wan) or gateways (no --direct-wan)
 #   --mpirun-arg ARG      one more argument for MPIRUN, before PROGRAM (repeatable)
 #   --site-exec-prefix N=CMD  site N (1, 2, ...) starts its ranks through CMD (the site's
 #                         exec_prefix in the description; repeatable)
-# --describe prints the description for LAYOUT (host names with PREFIX, default "P-") and
-# exits. Exit status: mpirun's; 77 if no cluster can be made here; 2 for bad usage.
+# --describe prints the description for LAYOUT (host names with PREFIX, default "P-"; the
+# gateways' addresses those of vcluster.sh --ipv6 IPV6) and exits. Exit status: mpirun's; 77 if no cluster can be made here; 2 for bad usage.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,7 +30,7 @@ WAN_PORT=7000   # every site's gateway listens on its first host's address, this
 
 usage() {
   echo "run_on_sites.sh: $*" >&2
-  sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -64,7 +66,8 @@ parse() {
 }
 
 # describe PREFIX ADDRS...: the description; the hosts are PREFIX s<s>h<i> (vcluster.sh's
-# names), ADDRS the addresses of all hosts of the cluster in its order (MAXHOSTS per site).
+# names), ADDRS the addresses of all hosts of the cluster in its order (MAXHOSTS per site):
+# IPv4 ones, or IPv6 ones (then written [v6]).
 describe() {
   local prefix=$1 s i
   shift
@@ -79,7 +82,9 @@ describe() {
       echo "    ${prefix}s$((s + 1))h$((i + 1)):${n[i]}"
     done
     echo "gateway = ${prefix}s$((s + 1))h1"
-    echo "wan = ${addrs[s * MAXHOSTS]}:$WAN_PORT"
+    local a=${addrs[s * MAXHOSTS]}
+    [[ $a == *:* ]] && a="[$a]"
+    echo "wan = $a:$WAN_PORT"
     local line
     while IFS= read -r line; do
       if [[ ${line%%=*} == "$((s + 1))" ]]; then echo "exec_prefix = ${line#*=}"; fi
@@ -98,6 +103,10 @@ if [[ ${1:-} == --inside ]]; then
   shift "$nargs"
   parse "$LAYOUT"
   read -ra addrs <<<"$VCLUSTER_ADDRS"
+  read -ra addrs6 <<<"${VCLUSTER_ADDRS6:-}"
+  for i in "${!addrs6[@]}"; do
+    [[ ${addrs6[i]} == - ]] || addrs[i]=${addrs6[i]}
+  done
   file=$(mktemp "${TMPDIR:-/tmp}/run_on_sites.XXXXXX")
   describe "$VCLUSTER_PREFIX" "${addrs[@]}" >"$file"
   exec 3<"$file"
@@ -109,12 +118,17 @@ if [[ ${1:-} == --inside ]]; then
 fi
 
 if [[ ${1:-} == --describe ]]; then
-  [[ $# -eq 2 || $# -eq 3 ]] || usage "--describe takes LAYOUT [PREFIX]"
+  [[ $# -ge 2 && $# -le 4 ]] || usage "--describe takes LAYOUT [PREFIX [IPV6]]"
   LAYOUT=$2
   parse "$LAYOUT"
+  IFS=, read -ra fam <<<"${4:-no}"
   addrs=()
   for ((s = 1; s <= ${#SITES[@]}; s++)); do
-    for ((i = 1; i <= MAXHOSTS; i++)); do addrs+=("10.0.$s.$i"); done
+    f=${fam[0]}
+    [[ ${#fam[@]} -gt 1 ]] && f=${fam[s - 1]:-no}
+    for ((i = 1; i <= MAXHOSTS; i++)); do
+      if [[ $f == no ]]; then addrs+=("10.0.$s.$i"); else addrs+=("$(printf 'fd00:0:0:%x::%x' "$s" "$i")"); fi
+    done
   done
   describe "${3:-P-}" "${addrs[@]}"
   exit 0
@@ -123,7 +137,7 @@ fi
 vc=() mode=direct extra=()
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --wan-delay | --wan-rate | --wan-loss | --wanemu)
+    --wan-delay | --wan-rate | --wan-loss | --wanemu | --ipv6)
       [[ $# -ge 2 ]] || usage "$1 needs a value"
       vc+=("$1" "$2"); shift 2 ;;
     --wan-mode)

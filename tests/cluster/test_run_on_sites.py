@@ -49,6 +49,12 @@ gateway = vc1-s2h1
 wan = 10.0.2.1:7000
 """)
 
+    def test_ipv6(self):
+        r = run(["--describe", "2x1x1", "vc1-", "only,no"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(re.findall(r"^wan = (\S+)$", r.stdout, re.M),
+                         ["[fd00:0:0:1::1]:7000", "10.0.2.1:7000"])
+
     def test_uneven(self):
         r = run(["--describe", "2,1/2/1"])
         self.assertEqual(r.returncode, 0, r.stderr)

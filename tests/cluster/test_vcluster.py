@@ -123,6 +123,40 @@ class Tcp(ClusterTest):
             self.assertEqual(out, ("%s x\n" % tok) * 5)
 
 
+class Ipv6(ClusterTest):
+    """--ipv6: hosts whose only address is IPv6 (only), or both families (dual)."""
+
+    def test_only(self):
+        p = self.prefix()
+        out = self.run_ok(["--hosts", "2", "--ipv6", "only"], """
+            echo "$VCLUSTER_ADDRS|$VCLUSTER_ADDRS6"
+            ip -n ${H[0]} -o addr show dev eth0 | awk '{print $3, $4}'
+            ip netns exec ${H[0]} getent ahosts ${H[1]} | head -1 | awk '{print $1}'
+            ip netns exec ${H[0]} ping -q -c 1 -W 2 ${H[1]} >/dev/null && echo ping
+            ip netns exec ${H[1]} python3 $T serve 7000 six & srv=$!
+            ip netns exec ${H[0]} python3 $T echo ${H[1]} 7000 tcp
+            kill $srv""", prefix=p)
+        self.assertEqual(out, "fd00::1 fd00::2|fd00::1 fd00::2\ninet6 fd00::1/64\nfd00::2\n"
+                         "ping\nsix tcp\n")
+
+    def test_dual(self):
+        out = self.run_ok(["--hosts", "2", "--ipv6", "dual"], """
+            echo "$VCLUSTER_ADDRS|$VCLUSTER_ADDRS6"
+            ip -n ${H[0]} -o addr show dev eth0 | awk '{print $3, $4}'
+            for t in 10.0.0.2 fd00::2; do
+              ip netns exec ${H[0]} ping -q -c 1 -W 2 $t >/dev/null && echo $t
+            done""")
+        self.assertEqual(out, "10.0.0.1 10.0.0.2|fd00::1 fd00::2\ninet 10.0.0.1/24\n"
+                         "inet6 fd00::1/64\n10.0.0.2\nfd00::2\n")
+
+    def test_bad(self):
+        for v in ("maybe", "only,", "v6"):
+            r = subprocess.run([ct.VCLUSTER, "--ipv6", v, "--", "true"], capture_output=True,
+                               text=True, timeout=30)
+            self.assertEqual(r.returncode, 2, "%s: %s" % (v, r.stderr))
+            self.assertIn("bad --ipv6", r.stderr)
+
+
 class Teardown(ClusterTest):
     # a process that escapes CMD's process tree and session inside host 1; its pid goes to
     # stdout, then CMD finishes as SCRIPT says

@@ -50,6 +50,22 @@ class Topology(ClusterTest):
             kill $srv""")
         self.assertEqual(out, "far hello\n")
 
+    def test_ipv6_sites(self):
+        """--ipv6 only,dual: site 1's hosts have IPv6 alone, site 2's both; IPv6 crosses the
+        emulator (its delay), IPv4 from site 2 reaches no host of site 1."""
+        p = self.prefix()
+        out = self.run_ok(wan(["--sites", "2", "--hosts-per-site", "1", "--wan-delay", "5ms",
+                               "--ipv6", "only,dual"]), """
+            echo "$VCLUSTER_ADDRS|$VCLUSTER_ADDRS6"
+            ip netns exec ${H[0]} ping -c 3 -i 0.2 -W 2 fd00:0:0:2::1
+            ip netns exec ${H[1]} ping -q -c 1 -W 1 10.0.1.1 >/dev/null 2>&1 || echo "no IPv4"
+            ip netns exec ${H[1]} python3 $T serve 7000 far & srv=$!
+            ip netns exec ${H[0]} python3 $T echo ${H[1]} 7000 hello
+            kill $srv""", prefix=p)
+        self.assertIn("fd00:0:0:1::1 10.0.2.1|fd00:0:0:1::1 fd00:0:0:2::1\n", out)
+        self.assertTrue(min(rtts(out)) >= 10.0, out)
+        self.assertIn("no IPv4\nfar hello\n", out)
+
     def test_teardown_kills_the_emulator(self):
         p = self.prefix()
         proc = start_vcluster(self, wan(["--sites", "2", "--hosts-per-site", "1"]),

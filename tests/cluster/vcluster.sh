@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # vcluster.sh: an emulated cluster of network-namespace "hosts" for one command.
 #
-#   vcluster.sh [--hosts N] [--rate RATE] [--mtu MTU] [--prefix P] [--in HOST] -- CMD ARGS...
+#   vcluster.sh [--hosts N] [--rate RATE] [--mtu MTU] [--prefix P] [--in HOST] [--ipv6 F]
+#               -- CMD ARGS...
 #   vcluster.sh --sites S [--hosts-per-site M] [--wan-delay D] [--wan-rate R] [--wan-loss P]
-#               [--wan-seed N] [--wanemu PATH] [...] -- CMD ARGS...
+#               [--wan-seed N] [--wanemu PATH] [--ipv6 F[,F...]] [...] -- CMD ARGS...
+#   (--ipv6: the hosts' families: only (IPv6 alone), dual (IPv4 and IPv6), no; per site with
+#   a list, e.g. only,dual)
 #   vcluster.sh --check [--sites S]    exit 0 if clusters can be made here, else 77 and why
 #   vcluster.sh --sweep                tear down the clusters whose vcluster.sh is dead
 #
 # Creates the hosts, runs CMD (in the root namespace, or in HOST with --in) with
-# VCLUSTER_HOSTS, VCLUSTER_ADDRS, VCLUSTER_AGENT="ip netns exec {host}" (and VCLUSTER_PREFIX,
+# VCLUSTER_HOSTS, VCLUSTER_ADDRS, VCLUSTER_ADDRS6 (IPv6 ones, "-" for none), VCLUSTER_AGENT="ip netns exec {host}" (and VCLUSTER_PREFIX,
 # VCLUSTER_LAN_NS, VCLUSTER_WAN_NS) in its environment, tears everything down and exits with
 # CMD's status (128+N after signal N). Exit status 77: network namespaces cannot be created
 # here (not root, no `ip netns`); 2: bad usage; 1: the cluster could not be built.
@@ -28,11 +31,11 @@ STOP_GRACE_S=3
 
 usage() {
   [[ $# -gt 0 ]] && echo "vcluster: $*" >&2
-  sed -n '3,8p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+  sed -n '3,11p' "$SELF" | sed 's/^# \{0,1\}//' >&2
   exit "$EXIT_USAGE"
 }
 
-MODE=run NHOSTS='' SITES=0 PER_SITE=2 RATE='' MTU='' PREFIX=vc$$- IN_HOST=''
+MODE=run NHOSTS='' SITES=0 IPV6='' PER_SITE=2 RATE='' MTU='' PREFIX=vc$$- IN_HOST=''
 WAN_DELAY=5ms WAN_RATE=1gbit WAN_LOSS=0 WAN_SEED=1 WANEMU=${VCLUSTER_WANEMU:-}
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -56,6 +59,7 @@ while [[ $# -gt 0 ]]; do
     --wan-loss) WAN_LOSS=$2 ;;
     --wan-seed) WAN_SEED=$2 ;;
     --wanemu) WANEMU=$2 ;;
+    --ipv6) IPV6=$2 ;;
     *) usage "unknown option $1" ;;
   esac
   shift 2
@@ -79,6 +83,10 @@ validate() {
     number_in --hosts "$NHOSTS" 1 253
   fi
   [[ -z $MTU ]] || number_in --mtu "$MTU" 68 65535
+  [[ -z $IPV6 || $IPV6 =~ ^(only|dual|no)(,(only|dual|no))*$ ]] ||
+    usage "bad --ipv6 '$IPV6' (expected only, dual or no, or one of them per site: only,dual)"
+  [[ -z $IPV6 || -d /proc/sys/net/ipv6 ]] ||
+    { echo "vcluster: cannot emulate IPv6 here: the kernel has no IPv6" >&2; exit "$EXIT_SKIP"; }
   [[ -z $RATE ]] || (rate_bits "$RATE") >/dev/null 2>&1 ||
     usage "bad --rate '$RATE' (expected bit/s as N, Nkbit, Nmbit or Ngbit)"
   # dots would break the parsing of claimed state directories (.gone.PREFIX.PID.START)
@@ -203,7 +211,7 @@ run_main() {
   build_router
   start_wanemu
 
-  export VCLUSTER_HOSTS="${HOSTS[*]}" VCLUSTER_ADDRS="${ADDRS[*]}"
+  export VCLUSTER_HOSTS="${HOSTS[*]}" VCLUSTER_ADDRS="${ADDRS[*]}" VCLUSTER_ADDRS6="${ADDRS6[*]}"
   export VCLUSTER_AGENT="ip netns exec {host}" VCLUSTER_PREFIX=$PREFIX
   export VCLUSTER_LAN_NS=$LAN_NS VCLUSTER_WAN_NS=$WAN_NS
   [[ -z $IN_HOST ]] || set -- ip netns exec "$IN_HOST" "$@"

@@ -17,6 +17,9 @@
 #                       called off (the server's timeout is then --timeout)
 #   --timeout S         the server's --timeout (default 60)
 #   --wan-delay D, --wan-rate R, --wanemu PATH   the WAN (vcluster.sh; 5ms, 1gbit)
+#   --ipv6 F[,F...]     the hosts' families (vcluster.sh --ipv6): a site's gateway listens on
+#                       its IPv6 address if it has one; the server then listens on [::] (both
+#                       families) and the parts reach it at the first host's IPv6 address
 # Output: the server's log and each part's output, each line prefixed with "[server] " or
 # "[sN] ", then "[sN] exit status N" for each part and the server. Exit status: 0 when every
 # part and the server exit 0 and no process is left on any host; else the first failing
@@ -30,7 +33,7 @@ RDV_PORT=7100
 
 usage() {
   echo "run_federated.sh: $*" >&2
-  sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -45,8 +48,8 @@ site_sizes() {
 
 if [[ ${1:-} == --inside ]]; then
   shift
-  LAYOUT=$1 BIN=$2 DELAY=$3 REVERSE=$4 MISSING=$5 TIMEOUT=$6
-  shift 6
+  LAYOUT=$1 BIN=$2 DELAY=$3 REVERSE=$4 MISSING=$5 TIMEOUT=$6 IPV6=$7
+  shift 7
   read -ra SIZES <<<"$(site_sizes "$LAYOUT")"
   nsites=${#SIZES[@]}
   dir=$(mktemp -d "${TMPDIR:-/tmp}/run_federated.XXXXXX")
@@ -58,14 +61,18 @@ if [[ ${1:-} == --inside ]]; then
   }
   trap 'cleanup; exit 143' TERM INT HUP
   trap cleanup EXIT
-  "$CLUSTER/run_on_sites.sh" --describe "$LAYOUT" "$VCLUSTER_PREFIX" >"$dir/sites.ini"
+  "$CLUSTER/run_on_sites.sh" --describe "$LAYOUT" "$VCLUSTER_PREFIX" "${IPV6:-no}" >"$dir/sites.ini"
   "$BIN/metampi-rendezvous" --make-key "$dir/job.key" 2>/dev/null
   total=0
   for n in "${SIZES[@]}"; do total=$((total + n)); done
   export EXPECT_SIZE=$total EXPECT_SITE_SIZES=$(IFS=,; echo "${SIZES[*]}")
   host() { echo "${VCLUSTER_PREFIX}s$1h1"; }
-  addr=10.0.1.1:$RDV_PORT
-  ip netns exec "$(host 1)" "$BIN/metampi-rendezvous" --listen "$addr" \
+  addr=10.0.1.1:$RDV_PORT listen=$addr
+  read -ra a6 <<<"${VCLUSTER_ADDRS6:-}"
+  if [[ -n $IPV6 && ${a6[0]:--} != - ]]; then
+    addr="[${a6[0]}]:$RDV_PORT" listen="[::]:$RDV_PORT"
+  fi
+  ip netns exec "$(host 1)" "$BIN/metampi-rendezvous" --listen "$listen" \
     --metacomputer "$dir/sites.ini" --job federated --key-file "$dir/job.key" \
     --timeout "$TIMEOUT" 2>&1 | sed -u 's/^/[server] /' &
   server=$!
@@ -110,7 +117,7 @@ if [[ ${1:-} == --inside ]]; then
   exit "$status"
 fi
 
-vc=() delay=2 reverse=0 missing=0 timeout=60
+vc=() delay=2 reverse=0 missing=0 timeout=60 ipv6=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --wan-delay | --wan-rate | --wanemu)
@@ -120,6 +127,7 @@ while [[ $# -gt 0 ]]; do
     --timeout) [[ $# -ge 2 ]] || usage "--timeout needs seconds"; timeout=$2; shift 2 ;;
     --missing) [[ $# -ge 2 ]] || usage "--missing needs a site number"; missing=$2; shift 2 ;;
     --reverse) reverse=1; shift ;;
+    --ipv6) [[ $# -ge 2 ]] || usage "--ipv6 needs only, dual or a list"; ipv6=$2; vc+=("$1" "$2"); shift 2 ;;
     -*) usage "unknown option '$1'" ;;
     *) break ;;
   esac
@@ -134,5 +142,5 @@ for ((s = 2; s <= ${#sizes[@]}; s++)); do
 done
 bin=$(cd "$2" && pwd)
 exec "$CLUSTER/vcluster.sh" --sites "${#sizes[@]}" --hosts-per-site "$maxhosts" "${vc[@]}" -- \
-  "$HERE/run_federated.sh" --inside "$1" "$bin" "$delay" "$reverse" "$missing" "$timeout" \
+  "$HERE/run_federated.sh" --inside "$1" "$bin" "$delay" "$reverse" "$missing" "$timeout" "$ipv6" \
   "${@:3}"

@@ -44,7 +44,20 @@ static void test_names(void)
     CHECK(!rdv_valid_host("a b"));
     CHECK(!rdv_valid_host("a\tb"));
     CHECK(rdv_valid_addr("10.0.1.1:7000"));
-    CHECK(rdv_valid_addr("255.255.255.255:65535"));
+    CHECK(rdv_valid_addr("255.255.255.254:65535"));
+    CHECK(!rdv_valid_addr("255.255.255.255:7000"));     /* broadcast: not a gateway's */
+    CHECK(!rdv_valid_addr("0.0.0.0:7000"));
+    CHECK(rdv_valid_addr("[fd00::1]:7000"));
+    CHECK(rdv_valid_addr("[2001:db8::ffff:1:2]:1"));
+    CHECK(rdv_valid_addr("[2001:db8:ffff:ffff:ffff:ffff:ffff:fffe]:65535"));  /* long */
+    CHECK(rdv_valid_addr("[::ffff:10.0.0.1]:7000"));
+    CHECK(!rdv_valid_addr("[FD00::1]:7000"));           /* only the text form inet_ntop writes */
+    CHECK(!rdv_valid_addr("[fd00:0::1]:7000"));
+    CHECK(!rdv_valid_addr("fd00::1:7000"));
+    CHECK(!rdv_valid_addr("[fd00::1]"));
+    CHECK(!rdv_valid_addr("[::]:7000"));
+    CHECK(!rdv_valid_addr("[ff02::1]:7000"));
+    CHECK(!rdv_valid_addr("[fe80::1%1]:7000"));
     CHECK(!rdv_valid_addr("10.0.1.1:0"));
     CHECK(!rdv_valid_addr("10.0.1.1:65536"));
     CHECK(!rdv_valid_addr("10.0.1.256:7000"));

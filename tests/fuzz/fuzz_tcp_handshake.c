@@ -54,8 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!tcp_card_parse(s, &c)) {
             if (c.naddr < 1 || c.naddr > TCP_CARD_MAX_ADDRS || !c.host[0])
                 abort();
-            tcp_addr_t local[1] = { { .ip.s_addr = 0x0100000a, .mask.s_addr = 0x00ffffff } };
-            tcp_card_order(&c, local, 1);
+            tcp_addr_t local[2] = { { .prefix = 24 }, { .prefix = 64 } };
+            net_addr_parse("10.0.0.1", NET_ADDR_NUMERIC | NET_ADDR_PORT_OPTIONAL, 0,
+                           &local[0].a, NULL, 0);
+            net_addr_parse("fd00::1", NET_ADDR_NUMERIC | NET_ADDR_PORT_OPTIONAL, 0,
+                           &local[1].a, NULL, 0);
+            tcp_card_order(&c, local, 2);
         }
         free(s);
         break;
@@ -83,4 +87,6 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     add(b, 1 + NET_FRAME_HDR);
     static const char card[] = "\x04node-1|10.0.0.1:4000,192.168.1.7:65535";
     add(card, sizeof card - 1);
+    static const char card6[] = "\x04node-2|10.0.0.2:4000,[fd00::2]:4001,[::ffff:10.0.0.3]:9";
+    add(card6, sizeof card6 - 1);
 }

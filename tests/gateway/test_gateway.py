@@ -478,7 +478,8 @@ class Local(unittest.TestCase):
         r = subprocess.run([GATEWAY, "--site", "0", "--gateways", "127.0.0.1:1,1.2.3:4",
                             "--rank-sites", "0*2,1*2"], capture_output=True, text=True,
                            timeout=10)
-        self.assertIn("--gateways: '1.2.3:4' is not IPv4:PORT", r.stderr)
+        self.assertIn("--gateways: site 1's '1.2.3:4' is not IPv4:PORT or [IPv6]:PORT: "
+                      "not an IPv4 address", r.stderr)
         r = subprocess.run([GATEWAY, "--site", "0", "--gateways", "127.0.0.1:1,127.0.0.1:2",
                             "--rank-sites", "0*2,1*2", "--streams", "0"], capture_output=True,
                            text=True, timeout=10)

@@ -16,7 +16,9 @@ each of the last three is detected, the gateways open the link again (the relay 
 only once) and send again what was not acknowledged: the job ends normally, no altered
 message reaches the program (it checks every byte), and the gateways' notes say what broke;
   flip_outage0  with [wan] outage = 0 a flipped byte ends the job with one line naming both
-              sites and "integrity" instead.
+              sites and "integrity" instead;
+  capture_ipv6, flip_ipv6  the same over IPv6 (the gateways and the relay on ::1, the sites'
+              wan [::1]:PORT).
 DirectWan (root: a packet socket on the loopback interface): with --direct-wan the ranks at
 the two sites connect to each other; their TCP connections carry no trace of the known
 plaintext, and do with [wan] encrypt = off.
@@ -38,9 +40,9 @@ MARKER = b"metampi-known-plaintext:"
 TAMPER_AFTER = 40       # application records forwarded before the attack
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
+def free_port(host="127.0.0.1"):
+    s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    s.bind((host, 0))
     port = s.getsockname()[1]
     s.close()
     return port
@@ -54,8 +56,8 @@ class Relay:
         self.captured = bytearray()
         self.attacked = False
         self.lock = threading.Lock()
-        self.ls = socket.socket()
-        self.ls.bind(("127.0.0.1", 0))
+        self.ls = socket.socket(socket.AF_INET6 if ":" in target[0] else socket.AF_INET)
+        self.ls.bind((target[0], 0))
         self.ls.listen(16)
         self.port = self.ls.getsockname()[1]
         threading.Thread(target=self.accept, daemon=True).start()
@@ -134,19 +136,28 @@ class Relay:
         self.ls.close()
 
 
+def ipv6_loopback_or_skip():
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+    except OSError as e:
+        raise unittest.SkipTest("no IPv6 loopback here: %s" % e)
+
+
 class Mitm(unittest.TestCase):
-    def run_job(self, mode, encrypt="on", seconds=3, outage=None):
-        ports = [free_port(), free_port()]
-        relay = Relay(("127.0.0.1", ports[1]), mode)
+    def run_job(self, mode, encrypt="on", seconds=3, outage=None, host="127.0.0.1"):
+        ports = [free_port(host), free_port(host)]
+        relay = Relay((host, ports[1]), mode)
         self.addCleanup(relay.close)
         fd, desc = tempfile.mkstemp(suffix=".ini")
         self.addCleanup(os.unlink, desc)
+        wan = "[%s]" % host if ":" in host else host
         with os.fdopen(fd, "w") as f:
             f.write("[wan]\nencrypt = %s\n%s[site alpha]\nhosts = localhost:2\n"
-                    "wan = 127.0.0.1:%d\n\n[site beta]\nhosts = %s:2\nwan = 127.0.0.1:%d\n"
-                    % (encrypt, "" if outage is None else "outage = %d\n" % outage, ports[0],
-                       socket.gethostname(), ports[1]))
-        env = dict(os.environ, METAMPI_GW_LINK_VIA="127.0.0.1:%d" % relay.port)
+                    "wan = %s:%d\n\n[site beta]\nhosts = %s:2\nwan = %s:%d\n"
+                    % (encrypt, "" if outage is None else "outage = %d\n" % outage, wan,
+                       ports[0], socket.gethostname(), wan, ports[1]))
+        env = dict(os.environ, METAMPI_GW_LINK_VIA="%s:%d" % (wan, relay.port))
         r = subprocess.run([MPIRUN, "--bind-to", "none", "--metacomputer", desc, "-n", "4",
                             PROG, str(seconds)], capture_output=True, text=True, timeout=60,
                            env=env)
@@ -162,8 +173,21 @@ class Mitm(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn(MARKER, relay.captured)
 
-    def assert_recovered(self, mode):
-        r, relay = self.run_job(mode, seconds=4)
+    def test_capture_ipv6(self):
+        ipv6_loopback_or_skip()
+        r, relay = self.run_job("capture", host="::1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("secret ok", r.stdout)
+        self.assertGreater(len(relay.captured), 100000)
+        self.assertNotIn(MARKER, relay.captured)
+
+    def test_flip_ipv6(self):
+        ipv6_loopback_or_skip()
+        self.assert_recovered("flip", host="::1")
+
+    def assert_recovered(self, mode, host="127.0.0.1"):
+        r, relay = self.run_job(mode, seconds=4, host=host)
+        a = re.escape("[%s]" % host if ":" in host else host)
         self.assertTrue(relay.attacked, "the relay never attacked: " + r.stdout + r.stderr)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("secret ok", r.stdout)
@@ -172,9 +196,9 @@ class Mitm(unittest.TestCase):
                          r.stderr)
         # beta finds the fault; alpha may see it first, from beta's alert
         self.assertRegex(r.stderr, r"metampi-gateway \(site (alpha|beta)\): the WAN link to "
-                         r"site (alpha|beta) \(127\.0\.0\.1:\d+\) broke \(stream 0: "
+                         r"site (alpha|beta) \(" + a + r":\d+\) broke \(stream 0: "
                          r"integrity check failed")
-        self.assertRegex(r.stderr, r"the WAN link to site (alpha|beta) \(127\.0\.0\.1:\d+\) "
+        self.assertRegex(r.stderr, r"the WAN link to site (alpha|beta) \(" + a + r":\d+\) "
                          r"is up again after [0-9.]+ s")
 
     def test_flip_outage0(self):

@@ -50,8 +50,8 @@ static void summary(metacomputer_t *p, const char *text, const char *expect)
     len += (size_t)snprintf(got + len, sizeof got - len, "|");
     for (int s = 0; s < mc.nsites; s++) {
         if (mc.site[s].has_wan)
-            len += (size_t)snprintf(got + len, sizeof got - len, "%s%s:%d", s ? "," : "",
-                                    mc.site[s].wan_addr, mc.site[s].wan_port);
+            len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", s ? "," : "",
+                                    mc.site[s].wan);
         else
             len += (size_t)snprintf(got + len, sizeof got - len, "%s-", s ? "," : "");
     }
@@ -139,6 +139,9 @@ static void good_cases(void)
     /* the limits */
     good("[wan]\nstreams = 64\ncompression = on\n[site s]\nhosts = h:4096\nwan = 1.2.3.4:65535\n",
          "s:h/4096|h|1.2.3.4:65535|64,on,auto");
+    /* IPv6 gateways, written as inet_ntop writes them; one site of each family */
+    good("[site a]\nhosts = h\nwan = [FD00:0:0:1::0001]:7000\n[site b]\nhosts = i\n"
+         "wan = 10.0.2.1:7000\n", "a:h/1;b:i/1|h,i|[fd00:0:0:1::1]:7000,10.0.2.1:7000|0,auto,auto");
     /* the congestion control: a kernel's name, system, auto; the longest name */
     good("[wan]\ncongestion = cubic\n[site s]\nhosts = h\n", "s:h/1|h|-|0,auto,cubic");
     good("[site s]\nhosts = h\n[wan]\ncongestion = system\n", "s:h/1|h|-|0,auto,system");
@@ -241,20 +244,38 @@ static void bad_cases(void)
     BAD("[site a]\nhosts = x\ngateway = x\ngateway = x\n", 4,
         "'gateway' appears twice (first on line 3)");
     BAD("[site a]\nhosts = x\nwan = 10.0.0.1\n", 3,
-        "invalid wan '10.0.0.1' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan '10.0.0.1': no port (expected ADDRESS:PORT) (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
     BAD("[site a]\nhosts = x\nwan = 10.0.0.1:0\n", 3,
-        "invalid wan '10.0.0.1:0' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan '10.0.0.1:0': the port is not 1..65535 (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
     BAD("[site a]\nhosts = x\nwan = 10.0.0.256:7\n", 3,
-        "invalid wan '10.0.0.256:7' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan '10.0.0.256:7': not an IPv4 address (a.b.c.d) (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
     BAD("[site a]\nhosts = x\nwan = 0.0.0.0:7000\n", 3,
-        "invalid wan '0.0.0.0:7000' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan '0.0.0.0:7000': not an address other hosts can reach (unspecified, multicast or broadcast) (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
     BAD("[site a]\nhosts = x\nwan = node1:7000\n", 3,
-        "invalid wan 'node1:7000' (expected IPv4:PORT where other sites reach this site's "
-        "gateway, e.g. 192.0.2.1:7000)");
+        "site 'a': invalid wan 'node1:7000': not a numeric IPv4 or IPv6 address (expected IPv4:PORT or [IPv6]:PORT where "
+        "other sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
+    BAD("[site a]\nhosts = x\nwan = fd00::1:7000\n", 3,
+        "site 'a': invalid wan 'fd00::1:7000': no port (an IPv6 address with a port is "
+        "[v6]:PORT) (expected IPv4:PORT or [IPv6]:PORT where other sites reach this site's "
+        "gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
+    BAD("[site a]\nhosts = x\nwan = [::]:7000\n", 3,
+        "site 'a': invalid wan '[::]:7000': not an address other hosts can reach (unspecified, "
+        "multicast or broadcast) (expected IPv4:PORT or [IPv6]:PORT where other sites reach "
+        "this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
+    BAD("[site a]\nhosts = x\nwan = [ff02::1]:7000\n", 3,
+        "site 'a': invalid wan '[ff02::1]:7000': not an address other hosts can reach "
+        "(unspecified, multicast or broadcast) (expected IPv4:PORT or [IPv6]:PORT where other "
+        "sites reach this site's gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
+    BAD("[site a]\nhosts = x\nwan = [fe80::1]:7000\n", 3,
+        "site 'a': invalid wan '[fe80::1]:7000': an IPv6 link-local address means nothing at "
+        "another site (expected IPv4:PORT or [IPv6]:PORT where other sites reach this site's "
+        "gateway, e.g. 192.0.2.1:7000 or [2001:db8::1]:7000)");
+    BAD("[site a]\nhosts = x\nwan = [fd00::1]:7000\n[site b]\nhosts = y\nwan = [fd00:0::1]:7000\n", 6,
+        "wan [fd00::1]:7000 is also the address of site 'a' (line 3)");
     BAD("[site a]\nhosts = x\nwan = 10.0.0.1:7000\n[site b]\nhosts = y\nwan = 10.0.0.1:7000\n", 6,
         "wan 10.0.0.1:7000 is also the address of site 'a' (line 3)");
     BAD("[site a]\nhosts = x\n[site b]\n", 3,

@@ -355,19 +355,19 @@ static void drop(void *ctx, net_pending_t *p, enum net_drop_why why)
     c->fd = -1;
 }
 
-static int listener(struct sockaddr_in *a)
+static int listener(net_addr_t *a)
 {
-    *a = (struct sockaddr_in){ .sin_family = AF_INET,
-                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    EXPECT(net_addr_parse("127.0.0.1:0", NET_ADDR_NUMERIC | NET_ADDR_PORT_ZERO, 0, a, NULL,
+                          0) == NULL);
     int l = net_listen(a, 256, 0);
-    EXPECT(l >= 0 && a->sin_port != 0);
+    EXPECT(l >= 0 && net_addr_port(a) != 0);
     return l;
 }
 
-static int dial(const struct sockaddr_in *a)
+static int dial(const net_addr_t *a)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    connect(fd, (const struct sockaddr *)a, sizeof *a);
+    int fd = net_socket_for(a, 1);
+    connect(fd, &a->u.sa, a->len);
     return fd;
 }
 
@@ -388,7 +388,7 @@ static int next(net_acceptor_t *acc, int l, long long now)
 
 static void test_acceptor_caps(void)
 {
-    struct sockaddr_in a;
+    net_addr_t a;
     int l = listener(&a);
     net_acceptor_t acc = { .max = 3, .grace_ms = 250, .hello_ms = 1000, .drop = drop };
     conn_t c[5];
@@ -427,7 +427,7 @@ static void test_acceptor_caps(void)
  * Runs in a child: it lowers its descriptor limit. */
 static void acceptor_emfile(void)
 {
-    struct sockaddr_in a;
+    net_addr_t a;
     int l = listener(&a);
     net_acceptor_t acc = { .max = 100, .grace_ms = 250, .hello_ms = 10000, .drop = drop };
     int clients[40];

@@ -181,13 +181,16 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
         goto bad;
     }
     c->nsites = n;
-    for (int i = 0; i < n; i++)
-        if (gw_addr_parse(items[i], &c->addr[i]) != 0) {
-            snprintf(err, errlen, "--gateways: '%s' is not IPv4:PORT", items[i]);
+    for (int i = 0; i < n; i++) {
+        const char *why = gw_addr_parse(items[i], &c->addr[i]);
+        if (why) {
+            snprintf(err, errlen, "--gateways: site %d's '%s' is not IPv4:PORT or [IPv6]:PORT: %s",
+                     i, items[i], why);
             free(copy);
             free(items);
             goto bad;
         }
+    }
     free(copy);
     free(items);
     if (c->site >= c->nsites) {
@@ -271,7 +274,5 @@ int gw_config_dialer(const gw_config_t *c, int a, int b)
 
 void gw_config_addr_text(const gw_config_t *c, int s, char *out, size_t cap)
 {
-    char ip[INET_ADDRSTRLEN] = "?";
-    inet_ntop(AF_INET, &c->addr[s].sin_addr, ip, sizeof ip);
-    snprintf(out, cap, "%s:%u", ip, (unsigned)ntohs(c->addr[s].sin_port));
+    net_addr_format(&c->addr[s], out, cap);
 }

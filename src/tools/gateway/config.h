@@ -52,7 +52,7 @@ enum {
 
 typedef struct gw_config {
     int site, nsites;
-    struct sockaddr_in *addr;      /* nsites */
+    net_addr_t *addr;              /* nsites */
     char **names;                  /* nsites */
     int *rank_site;                /* size */
     int size;

@@ -46,7 +46,7 @@ typedef struct hs {
     net_pending_t pending;          /* accepted: until its HELLO */
     long long deadline, retry_at;   /* ours: the last try's, the next */
     long long step_deadline;        /* ours: the other gateway's answer to this step */
-    struct sockaddr_in from;
+    struct sockaddr_storage from;
     struct hs *next;
 } hs_t;
 

@@ -171,6 +171,18 @@ static _Noreturn void gone(const hs_t *h)
              gwd_link_text(h->site), gwd.conn[h->site].cause);
 }
 
+/* strerror(e), and for an address of a family this host cannot reach, that it is the family. */
+static const char *connect_cause(int e, const net_addr_t *to)
+{
+    static char b[192];
+    if (e != ENETUNREACH && e != EAFNOSUPPORT && e != EADDRNOTAVAIL)
+        return strerror(e);
+    snprintf(b, sizeof b, "%s (this gateway's host, site %s, has no %s route or address: give "
+             "the sites' gateways addresses of a family both reach)", strerror(e),
+             gwd_site_name(gwd_my_site()), net_addr_family_name(net_addr_family(to)));
+    return b;
+}
+
 static void connect_failed(hs_t *h, const char *why)
 {
     long long t = net_now_ms();
@@ -226,7 +238,7 @@ static void on_hs(void *arg, int fd, short revents)
         if (soerr) {
             if (h->again && soerr == ECONNREFUSED)
                 gone(h);
-            connect_failed(h, strerror(soerr));
+            connect_failed(h, connect_cause(soerr, &gwd.c->addr[h->site]));
             return;
         }
         h->state = HS_CHALLENGE;
@@ -289,34 +301,36 @@ static void on_hs(void *arg, int fd, short revents)
 
 /* METAMPI_GW_LINK_VIA=IP:PORT: the links are opened through a relay there (the handshake
  * and TLS still prove the other gateway, so a relay learns and changes nothing unnoticed). */
-static void link_via(struct sockaddr_in *to)
+static void link_via(net_addr_t *to)
 {
     const char *via = tun_string(TUN_GW_LINK_VIA);
-    char ip[64];
-    unsigned port;
-    struct in_addr a;
     if (!via || !*via)
         return;
-    if (sscanf(via, "%63[0-9.]:%u", ip, &port) != 2 || port == 0 || port > 65535 ||
-        inet_pton(AF_INET, ip, &a) != 1)
-        gwd_fail("METAMPI_GW_LINK_VIA='%s' is not IPv4:PORT", via);
-    to->sin_addr = a;
-    to->sin_port = htons((uint16_t)port);
+    const char *why = gw_addr_parse(via, to);
+    if (why)
+        gwd_fail("METAMPI_GW_LINK_VIA='%s' is not IPv4:PORT or [IPv6]:PORT: %s", via, why);
 }
 
 static void try_connect(hs_t *h)
 {
-    h->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (h->fd < 0)
-        gwd_fail("cannot open %s: %s", gwd_link_text(h->site), strerror(errno));
-    gwd_socket_options(h->fd, 1);
-    struct sockaddr_in to = gwd.c->addr[h->site];
+    net_addr_t to = gwd.c->addr[h->site];
     link_via(&to);
-    int rc = connect(h->fd, (const struct sockaddr *)&to, sizeof to);
+    if (!h->again && net_host_has_family(net_addr_family(&to)) == 0)
+        gwd_fail("cannot open %s: this gateway's host (site %s) has no %s address (give the "
+                 "sites' gateways addresses of a family both have)", gwd_link_text(h->site),
+                 gwd_site_name(gwd_my_site()), net_addr_family_name(net_addr_family(&to)));
+    h->fd = net_socket_for(&to, 0);
+    if (h->fd < 0)
+        gwd_fail("cannot open %s: %s", gwd_link_text(h->site), connect_cause(errno, &to));
+    gwd_socket_options(h->fd, 1);
+    int rc = connect(h->fd, &to.u.sa, to.len);
     if (rc != 0 && errno != EINPROGRESS) {
-        if (h->again && errno == ECONNREFUSED)
+        int e = errno;
+        if (h->again && e == ECONNREFUSED)
             gone(h);
-        connect_failed(h, strerror(errno));
+        if (!h->again && e == EAFNOSUPPORT)
+            gwd_fail("cannot open %s: %s", gwd_link_text(h->site), connect_cause(e, &to));
+        connect_failed(h, connect_cause(e, &to));
         return;
     }
     h->state = rc == 0 ? HS_CHALLENGE : HS_CONNECTING;
@@ -330,7 +344,7 @@ static void on_listen(void *arg, int fd, short revents)
     (void)arg;
     (void)revents;
     for (;;) {
-        struct sockaddr_in from;
+        struct sockaddr_storage from;
         socklen_t fl = sizeof from;
         long long now = net_now_ms();
         int c = net_accept(&gwd.acc, fd, (struct sockaddr *)&from, &fl, now);
@@ -374,7 +388,7 @@ void gwd_listen(void)
 {
     char a[64];
     gw_config_addr_text(gwd.c, gwd_my_site(), a, sizeof a);
-    struct sockaddr_in addr = gwd.c->addr[gwd_my_site()];
+    net_addr_t addr = gwd.c->addr[gwd_my_site()];
     gwd.lfd = net_listen(&addr, 1024, 1);
     if (gwd.lfd < 0)
         gwd_fail("cannot listen on its WAN address %s: %s", a, strerror(errno));

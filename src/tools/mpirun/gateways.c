@@ -146,8 +146,7 @@ int gateways_plan(const mpirun_opts_t *o, const int *where, gw_plan_t *plan, cha
         rank_site[r] = mc->host_site[where[r]];
     char **addr = util_xmalloc((size_t)mc->nsites * sizeof *addr);
     for (int s = 0; s < mc->nsites; s++) {
-        addr[s] = util_xmalloc(32);
-        snprintf(addr[s], 32, "%s:%d", mc->site[s].wan_addr, mc->site[s].wan_port);
+        addr[s] = util_xstrdup(mc->site[s].wan);
     }
     int rc = gateways_plan_part(o, o->np, rank_site, addr, where, o->np, plan, kv, nkv);
     for (int s = 0; s < mc->nsites; s++)

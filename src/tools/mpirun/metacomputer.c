@@ -239,24 +239,20 @@ static int parse_int(const char *s, long min, long max, long *v)
     return *v >= min && *v <= max ? 0 : -1;
 }
 
-/* "a.b.c.d:port" -> address and port; an address others can reach (not 0.0.0.0, multicast
- * or broadcast). */
-static int parse_wan(const char *s, char *addr, size_t cap, int *port)
+/* "a.b.c.d:PORT" or "[v6]:PORT", numeric (the gateways of other sites read it without a
+ * resolver of this site's) -> its text form in out[NET_ADDR_TEXT]; an address others can
+ * reach (not unspecified, multicast or broadcast). NULL, or what is wrong. */
+static const char *parse_wan(const char *s, char *out, size_t cap)
 {
-    const char *colon = strrchr(s, ':');
-    if (!colon || (size_t)(colon - s) >= cap)
-        return -1;
-    memcpy(addr, s, (size_t)(colon - s));
-    addr[colon - s] = '\0';
-    struct in_addr a;
-    long v;
-    if (inet_pton(AF_INET, addr, &a) != 1 || parse_int(colon + 1, 1, 65535, &v) != 0)
-        return -1;
-    uint32_t h = ntohl(a.s_addr);
-    if (h == 0 || h == 0xffffffffu || (h >> 28) == 0xe)
-        return -1;
-    *port = (int)v;
-    return 0;
+    net_addr_t a;
+    const char *why = net_addr_parse(s, NET_ADDR_NUMERIC, 0, &a, NULL, 0);
+    if (!why && !net_addr_is_unicast(&a))
+        why = "not an address other hosts can reach (unspecified, multicast or broadcast)";
+    if (!why && net_addr_is_link_local(&a))
+        why = "an IPv6 link-local address means nothing at another site";
+    if (!why)
+        net_addr_format(&a, out, cap);
+    return why;
 }
 
 /* Checks that key appears once in its section: *line is where it was first seen. */
@@ -420,10 +416,12 @@ static void site_key(parser_t *p, const char *key, const char *value, int cont)
     } else if (strcmp(key, "wan") == 0) {
         if (once(p, key, &ss->wan_line) != 0)
             return;
-        if (parse_wan(value, st->wan_addr, sizeof st->wan_addr, &st->wan_port) != 0)
-            fail_at(p, p->lineno, "invalid wan '%s' (expected IPv4:PORT where other sites reach "
-                    "this site's gateway, e.g. 192.0.2.1:7000)",
-                    shown(tmp, sizeof tmp, value, strlen(value)));
+        const char *why = parse_wan(value, st->wan, sizeof st->wan);
+        if (why)
+            fail_at(p, p->lineno, "site '%s': invalid wan '%s': %s (expected IPv4:PORT or "
+                    "[IPv6]:PORT where other sites reach this site's gateway, e.g. "
+                    "192.0.2.1:7000 or [2001:db8::1]:7000)", st->name,
+                    shown(tmp, sizeof tmp, value, strlen(value)), why);
         else
             st->has_wan = 1;
     } else if (strcmp(key, "exec_prefix") == 0) {
@@ -525,10 +523,9 @@ static void checks(parser_t *p)
             st->gateway = g;
         }
         for (int o = 0; o < s && st->has_wan; o++)
-            if (mc->site[o].has_wan && strcmp(mc->site[o].wan_addr, st->wan_addr) == 0 &&
-                mc->site[o].wan_port == st->wan_port) {
-                fail_at(p, ss->wan_line, "wan %s:%d is also the address of site '%s' (line %d)",
-                        st->wan_addr, st->wan_port, mc->site[o].name, p->ss[o].wan_line);
+            if (mc->site[o].has_wan && strcmp(mc->site[o].wan, st->wan) == 0) {
+                fail_at(p, ss->wan_line, "wan %s is also the address of site '%s' (line %d)",
+                        st->wan, mc->site[o].name, p->ss[o].wan_line);
                 return;
             }
         /* every pair of sites has a link, which the unreachable one of them opens */

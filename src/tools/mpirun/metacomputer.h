@@ -48,8 +48,7 @@ typedef struct mc_site {
     int nhosts;
     int gateway;           /* index into hosts (one of the site's) */
     int has_wan;           /* wan given: */
-    char wan_addr[16];     /*   dotted IPv4 address */
-    int wan_port;          /*   1..65535 */
+    char wan[NET_ADDR_TEXT]; /* net/addr.h's text form: "a.b.c.d:PORT" or "[v6]:PORT" */
     char *exec_prefix;     /* exec_prefix given: its text (owned); else NULL */
     int unreachable;       /* reachable = no: behind NAT or a firewall, its gateway opens its
                             * links to the other sites (which must be reachable) */

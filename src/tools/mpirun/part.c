@@ -158,9 +158,9 @@ int part_run(const mpirun_opts_t *opts)
     const char **sites = util_xmalloc((size_t)opts->mc.nsites * sizeof *sites);
     for (int s = 0; s < opts->mc.nsites; s++)
         sites[s] = opts->mc.site[s].name;
-    char gateway[32] = "";
+    char gateway[NET_ADDR_TEXT] = "";
     if (site->has_wan)
-        snprintf(gateway, sizeof gateway, "%s:%d", site->wan_addr, site->wan_port);
+        snprintf(gateway, sizeof gateway, "%s", site->wan);
     if (gateways_wanted(opts)) {  /* before joining: the other sites would wait for it */
         int runs = 0;
         for (int r = 0; r < opts->np; r++)

@@ -11,6 +11,9 @@
 #include "rdv_server.h"
 #include "rdv_wire.h"
 
+#include "net/addr.h"
+#include "net/sock.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -110,55 +113,24 @@ static const char *opt(int argc, char **argv, int *i, const char *name, int *mis
     return argv[++*i];
 }
 
-/* A listening socket on ADDR:PORT; the address actually bound in `shown`. -1 after a
- * message. */
+/* A listening socket on ADDR:PORT (a name, an IPv4 or [IPv6] address; [::] listens on both
+ * families); the address actually bound in `shown`. -1 after a message. */
 static int listen_on(const char *spec, char *shown, size_t cap)
 {
-    char host[256], port[8];
-    if (rdv_split_hostport(spec, host, sizeof host, port, sizeof port, 0) != 0) {
-        msg("invalid --listen '%s' (expected ADDR:PORT, PORT 0-65535)", spec);
+    net_addr_t a;
+    char why[160];
+    const char *bad = net_addr_parse(spec, NET_ADDR_PORT_ZERO, 0, &a, why, sizeof why);
+    if (bad) {
+        msg("invalid --listen '%s': %s%s%s (expected ADDR:PORT, [IPv6]:PORT, PORT 0-65535)",
+            spec, bad, *why ? ": " : "", why);
         return -1;
     }
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
-    int g = getaddrinfo(host, port, &hints, &ai);
-    if (g != 0) {
-        msg("cannot resolve --listen '%s': %s", spec, gai_strerror(g));
-        return -1;
-    }
-    int fd = -1, e = 0;
-    for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-            e = errno;
-            continue;
-        }
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 128) != 0) {
-            e = errno;
-            close(fd);
-            fd = -1;
-        }
-    }
-    freeaddrinfo(ai);
+    int fd = net_listen(&a, 128, 1);
     if (fd < 0) {
-        msg("cannot listen on %s: %s", spec, strerror(e));
+        msg("cannot listen on %s: %s", spec, strerror(errno));
         return -1;
     }
-    struct sockaddr_storage sa;
-    socklen_t sl = sizeof sa;
-    char addr[INET6_ADDRSTRLEN] = "?";
-    getsockname(fd, (struct sockaddr *)&sa, &sl);
-    if (sa.ss_family == AF_INET6) {
-        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&sa;
-        inet_ntop(AF_INET6, &a6->sin6_addr, addr, sizeof addr);
-        snprintf(shown, cap, "[%s]:%u", addr, ntohs(a6->sin6_port));
-    } else {
-        struct sockaddr_in *a4 = (struct sockaddr_in *)&sa;
-        inet_ntop(AF_INET, &a4->sin_addr, addr, sizeof addr);
-        snprintf(shown, cap, "%s:%u", addr, ntohs(a4->sin_port));
-    }
+    net_addr_format(&a, shown, cap);
     return fd;
 }
 

@@ -1,5 +1,6 @@
 #include "rdv_wire.h"
 
+#include "net/addr.h"
 #include "net/bytes.h"
 #include "net/handshake.h"
 
@@ -48,30 +49,15 @@ int rdv_valid_host(const char *s)
     return 1;
 }
 
-/* A decimal number of 1..maxdigits digits without leading zeros, at most max. */
-static const char *decimal(const char *s, unsigned max, unsigned *v)
-{
-    if (*s < '0' || *s > '9' || (s[0] == '0' && s[1] >= '0' && s[1] <= '9'))
-        return NULL;
-    unsigned long x = 0;
-    int digits = 0;
-    while (*s >= '0' && *s <= '9') {
-        x = 10 * x + (unsigned long)(*s++ - '0');
-        if (++digits > 5 || x > max)
-            return NULL;
-    }
-    *v = (unsigned)x;
-    return s;
-}
-
 int rdv_valid_addr(const char *s)
 {
-    unsigned v;
-    for (int i = 0; i < 4; i++) {
-        if (!(s = decimal(s, 255, &v)) || *s++ != (i < 3 ? '.' : ':'))
-            return 0;
-    }
-    return (s = decimal(s, 65535, &v)) && *s == '\0' && v > 0;
+    net_addr_t a;
+    char again[NET_ADDR_TEXT];
+    if (strlen(s) > RDV_ADDR_MAX || net_addr_parse(s, NET_ADDR_NUMERIC, 0, &a, NULL, 0) ||
+        !net_addr_is_unicast(&a) || strchr(s, '%'))
+        return 0;
+    net_addr_format(&a, again, sizeof again);
+    return strcmp(again, s) == 0;
 }
 
 /* ---- handshake ------------------------------------------------------------------------- */
@@ -464,7 +450,7 @@ int rdv_join_parse(const unsigned char *body, size_t len, rdv_join_t *j, char *e
     j->rank_host = rd_u32s(&r, "rank_host", j->nranks, j->hosts.n);
     j->gateway = rd_str(&r, "gateway");
     if (!r.bad && !addr_or_empty(j->gateway))
-        rd_fail(&r, "gateway is not IPv4:PORT");
+        rd_fail(&r, "gateway is not IPv4:PORT or [IPv6]:PORT");
     return rd_done(&r);
 }
 
@@ -511,7 +497,7 @@ int rdv_layout_parse(const unsigned char *body, size_t len, rdv_layout_t *l, cha
         t->rank_host = rd_u32s(&r, "rank_host", t->nranks, t->hosts.n);
         t->gateway = rd_str(&r, "gateway");
         if (!r.bad && !addr_or_empty(t->gateway))
-            rd_fail(&r, "site %s: gateway is not IPv4:PORT", t->name);
+            rd_fail(&r, "site %s: gateway is not IPv4:PORT or [IPv6]:PORT", t->name);
     }
     if (!r.bad && next != l->size)
         rd_fail(&r, "the sites have %u ranks, size says %u", next, l->size);

@@ -32,7 +32,7 @@
  *            must agree), u32
  *            nranks, strs hosts (this part's hosts), u32s
  *            rank_host (nranks entries: the host of each of its ranks, in rank order), str
- *            gateway ("IPv4:port" where the site's gateway listens for other sites; "" none)
+ *            gateway ("IPv4:port" or "[IPv6]:port", net/addr.h's text form, where the site's gateway listens for other sites; "" none)
  *   REFUSED  str why: this part cannot join (unknown site, site already there, other job,
  *            other sites or [wan] settings, too many ranks); the others are not disturbed
  *   WAITING  u32 ms_left (until the server gives up on the missing sites), strs missing
@@ -55,7 +55,7 @@
 #define RDV_MAX_FRAME (1u << 20)
 #define RDV_NAME_MAX 64         /* site names and job IDs: 1..64 of [A-Za-z0-9_.-] */
 #define RDV_HOST_MAX 255        /* host names: 1..255 printable characters, no blank */
-#define RDV_ADDR_MAX 21         /* "255.255.255.255:65535" */
+#define RDV_ADDR_MAX 53         /* "[ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255]:65535" */
 #define RDV_SITES_MAX 256
 #define RDV_RANKS_MAX 4096      /* world ranks (= CTL_MAX_RANKS) */
 #define RDV_HOSTS_MAX 4096      /* hosts of one site */
@@ -99,7 +99,7 @@ typedef struct rdv_join {
     uint32_t nranks;        /* 1..RDV_RANKS_MAX */
     rdv_strs_t hosts;       /* valid host names, 1..RDV_HOSTS_MAX */
     rdv_u32s_t rank_host;   /* nranks entries, each < hosts.n */
-    const char *gateway;    /* "" or a valid IPv4:port */
+    const char *gateway;    /* "" or a valid IPv4:port / [IPv6]:port (rdv_valid_addr) */
 } rdv_join_t;
 
 typedef struct rdv_site {
@@ -124,7 +124,8 @@ typedef struct rdv_layout {
 void rdv_wan_text(int streams, const char *compression, const char *congestion, int encrypt,
                   int outage, char *buf, size_t cap);
 
-/* Nonzero when s is a valid site name / job ID, host name, gateway address. */
+/* Nonzero when s is a valid site name / job ID, host name, gateway address (net/addr.h's
+ * text form exactly, as net_addr_format writes it: "a.b.c.d:PORT" or "[v6]:PORT"). */
 int rdv_valid_name(const char *s);
 int rdv_valid_host(const char *s);
 int rdv_valid_addr(const char *s);

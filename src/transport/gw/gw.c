@@ -86,8 +86,8 @@ static struct {
     const char *(*site_name)(int site);
     uint32_t usize;
     int fd;
-    struct sockaddr_in gw;
-    char gw_text[64];
+    net_addr_t gw;
+    char gw_text[NET_ADDR_TEXT];
     auth_key_t key;
     net_outq_t out;
     net_rx_t rx;
@@ -141,9 +141,10 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
         return -1;
     if (rc > 0)
         return 0; /* no gateways: --direct-wan, or another launcher */
-    if (gw_addr_parse(val, &g.gw) != 0) {
-        snprintf(err, (size_t)errlen, "the launcher published a bad gateway address %s=\"%s\"",
-                 key, val);
+    const char *why = gw_addr_parse(val, &g.gw);
+    if (why) {
+        snprintf(err, (size_t)errlen, "the launcher published a bad gateway address %s=\"%s\" "
+                 "for site %s: %s", key, val, g.site_name ? g.site_name(g.site) : "?", why);
         return -1;
     }
     snprintf(g.gw_text, sizeof g.gw_text, "%s", val);
@@ -175,14 +176,14 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
  * connections in a flood), with why in err; -1 failed (err). */
 static int attempt(long long deadline, char *err, int errlen)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = net_socket_for(&g.gw, 0);
     if (fd < 0 || net_stream_options(fd, g.timeout_s) != 0) {
         snprintf(err, (size_t)errlen, "cannot make a socket: %s", strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
     }
-    int rc = connect(fd, (struct sockaddr *)&g.gw, sizeof g.gw);
+    int rc = connect(fd, &g.gw.u.sa, g.gw.len);
     if (rc != 0 && errno == EINPROGRESS) {
         int soerr = 0;
         socklen_t l = sizeof soerr;

@@ -65,7 +65,7 @@ static void forget(tcp_conn_t *c)
 static void drop(tcp_conn_t *c, const char *why)
 {
     char a[NET_ADDR_TEXT];
-    net_addr_text((const struct sockaddr *)&c->remote, a, sizeof a);
+    net_addr_format(&c->remote, a, sizeof a);
     char line[NET_ADDR_TEXT + 160];
     snprintf(line, sizeof line, "dropped a TCP connection from %s: %s", a, why);
     note(line);
@@ -82,7 +82,7 @@ int tcp_accept_all(int lfd)
 {
     int events = 0;
     for (;;) {
-        struct sockaddr_in from;
+        struct sockaddr_storage from;
         socklen_t fl = sizeof from;
         long long now = net_now_ms();
         int fd = net_accept(&tcp_g.acc, lfd, (struct sockaddr *)&from, &fl, now);
@@ -101,7 +101,7 @@ int tcp_accept_all(int lfd)
         }
         c->fd = fd;
         c->peer = -1;
-        c->remote = from;
+        net_addr_from_sockaddr(&c->remote, (const struct sockaddr *)&from);
         c->state = A_WAIT_HELLO;
         c->t_start = now;
         if (tcp_conn_add(c, EPOLLIN) != 0) {

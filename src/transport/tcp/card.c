@@ -1,14 +1,14 @@
 #include "transport/tcp/card.h"
 
-#include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether interface (name, ip) matches one comma-separated entry of spec. */
-static int matches(const char *spec, const char *name, struct in_addr ip)
+/* Whether interface (name, a) matches one comma-separated entry of spec: a name, or a subnet
+ * ADDRESS/BITS of either family. */
+static int matches(const char *spec, const char *name, const net_addr_t *a)
 {
     char buf[256];
     for (const char *p = spec; *p;) {
@@ -22,14 +22,13 @@ static int matches(const char *spec, const char *name, struct in_addr ip)
                     return 1;
             } else {
                 *slash = '\0';
-                struct in_addr net;
+                net_addr_t net;
                 char *end;
                 long bits = strtol(slash + 1, &end, 10);
-                if (inet_pton(AF_INET, buf, &net) == 1 && !*end && bits >= 0 && bits <= 32) {
-                    uint32_t m = bits ? htonl(~0u << (32 - bits)) : 0;
-                    if ((ip.s_addr & m) == (net.s_addr & m))
-                        return 1;
-                }
+                if (!net_addr_parse(buf, NET_ADDR_NUMERIC | NET_ADDR_PORT_OPTIONAL, 0, &net,
+                                    NULL, 0) &&
+                    slash[1] && !*end && net_addr_same_prefix(a, &net, (int)bits))
+                    return 1;
             }
         }
         p += n;
@@ -37,6 +36,20 @@ static int matches(const char *spec, const char *name, struct in_addr ip)
             p++;
     }
     return 0;
+}
+
+/* Appends a to out[0..*n) (at most max), IPv4 before IPv6 so that a card lists them so. */
+static void add(tcp_addr_t *out, int *n, int max, const tcp_addr_t *a)
+{
+    if (*n >= max)
+        return;
+    int at = *n;
+    if (net_addr_family(&a->a) == AF_INET)
+        while (at > 0 && net_addr_family(&out[at - 1].a) != AF_INET)
+            at--;
+    memmove(out + at + 1, out + at, (size_t)(*n - at) * sizeof *out);
+    out[at] = *a;
+    (*n)++;
 }
 
 int tcp_local_addrs(const char *spec, tcp_addr_t *out, int max, char *err, int errlen)
@@ -49,31 +62,35 @@ int tcp_local_addrs(const char *spec, tcp_addr_t *out, int max, char *err, int e
     int n = 0, nloop = 0;
     tcp_addr_t loop[1];
     for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
+        tcp_addr_t a;
+        if (!(i->ifa_flags & IFF_UP) || net_addr_from_sockaddr(&a.a, i->ifa_addr) != 0 ||
+            net_addr_is_link_local(&a.a))
             continue;
-        tcp_addr_t a = { .ip = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr };
-        if (i->ifa_netmask)
-            a.mask = ((struct sockaddr_in *)(void *)i->ifa_netmask)->sin_addr;
+        net_addr_set_port(&a.a, 0);
+        a.prefix = net_addr_mask_bits(i->ifa_netmask);
         if (spec && *spec) {
-            if (matches(spec, i->ifa_name, a.ip) && n < max)
-                out[n++] = a;
+            if (matches(spec, i->ifa_name, &a.a))
+                add(out, &n, max, &a);
         } else if (i->ifa_flags & IFF_LOOPBACK) {
-            if (!nloop)
-                loop[nloop++] = a;
-        } else if (n < max) {
-            out[n++] = a;
+            if (!nloop || (net_addr_family(&a.a) == AF_INET &&
+                           net_addr_family(&loop[0].a) != AF_INET)) {
+                loop[0] = a;  /* 127.0.0.1 rather than ::1 */
+                nloop = 1;
+            }
+        } else {
+            add(out, &n, max, &a);
         }
     }
     freeifaddrs(ifs);
     if (n == 0 && spec && *spec) {
-        snprintf(err, (size_t)errlen,
-                 "no network interface matches METAMPI_TCP_IF=%s (names or a.b.c.d/bits)", spec);
+        snprintf(err, (size_t)errlen, "no network interface matches METAMPI_TCP_IF=%s (names, "
+                 "a.b.c.d/bits or v6/bits)", spec);
         return -1;
     }
     if (n == 0 && nloop && max > 0)
         out[n++] = loop[0];
     if (n == 0) {
-        snprintf(err, (size_t)errlen, "no IPv4 network interface is up");
+        snprintf(err, (size_t)errlen, "no IPv4 or IPv6 network interface is up");
         return -1;
     }
     return n;
@@ -85,10 +102,9 @@ int tcp_card_format(const char *host, const tcp_addr_t *addrs, int naddr, char *
     if (len < 0 || len >= TCP_CARD_LEN)
         return -1;
     for (int i = 0; i < naddr; i++) {
-        char ip[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &addrs[i].ip, ip, sizeof ip);
-        int m = snprintf(out + len, (size_t)(TCP_CARD_LEN - len), "%s%s:%u", i ? "," : "", ip,
-                         (unsigned)addrs[i].port);
+        char a[NET_ADDR_TEXT];
+        net_addr_format(&addrs[i].a, a, sizeof a);
+        int m = snprintf(out + len, (size_t)(TCP_CARD_LEN - len), "%s%s", i ? "," : "", a);
         if (m < 0 || m >= TCP_CARD_LEN - len)
             return -1;
         len += m;
@@ -108,31 +124,23 @@ const char *tcp_card_parse(const char *s, tcp_card_t *c)
     c->host[hl] = '\0';
     c->naddr = 0;
     for (const char *p = bar + 1;;) {
-        char ip[INET_ADDRSTRLEN];
-        size_t n = strcspn(p, ":,");
-        if (n == 0 || n >= sizeof ip || p[n] != ':')
-            return "address is not a.b.c.d:port";
-        memcpy(ip, p, n);
-        ip[n] = '\0';
+        char one[NET_ADDR_TEXT];
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof one)
+            return "an address is empty or too long";
         if (c->naddr == TCP_CARD_MAX_ADDRS)
             return "too many addresses";
+        memcpy(one, p, n);
+        one[n] = '\0';
         tcp_addr_t *a = &c->addr[c->naddr];
-        memset(a, 0, sizeof *a);
-        if (inet_pton(AF_INET, ip, &a->ip) != 1)
-            return "address is not IPv4 a.b.c.d";
-        p += n + 1;
-        unsigned long port = 0;
-        int digits = 0;
-        for (; *p >= '0' && *p <= '9' && digits < 6; p++, digits++)
-            port = port * 10 + (unsigned long)(*p - '0');
-        if (!digits || port == 0 || port > 65535)
-            return "port is not 1..65535";
-        a->port = (uint16_t)port;
+        a->prefix = -1;
+        if (net_addr_parse(one, NET_ADDR_NUMERIC, 0, &a->a, NULL, 0) ||
+            !net_addr_is_unicast(&a->a))
+            return "an address is not a.b.c.d:port or [v6]:port (port 1..65535)";
         c->naddr++;
+        p += n;
         if (*p == '\0')
             return NULL;
-        if (*p != ',')
-            return "junk after a port";
         p++;
     }
 }
@@ -144,9 +152,8 @@ void tcp_card_order(tcp_card_t *c, const tcp_addr_t *local, int nlocal)
     for (int i = 0; i < c->naddr; i++) {
         int same = 0;
         for (int j = 0; j < nlocal && !same; j++)
-            same = local[j].mask.s_addr &&
-                   (c->addr[i].ip.s_addr & local[j].mask.s_addr) ==
-                       (local[j].ip.s_addr & local[j].mask.s_addr);
+            same = local[j].prefix > 0 &&
+                   net_addr_same_prefix(&c->addr[i].a, &local[j].a, local[j].prefix);
         if (same)
             near[nn++] = c->addr[i];
         else

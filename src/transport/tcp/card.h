@@ -1,27 +1,30 @@
 /*
  * Where a rank can be reached over TCP. Each rank publishes a *card* in the job's key-value
- * space under "tcp.<rank>": its host's name and the IPv4 addresses it listens on,
- *     "<host>|<a.b.c.d>:<port>,<a.b.c.d>:<port>,..."
+ * space under "tcp.<rank>": its host's name and the addresses it listens on, of either family
+ * in net/addr.h's text form (IPv4 ones first),
+ *     "<host>|<a.b.c.d>:<port>,[<v6>]:<port>,..."
  * (a listener per address, each on its own port)
  * and a rank that connects picks the first address on a subnet it shares with the peer, else
  * the first one, and tries the others in order when that fails.
  *
  * Which local interfaces count: the spec METAMPI_TCP_IF (mpirun --if), a comma-separated list
- * of interface names ("eth1") and subnets ("10.1.0.0/16"); by default every interface that is
- * up except loopback (loopback only when there is nothing else).
+ * of interface names ("eth1") and subnets ("10.1.0.0/16", "fd00::/64"); by default every
+ * address of an interface that is up except loopback (loopback only when there is nothing
+ * else) and IPv6 link-local ones (fe80::/10: meaningless on another host without a zone).
  */
 #ifndef METAMPI_TCP_CARD_H
 #define METAMPI_TCP_CARD_H
 
-#include <netinet/in.h>
+#include "net/addr.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 enum { TCP_CARD_MAX_ADDRS = 16, TCP_CARD_HOST_MAX = 256, TCP_CARD_LEN = 1024 };
 
 typedef struct tcp_addr {
-    struct in_addr ip, mask;   /* mask: only for local interfaces */
-    uint16_t port;             /* host order */
+    net_addr_t a;              /* with its port */
+    int prefix;                /* local interfaces: the netmask's bits; else -1 */
 } tcp_addr_t;
 
 typedef struct tcp_card {

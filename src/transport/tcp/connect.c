@@ -63,19 +63,18 @@ static int try_connect(tcp_conn_t *c, char *err, int errlen)
     int last_errno = 0;
     for (; c->addr_i < p->card.naddr; c->addr_i++) {
         const tcp_addr_t *a = &p->card.addr[c->addr_i];
-        c->remote = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr = a->ip,
-                                          .sin_port = htons(a->port) };
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        c->remote = a->a;
+        int fd = net_socket_for(&a->a, 0);
         while (fd < 0 && (errno == EMFILE || errno == ENFILE) &&
                net_pending_evict_oldest(&tcp_g.acc))
-            fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            fd = net_socket_for(&a->a, 0);
         if (fd < 0 || tcp_socket_options(fd) != 0) {
             last_errno = errno;
             if (fd >= 0)
                 close(fd);
             continue;
         }
-        int rc = connect(fd, (struct sockaddr *)&c->remote, sizeof c->remote);
+        int rc = connect(fd, &c->remote.u.sa, c->remote.len);
         if (rc != 0 && errno != EINPROGRESS) {
             last_errno = errno;
             close(fd);
@@ -95,11 +94,10 @@ static int try_connect(tcp_conn_t *c, char *err, int errlen)
     }
     char list[TCP_CARD_LEN] = "";
     for (int i = 0; i < p->card.naddr; i++) {
-        char ip[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &p->card.addr[i].ip, ip, sizeof ip);
+        char one[NET_ADDR_TEXT];
+        net_addr_format(&p->card.addr[i].a, one, sizeof one);
         size_t l = strlen(list);
-        snprintf(list + l, sizeof list - l, "%s%s:%u", i ? ", " : "", ip,
-                 (unsigned)p->card.addr[i].port);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", one);
     }
     snprintf(err, (size_t)errlen, "cannot connect to rank %d (host %s) at %s: %s", c->peer,
              p->card.host, list, last_errno ? strerror(last_errno) : "no address");
@@ -158,7 +156,7 @@ static int retry_later(tcp_conn_t *c, const char *why, char *err, int errlen)
     long long wait = net_retry_failed(&c->retry, t);
     if (c->retry.fails >= TCP_RETRY_GIVE_UP_MIN && t - c->retry.since >= give_up_ms()) {
         char a[NET_ADDR_TEXT];
-        net_addr_text((const struct sockaddr *)&c->remote, a, sizeof a);
+        net_addr_format(&c->remote, a, sizeof a);
         snprintf(err, (size_t)errlen, "cannot open a connection to rank %d (host %s) at %s: "
                  "%d attempts in %d s ended in the handshake (%s; does it have the same job "
                  "key?)", c->peer, tcp_g.peers[c->peer].card.host, a, c->retry.fails,
@@ -277,7 +275,7 @@ closed:
     bad = strerror(c->hs.last_errno);
 failed:;
     char a[NET_ADDR_TEXT];
-    net_addr_text((const struct sockaddr *)&c->remote, a, sizeof a);
+    net_addr_format(&c->remote, a, sizeof a);
     snprintf(err, (size_t)errlen, "cannot open a connection to rank %d (host %s) at %s: %s",
              c->peer, p->card.host, a, bad);
     return -1;

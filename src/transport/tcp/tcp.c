@@ -92,26 +92,33 @@ static int listen_and_publish(const tr_boot_t *boot, char *err, int errlen)
                  "(1 <= LO <= HI <= 65535)", ports);
         return -1;
     }
+    int kept = 0;
     for (int i = 0; i < tcp_g.nlocal; i++) {
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = tcp_g.local[i].ip };
-        int fd = tcp_g.lfd[i] = net_listen_range(&a, 65535, 0, lo, hi);
+        tcp_addr_t *a = &tcp_g.local[i];
+        int fd = net_listen_range(&a->a, 65535, 0, lo, hi);
+        if (fd < 0 && errno == EADDRNOTAVAIL && net_addr_family(&a->a) == AF_INET6 &&
+            (kept || i + 1 < tcp_g.nlocal))
+            continue;  /* an IPv6 address still tentative (duplicate detection) or gone */
         if (fd < 0) {
-            char ip[INET_ADDRSTRLEN] = "?", range[64] = "";
-            inet_ntop(AF_INET, &tcp_g.local[i].ip, ip, sizeof ip);
+            char ip[NET_ADDR_HOST_TEXT], range[64] = "";
+            net_addr_host_text(&a->a, ip, sizeof ip);
             if (lo && errno == EADDRINUSE)
                 snprintf(range, sizeof range, " (no free port in %d-%d, mpirun --port-range)",
                          lo, hi);
             snprintf(err, (size_t)errlen, "cannot listen for TCP connections on %s: %s%s", ip,
                      strerror(errno), range);
+            tcp_g.nlocal = kept;
             return -1;
         }
-        tcp_g.local[i].port = ntohs(a.sin_port);
-        struct epoll_event e = { .events = EPOLLIN, .data.ptr = &tcp_g.lfd[i] };
+        tcp_g.local[kept] = *a;
+        tcp_g.lfd[kept] = fd;
+        struct epoll_event e = { .events = EPOLLIN, .data.ptr = &tcp_g.lfd[kept++] };
         if (epoll_ctl(tcp_g.ep, EPOLL_CTL_ADD, fd, &e) != 0) {
             snprintf(err, (size_t)errlen, "epoll: %s", strerror(errno));
             return -1;
         }
     }
+    tcp_g.nlocal = kept;
     char card[TCP_CARD_LEN], key[32];
     if (tcp_card_format(tcp_g.hostname, tcp_g.local, tcp_g.nlocal, card) != 0) {
         snprintf(err, (size_t)errlen, "the TCP address list does not fit a card");

@@ -59,7 +59,7 @@ typedef struct tcp_conn {
     long long t_start;           /* accepted, or this attempt started (ms) */
     long long retry_at;          /* C_RETRY: when the next attempt starts */
     net_retry_t retry;           /* connector: attempts closed at once in a row */
-    struct sockaddr_in remote;
+    net_addr_t remote;
     uint32_t events;             /* registered with epoll */
     struct tcp_conn *next;       /* connector: the retry list */
 } tcp_conn_t;

@@ -8,11 +8,19 @@
 # same addresses without meeting: only namespace names and /etc/netns/<name> are shared, and
 # those carry the cluster's prefix.
 #
+# IPv6 (--ipv6): host i of site s (0 when flat) also or only has fd00:0:0:<s>::<i in hex>/64,
+# the router fd00:0:0:<s>::fe; the fourth group is the site, as the third octet is in IPv4.
+# The addresses skip duplicate detection (nodad): they can be bound at once.
+#
 # Inputs (set by vcluster.sh): PREFIX, NHOSTS, SITES (0: flat), PER_SITE, RATE, MTU,
-# WAN_DELAY, WAN_RATE, WAN_LOSS, WAN_SEED, WANEMU, STATE (the cluster's state directory).
-# Outputs: HOSTS, ADDRS (parallel arrays), LAN_NS, WAN_NS (empty when flat).
+# WAN_DELAY, WAN_RATE, WAN_LOSS, WAN_SEED, WANEMU, STATE (the cluster's state directory),
+# IPV6 ("" none; only, dual, or per site a comma-separated list of only/dual/no).
+# Outputs: HOSTS, ADDRS (each host's first address: its IPv4 one if it has one), ADDRS6 (its
+# IPv6 one or "-"), FAM_OF ("4", "6" or "46") (parallel arrays), LAN_NS, WAN_NS (empty when
+# flat).
 
 VC_NET=10.0
+VC_NET6=fd00:0:0
 VC_ROUTER_HOST=254
 VC_WAN_TABLE=100
 VC_NAME_MAX=15
@@ -22,10 +30,28 @@ die() {
   exit 1
 }
 
+# family_of SITE: the families of the site's hosts (4, 6 or 46) under --ipv6.
+family_of() {
+  local -a spec
+  IFS=, read -ra spec <<<"$IPV6"
+  local mode=${spec[0]:-no}
+  [[ ${#spec[@]} -gt 1 ]] && mode=${spec[$(($1 > 0 ? $1 - 1 : 0))]:-no}
+  case $mode in
+    only) echo 6 ;;
+    dual) echo 46 ;;
+    *) echo 4 ;;
+  esac
+}
+
+# v6_of SITE HOST: the host's IPv6 address (as inet_ntop writes it).
+v6_of() {
+  if [[ $1 -eq 0 ]]; then printf 'fd00::%x' "$2"; else printf '%s:%x::%x' "$VC_NET6" "$1" "$2"; fi
+}
+
 # plan_cluster: names and addresses of everything, before anything is created.
 plan_cluster() {
   local s i
-  HOSTS=() ADDRS=() PORTS=() SITE_OF=()
+  HOSTS=() ADDRS=() ADDRS6=() FAM_OF=() HOST_NO=() PORTS=() SITE_OF=()
   LAN_NS=${PREFIX}lan
   WAN_NS=
   if [[ $SITES -eq 0 ]]; then
@@ -40,6 +66,15 @@ plan_cluster() {
       done
     done
   fi
+  local j f
+  for j in "${!HOSTS[@]}"; do
+    f=$(family_of "${SITE_OF[j]}")
+    FAM_OF+=("$f")
+    s=${SITE_OF[j]} i=${ADDRS[j]##*.}
+    HOST_NO+=("$i")
+    if [[ $f == *6 ]]; then ADDRS6+=("$(v6_of "$s" "$i")"); else ADDRS6+=(-); fi
+    if [[ $f == 6 ]]; then ADDRS[j]=${ADDRS6[j]}; fi
+  done
   local n
   for n in "${HOSTS[@]}" "$LAN_NS" ${WAN_NS:+"$WAN_NS"}; do
     [[ ${#n} -le $VC_NAME_MAX ]] ||
@@ -119,10 +154,14 @@ build_hosts() {
       echo "link set lo up"
       ipv6_quiet eth0
       mtu_line eth0
-      echo "addr add ${ADDRS[j]}/24 dev eth0"
+      [[ ${FAM_OF[j]} == 6 ]] || echo "addr add $VC_NET.${SITE_OF[j]}.${HOST_NO[j]}/24 dev eth0"
+      [[ ${FAM_OF[j]} == 4 ]] || echo "addr add ${ADDRS6[j]}/64 dev eth0 nodad"
       echo "link set eth0 up"
-      if [[ -n $WAN_NS ]]; then
+      if [[ -n $WAN_NS && ${FAM_OF[j]} != 6 ]]; then
         echo "route add $VC_NET.0.0/16 via $VC_NET.${SITE_OF[j]}.$VC_ROUTER_HOST"
+      fi
+      if [[ -n $WAN_NS && ${FAM_OF[j]} != 4 ]]; then
+        echo "route add $VC_NET6::/48 via $(v6_of "${SITE_OF[j]}" "$VC_ROUTER_HOST")"
       fi
     } | ip -n "${HOSTS[j]}" -batch - || die "cannot configure host ${HOSTS[j]}"
   done
@@ -137,7 +176,8 @@ write_hosts_files() {
     {
       printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n'
       for j in "${!HOSTS[@]}"; do
-        printf '%s\t%s\n' "${ADDRS[j]}" "${HOSTS[j]}"
+        [[ ${FAM_OF[j]} == 6 ]] || printf '%s\t%s\n' "$VC_NET.${SITE_OF[j]}.${HOST_NO[j]}" "${HOSTS[j]}"
+        [[ ${FAM_OF[j]} == 4 ]] || printf '%s\t%s\n' "${ADDRS6[j]}" "${HOSTS[j]}"
       done
     } >"/etc/netns/$h/hosts"
   done
@@ -198,6 +238,9 @@ build_router() {
     echo "link set lo up"
     for s in $(lan_ids); do
       echo "addr add $VC_NET.$s.$VC_ROUTER_HOST/24 dev s$s"
+      # a forwarded packet's neighbour solicitation comes from a link-local address
+      [[ -z $IPV6 ]] || echo "addr add $(v6_of "$s" "$VC_ROUTER_HOST")/64 dev s$s nodad"
+      [[ -z $IPV6 ]] || echo "addr add fe80::fe/64 dev s$s nodad"
       ipv6_quiet "s$s"
       mtu_line "s$s"
       echo "link set s$s up"
@@ -209,11 +252,21 @@ build_router() {
     echo "link set wan0 up"
     echo "route add default dev wan0 table $VC_WAN_TABLE"
   } | ip -n "$WAN_NS" -batch - || die "cannot build the router in namespace $WAN_NS"
+  if [[ -n $IPV6 ]]; then
+    {
+      for s in $(lan_ids); do echo "rule add iif s$s lookup $VC_WAN_TABLE priority 100"; done
+      echo "route add default dev wan0 table $VC_WAN_TABLE"
+    } | ip -6 -n "$WAN_NS" -batch - || die "cannot route IPv6 in the router namespace $WAN_NS"
+  fi
   # shellcheck disable=SC2016  # expanded by that sh
   ip netns exec "$WAN_NS" sh -c '
     echo 1 > /proc/sys/net/ipv4/ip_forward
     for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > "$f"; done
-    for f in /proc/sys/net/ipv4/conf/*/send_redirects; do echo 0 > "$f"; done' ||
+    for f in /proc/sys/net/ipv4/conf/*/send_redirects; do echo 0 > "$f"; done
+    if [ -d /proc/sys/net/ipv6 ]; then
+      echo 1 > /proc/sys/net/ipv6/conf/all/forwarding
+      for f in /proc/sys/net/ipv6/conf/*/accept_redirects; do echo 0 > "$f"; done
+    fi' ||
     die "cannot set the forwarding sysctls of $WAN_NS"
 }
 

@@ -37,7 +37,7 @@ static link_t *links[MAX_SITES * MAX_SITES];
 static link_t *active[MAX_SITES * MAX_SITES];
 static int nactive;
 static size_t queued;
-static uint64_t not_ipv4, no_memory, write_errors;
+static uint64_t not_ip, no_memory, write_errors;
 static uint64_t late_sum_ns, late_max_ns, departed;   /* departure time - due time */
 static uint64_t rng_state;
 
@@ -81,7 +81,7 @@ static void arrive(const unsigned char *buf, size_t len, int gso, const wan_para
 {
     packet_info_t info;
     if (packet_classify(buf, len, gso, &info)) {
-        not_ipv4++;
+        not_ip++;
         return;
     }
     link_t *l = link_of(info.src_site, info.dst_site, p);
@@ -141,8 +141,8 @@ static void report(void)
                 (unsigned long long)l->st.out_bytes, (unsigned long long)l->st.lost,
                 (unsigned long long)l->st.overflow);
     }
-    fprintf(stderr, "wanemu: %llu not IPv4, %llu without memory, %llu failed writes\n",
-            (unsigned long long)not_ipv4, (unsigned long long)no_memory,
+    fprintf(stderr, "wanemu: %llu neither IPv4 nor IPv6, %llu without memory, %llu failed writes\n",
+            (unsigned long long)not_ip, (unsigned long long)no_memory,
             (unsigned long long)write_errors);
     fprintf(stderr, "wanemu: packets left %.1f us after their due time on average, %.1f us at most\n",
             departed ? (double)late_sum_ns / (double)departed / 1e3 : 0.0, (double)late_max_ns / 1e3);
