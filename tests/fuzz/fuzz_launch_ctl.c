@@ -81,6 +81,7 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     ctl_put_u8(&j, 0);
     ctl_put_u8(&j, 0);
     ctl_put_u32(&j, 60); /* peer timeout */
+    ctl_put_u32(&j, 60); /* silence */
     ctl_end(&j);
     add(j.p, j.len);
     ctl_buf_free(&j);

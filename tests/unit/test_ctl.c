@@ -82,6 +82,7 @@ static void build_all(ctl_buf_t *b, size_t *starts, int *n)
     ctl_put_u8(b, 0);
     ctl_put_u8(b, 1);
     ctl_put_u32(b, 45);
+    ctl_put_u32(b, 90);
     ctl_end(b);
     START(CTL_STDIN);
     ctl_put_data(b, "abc", 3);
@@ -182,6 +183,7 @@ int main(void)
             CHECK(strcmp(ctl_strs_next(&h), "h2") == 0);
             CHECK(f.u.job.bind == 3 && f.u.job.report_bindings == 1);
             CHECK(f.u.job.peer_timeout == 45);
+            CHECK(f.u.job.silence == 90);
             ctl_strs_t k = f.u.job.kvs;
             CHECK(k.n == 6);
             for (int i = 0; i < 5; i++)
@@ -265,6 +267,7 @@ int main(void)
         ctl_put_u8(&j, 0);
         ctl_put_u8(&j, 0);
         ctl_put_u32(&j, 60);
+        ctl_put_u32(&j, 0);
         ctl_end(&j);
         int rc = parse_exact(j.p, j.len, &f, err);
         if (kvs[t].err)
