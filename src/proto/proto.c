@@ -215,8 +215,11 @@ static void choose_transport(int r)
     if (p->eager_limit > room - sizeof(f_eager_sync_t))
         p->eager_limit = room - sizeof(f_eager_sync_t);
     p->chunk = c < 64 ? 64 : c;
+    /* clamped to the frame: a multiple of 64, so that every DATA payload starts at a packed
+     * offset on a cache-line multiple and typed blocks keep one alignment from frame to frame
+     * (the shm ring line-aligns each payload; see transport/shm/ring.c, body_skew) */
     if (p->chunk > room - sizeof(f_data_t))
-        p->chunk = room - sizeof(f_data_t);
+        p->chunk = (room - sizeof(f_data_t)) & ~(size_t)63;
 }
 
 int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, int errlen)

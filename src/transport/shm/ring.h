@@ -5,13 +5,16 @@
  * Counters are absolute 64-bit counts that never wrap in practice:
  *   sent      cells the sender has filled (cell n carries seq n + 1)
  *   head      data-ring bytes the sender has allocated; a frame of len > SHM_INLINE takes the
- *             chunk [pos, pos + round_up(len, 64)) at ring[pos % B], where pos = head, or the
- *             next multiple of B when the chunk would cross the end (the tail is skipped)
+ *             chunk [pos, pos + round_up(skew + len, 64)) at ring[pos % B], where pos = head,
+ *             or the next multiple of B when the chunk would cross the end (the tail is
+ *             skipped); the frame itself starts at pos + skew (skew < 64, a multiple of 8,
+ *             chosen so that the frame's body after its head starts on a cache line; 0 when
+ *             skew + len would exceed SHM_MAX_FRAME), and the cell names pos + skew
  *   cells_consumed / bytes_consumed   released by the receiver, in order, after deliver()
  * Credit invariants (checked by the sender before it writes anything):
  *   sent - cells_consumed <= C        head - bytes_consumed <= B
  * so the sender never writes a cell or a byte the receiver may still read. Since every chunk
- * is at most B / 2 bytes, an empty ring always has room for one: the path never deadlocks.
+ * (skew included) is at most SHM_MAX_FRAME <= B / 2 bytes, an empty ring always has room for one: the path never deadlocks.
  */
 #ifndef METAMPI_SHM_RING_H
 #define METAMPI_SHM_RING_H
