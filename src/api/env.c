@@ -21,8 +21,13 @@
 #include <unistd.h>
 
 /* Every level is provided; MULTIPLE turns the core lock on (core/lock.h), the lower levels
- * run without it. */
+ * run without it. A build without thread support (METAMPI_THREADS=OFF) has no lock and
+ * provides SERIALIZED at most (MPI-3.1 12.4.3: provided may be lower than required). */
+#ifdef METAMPI_THREADS_OFF
+#define THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+#else
 #define THREAD_LEVEL_MAX MPI_THREAD_MULTIPLE
+#endif
 
 /* A bad value that an accessor meets (runtime/tunables.h) ends the job as a bad argument
  * does; after the check in init() none is left to meet. */
@@ -55,6 +60,11 @@ static int init(int required, const char *func)
     /* Threads: the lock is on before anything exists that it protects, and init holds it
      * from here, so the progress thread it starts waits for the end of MPI_Init. */
     int async = tun_bool(TUN_ASYNC_PROGRESS);
+#ifdef METAMPI_THREADS_OFF
+    if (async)
+        err_fatal(MPI_ERR_ARG, func, "METAMPI_ASYNC_PROGRESS=1: this library was built without "
+                  "thread support (cmake -DMETAMPI_THREADS=OFF), so it has no progress thread");
+#endif
     if ((state.thread_level == MPI_THREAD_MULTIPLE || async) && core_lock_enable() != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot create the wake-up eventfd of the threads: %s",
                   strerror(errno));
