@@ -1,8 +1,9 @@
 /* Multi-threaded ping-pong latency, OSU method (osu_latency_mt): 2 ranks, T threads in each
  * (MPI_THREAD_MULTIPLE); thread t of rank 0 ping-pongs with thread t of rank 1 on
  * MPI_COMM_WORLD with tag t, all pairs at once. For each size, a verified round trip per pair,
- * warm-up, then timed round trips; latency is half the mean round trip of a pair, averaged
- * over the pairs (what one thread sees while the others run).
+ * warm-up, then timed round trips; latency is the time from the start of all pairs to the end
+ * of the last, over the round trips of one pair, halved (what a pair sees while the others
+ * run, including the time it was kept off the CPU or the lock by them).
  *
  * Usage: mpirun -n 2 latency_mt THREADS [scale]
  * Rank 0 prints one line per size: "<threads> <bytes> <iterations> <latency_us>". */
@@ -16,7 +17,7 @@ struct pair {
     int thread, rank, iterations;
     long bytes;
     pthread_barrier_t *start;
-    double seconds;
+    double end;
 };
 
 static void round_trips(unsigned char *sbuf, unsigned char *rbuf, long bytes, int rank,
@@ -52,9 +53,8 @@ static void *pair_main(void *arg)
         MPI_Send(sbuf, (int)p->bytes, MPI_BYTE, peer, p->thread, MPI_COMM_WORLD);
     round_trips(sbuf, rbuf, p->bytes, p->rank, p->thread, p->iterations / 10 + 1);
     pthread_barrier_wait(p->start);
-    double t0 = now_s();
     round_trips(sbuf, rbuf, p->bytes, p->rank, p->thread, p->iterations);
-    p->seconds = now_s() - t0;
+    p->end = now_s();
     free(sbuf);
     free(rbuf);
     return NULL;
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
         if (iterations < 20)
             iterations = 20;
         pthread_barrier_t start;
-        pthread_barrier_init(&start, NULL, (unsigned)threads);
+        pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
         pthread_t tid[MAX_THREADS];
         struct pair pairs[MAX_THREADS];
         MPI_Barrier(MPI_COMM_WORLD);
@@ -89,15 +89,16 @@ int main(int argc, char **argv)
             if (pthread_create(&tid[t], NULL, pair_main, &pairs[t]) != 0)
                 die(PROG, "pthread_create failed");
         }
-        double sum = 0;
+        pthread_barrier_wait(&start);
+        double t0 = now_s(), end = t0;
         for (int t = 0; t < threads; t++) {
             pthread_join(tid[t], NULL);
-            sum += pairs[t].seconds;
+            end = pairs[t].end > end ? pairs[t].end : end;
         }
         pthread_barrier_destroy(&start);
         if (rank == 0)
             printf("%d %ld %d %.3f\n", threads, bytes, iterations,
-                   sum / threads / iterations / 2 * 1e6);
+                   (end - t0) / iterations / 2 * 1e6);
         fflush(stdout);
     }
     MPI_Finalize();

@@ -72,7 +72,7 @@ int main(int argc, char **argv)
                     MAX_THREADS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    int windows = (int)(1000 * scale / threads);
+    int windows = (int)(4000 * scale / threads);
     if (windows < 10)
         windows = 10;
     struct pair pairs[MAX_THREADS];
