@@ -21,6 +21,8 @@ NOTHREADS = "metampi-nothreads"   # the slug of metampi built with -DMETAMPI_THR
 ASYNC_ENV = {"metampi": "METAMPI_ASYNC_PROGRESS=1", "openmpi": None,
              "mpich": "MPIR_CVAR_ASYNC_PROGRESS=1"}
 ASYNC_LEVEL = {"metampi": "single", "mpich": "multiple"}
+# ... and off (metampi's default, auto, runs it across sites).
+ASYNC_OFF_ENV = {"metampi": "METAMPI_ASYNC_PROGRESS=0"}
 PROGRAMS = ("latency_mt", "msgrate_mt", "overlap", "latency")
 SOURCE_DIR = os.path.dirname(BENCH_DIR)
 # Between emulated hosts and sites (metampi only): tests/cluster's script and its arguments
@@ -90,7 +92,8 @@ def one_run(tr, mpi, program, cmd, keyed, args, timeout):
 
 def overlap_runs(tr, mpi, args, where, launch):
     """overlap (both operations) with the progress thread off and on (if mpi has one)."""
-    modes = [("off", [], "single")]
+    off = ASYNC_OFF_ENV.get(mpi.slug)
+    modes = [("off", ["env", off] if off else [], "single")]
     if ASYNC_ENV.get(mpi.slug):
         modes.append(("on", ["env", ASYNC_ENV[mpi.slug]], ASYNC_LEVEL[mpi.slug]))
     for mode, env, level in modes:

@@ -105,7 +105,7 @@ def section(tr, mpis):
               "transfer's time of computation without MPI calls, then `MPI_Wait`: % of the "
               "transfer hidden = 1 − (t(compute + transfer) − t(compute)) / t(transfer). "
               "Progress thread off, and on where the MPI has one: metampi "
-              "`METAMPI_ASYNC_PROGRESS=1`, MPICH `MPIR_CVAR_ASYNC_PROGRESS=1` (with "
+              "`METAMPI_ASYNC_PROGRESS=0` / `1` (its default, `auto`, is on across sites), MPICH `MPIR_CVAR_ASYNC_PROGRESS=1` (with "
               "`MPI_THREAD_MULTIPLE`; its thread polls), Open MPI 4.1 has none for its "
               "shared-memory and TCP transports. Between two emulated hosts "
               "(`tests/cluster/run_on_hosts.sh 1,1`) and two emulated sites (`run_on_sites.sh "
