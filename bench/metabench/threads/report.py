@@ -35,10 +35,17 @@ def latency_sizes(tr):
     return sorted({k[2] for by in tr.samples.values() for k in by if k[0] == "latency"})
 
 
+def best(tr, slug, key):
+    values = tr.samples.get(slug, {}).get(key)
+    return min(values) if values else None
+
+
 def single_cost(tr):
     """The worst ratio over 0-8 B of metampi's single-threaded latency with thread support
-    built in to without, and its size; None if either build has no result."""
-    pairs = [(median(tr, "metampi", ("single", b)), median(tr, NOTHREADS, ("single", b)), b)
+    built in to without (best round of each: a 2 % difference is far below what a busy
+    machine does to a median of a few rounds), and its size; None if either build has no
+    result."""
+    pairs = [(best(tr, "metampi", ("single", b)), best(tr, NOTHREADS, ("single", b)), b)
              for b in (0, 1, 2, 4, 8)]
     pairs = [(a / o, b) for a, o, b in pairs if a is not None and o]
     return max(pairs) if pairs else None
@@ -47,7 +54,7 @@ def single_cost(tr):
 def targets(tr):
     over = f"{PREFIX}: 1 MiB across two sites, ≥ {OVERLAP_TARGET:.0f} % hidden behind computation with the progress thread on (MPI_Isend and MPI_Iallreduce)"
     cost = (f"{PREFIX}: single-threaded 0–8 B latency with thread support built in within "
-            f"{SINGLE_COST_LIMIT:.2f}× of the build without")
+            f"{SINGLE_COST_LIMIT:.2f}× of the build without (best round)")
     if tr is None:
         return [(over, ("not evaluated", "not measured")), (cost, ("not evaluated", "not measured"))]
     hidden = [(median(tr, "metampi", ("overlap", "two sites", op, "on")), op) for op in OVERLAP_OPS]
@@ -130,12 +137,17 @@ def section(tr, mpis):
               "second build of the same commit with `-DMETAMPI_THREADS=OFF` (no lock at all), "
               "interleaved in every round; and, for comparison, metampi's `latency_mt` with 1 "
               "thread (`MPI_THREAD_MULTIPLE`: the lock is on).", "",
-              "| size | built in (µs) | built out (µs) | in / out | MPI_THREAD_MULTIPLE, 1 thread (µs) |",
-              "|---:|---:|---:|---:|---:|"]
+              "Median and best round (µs).", "",
+              "| size | built in | built out | in / out | built in, best | built out, best | "
+              "in / out, best | MPI_THREAD_MULTIPLE, 1 thread |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for b in (0, 1, 2, 4, 8):
-        on, off = median(tr, "metampi", ("single", b)), median(tr, NOTHREADS, ("single", b))
+        key = ("single", b)
+        on, off = median(tr, "metampi", key), median(tr, NOTHREADS, key)
+        on_b, off_b = best(tr, "metampi", key), best(tr, NOTHREADS, key)
         mt = median(tr, "metampi", ("latency", 1, b))
         lines.append(f"| {human_bytes(b)} | {cell(on, 3)} | {cell(off, 3)} | {ratio(on, off)} | "
+                     f"{cell(on_b, 3)} | {cell(off_b, 3)} | {ratio(on_b, off_b)} | "
                      f"{cell(mt, 3)} |")
     failed = [f"- {name}: {why}" for name, why in sorted(tr.failed.items())]
     return lines + [""] + failed + ([""] if failed else []) + \
