@@ -25,11 +25,14 @@ from metabench.mpis import Mpi  # noqa: E402
 from metabench.p2p import measure as p2p_measure  # noqa: E402
 from metabench.tcp import measure as tcp_measure  # noqa: E402
 from metabench.tcp import report as tcp_report  # noqa: E402
+from metabench.threads import measure as threads_measure  # noqa: E402
+from metabench.threads import report as threads_report  # noqa: E402
 from metabench.wan import measure as wan_measure  # noqa: E402
 
 PACKAGE = os.path.join(HERE, "metabench")
 TOP = {"metabench.runner", "metabench.record"}
-FAMILIES = ("startup", "noncontig", "rma", "fileio", "p2p", "coll", "tcp", "wan", "convert")
+FAMILIES = ("startup", "noncontig", "rma", "fileio", "p2p", "coll", "tcp", "wan", "convert",
+            "threads")
 
 
 def modules():
@@ -176,6 +179,25 @@ def made_up_record(only=None):
                 if (s, op) != ("mpich", "read_all"):
                     rec.io[s].samples[op] = [value("io", s, op), value(s, "io", op)]
         rec.io["mpich"].failed = "exit status 1: ERROR | read_all"
+    if only in (None, "threads"):
+        th = threads_measure.ThreadsRun()
+        for s in slugs + [threads_measure.NOTHREADS]:
+            for t in threads_measure.THREADS:
+                for b in (0, 8, 1024):
+                    th.add(s, ("latency", t, b), value("lat", s, t, b))
+                th.add(s, ("rate", t), value("rate", s, t))
+            for b in (0, 1, 2, 4, 8):
+                th.add(s, ("single", b), value("single", s, b))
+            for where in threads_measure.WHERE:
+                for op in threads_measure.OVERLAP_OPS:
+                    for mode in ("off", "on"):
+                        if (s, mode) != ("openmpi", "on") and (s == "metampi" or
+                                                               where == "one host"):
+                            th.add(s, ("overlap", where, op, mode), value("o", s, where, op))
+                            th.add(s, ("transfer", where, op, mode), value("t", s, op, mode))
+        th.failed["mpich overlap one host isend on"] = "exit status 1: wrong | data"
+        th.busy = [0.5, 0.25]
+        rec.threads = th
     if only in (None, "coll"):
         rec.coll = coll_measure.CollRun({np: {c: {s: coll_measure.P2pResult() for s in slugs}
                                               for c in programs.COLLS}
@@ -246,6 +268,11 @@ def report_text(rec, docs):
     if args.only == "rma":
         document.update_report(path, [document.RMA.begin] + rma.rma_section(rec.rma, mpis) +
                                [document.RMA.end, ""], rma.rma_targets(rec.rma), document.RMA)
+    if args.only == "threads":
+        document.update_report(path, [document.THREADS.begin] +
+                               threads_report.section(rec.threads, mpis) +
+                               [document.THREADS.end, ""], threads_report.targets(rec.threads),
+                               document.THREADS)
     if args.only == "io":
         document.update_report(path, [document.IO.begin] + fileio.io_section(rec.io, mpis) +
                                [document.IO.end, ""], fileio.io_targets(rec.io), document.IO)
@@ -261,7 +288,7 @@ class RawResults(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_saved_and_restored_give_the_same_report(self):
-        for only in (None, "tcp", "wan", "coll", "rma", "io"):
+        for only in (None, "tcp", "wan", "coll", "rma", "io", "threads"):
             rec = made_up_record(only)
             path = os.path.join(self.tmp, f"results-{only}.json")
             record.save(rec, path)
@@ -276,8 +303,13 @@ class RawResults(unittest.TestCase):
                     self.assertEqual(a.failures, b.failures)
                     self.assertEqual([r.median(8) for r in a.results["latency"].values()],
                                      [r.median(8) for r in b.results["latency"].values()])
-            if only in ("rma", "io"):
+            if only in ("rma", "io", "threads"):
                 self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
+            if only == "threads":
+                text = report_text(back, self.tmp)
+                self.assertIn("### Multi-threaded message rate", text)
+                self.assertIn("| two sites | iallreduce |", text)
+                self.assertIn("| Threads: 1 MiB across two sites", text)
             if only == "tcp":
                 self.assertEqual({s: r.median(("put", 8)) for s, r in rec.tcp.rma.items()},
                                  {s: r.median(("put", 8)) for s, r in back.tcp.rma.items()})

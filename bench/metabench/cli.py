@@ -32,8 +32,10 @@ def parse_args():
                          "(default 3; 1 with --quick)")
     ap.add_argument("--wan-timeout", type=int, default=60,
                     help="seconds per run between two sites (default 60)")
-    ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma", "io"],
+    ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma", "io", "threads"],
                     help="coll: only the collectives; rma: only one-sided communication; "
+                         "threads: only the threads family (bench/threads; its parts between "
+                         "emulated hosts and sites need root); "
                          "io: only collective I/O; "
                          "tcp: only the benchmarks between two "
                          "emulated hosts; wan: only those between two emulated sites (tcp and "

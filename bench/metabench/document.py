@@ -23,6 +23,8 @@ RMA = Part("<!-- rma: begin (bench/run_benchmarks.py --only rma rewrites this pa
            "<!-- rma: end -->", "One-sided on one host")
 IO = Part("<!-- io: begin (bench/run_benchmarks.py --only io rewrites this part) -->",
           "<!-- io: end -->", "Collective I/O")
+THREADS = Part("<!-- threads: begin (bench/run_benchmarks.py --only threads rewrites this "
+               "part) -->", "<!-- threads: end -->", "Threads")
 WAN = Part("<!-- wan: begin (bench/run_benchmarks.py --only wan rewrites this part) -->",
            "<!-- wan: end -->", "Between two sites (WAN)")
 

@@ -11,7 +11,10 @@ SOURCES = {"init_finalize": "startup/init_finalize.c",
            "bandwidth": "p2p/bandwidth.c",
            "noncontig": "p2p/noncontig.c",
            "rma_latency": "rma/rma_latency.c",
-           "io_bandwidth": "io/io_bandwidth.c"}
+           "io_bandwidth": "io/io_bandwidth.c",
+           "latency_mt": "threads/latency_mt.c",
+           "msgrate_mt": "threads/msgrate_mt.c",
+           "overlap": "threads/overlap.c"}
 P2P = ("latency", "bandwidth")
 # coll_latency is built once per collective (-DONLY_BCAST, ...), so that an MPI lacking one
 # collective still has the others, and a collective that crashes or hangs costs only its own

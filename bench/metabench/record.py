@@ -14,6 +14,7 @@ from metabench.onesided import RmaResult
 from metabench.p2p.measure import P2pRun
 from metabench.results import LinkCheck, P2pResult
 from metabench.tcp.measure import TcpRun
+from metabench.threads.measure import ThreadsRun
 from metabench.wan.measure import WanRun
 
 
@@ -23,7 +24,7 @@ class Record:
     ran}; mpis: [mpis.Mpi], with the programs they built, and those unavailable or failed.
     Then what each part measured, None where it did not run: startup {slug: {np: s}}, p2p
     (p2p.measure.P2pRun), noncontig {label: {slug: NcResult}}, rma {slug: RmaResult},
-    io {slug: fileio.IoResult},
+    io {slug: fileio.IoResult}, threads (threads.measure.ThreadsRun),
     coll (coll.measure.CollRun),
     tcp (tcp.measure.TcpRun), wan (wan.measure.WanRun), convert (convert.py's dict)."""
 
@@ -32,6 +33,7 @@ class Record:
         self.startup = self.p2p = self.noncontig = self.coll = self.tcp = self.wan = None
         self.rma = None
         self.io = None
+        self.threads = None
         self.convert = None
 
 
@@ -43,6 +45,7 @@ def save(rec, path):
     store.save(path, {"format": store.RESULTS_FORMAT, "settings": vars(rec.settings),
                       "context": rec.context, "mpis": rec.mpis, "startup": rec.startup,
                       "p2p": rec.p2p, "noncontig": rec.noncontig, "rma": rec.rma, "io": rec.io,
+                      "threads": rec.threads,
                       "coll": rec.coll,
                       "tcp": rec.tcp, "wan": rec.wan, "convert": rec.convert})
 
@@ -70,6 +73,8 @@ def load(path, docs):
         rec.rma = {s: store.restore(RmaResult, attrs) for s, attrs in data["rma"].items()}
     if data.get("io") is not None:
         rec.io = {s: store.restore(IoResult, attrs) for s, attrs in data["io"].items()}
+    if data.get("threads") is not None:
+        rec.threads = store.restore(ThreadsRun, data["threads"])
     if data["coll"] is not None:
         rec.coll = store.restore(CollRun, data["coll"])
         rec.coll.results = {np: _restore_all(by_coll, P2pResult)

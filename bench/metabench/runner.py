@@ -20,6 +20,8 @@ from metabench.programs import P2P, SOURCES, build_programs
 from metabench.schedule import IdleWait
 from metabench.tcp import measure as tcp_measure
 from metabench.tcp import report as tcp_report
+from metabench.threads import measure as threads_measure
+from metabench.threads import report as threads_report
 from metabench.wan import measure as wan_measure
 from metabench.wan import plots as wan_plots
 from metabench.wan import report as wan_report
@@ -53,8 +55,10 @@ def measure(args):
     rec = record.Record(args, ctx, mpis)
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
     only_rma, only_io = args.only == "rma", args.only == "io"
+    only_threads = args.only == "threads"
     print("building benchmark programs", flush=True)
     wanted = (list(P2P) + ["rma_latency"] if only_tcp else ["rma_latency"] if only_rma else
+              list(threads_measure.PROGRAMS) if only_threads else
               ["io_bandwidth"] if only_io else
               list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] if only_wan
               else [n for n in SOURCES if n.startswith("coll_")] if only_coll else list(SOURCES))
@@ -75,7 +79,11 @@ def measure(args):
     if not args.only or only_io:
         print("measuring collective I/O", flush=True)
         rec.io = fileio.measure_io(mpis, args, idle, rec.p2p.busy if rec.p2p else [])
-    if not only_coll and not only_wan and not only_rma and not only_io:
+    if not args.only or only_threads:
+        print("measuring threads", flush=True)
+        rec.threads = threads_measure.measure_threads(mpis, args, idle,
+                                                      rec.p2p.busy if rec.p2p else [])
+    if not only_coll and not only_wan and not only_rma and not only_io and not only_threads:
         print("measuring between two emulated hosts (TCP)", flush=True)
         rec.tcp = tcp_measure.measure_tcp(mpis, args, idle)
     if not args.only or only_wan:
@@ -98,7 +106,7 @@ def full_verdicts(rec):
     args = rec.settings
     return (p2p_report.targets(rec.p2p.results, args.max_bytes) +
             noncontig.nc_targets(rec.noncontig) + rma.rma_targets(rec.rma) +
-            fileio.io_targets(rec.io) +
+            fileio.io_targets(rec.io) + threads_report.targets(rec.threads) +
             tcp_report.tcp_targets(rec.tcp, args.max_bytes) +
             wan_targets.targets(rec.wan) +
             coll_report.coll_targets(rec.coll.results, rec.mpis, args.coll_max_bytes))
@@ -114,6 +122,8 @@ def markdown(rec, verdicts):
     lines += noncontig.noncontig_section(rec.noncontig, mpis)
     lines += [document.RMA.begin] + rma.rma_section(rec.rma, mpis) + [document.RMA.end, ""]
     lines += [document.IO.begin] + fileio.io_section(rec.io, mpis) + [document.IO.end, ""]
+    lines += [document.THREADS.begin] + threads_report.section(rec.threads, mpis) + \
+        [document.THREADS.end, ""]
     lines += convert.convert_section(rec.convert)
     lines += tcp_report.tcp_section(rec.tcp, mpis, args, ctx)
     lines += wan_report.section(rec.wan, mpis, args, ctx)
@@ -137,6 +147,14 @@ def write_report(rec):
         document.update_report(report, [document.RMA.begin] + rma.rma_section(rec.rma, mpis) +
                                [document.RMA.end, ""], verdicts, document.RMA)
         print(f"updated the one-sided part of {report}; wrote {perfdir}/rma.png")
+    elif args.only == "threads":
+        verdicts = threads_report.targets(rec.threads)
+        os.makedirs(perfdir, exist_ok=True)
+        threads_report.plot(pyplot(), rec.threads, mpis, os.path.join(perfdir, "threads.png"))
+        document.update_report(report, [document.THREADS.begin] +
+                               threads_report.section(rec.threads, mpis) +
+                               [document.THREADS.end, ""], verdicts, document.THREADS)
+        print(f"updated the threads part of {report}; wrote {perfdir}/threads.png")
     elif args.only == "io":
         verdicts = fileio.io_targets(rec.io)
         os.makedirs(perfdir, exist_ok=True)
@@ -176,6 +194,7 @@ def write_report(rec):
         noncontig.plot_noncontig(plt, rec.noncontig, mpis, os.path.join(perfdir, "noncontig.png"))
         rma.plot_rma(plt, rec.rma, mpis, os.path.join(perfdir, "rma.png"))
         fileio.plot_io(plt, rec.io, mpis, os.path.join(perfdir, "io.png"))
+        threads_report.plot(plt, rec.threads, mpis, os.path.join(perfdir, "threads.png"))
         tcp_report.plot_tcp(rec.tcp, mpis, perfdir, args.max_bytes)
         wan_plots.plot(rec.wan, perfdir)
         with open(report, "w") as f:

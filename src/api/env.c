@@ -21,14 +21,37 @@
 #include <unistd.h>
 
 /* Every level is provided; MULTIPLE turns the core lock on (core/lock.h), the lower levels
- * run without it. */
+ * run without it. A build without thread support (METAMPI_THREADS=OFF) has no lock and
+ * provides SERIALIZED at most (MPI-3.1 12.4.3: provided may be lower than required). */
+#ifdef METAMPI_THREADS_OFF
+#define THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+#else
 #define THREAD_LEVEL_MAX MPI_THREAD_MULTIPLE
+#endif
 
 /* A bad value that an accessor meets (runtime/tunables.h) ends the job as a bad argument
  * does; after the check in init() none is left to meet. */
 static void tunable_error(const char *message)
 {
     err_fatal(MPI_ERR_ARG, "metampi", "%s", message);
+}
+
+/* METAMPI_ASYNC_PROGRESS's choices, in tunables.def's order. */
+enum { ASYNC_AUTO, ASYNC_OFF, ASYNC_ON };
+
+/* Whether the job's ranks are at several sites (METAMPI_ASYNC_PROGRESS=auto runs the progress
+ * thread there: a message across the WAN takes milliseconds that a computing rank would
+ * otherwise add to its peers' waits; docs/threads.md). Never in a build without threads. */
+static int spans_sites(void)
+{
+#ifdef METAMPI_THREADS_OFF
+    return 0;
+#else
+    for (int r = 0; r < job.size; r++)
+        if (p2p_site_of(r) != p2p_site_of(job.rank))
+            return 1;
+    return 0;
+#endif
 }
 
 static int init(int required, const char *func)
@@ -54,7 +77,13 @@ static int init(int required, const char *func)
         err_fatal(MPI_ERR_ARG, func, "%s", err);
     /* Threads: the lock is on before anything exists that it protects, and init holds it
      * from here, so the progress thread it starts waits for the end of MPI_Init. */
-    int async = tun_bool(TUN_ASYNC_PROGRESS);
+    int async_choice = tun_enum(TUN_ASYNC_PROGRESS);
+    int async = async_choice == ASYNC_ON;
+#ifdef METAMPI_THREADS_OFF
+    if (async)
+        err_fatal(MPI_ERR_ARG, func, "METAMPI_ASYNC_PROGRESS=1: this library was built without "
+                  "thread support (cmake -DMETAMPI_THREADS=OFF), so it has no progress thread");
+#endif
     if ((state.thread_level == MPI_THREAD_MULTIPLE || async) && core_lock_enable() != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot create the wake-up eventfd of the threads: %s",
                   strerror(errno));
@@ -77,6 +106,16 @@ static int init(int required, const char *func)
         err_fatal(MPI_ERR_OTHER, func, "start-up barrier failed: %s", err);
     if (p2p_ready(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot start the transports: %s", err);
+    /* auto: the layout is known now. Turning the lock on this late is safe: no other thread
+     * exists yet, and nothing made so far depends on whether it was on when it was made. */
+    if (async_choice == ASYNC_AUTO && spans_sites()) {
+        if (!core_lock_on && core_lock_enable() != 0)
+            err_fatal(MPI_ERR_OTHER, func, "cannot create the wake-up eventfd of the threads: "
+                      "%s", strerror(errno));
+        if (!locked)
+            locked = core_lock_enter();
+        async = 1;
+    }
     /* a federated part learns the other parts' architectures (its PMI space holds its own) */
     if (federated_arch_exchange(err, sizeof err) != 0)
         err_fatal(MPI_ERR_OTHER, func, "cannot learn the architectures of the other sites: %s",

@@ -9,7 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef METAMPI_THREADS_OFF
 int core_lock_on;
+#endif
 
 /* The owner is read without the lock by threads asking "is it me?": only the owner itself
  * ever finds its own id there, so a relaxed atomic suffices. depth is the owner's alone. */
@@ -41,8 +43,15 @@ int core_lock_enable(void)
     wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (wake_fd < 0)
         return -1;
+#ifdef METAMPI_THREADS_OFF
+    close(wake_fd);
+    wake_fd = -1;
+    errno = ENOTSUP; /* this build has no thread support: MPI_Init never asks */
+    return -1;
+#else
     core_lock_on = 1;
     return 0;
+#endif
 }
 
 static unsigned long self(void)

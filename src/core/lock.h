@@ -26,9 +26,15 @@
 #ifndef METAMPI_LOCK_H
 #define METAMPI_LOCK_H
 
+#ifdef METAMPI_THREADS_OFF
+/* Built without thread support (cmake -DMETAMPI_THREADS=OFF): the lock is never on, and every
+ * use of it below folds away at compile time. MPI_Init_thread provides SERIALIZED at most. */
+#define core_lock_on 0
+#else
 /* Set once by core_lock_enable (MPI_Init, before any other thread may call MPI); never
  * cleared. */
 extern int core_lock_on;
+#endif
 
 /* Turns the lock on (creates the wake-up eventfd). 0, or -1 with errno set. */
 int core_lock_enable(void);
