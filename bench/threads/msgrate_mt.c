@@ -60,18 +60,9 @@ static void *pair_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    int rank, size;
-    init_thread_level(&argc, &argv, MPI_THREAD_MULTIPLE, PROG);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int threads = argc > 1 ? atoi(argv[1]) : 1;
-    double scale = argc > 2 ? atof(argv[2]) : 1.0;
-    if (size != 2 || threads < 1 || threads > MAX_THREADS || scale <= 0 || scale > 1) {
-        if (rank == 0)
-            fprintf(stderr, "usage: mpirun -n 2 %s THREADS(1..%d) [scale in (0,1]]\n", PROG,
-                    MAX_THREADS);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int rank, threads;
+    double scale;
+    start_two_ranks(&argc, &argv, PROG, MAX_THREADS, &rank, &threads, &scale);
     int windows = (int)(4000 * scale / threads);
     if (windows < 10)
         windows = 10;

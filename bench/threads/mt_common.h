@@ -77,4 +77,23 @@ static inline void init_thread_level(int *argc, char ***argv, int required, cons
     }
 }
 
+/* The two-rank programs' start: MPI_THREAD_MULTIPLE, 2 ranks, THREADS (1..MAX_THREADS) and an
+ * optional scale in (0,1] from the command line; a wrong use ends the job with the usage. */
+static inline void start_two_ranks(int *argc, char ***argv, const char *prog, int max_threads,
+                                   int *rank, int *threads, double *scale)
+{
+    int size;
+    init_thread_level(argc, argv, MPI_THREAD_MULTIPLE, prog);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    *threads = *argc > 1 ? atoi((*argv)[1]) : 1;
+    *scale = *argc > 2 ? atof((*argv)[2]) : 1.0;
+    if (size != 2 || *threads < 1 || *threads > max_threads || *scale <= 0 || *scale > 1) {
+        if (*rank == 0)
+            fprintf(stderr, "usage: mpirun -n 2 %s THREADS(1..%d) [scale in (0,1]]\n", prog,
+                    max_threads);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
 #endif

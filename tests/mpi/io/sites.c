@@ -107,18 +107,17 @@ static int site_files(const char *dir, const char *name, int shared, int size, i
     return n;
 }
 
-/* Ordered access with the shared file pointer: one pointer per file, so with a file per
- * site each site's file holds its own ranks' pairs in rank order without holes, and reading
- * in order from the start gives every rank its own pair back. Every file named name (in DIR,
- * or in DIR/<site>) is a run of pairs (10r+1, 10r+2), r rising, and the files hold every
- * rank's pair once. */
-static void ordered(const char *mode, int rank, int size, const char *dir)
+/* A new file PREFIX-MODE-<tag> opened by every rank with metampi_file_sites=mode; its name in
+ * name. shared: an absolute path in dir, the one file every site reaches (no per-site
+ * directory); otherwise relative, so each site's directory holds its own. */
+static MPI_File open_in_mode(const char *mode, const char *prefix, const char *dir, char *name,
+                             size_t cap)
 {
-    char name[100], path[600];
-    int tag = (int)getpid(), shared = strcmp(mode, "shared") == 0;
+    int tag = (int)getpid();
     MPI_Bcast(&tag, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    snprintf(name, sizeof name, "ordered-%s-%d", mode, tag);
-    snprintf(path, sizeof path, shared ? "%s/%s" : "%.0s%s", dir, name);
+    snprintf(name, cap, "%s-%s-%d", prefix, mode, tag);
+    char path[600];
+    snprintf(path, sizeof path, strcmp(mode, "shared") == 0 ? "%s/%s" : "%.0s%s", dir, name);
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "metampi_file_sites", mode);
@@ -126,6 +125,19 @@ static void ordered(const char *mode, int rank, int size, const char *dir)
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh),
              MPI_SUCCESS);
     MPI_Info_free(&info);
+    return fh;
+}
+
+/* Ordered access with the shared file pointer: one pointer per file, so with a file per
+ * site each site's file holds its own ranks' pairs in rank order without holes, and reading
+ * in order from the start gives every rank its own pair back. Every file named name (in DIR,
+ * or in DIR/<site>) is a run of pairs (10r+1, 10r+2), r rising, and the files hold every
+ * rank's pair once. */
+static void ordered(const char *mode, int rank, int size, const char *dir)
+{
+    char name[100];
+    int shared = strcmp(mode, "shared") == 0;
+    MPI_File fh = open_in_mode(mode, "ordered", dir, name, sizeof name);
     CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL), MPI_SUCCESS);
     int pair[2] = { 10 * rank + 1, 10 * rank + 2 }, back[2] = { 0, 0 };
     CHECK_RC(MPI_File_write_ordered(fh, pair, 2, MPI_INT, MPI_STATUS_IGNORE), MPI_SUCCESS);
@@ -169,20 +181,8 @@ static void ordered(const char *mode, int rank, int size, const char *dir)
 static void run(const char *mode, int rank, int size, const char *dir)
 {
     char name[100];
-    int tag = (int)getpid();
-    MPI_Bcast(&tag, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    snprintf(name, sizeof name, "sites-%s-%d", mode, tag);
-    /* shared: an absolute path, the one file every site reaches (no per-site directory) */
-    char path[600];
     int shared = strcmp(mode, "shared") == 0;
-    snprintf(path, sizeof path, shared ? "%s/%s" : "%.0s%s", dir, name);
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "metampi_file_sites", mode);
-    MPI_File fh;
-    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh),
-             MPI_SUCCESS);
-    MPI_Info_free(&info);
+    MPI_File fh = open_in_mode(mode, "sites", dir, name, sizeof name);
     int *mine = malloc(B * sizeof *mine), *back = malloc(B * sizeof *back);
     CHECK(mine && back);
     for (int k = 0; k < B; k++)
