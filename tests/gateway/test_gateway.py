@@ -407,7 +407,9 @@ class Local(unittest.TestCase):
         # receiving gateway (its reorder window filled), so the trickle to the other rank
         # waited the whole 3 s, or the gateway ended the job ("WAN frame N out of order").
         # Now the frames for it wait at the sending gateway (parked: it had no credit left).
-        env = dict(os.environ, METAMPI_GW_STATS="1")
+        # The sleeping rank must not drain them: no progress thread (on by default across
+        # sites, docs/threads.md).
+        env = dict(os.environ, METAMPI_GW_STATS="1", METAMPI_ASYNC_PROGRESS="0")
         r = subprocess.run([MPIRUN, "--bind-to", "none", "--metacomputer", self.desc, "-n", "4",
                             SLOWRANK, "2", "1.0"], capture_output=True, text=True, timeout=80,
                            env=env)
