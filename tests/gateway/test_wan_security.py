@@ -83,13 +83,13 @@ class Relay:
     def pump(self, src, dst, forward):
         """forward: alpha -> beta, where records are attacked."""
         pending, hello, records = b"", HELLO_LEN, 0
-        reset = False
+        reset = None  # the socket a reset is passed on to, as a router would
         try:
             while True:
                 try:
                     data = src.recv(65536)
-                except ConnectionResetError:  # passed on as a reset, as a router would
-                    reset = True
+                except ConnectionResetError:  # src reset: so is dst
+                    reset = dst
                     break
                 if not data:
                     break
@@ -120,11 +120,14 @@ class Relay:
                     dst.sendall(bytes(rec))
                     if attack and self.mode == "replay":
                         dst.sendall(bytes(rec))
-        except OSError:
-            pass
-        if reset:
-            dst.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            dst.close()
+        except OSError:  # dst went away abnormally (sending failed): so does src
+            reset = src
+        if reset is not None:
+            try:
+                reset.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                reset.close()
+            except OSError:  # the pump of the other direction closed it first
+                pass
             return
         for s in (src, dst):
             try:
