@@ -206,6 +206,8 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
         memcpy(msg + sizeof h, layout, layout_len);
     origin_data(msg + head, a, &h);
     w->sent[a->target]++;
+    if (kind == RMA_PUT || kind == RMA_ACC)
+        w->unconfirmed[a->target] = 1;
     if (gather)
         return MPI_SUCCESS;
     rma_gather_flush(w, a->target);   /* the records gathered before go first */
@@ -279,26 +281,33 @@ void rma_complete_local(win_t *w, int target)
     }
 }
 
-/* Sends a control message to target; the returned receive gets its reply. */
+/* Sends a control message to target; the returned receive gets its reply. When operations
+ * to target are gathered, the control message is their buffer's last record, so that a
+ * flush or unlock after small operations costs one message each way. A flush or unlock
+ * confirms every operation sent before it (target.c applies in order, then replies). */
 static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_type)
 {
-    rma_gather_flush(w, target);
-    rma_hdr_t *h = calloc(1, sizeof *h);
+    int gathered = w->gather && w->gather[target].len;
+    rma_hdr_t *h = gathered ? rma_gather_reserve(w, target, sizeof *h) : malloc(sizeof *h);
     request_t *reply = request_new(REQ_RECV, w->comm);
     if (!h || !reply)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a control message");
-    h->kind = kind;
-    h->epoch = w->fences;
-    h->lock_type = lock_type;
-    h->reply_tag = next_reply_tag(w);
+    *h = (rma_hdr_t){ .kind = kind, .epoch = w->fences, .lock_type = lock_type,
+                      .reply_tag = next_reply_tag(w) };
     p2p_data_t none = { 0 };
     p2p_set_data(reply, &none);
     reply->peer = target;
     reply->tag = h->reply_tag;
     rma_hdr_le(h);
     p2p_start(reply, kind_name(kind));
-    p2p_data_t d = { .buf = h, .bytes = sizeof *h };
     w->sent[target]++;
+    if (kind == RMA_FLUSH || kind == RMA_UNLOCK)
+        w->unconfirmed[target] = 0;
+    if (gathered) {
+        rma_gather_flush(w, target);
+        return reply;
+    }
+    p2p_data_t d = { .buf = h, .bytes = sizeof *h };
     if (start_request(w, REQ_SEND, &d, target, RMA_TAG_OP, h, NULL, kind_name(kind)) !=
         MPI_SUCCESS)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a control message");

@@ -1,6 +1,7 @@
 /* Synchronisation: the fence (active target) and flushes (passive target). */
 #include "rma/win.h"
 
+#include "core/errors.h"
 #include "core/icoll.h"
 #include "core/progress.h"
 
@@ -72,11 +73,24 @@ int rma_fence(win_t *w, int assert)
     return rc;
 }
 
+/* A flush needs a message to a target only for puts and accumulates sent since the last
+ * flush or unlock there (w->unconfirmed): the other operations are complete at the target
+ * when their reply is here, which rma_complete_local waits for. */
 void rma_flush(win_t *w, int target)
 {
-    if (target >= 0)
-        rma_control(w, RMA_FLUSH, target, 0);
-    else
-        rma_control_all(w, RMA_FLUSH, w->lock_all ? NULL : w->lock_held, 0);
+    if (w->direct) {
+        rma_control(w, RMA_FLUSH, target < 0 ? 0 : target, 0);
+    } else if (target >= 0) {
+        if (w->unconfirmed[target])
+            rma_control(w, RMA_FLUSH, target, 0);
+    } else {
+        int n = w->comm->size, *only = malloc((size_t)n * sizeof *only);
+        if (!only)
+            err_fatal(MPI_ERR_NO_MEM, "MPI_Win_flush_all", "out of memory for %d targets", n);
+        for (int t = 0; t < n; t++)
+            only[t] = (w->lock_all || w->lock_held[t]) && w->unconfirmed[t];
+        rma_control_all(w, RMA_FLUSH, only, 0);
+        free(only);
+    }
     rma_complete_local(w, target);
 }

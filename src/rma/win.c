@@ -34,6 +34,7 @@ static void destroy(win_t *w)
     free(w->disp_units);
     free(w->remote_base);
     free(w->sent);
+    free(w->unconfirmed);
     free(w->applied);
     free(w->held_at);
     free(w->lock_held);
@@ -97,6 +98,7 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
     w->sizes = calloc((size_t)n, sizeof *w->sizes);
     w->disp_units = calloc((size_t)n, sizeof *w->disp_units);
     w->sent = calloc((size_t)n, sizeof *w->sent);
+    w->unconfirmed = calloc((size_t)n, sizeof *w->unconfirmed);
     w->applied = calloc((size_t)n, sizeof *w->applied);
     w->held_at = calloc((size_t)n, sizeof *w->held_at);
     w->lock_held = calloc((size_t)n, sizeof *w->lock_held);
@@ -108,8 +110,8 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
     int rc = comm_dup(c, &w->comm);
     if (rc != MPI_SUCCESS)
         w->comm = NULL;
-    int ok = w->sizes && w->disp_units && w->sent && w->applied && w->held_at && w->lock_held &&
-             w->access_member && w->posts && w->completes &&
+    int ok = w->sizes && w->disp_units && w->sent && w->unconfirmed && w->applied &&
+             w->held_at && w->lock_held && w->access_member && w->posts && w->completes &&
              (flavor != MPI_WIN_FLAVOR_ALLOCATE || direct || w->allocated);
     /* every member learns whether all have their memory, so all fail or go on together, and
      * whether all chose direct access */

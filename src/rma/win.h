@@ -78,6 +78,8 @@ typedef struct win {
     info_t *info;
     /* origin side */
     uint64_t *sent;              /* see "Counting" */
+    char *unconfirmed;           /* per target: a put or accumulate since the last flush or
+                                  * unlock message to it (see rma_flush) */
     int fence_epoch;             /* a fence opened an epoch that a later fence may close */
     uint32_t fences;             /* fences completed here (see "Fence epochs") */
     uint64_t fence_ops;          /* operations issued in the fence epoch open now */
