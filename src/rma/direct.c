@@ -178,6 +178,30 @@ static void unpack_into(void *buf, int count, dtype_t *t, const void *src, size_
     dt_unpack(&cur, src, bytes);
 }
 
+int rma_direct_copy(win_t *w, rma_kind_t kind, const rma_args_t *a)
+{
+    if ((kind != RMA_PUT && kind != RMA_GET) || w->remote_base)
+        return 0;
+    const dt_layout_t *lo = dtype_layout(a->origin_type), *lt = dtype_layout(a->target_type);
+    if (!dt_layout_contiguous(lo, (size_t)a->origin_count) ||
+        !dt_layout_contiguous(lt, (size_t)a->target_count))
+        return 0;
+    size_t bytes = (size_t)a->origin_count * (size_t)a->origin_type->size;
+    if (bytes) {
+        char *at = (char *)w->parts[a->target] +
+                   (uint64_t)a->disp * (uint64_t)w->disp_units[a->target] +
+                   dt_layout_true_lb(lt);
+        char *mine = (char *)a->origin + dt_layout_true_lb(lo);
+        if (kind == RMA_PUT)
+            memmove(at, mine, bytes);
+        else
+            memmove(mine, at, bytes);
+    }
+    if (a->request)
+        request_complete_internal(a->request, MPI_SUCCESS);
+    return 1;
+}
+
 void rma_direct_apply(win_t *w, const rma_args_t *a, const rma_hdr_t *h, const void *layout,
                       const void *data)
 {

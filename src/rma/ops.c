@@ -158,6 +158,11 @@ static int direct_start(win_t *w, rma_kind_t kind, const rma_args_t *a, const rm
 
 int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
 {
+    if (!w->lock_all && !w->lock_held[a->target] &&
+        !(w->naccess >= 0 && w->access_member[a->target]))
+        w->fence_ops++;
+    if (w->direct && rma_direct_copy(w, kind, a))
+        return MPI_SUCCESS;
     const char *func = kind_name(kind);
     rma_hdr_t h = { .kind = kind, .epoch = w->fences };
     const void *layout;
@@ -171,9 +176,6 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
         h.leaf = op_leaf(a->target_type); /* the target converts it from an unlike origin */
     }
     size_t data = rma_data_bytes(&h);
-    if (!w->lock_all && !w->lock_held[a->target] &&
-        !(w->naccess >= 0 && w->access_member[a->target]))
-        w->fence_ops++;
     if (w->direct)
         return direct_start(w, kind, a, &h, layout, data);
     size_t head = sizeof h + rma_padded(layout_len);
