@@ -178,24 +178,68 @@ static void unpack_into(void *buf, int count, dtype_t *t, const void *src, size_
     dt_unpack(&cur, src, bytes);
 }
 
-int rma_direct_copy(win_t *w, rma_kind_t kind, const rma_args_t *a)
+/* The address of count elements of t at buf when they are contiguous, else NULL. */
+static char *contiguous_at(const void *buf, int count, dtype_t *t)
 {
-    if ((kind != RMA_PUT && kind != RMA_GET) || w->remote_base)
+    const dt_layout_t *l = dtype_layout(t);
+    return dt_layout_contiguous(l, (size_t)count) ? (char *)buf + dt_layout_true_lb(l) : NULL;
+}
+
+/* The accumulate family on a contiguous target region with contiguous origin and result
+ * data: the operation's header is the few fields rma_apply_data reads, compare_and_swap's two
+ * values go on the stack, the old data straight into the result buffer. */
+static int direct_atomic(win_t *w, rma_kind_t kind, const rma_args_t *a, char *at_target)
+{
+    int no_op = a->op && a->op->kind == OP_NO_OP;
+    char *result = kind == RMA_ACC ? NULL : contiguous_at(a->result, a->result_count,
+                                                          a->result_type);
+    const char *origin = kind == RMA_GACC && no_op
+                             ? NULL
+                             : contiguous_at(a->origin, a->origin_count, a->origin_type);
+    size_t bytes = (size_t)a->target_count * (size_t)a->target_type->size;
+    char cas[2 * 16];
+    if ((kind != RMA_ACC && !result) || (!origin && !(kind == RMA_GACC && no_op)) ||
+        (kind == RMA_CAS && bytes > sizeof cas / 2))
         return 0;
-    const dt_layout_t *lo = dtype_layout(a->origin_type), *lt = dtype_layout(a->target_type);
-    if (!dt_layout_contiguous(lo, (size_t)a->origin_count) ||
-        !dt_layout_contiguous(lt, (size_t)a->target_count))
+    rma_hdr_t h = { .kind = kind, .bytes = bytes };
+    if (a->op) {
+        h.op = a->op->kind;
+        h.leaf = op_leaf(no_op ? a->target_type : a->origin_type);
+    }
+    if (kind == RMA_CAS) {
+        memcpy(cas, origin, bytes);
+        memcpy(cas + bytes, a->compare, bytes);
+        origin = cas;
+    }
+    rma_ctrl_t *c = &w->ctrl[a->target];
+    acc_lock(c);
+    rma_apply_data(at_target, &h, NULL, origin, result);
+    acc_unlock(c);
+    return 1;
+}
+
+int rma_direct_fast(win_t *w, rma_kind_t kind, const rma_args_t *a)
+{
+    if (w->remote_base)
         return 0;
-    size_t bytes = (size_t)a->origin_count * (size_t)a->origin_type->size;
-    if (bytes) {
-        char *at = (char *)w->parts[a->target] +
-                   (uint64_t)a->disp * (uint64_t)w->disp_units[a->target] +
-                   dt_layout_true_lb(lt);
-        char *mine = (char *)a->origin + dt_layout_true_lb(lo);
-        if (kind == RMA_PUT)
-            memmove(at, mine, bytes);
-        else
-            memmove(mine, at, bytes);
+    if (!a->target_count || !a->target_type->size) {
+        if (a->request)   /* nothing to move, nothing to apply */
+            request_complete_internal(a->request, MPI_SUCCESS);
+        return 1;
+    }
+    char *at = contiguous_at((char *)w->parts[a->target] +
+                                 (uint64_t)a->disp * (uint64_t)w->disp_units[a->target],
+                             a->target_count, a->target_type);
+    if (!at)
+        return 0;
+    if (kind == RMA_PUT || kind == RMA_GET) {
+        char *mine = contiguous_at(a->origin, a->origin_count, a->origin_type);
+        if (!mine)
+            return 0;
+        size_t bytes = (size_t)a->origin_count * (size_t)a->origin_type->size;
+        memmove(kind == RMA_PUT ? at : mine, kind == RMA_PUT ? mine : at, bytes);
+    } else if (!direct_atomic(w, kind, a, at)) {
+        return 0;
     }
     if (a->request)
         request_complete_internal(a->request, MPI_SUCCESS);

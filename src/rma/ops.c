@@ -161,7 +161,7 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
     if (!w->lock_all && !w->lock_held[a->target] &&
         !(w->naccess >= 0 && w->access_member[a->target]))
         w->fence_ops++;
-    if (w->direct && rma_direct_copy(w, kind, a))
+    if (w->direct && rma_direct_fast(w, kind, a))
         return MPI_SUCCESS;
     const char *func = kind_name(kind);
     rma_hdr_t h = { .kind = kind, .epoch = w->fences };

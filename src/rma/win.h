@@ -233,9 +233,11 @@ int rma_direct_wanted(const comm_t *c, int flavor);
 /* Collective, for a window over the user's memory (sizes known): learns every member's base
  * and whether cross-memory attach reaches every member (*usable, the same everywhere). */
 int rma_direct_remote_setup(win_t *w, int *usable);
-/* Direct access (w->direct) to a part of the mapped segment by a put or get whose data are
- * contiguous on both sides: one copy, done; returns 0 (nothing done) for every other case. */
-int rma_direct_copy(win_t *w, rma_kind_t kind, const rma_args_t *a);
+/* Direct access (w->direct) to a part of the mapped segment by a data operation whose
+ * target region and origin (and result) data are contiguous: a put or get is one copy, an
+ * accumulate applies the operation in place under the target's accumulate lock, without the
+ * description of the general path. Returns 0 (nothing done) for every other case. */
+int rma_direct_fast(win_t *w, rma_kind_t kind, const rma_args_t *a);
 /* Applies a data operation directly (w->direct). h, layout, data: the operation as the
  * emulation would send it (wire.h); the result reaches the origin's buffer. */
 void rma_direct_apply(win_t *w, const rma_args_t *a, const struct rma_hdr *h,
