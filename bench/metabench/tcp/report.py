@@ -160,7 +160,7 @@ def tcp_section(tr, mpis, args, ctx):
              "- The same `bench/p2p/latency.c` and `bandwidth.c` as above (OSU method, each MPI's "
              "own wrapper and launcher), against the limits: `bench/tcp/raw_tcp` (the same "
              "ping-pong and window-of-64 stream over one TCP connection, `TCP_NODELAY`, "
-             "blocking sockets, no framing; sizes from 1 B) and iperf3 (one TCP stream, "
+             "polling receives as the MPIs poll, no framing; sizes from 1 B) and iperf3 (one TCP stream, "
              f"`iperf3 -s -1` on h2, `iperf3 -c 10.0.0.2 -t {max(1, round(IPERF_SECONDS * args.scale))} -J` "
              "on h1; its receiver's rate). raw TCP and iperf3 are server on h2, client on h1.",
              f"- Measured {ctx['date']}"
