@@ -12,20 +12,13 @@
  *    window still works (a fence of 0 completes the operation).
  * 4. A passive-target epoch right after a fence of MPI_MODE_NOSUCCEED, to a target that
  *    leaves that fence late: the lock waits for it, the put lands. */
+#include "check.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "rank %d: ", rank);                                            \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                  \
-        }                                                                                  \
-    } while (0)
 
 enum { BLOCK = 256 * 1024, ITERS = 12 };   /* ints: 1 MiB, above every eager limit */
 

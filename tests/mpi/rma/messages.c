@@ -4,21 +4,14 @@
  * operations that are answered anyway (get, fetch_and_op, compare_and_swap) sends nothing:
  * their replies already say that they were applied. The data must be right all the same.
  * Rank 0 is the origin, every other rank a target that waits in a barrier. */
+#include "check.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
 static int rank;
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "rank %d: ", rank);                                            \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                  \
-        }                                                                                  \
-    } while (0)
 
 enum { LEVELS = 4 };
 static const char *const counters[LEVELS] = { "sent_messages_self", "sent_messages_shm",

@@ -2,18 +2,11 @@
  * addressing its target, or all hold shared access and only accumulate), whose unlock must
  * still complete every operation at the target; then the same ranks take real locks on the
  * same window, which must find no lock left behind. */
+#include "check.h"
+
 #include <mpi.h>
 #include <stdio.h>
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "rank %d: ", rank);                                            \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                  \
-        }                                                                                  \
-    } while (0)
 
 enum { N = 64, ROUNDS = 20 };
 
