@@ -72,6 +72,18 @@ static int exchange_shapes(win_t *w)
     return rc;
 }
 
+
+/* MPI_Win_allocate's memory under the emulation: zeroed, page-aligned as in the shared
+ * segment (shared.c), never NULL, so that a zero-size window still has a distinct base. */
+static void *allocate_part(MPI_Aint size)
+{
+    size_t bytes = ((size > 0 ? (size_t)size : 1) + 4095) / 4096 * 4096;
+    void *p = aligned_alloc(4096, bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
 int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, info_t *info,
                win_t **out)
 {
@@ -90,8 +102,7 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
      * it below, and MPI_Win_allocate then takes its memory there too */
     int direct = rma_direct_wanted(c, flavor);
     if (flavor == MPI_WIN_FLAVOR_ALLOCATE && !direct) {
-        /* never NULL, so that a zero-size window still has a distinct base */
-        w->allocated = calloc(1, size > 0 ? (size_t)size : 1);
+        w->allocated = allocate_part(size);
         w->base = size > 0 ? w->allocated : NULL;
     }
     int n = c->size;
@@ -126,7 +137,7 @@ int win_create(comm_t *c, void *base, MPI_Aint size, int disp_unit, int flavor, 
         /* another member does not take part in direct access (METAMPI_RMA_DIRECT differs
          * between them): the emulation for all. The others go on, so no failure here can
          * be agreed on any more. */
-        if (!(w->allocated = calloc(1, size > 0 ? (size_t)size : 1)))
+        if (!(w->allocated = allocate_part(size)))
             err_fatal(MPI_ERR_NO_MEM, "MPI_Win_allocate", "out of memory for %lld bytes",
                       (long long)size);
         w->base = size > 0 ? w->allocated : NULL;

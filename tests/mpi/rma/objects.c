@@ -129,6 +129,9 @@ int main(int argc, char **argv)
     CHECK(*flavor == MPI_WIN_FLAVOR_ALLOCATE);
     MPI_Win_get_attr(w2, MPI_WIN_BASE, &base, &flag);
     CHECK(base == buf);
+    /* page-aligned, as memory from the system (direct access and the emulation alike) */
+    if (rank)
+        CHECK((uintptr_t)buf % 4096 == 0);
     if (rank)
         buf[15] = rank;
     MPI_Comm half;
