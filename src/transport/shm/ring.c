@@ -12,7 +12,9 @@
  *    either the sender sees the credits or the receiver sees waiting = 1 (and wakes it).
  */
 #include "transport/shm/ring.h"
+#include "transport/shm/segment.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,6 +96,14 @@ static uint64_t tx_room(const shm_tx_t *tx, size_t len, size_t skew, uint64_t *a
 int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
                 size_t len)
 {
+    if (len > SHM_INLINE && !tx->ring_backed) {
+        int e = shm_seg_back(tx->ring, tx->ring_bytes);
+        if (e) {
+            errno = e;
+            return -1;
+        }
+        tx->ring_backed = 1;
+    }
     size_t skew = len <= SHM_INLINE ? 0 : body_skew(iov, iovcnt, pk, len);
     uint64_t alen = 0, pos = tx_room(tx, len, skew, &alen);
     if (pos == UINT64_MAX) {

@@ -56,8 +56,8 @@
 #include <unistd.h>
 
 /* Default data ring: the registry's (512 KiB), halved as needed to keep a segment near 16 MiB
- * on hosts with many ranks (never below 128 KiB). Segments are fully allocated
- * (posix_fallocate). */
+ * on hosts with many ranks (never below 128 KiB). A ring has memory only once its sender
+ * sent a frame through it (segment.c). */
 #define SHM_DEFAULT_SEG_BUDGET (16u << 20)
 /* Frames delivered per peer per progress() call: bounds the time one call takes and keeps a
  * busy sender from starving the others. */
@@ -136,6 +136,18 @@ static int shm_open_(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, in
     if (shm_seg_create(g.job_id, g.rank, g.seg_bytes, &g.seg, err, errlen) < 0)
         goto fail;
     g.created = 1;
+    /* the header and every pair's control words and cells; the rings wait for their senders */
+    int backed = shm_seg_back(g.seg, SHM_SEG_PAIRS_OFF);
+    for (int i = 0; !backed && i < g.npeers; i++)
+        backed = shm_seg_back((unsigned char *)g.seg + SHM_SEG_PAIRS_OFF + (uint64_t)i * pair,
+                              SHM_PAIR_RING_OFF(g.cells));
+    if (backed) {
+        snprintf(err, (size_t)errlen,
+                 "shm: rank %d cannot give memory to its %zu-byte shared-memory segment in "
+                 "/dev/shm: %s",
+                 g.rank, g.seg_bytes, backed == EFAULT ? "/dev/shm is full" : strerror(backed));
+        goto fail;
+    }
     g.hdr = g.seg;
     g.hdr->version = SHM_VERSION;
     g.hdr->rank = g.rank;
@@ -260,7 +272,17 @@ static int shm_send(int dst, const struct iovec *iov, int iovcnt, const tr_packe
                  len, dst, SHM_MAX_FRAME);
         return -1;
     }
-    if (!shm_tx_send(&p->tx, iov, iovcnt, pk, len))
+    int sent = shm_tx_send(&p->tx, iov, iovcnt, pk, len);
+    if (sent < 0) {
+        int e = errno;
+        snprintf(err, (size_t)errlen,
+                 "shm: rank %d cannot give memory to its %llu-byte ring in rank %d's "
+                 "shared-memory segment: %s",
+                 g.rank, (unsigned long long)p->tx.ring_bytes, dst,
+                 e == EFAULT ? "/dev/shm is full" : strerror(e));
+        return -1;
+    }
+    if (!sent)
         return 0;
     if (atomic_load_explicit(&p->hdr->sleeping, memory_order_relaxed)) /* handshake 1 */
         shm_bell_ring(g.bell, &p->bell);
