@@ -62,6 +62,43 @@ static int pm_read_rollup(const char *pid, pm_rollup_t *r)
     return 0;
 }
 
+/* One process's Pss by kind of mapping (kB): private (heap, stack, anonymous, written pages of
+ * private file mappings are in file), file (program and libraries), shared (every MAP_SHARED
+ * mapping: shared-memory segments and files); and the shared mappings' count and size. */
+typedef struct {
+    long long private_pss, file_pss, shared_pss, shared_maps, shared_size;
+} pm_kinds_t;
+
+/* 0, or -1 when PID's smaps cannot be read. */
+static int pm_read_kinds(const char *pid, pm_kinds_t *k)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%s/smaps", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    memset(k, 0, sizeof *k);
+    char line[1024];
+    long long *into = NULL;
+    while (fgets(line, sizeof line, f)) {
+        char range[64], perms[8], name[512] = "";
+        unsigned long long ino;
+        long long kb;
+        if (sscanf(line, "%63s %7s %*s %*s %llu %511s", range, perms, &ino, name) >= 3 &&
+            strchr(range, '-')) {
+            int shared = perms[3] == 's', anon = ino == 0 || name[0] == '\0' || name[0] == '[';
+            into = shared ? &k->shared_pss : anon ? &k->private_pss : &k->file_pss;
+            k->shared_maps += shared;
+        } else if (into && sscanf(line, "Pss: %lld kB", &kb) == 1) {
+            *into += kb;
+        } else if (into == &k->shared_pss && sscanf(line, "Size: %lld kB", &kb) == 1) {
+            k->shared_size += kb;
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
 static int pm_file_cmp(const void *a, const void *b)
 {
     const pm_file_t *x = a, *y = b;

@@ -11,7 +11,10 @@
  *
  *   scale ranks=N rss=R pss=P pss_shmem=S launcher_procs=L launcher_rss=.. launcher_pss=..
  *         launcher_pss_shmem=.. shm_files=F shm_file_kb=K shm_unknown=U total=T
+ *         r0_private_pss=.. r0_file_pss=.. r0_shared_pss=.. r0_shared_maps=M r0_shared_size=..
  *
+ * (the r0_ keys: rank 0's own Pss by kind of mapping, pm_read_kinds(), measured last, and how
+ * many shared mappings it has and their size: what one rank of the job looks like).
  * total = pss - pss_shmem + launcher_pss - launcher_pss_shmem + shm_file_kb: see
  * proc_memory.h. Exit status 1 on wrong data or an unreadable /proc. */
 #include "proc_memory.h"
@@ -168,11 +171,16 @@ int main(int argc, char **argv)
             shm_bytes += all[i].bytes;
         long long shm_kb = (long long)(shm_bytes / 1024);
         long long total = totals[1] - totals[2] + launcher.pss - launcher.pss_shmem + shm_kb;
+        pm_kinds_t k;
+        if (pm_read_kinds("self", &k) < 0)
+            memset(&k, 0, sizeof k);
         printf("scale ranks=%d rss=%lld pss=%lld pss_shmem=%lld launcher_procs=%d "
                "launcher_rss=%lld launcher_pss=%lld launcher_pss_shmem=%lld shm_files=%zu "
-               "shm_file_kb=%lld shm_unknown=%d total=%lld\n",
+               "shm_file_kb=%lld shm_unknown=%d total=%lld r0_private_pss=%lld "
+               "r0_file_pss=%lld r0_shared_pss=%lld r0_shared_maps=%lld r0_shared_size=%lld\n",
                size, totals[0], totals[1], totals[2], procs, launcher.rss, launcher.pss,
-               launcher.pss_shmem, nall, shm_kb, unknown, total);
+               launcher.pss_shmem, nall, shm_kb, unknown, total, k.private_pss, k.file_pss,
+               k.shared_pss, k.shared_maps, k.shared_size);
         fflush(stdout);
         bad = totals[3] != 0;
     }

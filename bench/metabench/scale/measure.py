@@ -10,7 +10,8 @@ from metabench.schedule import rotated
 SCALE_NP = (16, 64, 128, 256)
 PROGRAM = "scale_memory"
 KEYS = ("rss", "pss", "pss_shmem", "launcher_procs", "launcher_rss", "launcher_pss",
-        "launcher_pss_shmem", "shm_files", "shm_file_kb", "shm_unknown", "total")
+        "launcher_pss_shmem", "shm_files", "shm_file_kb", "shm_unknown", "total",
+        "r0_private_pss", "r0_file_pss", "r0_shared_pss", "r0_shared_maps", "r0_shared_size")
 
 
 class ScaleRun:

@@ -176,6 +176,22 @@ def section(sr, mpis):
         a, b = slope(sr, s, total), slope(sr, s, pss_total)
         lines.append(f"| {names[s]} | {'—' if a is None else f'{a:.1f}'} | "
                      f"{'—' if b is None else f'{b:.1f}'} |")
+    lines += ["", "### One rank by kind of mapping", "",
+              "Rank 0's own Pss (MB) by kind of mapping, read last: private (heap, stack, "
+              "anonymous memory), program and libraries, and shared mappings (shared-memory "
+              "segments, its own and its peers'); and how many shared mappings it has and "
+              "their size (address space, MB).", "",
+              "| MPI | N | private | program and libraries | shared | shared mappings | "
+              "their size (MB) |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for s in slugs:
+        for np in SCALE_NP:
+            if median(sr, s, np, "total") is None:
+                continue
+            maps = median(sr, s, np, "r0_shared_maps")
+            lines.append(f"| {names[s]} | {np} | {mb(median(sr, s, np, 'r0_private_pss'), 2)} | "
+                         f"{mb(median(sr, s, np, 'r0_file_pss'), 2)} | "
+                         f"{mb(median(sr, s, np, 'r0_shared_pss'), 2)} | {maps:.0f} | "
+                         f"{mb(median(sr, s, np, 'r0_shared_size'), 0)} |")
     lines += ["", "### What grows in metampi's memory per rank", "",
               "Each rank owns one shared-memory segment for the frames it receives "
               "(`src/transport/shm/`, docs/shm-transport.md), with one pair region per other "
