@@ -13,8 +13,9 @@
  *         launcher_pss_shmem=.. shm_files=F shm_file_kb=K shm_unknown=U total=T
  *         r0_private_pss=.. r0_file_pss=.. r0_shared_pss=.. r0_shared_maps=M r0_shared_size=..
  *
- * (the r0_ keys: rank 0's own Pss by kind of mapping, pm_read_kinds(), measured last, and how
- * many shared mappings it has and their size: what one rank of the job looks like).
+ * (the r0_ keys: rank 0's own Pss by kind of mapping, pm_read_kinds(), read with its rollup
+ * before the gathers below, and how many shared mappings it has and their size: what one rank
+ * of the job looks like).
  * total = pss - pss_shmem + launcher_pss - launcher_pss_shmem + shm_file_kb: see
  * proc_memory.h. Exit status 1 on wrong data or an unreadable /proc. */
 #include "proc_memory.h"
@@ -119,15 +120,17 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
 
     pm_rollup_t mine;
+    pm_kinds_t kinds;
     pm_file_t *files = NULL;
     size_t nfiles = 0, cap = 0;
     int unknown = 0;
-    if (pm_read_rollup("self", &mine) < 0 ||
+    if (pm_read_rollup("self", &mine) < 0 || pm_read_kinds("self", &kinds) < 0 ||
         pm_shm_files("self", &files, &nfiles, &cap, &unknown) < 0) {
         fprintf(stderr, "scale_memory: rank %d: cannot read /proc/self/smaps_rollup or maps\n",
                 rank);
         bad = 1;
         memset(&mine, 0, sizeof mine);
+        memset(&kinds, 0, sizeof kinds);
     }
     long long sums[4] = {mine.rss, mine.pss, mine.pss_shmem, bad}, totals[4];
     MPI_Reduce(sums, totals, 4, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -171,16 +174,13 @@ int main(int argc, char **argv)
             shm_bytes += all[i].bytes;
         long long shm_kb = (long long)(shm_bytes / 1024);
         long long total = totals[1] - totals[2] + launcher.pss - launcher.pss_shmem + shm_kb;
-        pm_kinds_t k;
-        if (pm_read_kinds("self", &k) < 0)
-            memset(&k, 0, sizeof k);
         printf("scale ranks=%d rss=%lld pss=%lld pss_shmem=%lld launcher_procs=%d "
                "launcher_rss=%lld launcher_pss=%lld launcher_pss_shmem=%lld shm_files=%zu "
                "shm_file_kb=%lld shm_unknown=%d total=%lld r0_private_pss=%lld "
                "r0_file_pss=%lld r0_shared_pss=%lld r0_shared_maps=%lld r0_shared_size=%lld\n",
                size, totals[0], totals[1], totals[2], procs, launcher.rss, launcher.pss,
-               launcher.pss_shmem, nall, shm_kb, unknown, total, k.private_pss, k.file_pss,
-               k.shared_pss, k.shared_maps, k.shared_size);
+               launcher.pss_shmem, nall, shm_kb, unknown, total, kinds.private_pss,
+               kinds.file_pss, kinds.shared_pss, kinds.shared_maps, kinds.shared_size);
         fflush(stdout);
         bad = totals[3] != 0;
     }

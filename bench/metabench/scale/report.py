@@ -128,9 +128,10 @@ def section(sr, mpis):
         f"every run, medians; {sr.timeout} s timeout per run." + load, "",
         "- **startup**: wall time of the whole `mpirun` (start, the collectives, the "
         "measurement, `MPI_Finalize`, exit).",
-        "- **Σ Pss**: the Pss of every rank and of the launcher's processes (the runner starts "
-        "each job in a session of its own; rank 0 sums the session's other processes: "
-        "`mpirun`, Open MPI's none on one host, MPICH's `hydra_pmi_proxy`). Pss divides shared "
+        "- **Σ Pss**: the Pss of every rank and of the launcher's processes (the outermost "
+        "ancestor of rank 0 whose command line names the program, i.e. `mpirun` or "
+        "`mpiexec`, and its other descendants, e.g. MPICH's `hydra_pmi_proxy`; their sum is "
+        "the column *launcher Pss*). Pss divides shared "
         "pages among the processes that map them. **Σ Rss** counts shared pages once per "
         "process: it overstates what the job costs by the pages the ranks share (libraries, "
         "shared-memory segments).",
@@ -177,8 +178,8 @@ def section(sr, mpis):
         lines.append(f"| {names[s]} | {'—' if a is None else f'{a:.1f}'} | "
                      f"{'—' if b is None else f'{b:.1f}'} |")
     lines += ["", "### One rank by kind of mapping", "",
-              "Rank 0's own Pss (MB) by kind of mapping, read last: private (heap, stack, "
-              "anonymous memory), program and libraries, and shared mappings (shared-memory "
+              "Rank 0's own Pss (MB) by kind of mapping, read with its rollup: private (heap, "
+              "stack, anonymous memory), program and libraries, and shared mappings (shared-memory "
               "segments, its own and its peers'); and how many shared mappings it has and "
               "their size (address space, MB).", "",
               "| MPI | N | private | program and libraries | shared | shared mappings | "
