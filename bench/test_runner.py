@@ -23,6 +23,8 @@ from metabench.coll import measure as coll_measure  # noqa: E402
 from metabench.coll import report as coll_report  # noqa: E402
 from metabench.mpis import Mpi  # noqa: E402
 from metabench.p2p import measure as p2p_measure  # noqa: E402
+from metabench.scale import measure as scale_measure  # noqa: E402
+from metabench.scale import report as scale_report  # noqa: E402
 from metabench.tcp import measure as tcp_measure  # noqa: E402
 from metabench.tcp import report as tcp_report  # noqa: E402
 from metabench.threads import measure as threads_measure  # noqa: E402
@@ -32,7 +34,7 @@ from metabench.wan import measure as wan_measure  # noqa: E402
 PACKAGE = os.path.join(HERE, "metabench")
 TOP = {"metabench.runner", "metabench.record"}
 FAMILIES = ("startup", "noncontig", "rma", "fileio", "p2p", "coll", "tcp", "wan", "convert",
-            "threads")
+            "threads", "scale")
 
 
 def modules():
@@ -125,7 +127,7 @@ def made_up_record(only=None):
         build="build", docs="docs", work="work", rounds=2, startup_reps=2, scale=0.05,
         max_bytes=4096, timeout=120, wait_idle=0, coll_rounds=2, coll_max_bytes=1024,
         coll_timeout=60, wan_rounds=1, wan_timeout=60, only=only, quick=True,
-        from_results=None, build_dir="/b")
+        from_results=None, build_dir="/b", scale_reps=2, scale_timeout=300)
     mpis = [Mpi("metampi", "metampi", ["/b/bin/mpicc"], ["/b/bin/mpirun"], [],
                 ["--bind-to", "core"], ["--bind-to", "none"]),
             Mpi("Open MPI", "openmpi", ["mpicc.openmpi"], ["mpirun.openmpi"], ["--oversubscribe"],
@@ -198,6 +200,20 @@ def made_up_record(only=None):
         th.failed["mpich overlap one host isend on"] = "exit status 1: wrong | data"
         th.busy = [0.5, 0.25]
         rec.threads = th
+    if only in (None, "scale"):
+        sr = scale_measure.ScaleRun(slugs, 2, 300)
+        for s in slugs:
+            for np in scale_measure.SCALE_NP:
+                if (s, np) == ("mpich", 256):
+                    sr.failed[s][np] = "np=256: exit status 124: timed out | after 300 s"
+                    continue
+                for rep in range(2):
+                    got = {k: int(value("scale", s, np, k, rep) * np) for k in
+                           scale_measure.KEYS}
+                    got["ranks"], got["seconds"] = np, value("sec", s, np, rep)
+                    sr.samples[s][np].append(got)
+        sr.busy = [0.5, 0.125]
+        rec.scale = sr
     if only in (None, "coll"):
         rec.coll = coll_measure.CollRun({np: {c: {s: coll_measure.P2pResult() for s in slugs}
                                               for c in programs.COLLS}
@@ -273,6 +289,11 @@ def report_text(rec, docs):
                                threads_report.section(rec.threads, mpis) +
                                [document.THREADS.end, ""], threads_report.targets(rec.threads),
                                document.THREADS)
+    if args.only == "scale":
+        document.update_report(path, [document.SCALE.begin] +
+                               scale_report.section(rec.scale, mpis) +
+                               [document.SCALE.end, ""], scale_report.targets(rec.scale),
+                               document.SCALE)
     if args.only == "io":
         document.update_report(path, [document.IO.begin] + fileio.io_section(rec.io, mpis) +
                                [document.IO.end, ""], fileio.io_targets(rec.io), document.IO)
@@ -288,7 +309,7 @@ class RawResults(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_saved_and_restored_give_the_same_report(self):
-        for only in (None, "tcp", "wan", "coll", "rma", "io", "threads"):
+        for only in (None, "tcp", "wan", "coll", "rma", "io", "threads", "scale"):
             rec = made_up_record(only)
             path = os.path.join(self.tmp, f"results-{only}.json")
             record.save(rec, path)
@@ -303,13 +324,19 @@ class RawResults(unittest.TestCase):
                     self.assertEqual(a.failures, b.failures)
                     self.assertEqual([r.median(8) for r in a.results["latency"].values()],
                                      [r.median(8) for r in b.results["latency"].values()])
-            if only in ("rma", "io", "threads"):
+            if only in ("rma", "io", "threads", "scale"):
                 self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
             if only == "threads":
                 text = report_text(back, self.tmp)
                 self.assertIn("### Multi-threaded message rate", text)
                 self.assertIn("| two sites | iallreduce |", text)
                 self.assertIn("| Threads: 1 MiB across two sites", text)
+            if only == "scale":
+                text = report_text(back, self.tmp)
+                self.assertIn("### 256 ranks", text)
+                self.assertIn("| Scale on one host: at 64, 128 and 256 ranks", text)
+                self.assertIn("- MPICH: failed after 0 of 2 runs: np=256: exit status 124: timed out / after", text)
+                self.assertIn("| 256 | 128 KiB |", text)
             if only == "tcp":
                 self.assertEqual({s: r.median(("put", 8)) for s, r in rec.tcp.rma.items()},
                                  {s: r.median(("put", 8)) for s, r in back.tcp.rma.items()})

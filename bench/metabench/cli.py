@@ -32,11 +32,17 @@ def parse_args():
                          "(default 3; 1 with --quick)")
     ap.add_argument("--wan-timeout", type=int, default=60,
                     help="seconds per run between two sites (default 60)")
-    ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma", "io", "threads"],
+    ap.add_argument("--scale-reps", type=int, default=3,
+                    help="runs per MPI and rank count of the scale family (default 3; 1 with "
+                         "--quick)")
+    ap.add_argument("--scale-timeout", type=int, default=300,
+                    help="seconds per run of the scale family (default 300)")
+    ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma", "io", "threads", "scale"],
                     help="coll: only the collectives; rma: only one-sided communication; "
                          "threads: only the threads family (bench/threads; its parts between "
                          "emulated hosts and sites need root); "
                          "io: only collective I/O; "
+                         "scale: only startup and memory at 16-256 ranks on one host; "
                          "tcp: only the benchmarks between two "
                          "emulated hosts; wan: only those between two emulated sites (tcp and "
                          "wan need root); replaces that part of performance.md (and its rows "
@@ -57,11 +63,11 @@ def parse_args():
         ap.error("the following arguments are required: " + ", ".join(missing))
     if args.quick:
         args.rounds, args.startup_reps, args.scale, args.wait_idle = 2, 2, 0.05, 0
-        args.coll_rounds, args.wan_rounds = 2, 1
+        args.coll_rounds, args.wan_rounds, args.scale_reps = 2, 1, 1
     if (not 0 < args.scale <= 1 or args.rounds < 1 or args.startup_reps < 1 or
             args.coll_rounds < 1 or args.coll_max_bytes < 4 or args.wan_rounds < 1 or
-            args.wan_timeout < 1):
+            args.wan_timeout < 1 or args.scale_reps < 1 or args.scale_timeout < 1):
         ap.error("need 0 < --scale <= 1, --rounds >= 1, --startup-reps >= 1, "
                  "--coll-rounds >= 1, --coll-max-bytes >= 4, --wan-rounds >= 1, "
-                 "--wan-timeout >= 1")
+                 "--wan-timeout >= 1, --scale-reps >= 1, --scale-timeout >= 1")
     return args

@@ -1,4 +1,4 @@
-"""The benchmark programs (bench/p2p, bench/coll, bench/startup): their sources, how each MPI's
+"""The benchmark programs (bench/p2p, bench/coll, bench/startup, ...): their sources, how each MPI's
 wrapper builds them, the sizes they report, what they print and what they move."""
 import os
 import re
@@ -14,7 +14,8 @@ SOURCES = {"init_finalize": "startup/init_finalize.c",
            "io_bandwidth": "io/io_bandwidth.c",
            "latency_mt": "threads/latency_mt.c",
            "msgrate_mt": "threads/msgrate_mt.c",
-           "overlap": "threads/overlap.c"}
+           "overlap": "threads/overlap.c",
+           "scale_memory": "startup/scale_memory.c"}
 P2P = ("latency", "bandwidth")
 # coll_latency is built once per collective (-DONLY_BCAST, ...), so that an MPI lacking one
 # collective still has the others, and a collective that crashes or hangs costs only its own

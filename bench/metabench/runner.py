@@ -17,6 +17,8 @@ from metabench.p2p import measure as p2p_measure
 from metabench.p2p import report as p2p_report
 from metabench.plots import pyplot
 from metabench.programs import P2P, SOURCES, build_programs
+from metabench.scale import measure as scale_measure
+from metabench.scale import report as scale_report
 from metabench.schedule import IdleWait
 from metabench.tcp import measure as tcp_measure
 from metabench.tcp import report as tcp_report
@@ -55,10 +57,11 @@ def measure(args):
     rec = record.Record(args, ctx, mpis)
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
     only_rma, only_io = args.only == "rma", args.only == "io"
-    only_threads = args.only == "threads"
+    only_threads, only_scale = args.only == "threads", args.only == "scale"
     print("building benchmark programs", flush=True)
     wanted = (list(P2P) + ["rma_latency"] if only_tcp else ["rma_latency"] if only_rma else
               list(threads_measure.PROGRAMS) if only_threads else
+              [scale_measure.PROGRAM] if only_scale else
               ["io_bandwidth"] if only_io else
               list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] if only_wan
               else [n for n in SOURCES if n.startswith("coll_")] if only_coll else list(SOURCES))
@@ -83,7 +86,10 @@ def measure(args):
         print("measuring threads", flush=True)
         rec.threads = threads_measure.measure_threads(mpis, args, idle,
                                                       rec.p2p.busy if rec.p2p else [])
-    if not only_coll and not only_wan and not only_rma and not only_io and not only_threads:
+    if not args.only or only_scale:
+        print("measuring scale on one host", flush=True)
+        rec.scale = scale_measure.measure_scale(mpis, args, idle)
+    if not args.only or only_tcp:
         print("measuring between two emulated hosts (TCP)", flush=True)
         rec.tcp = tcp_measure.measure_tcp(mpis, args, idle)
     if not args.only or only_wan:
@@ -108,7 +114,7 @@ def full_verdicts(rec):
             noncontig.nc_targets(rec.noncontig) + rma.rma_targets(rec.rma) +
             fileio.io_targets(rec.io) + threads_report.targets(rec.threads) +
             tcp_report.tcp_targets(rec.tcp, args.max_bytes) +
-            wan_targets.targets(rec.wan) +
+            wan_targets.targets(rec.wan) + scale_report.targets(rec.scale) +
             coll_report.coll_targets(rec.coll.results, rec.mpis, args.coll_max_bytes))
 
 
@@ -127,6 +133,8 @@ def markdown(rec, verdicts):
     lines += convert.convert_section(rec.convert)
     lines += tcp_report.tcp_section(rec.tcp, mpis, args, ctx)
     lines += wan_report.section(rec.wan, mpis, args, ctx)
+    lines += [document.SCALE.begin] + scale_report.section(rec.scale, mpis) + \
+        [document.SCALE.end, ""]
     lines += coll_report.coll_section(rec.coll, mpis, args, ctx)
     lines += startup.startup_section(rec.startup, mpis, args)
     return "\n".join(lines) + "\n"
@@ -155,6 +163,14 @@ def write_report(rec):
                                threads_report.section(rec.threads, mpis) +
                                [document.THREADS.end, ""], verdicts, document.THREADS)
         print(f"updated the threads part of {report}; wrote {perfdir}/threads.png")
+    elif args.only == "scale":
+        verdicts = scale_report.targets(rec.scale)
+        os.makedirs(perfdir, exist_ok=True)
+        scale_report.plot(pyplot(), rec.scale, mpis, os.path.join(perfdir, "scale.png"))
+        document.update_report(report, [document.SCALE.begin] +
+                               scale_report.section(rec.scale, mpis) +
+                               [document.SCALE.end, ""], verdicts, document.SCALE)
+        print(f"updated the scale part of {report}; wrote {perfdir}/scale.png")
     elif args.only == "io":
         verdicts = fileio.io_targets(rec.io)
         os.makedirs(perfdir, exist_ok=True)
@@ -195,6 +211,7 @@ def write_report(rec):
         rma.plot_rma(plt, rec.rma, mpis, os.path.join(perfdir, "rma.png"))
         fileio.plot_io(plt, rec.io, mpis, os.path.join(perfdir, "io.png"))
         threads_report.plot(plt, rec.threads, mpis, os.path.join(perfdir, "threads.png"))
+        scale_report.plot(plt, rec.scale, mpis, os.path.join(perfdir, "scale.png"))
         tcp_report.plot_tcp(rec.tcp, mpis, perfdir, args.max_bytes)
         wan_plots.plot(rec.wan, perfdir)
         with open(report, "w") as f:
