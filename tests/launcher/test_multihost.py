@@ -546,7 +546,8 @@ class Metacomputer(MultiHostTest):
                 ("[site a]\nhosts = %s\n[site a]\nhosts = %s\n" % (H1, H2), 3,
                  "site 'a' is described twice \\(first on line 1\\)"),
                 ("[site a]\nhosts = %s\nslots = 2\n" % H1, 3,
-                 "unknown key 'slots' in \\[site a\\] \\(expected hosts, gateway, wan, exec_prefix or reachable\\)"),
+                 "unknown key 'slots' in \\[site a\\] \\(expected hosts, gateway, wan, "
+                 "exec_prefix, reachable, cert, key or ca\\)"),
                 ("[wan]\nstreams = 0\n[site a]\nhosts = %s\n" % H1, 2,
                  "invalid streams '0'")):
             bad = self.write(text)
