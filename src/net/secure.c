@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,14 @@ struct net_secure {
     size_t pending;                /* a record of this many bytes is sealed but not yet on
                                     * the socket: the next write offers them again */
     unsigned char stage[RECORD_MAX]; /* small segments gathered into one record */
-    char why[200];
+    int x509;                      /* authenticated by certificates (net_secure_start_x509) */
+    int refused;                   /* NET_SECURE_REFUSED_HERE / _THERE, or 0 */
+    char peer[72];                 /* x509: the name the peer's certificate must carry */
+    char why[300];
 };
+
+static SSL_CTX *x509_ctx;          /* net_secure_x509_load's */
+static char x509_ca[256];          /* its CA file, for messages */
 
 void net_secure_psk(const auth_key_t *k, const char *kind, const unsigned char na[AUTH_NONCE],
                     const unsigned char nc[AUTH_NONCE], unsigned char psk[NET_SECURE_PSK])
@@ -67,14 +74,9 @@ static int find_psk(SSL *ssl, const unsigned char *id, size_t idlen, SSL_SESSION
     return *sess != NULL;
 }
 
-static SSL_CTX *context(void)
+/* What every context has: TLS 1.3 only, the suites, no resumption, the I/O modes. */
+static void configure(SSL_CTX *c)
 {
-    static SSL_CTX *ctx;
-    if (ctx)
-        return ctx;
-    SSL_CTX *c = SSL_CTX_new(TLS_method());
-    if (!c)
-        return NULL;
     SSL_CTX_set_min_proto_version(c, TLS1_3_VERSION);
     SSL_CTX_set_max_proto_version(c, TLS1_3_VERSION);
     /* AES-GCM first (AES instructions make it the fastest); ChaCha20 for the rest. */
@@ -87,6 +89,17 @@ static SSL_CTX *context(void)
     SSL_CTX_set_mode(c, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_read_ahead(c, 1);         /* several records per read() */
     SSL_CTX_set_default_read_buffer_len(c, 4 * (RECORD_MAX + 512));
+}
+
+static SSL_CTX *context(void)
+{
+    static SSL_CTX *ctx;
+    if (ctx)
+        return ctx;
+    SSL_CTX *c = SSL_CTX_new(TLS_method());
+    if (!c)
+        return NULL;
+    configure(c);
     SSL_CTX_set_psk_use_session_callback(c, use_psk);
     SSL_CTX_set_psk_find_session_callback(c, find_psk);
     ctx = c;
@@ -103,17 +116,73 @@ static void ssl_reason(char *out, size_t len, const char *what)
     snprintf(out, len, "%s: %s", what, r);
 }
 
-net_secure_t *net_secure_start(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
-                               char *err, int errlen)
+/* A key file with a passphrase is refused, never asked for on a terminal. */
+static int no_passphrase(char *buf, int size, int rwflag, void *u)
 {
-    SSL_CTX *ctx = context();
+    (void)buf, (void)size, (void)rwflag, (void)u;
+    return 0;
+}
+
+/* 0 when path can be opened for reading, else -1 with the reason in err. */
+static int readable(const char *what, const char *path, char *err, int errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (f) {
+        fclose(f);
+        return 0;
+    }
+    snprintf(err, (size_t)errlen, "cannot read the %s '%s': %s", what, path, strerror(errno));
+    return -1;
+}
+
+int net_secure_x509_load(const char *cert, const char *key, const char *ca, char *err,
+                         int errlen)
+{
+    if (readable("certificate", cert, err, errlen) || readable("key", key, err, errlen) ||
+        readable("CA", ca, err, errlen))
+        return -1;
+    SSL_CTX *c = SSL_CTX_new(TLS_method());
+    if (!c) {
+        snprintf(err, (size_t)errlen, "cannot set up TLS: out of memory");
+        return -1;
+    }
+    configure(c);
+    SSL_CTX_set_default_passwd_cb(c, no_passphrase);
+    char what[400];
+    ERR_clear_error();
+    if (SSL_CTX_use_certificate_chain_file(c, cert) != 1)
+        snprintf(what, sizeof what, "the certificate '%s' is not a PEM certificate (chain)",
+                 cert);
+    else if (SSL_CTX_use_PrivateKey_file(c, key, SSL_FILETYPE_PEM) != 1)
+        snprintf(what, sizeof what, "the key '%s' is not an unencrypted PEM private key", key);
+    else if (SSL_CTX_check_private_key(c) != 1)
+        snprintf(what, sizeof what, "the key '%s' does not belong to the certificate '%s'",
+                 key, cert);
+    else if (SSL_CTX_load_verify_locations(c, ca, NULL) != 1)
+        snprintf(what, sizeof what, "the CA '%s' holds no PEM certificate", ca);
+    else
+        what[0] = '\0';
+    if (what[0]) {
+        ssl_reason(err, (size_t)errlen, what);
+        SSL_CTX_free(c);
+        return -1;
+    }
+    /* both ends show a certificate: the acceptor asks for the connector's and insists */
+    SSL_CTX_set_verify(c, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+    SSL_CTX_free(x509_ctx);
+    x509_ctx = c;
+    snprintf(x509_ca, sizeof x509_ca, "%s", ca);
+    return 0;
+}
+
+static net_secure_t *start(SSL_CTX *ctx, int fd, int server, char *err, int errlen)
+{
     net_secure_t *s = calloc(1, sizeof *s);
     if (!ctx || !s) {
         free(s);
         snprintf(err, (size_t)errlen, "cannot set up TLS: out of memory");
         return NULL;
     }
-    memcpy(s->psk, psk, sizeof s->psk);
     ERR_clear_error();
     s->ssl = SSL_new(ctx);
     if (!s->ssl || !SSL_set_fd(s->ssl, fd)) {
@@ -129,6 +198,79 @@ net_secure_t *net_secure_start(int fd, int server, const unsigned char psk[NET_S
     return s;
 }
 
+net_secure_t *net_secure_start(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
+                               char *err, int errlen)
+{
+    net_secure_t *s = start(context(), fd, server, err, errlen);
+    if (s)
+        memcpy(s->psk, psk, sizeof s->psk);
+    return s;
+}
+
+net_secure_t *net_secure_start_x509(int fd, int server, const char *peer_name, char *err,
+                                    int errlen)
+{
+    if (!x509_ctx) {
+        snprintf(err, (size_t)errlen, "cannot set up TLS: no certificate loaded");
+        return NULL;
+    }
+    net_secure_t *s = start(x509_ctx, fd, server, err, errlen);
+    if (!s)
+        return NULL;
+    s->x509 = 1;
+    snprintf(s->peer, sizeof s->peer, "%s", peer_name);
+    /* the peer's certificate must name it (subjectAltName DNS, else the subject's CN) */
+    SSL_set_hostflags(s->ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    if (SSL_set1_host(s->ssl, peer_name) != 1) {
+        ssl_reason(err, (size_t)errlen, "cannot set up TLS");
+        net_secure_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Nonzero when the alert the peer sent (an error's reason from SSL_AD_REASON_OFFSET on)
+ * says it refused our certificate. */
+static int certificate_alert(unsigned long e)
+{
+    int r = ERR_GET_REASON(e) - SSL_AD_REASON_OFFSET;
+    return r == SSL3_AD_BAD_CERTIFICATE || r == SSL3_AD_UNSUPPORTED_CERTIFICATE ||
+           r == SSL3_AD_CERTIFICATE_REVOKED || r == SSL3_AD_CERTIFICATE_EXPIRED ||
+           r == SSL3_AD_CERTIFICATE_UNKNOWN || r == TLS1_AD_UNKNOWN_CA ||
+           r == TLS1_AD_ACCESS_DENIED || r == TLS13_AD_CERTIFICATE_REQUIRED;
+}
+
+/* x509: why the handshake or the first read failed, when a certificate was refused (here:
+ * the verification result; there: its alert); 0 when it was something else. */
+static int refusal(net_secure_t *s, char *out, size_t len)
+{
+    if (!s->x509)
+        return 0;
+    long v = SSL_get_verify_result(s->ssl);
+    unsigned long e = ERR_peek_error();
+    if (v != X509_V_OK) {
+        s->refused = NET_SECURE_REFUSED_HERE;
+        snprintf(out, len, "refused the certificate of '%s': %s (expected one that chains to "
+                 "the CA '%s' and names '%s')", s->peer, X509_verify_cert_error_string(v),
+                 x509_ca, s->peer);
+    } else if (e && certificate_alert(e)) {
+        s->refused = NET_SECURE_REFUSED_THERE;
+        char r[160];
+        ERR_error_string_n(e, r, sizeof r);
+        snprintf(out, len, "'%s' refused this end's certificate (%s: it does not chain to "
+                 "the CA there, or does not name this end)", s->peer, r);
+    } else {
+        return 0;
+    }
+    ERR_clear_error();
+    return 1;
+}
+
+int net_secure_refused(const net_secure_t *s)
+{
+    return s->refused;
+}
+
 int net_secure_step(net_secure_t *s, short *wants, char *err, int errlen)
 {
     errno = 0;
@@ -140,6 +282,8 @@ int net_secure_step(net_secure_t *s, short *wants, char *err, int errlen)
         *wants = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
         return 0;
     }
+    if (e == SSL_ERROR_SSL && refusal(s, err, (size_t)errlen))
+        return -1;
     if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN)
         snprintf(err, (size_t)errlen, "the peer closed the connection in the TLS handshake "
                  "(%s)", errno ? strerror(errno) : "end of stream");
@@ -184,6 +328,8 @@ static int fail_errno(net_secure_t *s, int rc, int *eof)
         ERR_clear_error();
         return errno ? errno : ECONNRESET;
     default:
+        if (refusal(s, s->why, sizeof s->why))
+            return EBADMSG; /* TLS 1.3: the connector learns it on its first read */
         /* a reason from SSL_AD_REASON_OFFSET on is the peer's alert: it found the fault */
         ssl_reason(s->why, sizeof s->why,
                    ERR_GET_REASON(ERR_peek_error()) >= SSL_AD_REASON_OFFSET

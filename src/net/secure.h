@@ -3,7 +3,7 @@
  * authenticated handshake (handshake.h), for every link that leaves a site — the gateways'
  * WAN streams, the rendezvous protocol, --direct-wan connections (docs/wan-security.md).
  *
- * Keys: no certificates. Both sides hold the key of the connection's purpose (auth.h) and the
+ * Keys (the default): no certificates. Both sides hold the key of the connection's purpose (auth.h) and the
  * two nonces of the handshake they have just completed; the TLS external PSK is
  *     PSK = HMAC-SHA256(purpose key, "tls-psk " kind || Na || Nc)
  * so it differs per kind of link and per connection, and a TLS session is bound to the proven
@@ -43,6 +43,24 @@ void net_secure_psk(const auth_key_t *k, const char *kind, const unsigned char n
  * TLS server): the secure stream, or NULL with the reason in err. fd stays the caller's. */
 net_secure_t *net_secure_start(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
                                char *err, int errlen);
+/* X.509 per site, in place of the PSK (docs/wan-security.md, "X.509 per site"): this
+ * process's certificate (chain) and key, and the CA its peers' certificates must chain to,
+ * all PEM files; a key with a passphrase is refused. Once per process, before
+ * net_secure_start_x509. 0, or -1 with one line in err naming the file and what is wrong. */
+int net_secure_x509_load(const char *cert, const char *key, const char *ca, char *err,
+                         int errlen);
+/* As net_secure_start, authenticated by certificates both ways: the peer's must chain to the
+ * loaded CA and name peer_name (a subjectAltName DNS entry, or without one the subject's CN).
+ * TLS 1.3 with a fresh ECDHE share; no PSK (TLS 1.3 does not combine the two). */
+net_secure_t *net_secure_start_x509(int fd, int server, const char *peer_name, char *err,
+                                    int errlen);
+/* Once a certificate was refused (the failure of net_secure_step, or with TLS 1.3 of the
+ * connector's first read), trying again will not help: NET_SECURE_REFUSED_HERE, the peer's
+ * (the error says why: another CA, another name, expired ...), or NET_SECURE_REFUSED_THERE,
+ * ours by the peer (its alert says little: the peer's own error says why); else 0. */
+enum { NET_SECURE_REFUSED_HERE = 1, NET_SECURE_REFUSED_THERE = 2 };
+int net_secure_refused(const net_secure_t *s);
+
 /* Advances the handshake: 1 done, 0 call again when fd has *wants (POLLIN or POLLOUT), -1
  * failed (err). Non-blocking, so that two processes that each wait for a handshake of the
  * other's never wait for each other (a process drives all of its handshakes from one loop). */

@@ -506,7 +506,8 @@ class Local(unittest.TestCase):
         r = subprocess.run([MPIRUN, "--metacomputer", self.desc, "-n", "4", PROG],
                            capture_output=True, text=True, timeout=30)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("site 'alpha' needs 'wan = IPv4:PORT'", r.stderr)
+        self.assertIn("site 'alpha' needs 'wan = IPv4:PORT' or 'wan = [IPv6]:PORT', the "
+                      "address its gateway listens on", r.stderr)
 
 
 # Runs PROG ARGS on 2 sites of 1 host (RANKS ranks each), cuts the WAN once CUE is printed

@@ -519,8 +519,9 @@ class Metacomputer(MultiHostTest):
         path = self.two_sites()
         self.check_error(["--metacomputer", path, "true"],
                          r"^mpirun: metacomputer '%s', line 1: site 'north' needs 'wan = "
-                         r"IPv4:PORT', the address its gateway listens on \(or use --direct-wan: "
-                         r"ranks at different sites connect directly\)$" % re.escape(path))
+                         r"IPv4:PORT' or 'wan = \[IPv6\]:PORT', the address its gateway "
+                         r"listens on \(or use --direct-wan: ranks at different sites connect "
+                         r"directly\)$" % re.escape(path))
         self.check_error(["--metacomputer", path, "--direct-wan", "--host", H1, "true"],
                          r"^mpirun: --metacomputer cannot be combined with --host or --hostfile "
                          r"\(the description names the hosts of every site\)$")
@@ -546,7 +547,8 @@ class Metacomputer(MultiHostTest):
                 ("[site a]\nhosts = %s\n[site a]\nhosts = %s\n" % (H1, H2), 3,
                  "site 'a' is described twice \\(first on line 1\\)"),
                 ("[site a]\nhosts = %s\nslots = 2\n" % H1, 3,
-                 "unknown key 'slots' in \\[site a\\] \\(expected hosts, gateway, wan, exec_prefix or reachable\\)"),
+                 "unknown key 'slots' in \\[site a\\] \\(expected hosts, gateway, wan, "
+                 "exec_prefix, reachable, cert, key or ca\\)"),
                 ("[wan]\nstreams = 0\n[site a]\nhosts = %s\n" % H1, 2,
                  "invalid streams '0'")):
             bad = self.write(text)

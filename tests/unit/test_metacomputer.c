@@ -184,8 +184,8 @@ static void bad_cases(void)
     BAD("hosts = h\n[site a]\n", 1,
         "'hosts' outside a section (expected [wan] or [site NAME] before it)");
     BAD("[site a]\nhosts = h\nslots = 4\n", 3,
-        "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix or "
-        "reachable)");
+        "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix, "
+        "reachable, cert, key or ca)");
     BAD("[site a]\nhosts = h\nreachable = maybe\n", 3,
         "invalid reachable 'maybe' (expected yes, or no: the site's gateway accepts no "
         "connection from other sites and opens its links itself)");
@@ -293,8 +293,8 @@ static void bad_cases(void)
         "expected KEY = VALUE, a section header ([wan], [site NAME]) or a comment (';' or '#')");
     /* ... and a meaning error before a syntax error */
     BAD("[site a]\nslots = 1\nnonsense\n", 2,
-        "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix or "
-        "reachable)");
+        "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix, "
+        "reachable, cert, key or ca)");
     bad("", "metacomputer 't.ini': describes no site (expected at least one [site NAME] section "
             "with hosts = NAME[:SLOTS], ...)");
     bad("; only a comment\n[wan]\nstreams = 2\n",
@@ -413,8 +413,50 @@ static void exec_prefix_cases(void)
         "backslash (\\): words are separated by blanks, nothing is quoted");
 }
 
+/* [site] cert, key, ca: paths beside the description, at every site or none, in threes. */
+static void x509_cases(void)
+{
+    const char *two = "[site a]\nhosts = h\ncert = a.pem\nkey = /k/a.key\nca = ../ca.pem\n"
+                      "[site b]\nhosts = g\ncert = b.pem\nkey = b.key\nca = ca.pem\n";
+    metacomputer_t mc;
+    char err[1024];
+    if (mc_parse(two, "/etc/mc/t.ini", &mc, err, sizeof err) != 0) {
+        fprintf(stderr, "unexpected error: %s\n", err);
+        failures++;
+    } else {
+        CHECK(strcmp(mc.site[0].x509[MC_CERT], "/etc/mc/a.pem") == 0);
+        CHECK(strcmp(mc.site[0].x509[MC_KEY], "/k/a.key") == 0);
+        CHECK(strcmp(mc.site[0].x509[MC_CA], "/etc/mc/../ca.pem") == 0);
+        CHECK(strcmp(mc.site[1].x509[MC_KEY], "/etc/mc/b.key") == 0);
+        mc_free(&mc);
+    }
+    if (mc_parse("[site a]\nhosts = h\n", "t.ini", &mc, err, sizeof err) == 0) {
+        CHECK(mc.site[0].x509[MC_CERT] == NULL);
+        mc_free(&mc);
+    }
+    const char *P = "metacomputer 't.ini', line ";
+    char e[1024];
+#define BAD(text, line, msg) do { snprintf(e, sizeof e, "%s%d: %s", P, line, msg); bad(text, e); } while (0)
+    BAD("[site a]\nhosts = h\ncert = a.pem\nca = ca.pem\n", 1,
+        "site 'a': cert, key and ca go together (key is missing)");
+    BAD("[site a]\nhosts = h\ncert = a.pem\nkey = a.key\nca = c\n[site b]\nhosts = g\n", 6,
+        "site 'a' has cert, key and ca but site 'b' has none: X.509 is used at every site or "
+        "at none");
+    BAD("[site a]\nhosts = h\n[site b]\nhosts = g\nkey = b.key\ncert = b\nca = c\n", 3,
+        "site 'b' has cert, key and ca but site 'a' has none: X.509 is used at every site or "
+        "at none");
+    BAD("[wan]\nencrypt = off\n[site a]\nhosts = h\ncert = a\nkey = k\nca = c\n", 2,
+        "encrypt = off with cert, key and ca at the sites: certificates need TLS (encrypt = "
+        "on)");
+    BAD("[site a]\nhosts = h\nca =\n", 3,
+        "site 'a': ca is empty (expected the path of a PEM file on the gateway's host)");
+    BAD("[site a]\nhosts = h\nkey = a\nkey = b\n", 4, "'key' appears twice (first on line 3)");
+#undef BAD
+}
+
 int main(int argc, char **argv)
 {
+    x509_cases();
     exec_prefix_cases();
     good_cases();
     bad_cases();

@@ -156,6 +156,12 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
                 goto bad;
             }
             c->outage_ms = (int)n;
+        } else if (strcmp(o, "--cert") == 0) {
+            c->cert = v;
+        } else if (strcmp(o, "--key") == 0) {
+            c->key = v;
+        } else if (strcmp(o, "--ca") == 0) {
+            c->ca = v;
         } else if (strcmp(o, "--report-fd") == 0) {
             if ((n = number(v, 0, 1 << 20)) < 0) {
                 snprintf(err, errlen, "--report-fd: '%s' is not a file descriptor", v);
@@ -169,6 +175,10 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
     }
     if (c->site < 0 || !gateways || !ranks) {
         snprintf(err, errlen, "--site, --gateways and --rank-sites are required");
+        goto bad;
+    }
+    if ((c->cert || c->key || c->ca) && !(c->cert && c->key && c->ca && c->encrypt)) {
+        snprintf(err, errlen, "--cert, --key and --ca go together, with --encrypt on");
         goto bad;
     }
     char *copy, **items;

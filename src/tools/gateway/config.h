@@ -7,6 +7,7 @@
  *                   [--names NAME,NAME,...] [--streams N] [--compression auto|on|off]
  *                   [--congestion auto|system|NAME] [--encrypt on|off] [--timeout MS]
  *                   [--outage MS] [--unreachable SITE,...] [--report-fd FD] [--stats on|off]
+ *                   [--cert FILE --key FILE --ca FILE]
  *
  *   --site S          this gateway's site, 0-based in description order
  *   --gateways        every site's gateway WAN address, in site order; this gateway listens
@@ -29,6 +30,10 @@
  *                     break ends the job at once)
  *   --unreachable     the sites whose gateways accept no connection from other sites (NAT):
  *                     each opens its links itself; of two other sites the lower one does
+ *   --cert, --key, --ca  X.509 per site (net/secure.h): the WAN streams' TLS authenticates
+ *                     with this site's certificate and key, and takes from another gateway
+ *                     only a certificate that chains to the CA and names that site (default:
+ *                     the PSK from the job key); the three together, paths on this host
  *   --report-fd FD    where the one-line failure report goes (default 2)
  *   --stats on        at the normal end, also write each WAN link's counters there (one
  *                     "metampi-gateway-stats" line per link, as METAMPI_GW_STATS prints them):
@@ -65,6 +70,7 @@ typedef struct gw_config {
     unsigned char *unreachable;    /* nsites: --unreachable */
     int report_fd;
     int stats;                     /* --stats on */
+    const char *cert, *key, *ca;   /* --cert/--key/--ca (argv's), or all NULL */
 } gw_config_t;
 
 /* Parses argv[1..argc). 0, or -1 with one line in err naming the option. */

@@ -10,6 +10,7 @@
 
 #include "net/clock.h"
 #include "net/fdlimit.h"
+#include "net/secure.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -139,6 +140,9 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
         auth_derive(key, AUTH_GATEWAY_LINK, &gwd.keys.link) != 0)
         gwd_fail("cannot derive its keys from the job key (libcrypto)");
     auth_key_wipe(&ranks);
+    char err[512];
+    if (c->cert && net_secure_x509_load(c->cert, c->key, c->ca, err, sizeof err) != 0)
+        gwd_fail("X.509 ([site %s] cert, key, ca): %s", gwd_site_name(c->site), err);
     gwd.size = (uint32_t)c->size;
     ev_init(&gwd.loop);
     take_signals();

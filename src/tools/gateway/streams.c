@@ -27,6 +27,7 @@ enum {
     END_TIMEOUT_MS = 2000,             /* SIGTERM: BYE, then wait this long for the peers */
     RATE_MS = 250,                     /* how often a link's rate is read (compression) */
     ACK_MS = 100,                      /* frames taken are acknowledged within this */
+    REFUSED_THERE_WAIT_MS = 500,       /* certificate_refused: the other's line goes first */
 };
 
 static void on_stream(void *arg, int fd, short revents);
@@ -122,6 +123,16 @@ static void stream_go(int site, int i)
         stream_read(site, i);
 }
 
+/* A refused certificate is refused again on every attempt: the job ends now, with one line.
+ * The gateway that refused it says why; the one whose certificate it was knows only the
+ * alert, so it lets the other's line reach mpirun first. */
+_Noreturn static void certificate_refused(int site, int i, const char *err)
+{
+    if (net_secure_refused(gwd.links[site].st[i].sec) == NET_SECURE_REFUSED_THERE)
+        usleep(REFUSED_THERE_WAIT_MS * 1000);
+    gwd_fail("%s failed: stream %d: %s", gwd_link_text(site), i, err);
+}
+
 /* One step of the stream's TLS handshake, from the loop like every other event (a gateway
  * that waited for one handshake could wait for a gateway that waits for it). */
 static void stream_secure(int site, int i)
@@ -131,7 +142,9 @@ static void stream_secure(int site, int i)
     short wants = 0;
     int rc = net_secure_step(s->sec, &wants, err, sizeof err);
     if (rc < 0) {
-        char why[300];
+        if (net_secure_refused(s->sec))
+            certificate_refused(site, i, err);
+        char why[400];
         snprintf(why, sizeof why, "stream %d: %s", i, err);
         gwd_link_lost(site, i, why);
         return;
@@ -157,7 +170,10 @@ void gwd_stream_up(int site, int i, int fd, int server, const unsigned char na[A
     unsigned char psk[NET_SECURE_PSK];
     char err[256];
     net_secure_psk(&gwd.keys.link, "gw-link", na, nc, psk);
-    s->sec = net_secure_start(fd, server, psk, err, sizeof err);
+    /* X.509 per site: the other gateway's certificate must name its site */
+    s->sec = gwd.c->cert ? net_secure_start_x509(fd, server, gwd_site_name(site), err,
+                                                 sizeof err)
+                         : net_secure_start(fd, server, psk, err, sizeof err);
     OPENSSL_cleanse(psk, sizeof psk);
     if (!s->sec)
         gwd_fail("%s failed: %s", gwd_link_text(site), err);
@@ -209,6 +225,8 @@ static void stream_read(int site, int i)
     if (gwd.cur_bad)
         gwd_fail("%s: malformed data: %s", gwd_link_text(site), gwd.cur_err);
     if (n < 0) {
+        if (s->sec && net_secure_refused(s->sec) && !gwd.ending)
+            certificate_refused(site, i, err); /* TLS 1.3: the connector learns it here */
         if (strstr(err, "malformed") && !gwd.ending)
             gwd_fail("%s failed: %s", gwd_link_text(site), err);
         gwd_link_lost(site, i, err);

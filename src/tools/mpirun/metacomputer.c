@@ -40,7 +40,7 @@ typedef enum { SEC_NONE, SEC_WAN, SEC_SITE, SEC_BAD } section_t;
 
 /* What the parser remembers of a site beyond mc_site_t. */
 typedef struct site_state {
-    int hosts_line, gateway_line, wan_line, exec_prefix_line, reachable_line;
+    int hosts_line, gateway_line, wan_line, exec_prefix_line, reachable_line, x509_line[3];
     char *gateway;
 } site_state_t;
 
@@ -393,6 +393,29 @@ static void wan_key(parser_t *p, const char *key, const char *value)
     }
 }
 
+static const char *const X509_KEYS[3] = { "cert", "key", "ca" };
+
+static int x509_key(const char *key)
+{
+    for (int k = 0; k < 3; k++)
+        if (strcmp(key, X509_KEYS[k]) == 0)
+            return k;
+    return -1;
+}
+
+/* path as the gateway opens it: a relative one is beside the description (name). */
+static char *beside(const char *name, const char *path)
+{
+    const char *slash = strrchr(name, '/');
+    if (path[0] == '/' || !slash)
+        return util_xstrdup(path);
+    size_t d = (size_t)(slash - name) + 1, l = strlen(path);
+    char *out = util_xmalloc(d + l + 1);
+    memcpy(out, name, d);
+    memcpy(out + d, path, l + 1);
+    return out;
+}
+
 static void site_key(parser_t *p, const char *key, const char *value, int cont)
 {
     char tmp[SHOWN_MAX * 4 + 8];
@@ -433,6 +456,15 @@ static void site_key(parser_t *p, const char *key, const char *value, int cont)
                     shown(tmp, sizeof tmp, value, strlen(value)), why);
         else
             st->exec_prefix = util_xstrdup(value);
+    } else if (x509_key(key) >= 0) {
+        int k = x509_key(key);
+        if (once(p, key, &ss->x509_line[k]) != 0)
+            return;
+        if (!value[0])
+            fail_at(p, p->lineno, "site '%s': %s is empty (expected the path of a PEM file on "
+                    "the gateway's host)", st->name, key);
+        else
+            st->x509[k] = beside(p->name, value);
     } else if (strcmp(key, "reachable") == 0) {
         if (once(p, key, &ss->reachable_line) != 0)
             return;
@@ -444,7 +476,7 @@ static void site_key(parser_t *p, const char *key, const char *value, int cont)
                     shown(tmp, sizeof tmp, value, strlen(value)));
     } else {
         fail_at(p, p->lineno, "unknown key '%s' in [site %s] (expected hosts, gateway, wan, "
-                "exec_prefix or reachable)",
+                "exec_prefix, reachable, cert, key or ca)",
                 shown(tmp, sizeof tmp, key, strlen(key)), st->name);
     }
 }
@@ -528,6 +560,24 @@ static void checks(parser_t *p)
                         st->wan, mc->site[o].name, p->ss[o].wan_line);
                 return;
             }
+        /* X.509: the three files at every site, or none (each link needs both ends') */
+        int given = !!st->x509[MC_CERT] + !!st->x509[MC_KEY] + !!st->x509[MC_CA];
+        if (given && given < 3) {
+            fail_at(p, st->line, "site '%s': cert, key and ca go together (%s is missing)",
+                    st->name, X509_KEYS[!st->x509[MC_CERT] ? 0 : !st->x509[MC_KEY] ? 1 : 2]);
+            return;
+        }
+        if (!given != !mc->site[0].x509[MC_CERT]) {
+            const mc_site_t *has = given ? st : &mc->site[0], *lacks = given ? &mc->site[0] : st;
+            fail_at(p, st->line, "site '%s' has cert, key and ca but site '%s' has none: "
+                    "X.509 is used at every site or at none", has->name, lacks->name);
+            return;
+        }
+        if (st->x509[0] && mc->plaintext) {
+            fail_at(p, p->encrypt_line, "encrypt = off with cert, key and ca at the sites: "
+                    "certificates need TLS (encrypt = on)");
+            return;
+        }
         /* every pair of sites has a link, which the unreachable one of them opens */
         for (int o = 0; o < s && st->unreachable; o++)
             if (mc->site[o].unreachable) {
@@ -620,6 +670,8 @@ void mc_free(metacomputer_t *mc)
     for (int s = 0; s < mc->nsites; s++) {
         free(mc->site[s].name);
         free(mc->site[s].exec_prefix);
+        for (int k = 0; k < 3; k++)
+            free(mc->site[s].x509[k]);
     }
     free(mc->site);
     free(mc->host_site);

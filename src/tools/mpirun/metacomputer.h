@@ -18,6 +18,10 @@
  *                                (exec_prefix.h; replaces mpirun's --exec-prefix there)
  *   reachable = no               optional (default yes): nothing outside can connect to the
  *                                site's gateway (NAT); it opens its links itself
+ *   cert = F, key = F, ca = F    optional, the three together and at every site or none:
+ *                                X.509 per site on the WAN links instead of the job key's
+ *                                PSK (PEM files on the gateway's host; relative to the
+ *                                description's folder)
  *
  * The parser is a pure function over a string (mc_parse); mc_read_file reads a file and
  * calls it. Errors: one line, "metacomputer 'FILE', line N: what is wrong".
@@ -52,7 +56,10 @@ typedef struct mc_site {
     char *exec_prefix;     /* exec_prefix given: its text (owned); else NULL */
     int unreachable;       /* reachable = no: behind NAT or a firewall, its gateway opens its
                             * links to the other sites (which must be reachable) */
+    char *x509[3];         /* cert, key, ca (MC_CERT, MC_KEY, MC_CA): paths (owned), or NULL */
 } mc_site_t;
+
+enum { MC_CERT, MC_KEY, MC_CA };
 
 typedef struct metacomputer {
     mc_site_t *site;

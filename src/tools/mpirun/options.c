@@ -218,10 +218,11 @@ static int finish_sites(mpirun_opts_t *o, const char *host_arg, const char *host
             if (!o->mc.site[s].has_wan &&
                 (!o->rendezvous || strcmp(o->mc.site[s].name, o->site_name ? o->site_name
                                                                             : "") == 0)) {
-                util_msg("metacomputer '%s', line %d: site '%s' needs 'wan = IPv4:PORT', the "
-                         "address its gateway listens on%s", o->metacomputer,
-                         o->mc.site[s].line, o->mc.site[s].name, o->rendezvous ? "" :
-                         " (or use --direct-wan: ranks at different sites connect directly)");
+                util_msg("metacomputer '%s', line %d: site '%s' needs 'wan = IPv4:PORT' or "
+                         "'wan = [IPv6]:PORT', the address its gateway listens on%s",
+                         o->metacomputer, o->mc.site[s].line, o->mc.site[s].name,
+                         o->rendezvous ? "" : " (or use --direct-wan: ranks at different sites "
+                                              "connect directly)");
                 return -1;
             }
     }

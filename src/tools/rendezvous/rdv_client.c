@@ -1,5 +1,8 @@
 #include "rdv_client.h"
 #include "net/clock.h"
+#include "net/secure.h"
+
+#include <openssl/crypto.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +20,7 @@
 
 typedef struct cl {
     int fd, sigfd;
+    net_secure_t *sec;  /* TLS once the server's verdict has accepted the key */
     int closed;       /* the server closed the connection (end of stream, a reset) */
     int *signo;
     const char *server;
@@ -165,7 +169,11 @@ static int send_all(cl_t *c, const void *buf, size_t len, long long deadline)
 {
     const unsigned char *p = buf;
     while (len) {
-        ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
+        struct iovec v = { .iov_base = (void *)p, .iov_len = len };
+        ssize_t n = c->sec ? net_secure_writev(c->sec, &v, 1)
+                           : send(c->fd, p, len, MSG_NOSIGNAL);
+        if (n == 0 && c->sec)
+            errno = EAGAIN; /* the socket is full; the same bytes go again */
         if (n > 0) {
             p += n;
             len -= (size_t)n;
@@ -173,7 +181,7 @@ static int send_all(cl_t *c, const void *buf, size_t len, long long deadline)
         }
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (n <= 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             int w = wait_for(c, c->fd, POLLOUT, deadline);
             if (w == W_SIGNAL)
                 return RDV_CLIENT_SIGNAL;
@@ -186,7 +194,7 @@ static int send_all(cl_t *c, const void *buf, size_t len, long long deadline)
         }
         c->closed = errno == ECONNRESET || errno == EPIPE;
         fail(c, "lost the connection to the rendezvous server at %s: %s", c->server,
-             strerror(errno));
+             errno == EBADMSG ? net_secure_error(c->sec) : strerror(errno));
         return RDV_CLIENT_FAIL;
     }
     return RDV_CLIENT_OK;
@@ -197,7 +205,8 @@ static int recv_some(cl_t *c, unsigned char *buf, size_t cap, size_t *got, long 
                      const char *what)
 {
     for (;;) {
-        ssize_t n = recv(c->fd, buf, cap, 0);
+        struct iovec v = { .iov_base = buf, .iov_len = cap };
+        ssize_t n = c->sec ? net_secure_readv(c->sec, &v, 1) : recv(c->fd, buf, cap, 0);
         if (n > 0) {
             *got = (size_t)n;
             return RDV_CLIENT_OK;
@@ -212,7 +221,7 @@ static int recv_some(cl_t *c, unsigned char *buf, size_t cap, size_t *got, long 
         if (errno != EAGAIN && errno != EWOULDBLOCK) {
             c->closed = errno == ECONNRESET;
             fail(c, "lost the connection to the rendezvous server at %s %s: %s", c->server,
-                 what, strerror(errno));
+                 what, errno == EBADMSG ? net_secure_error(c->sec) : strerror(errno));
             return RDV_CLIENT_FAIL;
         }
         int w = wait_for(c, c->fd, POLLIN, deadline);
@@ -235,6 +244,39 @@ static int recv_exact(cl_t *c, unsigned char *buf, size_t len, long long deadlin
         if (rc != RDV_CLIENT_OK)
             return rc;
         have += got;
+    }
+    return RDV_CLIENT_OK;
+}
+
+/* TLS from the proven handshake on (rdv_wire.h): the part is the TLS client. */
+static int secure(cl_t *c, const auth_key_t *key, const unsigned char na[AUTH_NONCE],
+                  const unsigned char nc[AUTH_NONCE], long long deadline)
+{
+    unsigned char psk[NET_SECURE_PSK];
+    char why[256];
+    net_secure_psk(key, "rdv", na, nc, psk);
+    c->sec = net_secure_start(c->fd, 0, psk, why, sizeof why);
+    OPENSSL_cleanse(psk, sizeof psk);
+    int rc = c->sec ? 0 : -1;
+    short wants = POLLOUT;
+    while (c->sec && (rc = net_secure_step(c->sec, &wants, why, sizeof why)) == 0) {
+        int w = wait_for(c, c->fd, wants, deadline);
+        if (w == W_SIGNAL)
+            return RDV_CLIENT_SIGNAL;
+        if (w == W_TIMEOUT) {
+            fail(c, "the rendezvous server at %s did not finish the TLS handshake in time",
+                 c->server);
+            return RDV_CLIENT_FAIL;
+        }
+    }
+    if (rc < 0) {
+        /* a server flooded with connections may have dropped this one in its handshake:
+         * connect again (rdv_client_join), as when that happens before the verdict */
+        char b;
+        ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+        c->closed = n == 0 || (n < 0 && errno == ECONNRESET);
+        fail(c, "no secure connection to the rendezvous server at %s: %s", c->server, why);
+        return RDV_CLIENT_FAIL;
     }
     return RDV_CLIENT_OK;
 }
@@ -266,6 +308,8 @@ static int handshake(cl_t *c, const auth_key_t *key, rdv_mac_ctx_t *tx, rdv_mac_
         fail(c, "the rendezvous server at %s %s", c->server, bad);
         return RDV_CLIENT_FAIL;
     }
+    if ((rc = secure(c, key, na, nc, deadline)) != RDV_CLIENT_OK)
+        return rc;
     *tx = (rdv_mac_ctx_t){ .key = *key, .seq = 0, .dir = RDV_FROM_PART };
     memcpy(tx->na, na, AUTH_NONCE);
     memcpy(tx->nc, nc, AUTH_NONCE);
@@ -412,6 +456,8 @@ int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request
         rc = handshake(&c, key, &tx, &rx);
         if (rc != RDV_CLIENT_FAIL || !c.closed || net_now_ms() + RETRY_MS > deadline)
             break;
+        net_secure_free(c.sec);
+        c.sec = NULL;
         close(c.fd);
         c.fd = -1;
         if (wait_for(&c, -1, 0, net_now_ms() + RETRY_MS) == W_SIGNAL) {
@@ -421,6 +467,7 @@ int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request
     }
     if (rc == RDV_CLIENT_OK)
         rc = join_and_wait(&c, req, &tx, &rx, res);
+    net_secure_free(c.sec);
     if (c.fd >= 0)
         close(c.fd);
     return rc;

@@ -5,7 +5,10 @@
 #include "net/accept.h"
 #include "net/clock.h"
 #include "net/notes.h"
+#include "net/secure.h"
 #include "net/sock.h"
+
+#include <openssl/crypto.h>
 
 #include <errno.h>
 #include <poll.h>
@@ -17,13 +20,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-typedef enum { C_HELLO, C_JOIN, C_WAITING, C_CLOSING } cstate_t;
+/* C_TLS: the key is proven (VERDICT ACCEPT sent in clear); TLS is being set up, and from
+ * then on every byte both ways goes through c->sec (docs/wan-security.md). */
+typedef enum { C_HELLO, C_TLS, C_JOIN, C_WAITING, C_CLOSING } cstate_t;
 
 typedef struct conn {
     int fd;
     cstate_t state;
     char peer[NET_ADDR_TEXT]; /* "address:port", for the log */
-    net_pending_t pending;    /* HELLO and JOIN: in the handshake */
+    net_pending_t pending;    /* HELLO, TLS and JOIN: in the handshake */
+    net_secure_t *sec;        /* from C_TLS on */
+    short tls_wants;          /* C_TLS: what the TLS handshake waits for */
     unsigned char na[AUTH_NONCE];
     rdv_mac_ctx_t rx, tx;
     unsigned char *in;
@@ -112,6 +119,7 @@ static void missing_list(const srv_t *s, char *buf, size_t cap)
 
 static void conn_free(conn_t *c)
 {
+    net_secure_free(c->sec);
     if (c->fd >= 0)
         close(c->fd);
     free(c->in);
@@ -144,13 +152,17 @@ static void conn_drop(srv_t *s, conn_t *c)
 static void conn_flush(conn_t *c)
 {
     while (c->outoff < c->out.len) {
-        ssize_t n = send(c->fd, c->out.p + c->outoff, c->out.len - c->outoff,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        struct iovec v = { .iov_base = c->out.p + c->outoff, .iov_len = c->out.len - c->outoff };
+        /* through TLS once it is up: a write that found the socket full offers the same
+         * bytes again (they stay at outoff) */
+        ssize_t n = c->sec && c->state != C_TLS
+                        ? net_secure_writev(c->sec, &v, 1)
+                        : send(c->fd, v.iov_base, v.iov_len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             c->outoff += (size_t)n;
         } else if (n < 0 && errno == EINTR) {
             continue;
-        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        } else if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK) {
             return;
         } else { /* the peer is gone: nothing more can reach it */
             c->outoff = c->out.len = 0;
@@ -407,19 +419,58 @@ static void on_hello(srv_t *s, conn_t *c)
     }
     rdv_verdict_encode(out, &s->cfg->key, RDV_VERDICT_ACCEPT, c->rx.nc, c->na);
     rdv_put_raw(&c->out, out, sizeof out);
+    /* the verdict leaves in clear, then the part starts TLS (the server answers: the
+     * acceptor of the handshake is the TLS server) */
+    unsigned char psk[NET_SECURE_PSK];
+    char why[256];
+    net_secure_psk(&s->cfg->key, "rdv", c->na, c->rx.nc, psk);
+    c->sec = net_secure_start(c->fd, 1, psk, why, sizeof why);
+    OPENSSL_cleanse(psk, sizeof psk);
+    if (!c->sec) {
+        logf_(s, "dropped the connection from %s: %s", c->peer, why);
+        conn_drop(s, c);
+        return;
+    }
+    c->tls_wants = POLLIN;
     c->rx.key = c->tx.key = s->cfg->key;
     memcpy(c->rx.na, c->na, AUTH_NONCE);
     memcpy(c->tx.na, c->na, AUTH_NONCE);
     memcpy(c->tx.nc, c->rx.nc, AUTH_NONCE);
     c->rx.dir = RDV_FROM_PART;
     c->tx.dir = RDV_FROM_SERVER;
-    c->state = C_JOIN;
+    c->state = C_TLS;
     conn_flush(c);
+}
+
+static int conn_read(srv_t *s, conn_t *c, long long now);
+
+/* One step of c's TLS handshake, once the verdict is out. 0, or -1 when c was dropped. */
+static int tls_step(srv_t *s, conn_t *c, long long now)
+{
+    if (c->out.len) {
+        conn_flush(c);
+        if (c->out.len)
+            return 0;
+    }
+    char why[256];
+    int rc = net_secure_step(c->sec, &c->tls_wants, why, sizeof why);
+    if (rc < 0) {
+        drop_note(s, "dropped a connection from %s: %s", c->peer, why);
+        conn_drop(s, c);
+        return -1;
+    }
+    if (rc == 0)
+        return 0;
+    c->state = C_JOIN;
+    /* the JOIN may have come with the handshake's last message: no poll announces it */
+    return conn_read(s, c, now);
 }
 
 /* Reads what c sent. Returns 0, or -1 when c was dropped. */
 static int conn_read(srv_t *s, conn_t *c, long long now)
 {
+    if (c->state == C_TLS)
+        return tls_step(s, c, now);
     /* before the key is proven, exactly the HELLO; then at most one frame at a time */
     size_t want = c->state == C_HELLO ? RDV_HELLO_LEN - c->inlen
                 : c->state == C_CLOSING ? 4096 : RDV_MAX_FRAME + 4 - c->inlen;
@@ -435,16 +486,21 @@ static int conn_read(srv_t *s, conn_t *c, long long now)
         c->in = p;
         c->incap = cap;
     }
-    ssize_t n = recv(c->fd, c->in + c->inlen, want, MSG_DONTWAIT);
+    struct iovec v = { .iov_base = c->in + c->inlen, .iov_len = want };
+    ssize_t n = c->sec ? net_secure_readv(c->sec, &v, 1)
+                       : recv(c->fd, v.iov_base, want, MSG_DONTWAIT);
     if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
         return 0;
+    const char *lost = n == 0 ? "connection closed"
+                     : errno == EBADMSG ? net_secure_error(c->sec) : strerror(errno);
     if (n <= 0) {
         if (c->state == C_WAITING)
             logf_(s, "site %s (%s) left before the job started (%s); it may join again",
-                  s->cfg->sites[c->site], c->peer, n == 0 ? "connection closed"
-                                                          : strerror(errno));
+                  s->cfg->sites[c->site], c->peer, lost);
         else if (c->state != C_CLOSING)
-            drop_note(s, "dropped a connection from %s: it closed before joining", c->peer);
+            drop_note(s, "dropped a connection from %s: %s%s", c->peer,
+                      n == 0 ? "it closed before joining" : "before it joined: ",
+                      n == 0 ? "" : lost);
         conn_drop(s, c);
         return -1;
     }
@@ -501,7 +557,8 @@ static void drop_pending(void *ctx, net_pending_t *p, enum net_drop_why why)
                   "and it was the oldest", c->peer, s->acc.n + 1);
     else
         drop_note(s, "dropped a connection from %s: no valid %s within %d s", c->peer,
-                  c->state == C_HELLO ? "HELLO" : "JOIN", RDV_JOIN_WAIT_MS / 1000);
+                  c->state == C_HELLO ? "HELLO" : c->state == C_TLS ? "TLS handshake" : "JOIN",
+                  RDV_JOIN_WAIT_MS / 1000);
     conn_drop(s, c);
 }
 
@@ -626,10 +683,12 @@ int rdv_server_run(const rdv_server_config_t *cfg)
             timeout = (int)(s.accept_at - now);
         pfd[np++] = (struct pollfd){ .fd = accepting ? cfg->listen_fd : -1, .events = POLLIN };
         pfd[np++] = (struct pollfd){ .fd = cfg->signal_fd, .events = POLLIN };
-        for (int i = 0; i < s.n; i++)
-            pfd[np++] = (struct pollfd){ .fd = s.c[i]->fd,
-                                         .events = (short)(POLLIN |
-                                                           (s.c[i]->out.len ? POLLOUT : 0)) };
+        for (int i = 0; i < s.n; i++) {
+            const conn_t *c = s.c[i];
+            int out = c->out.len || (c->state == C_TLS && c->tls_wants == POLLOUT);
+            pfd[np++] = (struct pollfd){ .fd = c->fd, .events = (short)(POLLIN |
+                                                                        (out ? POLLOUT : 0)) };
+        }
         int nconn = s.n;
         conn_t **snap = malloc((size_t)(nconn ? nconn : 1) * sizeof *snap);
         if (!snap)
@@ -652,7 +711,8 @@ int rdv_server_run(const rdv_server_config_t *cfg)
                     continue;
                 if (re & POLLOUT)
                     conn_flush(c);
-                if (re & (POLLIN | POLLHUP | POLLERR))
+                if ((re & (POLLIN | POLLHUP | POLLERR)) ||
+                    (c->state == C_TLS && (re & POLLOUT)))
                     conn_read(&s, c, now);
             }
             if (s.end == RUNNING && (pfd[0].revents & POLLIN))

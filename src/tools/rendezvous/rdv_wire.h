@@ -15,6 +15,12 @@
  * that is not one or does not prove the key gets VERDICT BAD_KEY (unauthenticated: it only
  * tells an honest part with the wrong key file why it is dropped) and the connection closes.
  *
+ * TLS (net/secure.h): after VERDICT ACCEPT the part starts TLS 1.3 (the server is the TLS
+ * server), keyed by PSK = net_secure_psk(key, "rdv", Na, Nc); every frame below travels
+ * inside its records, both ways, so the job's layout (hosts, gateway addresses) is not read
+ * on the path, and a record altered in transit fails to open: the reader drops the
+ * connection naming the integrity failure (the part's run ends with that line).
+ *
  * Frames (after ACCEPT, both ways):
  *   u32 len | u8 type | body | mac[32]      len = 1 + body + 32, at most RDV_MAX_FRAME
  *   mac = HMAC-SHA256(key, dir || Na || Nc || u32 seq || u8 type || body), dir = "rdv-p" for
