@@ -190,6 +190,8 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
                                                  a->result_type);
         /* the target's data: converted here when it is of another architecture */
         d.type = (kind == RMA_GET ? a->origin_type : a->result_type)->handle;
+        if (d.type == MPI_PACKED) /* the target's bytes as they are (core/p2p_packed.h) */
+            d.type = MPI_BYTE;
         /* the reply completes the operation at the origin */
         rc = start_request(w, REQ_RECV, &d, a->target, h.reply_tag, NULL, a->request, func);
     }

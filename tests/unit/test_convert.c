@@ -10,7 +10,7 @@
 #include "datatype/construct.h"
 #include "datatype/dtype.h"
 #include "datatype/engine/convert.h"
-#include "datatype/packed_arch.h"
+#include "datatype/engine/packed_arch.h"
 #include "datatype/predefined.h"
 #include "util/arch.h"
 
