@@ -73,7 +73,7 @@ hetero-programs:
 	@if command -v s390x-linux-gnu-gcc >/dev/null; then \
 	  cmake -S . -B $(S390X_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-s390x.cmake \
 	    -DMETAMPI_CLUSTER_TESTS=OFF $(CMAKE_ARGS) >/dev/null && \
-	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes hetero_colls hetero_colls_derived hetero_intercomm hetero_rma hetero_io metampi-demo test_io_external32; \
+	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes hetero_colls hetero_colls_derived hetero_intercomm hetero_rma hetero_io hetero_packed hetero_rma_struct hetero_spawn metampi-demo test_io_external32; \
 	else echo "no s390x cross compiler (scripts/install-deps.sh): the hetero tests are skipped"; fi
 
 # The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI

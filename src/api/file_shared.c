@@ -87,9 +87,7 @@ int file_access_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype
     int64_t mine = (int64_t)n, *all = malloc(2 * (size_t)size * sizeof *all);
     if (!all)
         return file_raise(f, MPI_ERR_NO_MEM, func, "out of memory");
-    icoll_le64(&mine, 1); /* words little-endian between members (core/icoll.h) */
-    int rc = icoll_allgather(f->comm, &mine, sizeof mine, all);
-    icoll_le64(all, (size_t)size);
+    int rc = icoll_allgather_u64(f->comm, (uint64_t *)&mine, 1, (uint64_t *)all);
     /* in rank order among the members that share this member's pointer */
     int holder = io_shared_holder(f);
     int64_t before = 0, total = 0;
@@ -106,10 +104,8 @@ int file_access_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype
         moved = io_shared_fetch_add(f, (MPI_Offset)total, &base);
     /* every holder's (base, outcome) to everyone; each takes its holder's */
     int64_t b[2] = { (int64_t)base, moved };
-    icoll_le64(b, 2);
     if (rc == MPI_SUCCESS)
-        rc = icoll_allgather(f->comm, b, sizeof b, all);
-    icoll_le64(all, 2 * (size_t)size);
+        rc = icoll_allgather_u64(f->comm, (uint64_t *)b, 2, (uint64_t *)all);
     b[0] = all[2 * holder], b[1] = all[2 * holder + 1];
     free(all);
     if (bad != MPI_SUCCESS)

@@ -24,9 +24,7 @@ static int shared_position(io_file_t *f, int64_t *at)
     if (!all) /* the others wait in the allgather: the job cannot go on */
         err_fatal(MPI_ERR_NO_MEM, "MPI_File_set_view", "out of memory for %d offsets",
                   f->comm->size);
-    icoll_le64(at, 1);
-    int rc = icoll_allgather(f->comm, at, sizeof *at, all);
-    icoll_le64(all, (size_t)f->comm->size);
+    int rc = icoll_allgather_u64(f->comm, (uint64_t *)at, 1, (uint64_t *)all);
     *at = all[io_shared_holder(f)];
     free(all);
     return rc;

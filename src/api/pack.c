@@ -2,14 +2,14 @@
  * the data of the typemap in order without gaps: MPI_Pack's format is the native bytes
  * (what the datatype engine's cursor streams), MPI_Pack_external's is external32. On a
  * communicator whose members are of several architectures, a buffer begun at position 0
- * starts with a header naming the writer's architecture (datatype/packed_arch.h), and
+ * starts with a header naming the writer's architecture (datatype/engine/packed_arch.h), and
  * MPI_Unpack converts what an unlike writer packed. */
 #include "api/type_common.h"
 
 #include "core/comm_arch.h"
 #include "datatype/engine/convert.h"
 #include "datatype/external32.h"
-#include "datatype/packed_arch.h"
+#include "datatype/engine/packed_arch.h"
 #include "datatype/predefined.h"
 
 #include <limits.h>
@@ -128,8 +128,14 @@ API_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *o
     int rc = check_typed(comm, outbuf, outcount, datatype, "outcount", 0, &t, &bytes, F);
     if (rc == MPI_SUCCESS && comm_arch_mixed(c) && insize > 0 &&
         packed_arch_read(inbuf, (size_t)insize, &writer)) {
+        /* a second header: data its writer packed, forwarded by the first's (packed_arch.h) */
+        MPI_Aint data = PACKED_ARCH_HEADER;
+        if (packed_arch_read((const char *)inbuf + data, (size_t)(insize - data), &writer))
+            data += PACKED_ARCH_HEADER;
+        else
+            packed_arch_read(inbuf, (size_t)insize, &writer);
         if (pos == 0)
-            pos = PACKED_ARCH_HEADER;
+            pos = data;
         if (!arch_same(&writer, arch_local()))
             return unpack_converted(comm, inbuf, insize, position, pos, t, outbuf, outcount,
                                     &writer);

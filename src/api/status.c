@@ -6,6 +6,7 @@
 #include "api/type_common.h"
 #include "core/request.h"
 #include "datatype/engine/convert.h"
+#include "datatype/engine/packed_arch.h"
 #include "datatype/predefined.h"
 #include "runtime/peer_arch.h"
 
@@ -26,6 +27,10 @@ static int foreign_counts(const MPI_Status *status, dtype_t *t, long long *whole
         return 1;
     }
     dt_conv_stream_count(l, peer_arch(rank), (uint64_t)status->metampi_count, whole, basic);
+    /* received as MPI_PACKED, the message gets the header naming its sender in front
+     * (core/p2p_packed.h): the count a receive buffer needs */
+    if (t->handle == MPI_PACKED && status->metampi_count > 0)
+        *whole = *basic = status->metampi_count + PACKED_ARCH_HEADER;
     return 1;
 }
 

@@ -65,24 +65,20 @@ int win_check_unlike(const win_t *w, int target, struct dtype *t, const char *fu
     const arch_desc_t *theirs = peer_arch(comm_peer_world_rank(w->comm, target));
     if (arch_same(theirs, arch_local()))
         return MPI_SUCCESS;
-    int leaf = op_leaf(t);
-    const dtype_basic_info_t *b = leaf > 0 ? dtype_basic(leaf) : NULL;
-    dtype_t *basic = b ? dtype_lookup(b->handle) : NULL;
-    /* the data travel as a stream of elements of that type, converted element by element
-     * whatever the layout; the layout the origin computed is the target's too, since the
-     * type's sizes are the same on both and its displacements are counted in them or given
-     * in bytes */
-    if (basic && basic->layout &&
-        dt_conv_stream_size(basic->layout, theirs, 1) == (uint64_t)basic->size)
+    /* the data travel as a stream of the type's basic elements, converted element by
+     * element at the target whatever the layout; the layout the origin computed is the
+     * target's too when every basic type has the same size on both (its displacements are
+     * counted in them or given in bytes by the origin, as for a struct) */
+    const dt_layout_t *l = dtype_layout(t);
+    if (l && dt_conv_sizes_alike(l, theirs))
         return MPI_SUCCESS;
     char mine[96], other[96];
     return win_raise(w, MPI_ERR_TYPE, func,
                      "target rank %d (%s) is of another architecture than rank %d (%s): "
-                     "one-sided operations between them take target data of elements of "
-                     "one basic type of the same size on both, which datatype "
-                     "%#x is not", target, arch_describe(theirs, other, sizeof other),
-                     w->comm->rank, arch_describe(arch_local(), mine, sizeof mine),
-                     (unsigned)t->handle);
+                     "one-sided operations between them take target data whose basic types "
+                     "have the same size on both, which datatype %#x has not", target,
+                     arch_describe(theirs, other, sizeof other), w->comm->rank,
+                     arch_describe(arch_local(), mine, sizeof mine), (unsigned)t->handle);
 }
 
 int win_check_range(const win_t *w, int target, MPI_Aint disp, int count, const struct dtype *t,

@@ -2,6 +2,8 @@
 
 #include "core/errors.h"
 #include "core/p2p.h"
+#include "core/p2p_packed.h"
+#include "runtime/peer_arch.h"
 #include "core/progress.h"
 
 #include <stdint.h>
@@ -143,16 +145,21 @@ int bsend_start(const request_t *r, const char *func)
     if (!b)
         return MPI_ERR_BUFFER;
     char *data = (char *)b + round_up(sizeof(block_t));
+    void *buf = r->buf;
+    size_t bytes = r->bytes;
+    if (__builtin_expect(!peer_arch_all_same(), 0) && !r->layout &&
+        p2p_user_packed(r->type, r->comm->send_ctx))
+        p2p_packed_unheader(&buf, &bytes);
     if (r->layout) { /* packed into the attached buffer: MPI_Bsend's own copy */
         dt_cursor_t c;
         dt_cursor_init(&c, r->layout, (uintptr_t)r->buf, r->count);
         dt_pack(&c, data, r->bytes);
-    } else if (r->bytes) {
-        memcpy(data, r->buf, r->bytes);
+    } else if (bytes) {
+        memcpy(data, buf, bytes);
     }
     request_init_local(&b->req, REQ_SEND, r->comm);
     b->req.buf = data;
-    b->req.bytes = r->bytes;
+    b->req.bytes = bytes;
     b->req.peer = r->peer;
     b->req.tag = r->tag;
     b->req.mode = MODE_STANDARD;

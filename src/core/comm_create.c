@@ -400,32 +400,16 @@ static group_t *select_color(const int *table, int n, const group_t *g, int colo
 
 static int split_inter(comm_t *parent, int color, int key, comm_t **out);
 
-/* A member's (color, key) as exchanged: little-endian, since members may differ in byte
- * order (docs/heterogeneity.md); on a little-endian host nothing changes. */
-static void split_entry(int mine[2], int color, int key)
-{
-    mine[0] = (int)htole32((uint32_t)color);
-    mine[1] = (int)htole32((uint32_t)key);
-}
-
-static void split_table_to_host(int *table, int n)
-{
-    for (int i = 0; i < 2 * n; i++)
-        table[i] = (int)le32toh((uint32_t)table[i]);
-}
-
 int comm_split(comm_t *parent, int color, int key, comm_t **out)
 {
     *out = NULL;
     if (comm_is_inter(parent))
         return split_inter(parent, color, key, out);
-    int mine[2], n = parent->size;
-    split_entry(mine, color, key);
+    int mine[2] = { color, key }, n = parent->size;
     int *table = malloc(2 * (size_t)n * sizeof *table);
     if (!table)
         return MPI_ERR_NO_MEM;
-    int rc = icoll_allgather(parent, mine, sizeof mine, table);
-    split_table_to_host(table, n);
+    int rc = icoll_allgather_ints(parent, mine, 2, table);
     /* One context for all colors: their groups are disjoint. */
     uint32_t ctx = 0;
     if (rc == MPI_SUCCESS)
@@ -446,6 +430,21 @@ int comm_split(comm_t *parent, int color, int key, comm_t **out)
     if (rc != MPI_SUCCESS)
         ctxid_release(ctx);
     return rc;
+}
+
+/* A member's (color, key) as an inter-communicator's split exchanges it: little-endian, since
+ * members may differ in byte order (docs/heterogeneity.md; the intra-communicator's split
+ * uses icoll_allgather_ints). */
+static void split_entry(int mine[2], int color, int key)
+{
+    mine[0] = (int)htole32((uint32_t)color);
+    mine[1] = (int)htole32((uint32_t)key);
+}
+
+static void split_table_to_host(int *table, int n)
+{
+    for (int i = 0; i < 2 * n; i++)
+        table[i] = (int)le32toh((uint32_t)table[i]);
 }
 
 /* MPI-3.1 §6.4.2: the local group of the result is the local members of the caller's color,

@@ -22,7 +22,8 @@ enum { CHILD_PAIR = 2, CHILD_CTX = 2 * CHILD_PAIR, CHILD_LOCAL_CTX = 2 * (CHILD_
 
 static comm_t *parent_comm;
 
-/* What the root tells the other parents (icoll_bcast: plain bytes). */
+/* What the root tells the other parents (icoll_bcast: bytes; rc and size little-endian,
+ * since the parents may differ in byte order, core/icoll.h). */
 typedef struct outcome {
     int rc;                 /* MPI_SUCCESS, MPI_ERR_SPAWN, MPI_ERR_OTHER */
     int size;
@@ -160,7 +161,9 @@ int dynproc_spawn(comm_t *comm, int root, const job_spawn_app_t *apps, int napps
     } else if (comm->rank == root) {
         root_spawn(comm, ids[0], apps, napps, o);
     }
+    icoll_le32(&o->rc, 1), icoll_le32(&o->size, 1);
     rc = icoll_bcast(comm, o, sizeof *o, root);
+    icoll_le32(&o->rc, 1), icoll_le32(&o->size, 1);
     if (rc == MPI_SUCCESS)
         rc = o->rc;
     group_t *rg = NULL;

@@ -224,3 +224,31 @@ int icoll_bcast_i64(comm_t *c, int64_t *vals, int n, int root)
     icoll_le64(vals, (size_t)n);
     return rc;
 }
+
+int icoll_allgather_ints(comm_t *c, int *send, size_t n, int *recv)
+{
+    icoll_le32(send, n);
+    int rc = icoll_allgather(c, send, n * sizeof *send, recv);
+    icoll_le32(send, n);
+    icoll_le32(recv, n * (size_t)c->size);
+    return rc;
+}
+
+int icoll_allgather_u64(comm_t *c, uint64_t *send, size_t n, uint64_t *recv)
+{
+    icoll_le64(send, n);
+    int rc = icoll_allgather(c, send, n * sizeof *send, recv);
+    icoll_le64(send, n);
+    icoll_le64(recv, n * (size_t)c->size);
+    return rc;
+}
+
+int icoll_alltoall_u64(comm_t *c, uint64_t *send, size_t n, uint64_t *recv)
+{
+    size_t all = n * (size_t)c->size;
+    icoll_le64(send, all);
+    int rc = icoll_alltoall(c, send, n * sizeof *send, recv);
+    icoll_le64(send, all);
+    icoll_le64(recv, all);
+    return rc;
+}

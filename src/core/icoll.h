@@ -35,6 +35,11 @@ int icoll_allreduce_int(comm_t *c, int *vals, int n, icoll_op_t op);
 int icoll_allreduce_u64(comm_t *c, uint64_t *vals, int n, icoll_op_t op);
 int icoll_bcast_ints(comm_t *c, int *vals, int n, int root);
 int icoll_bcast_i64(comm_t *c, int64_t *vals, int n, int root);
+/* n words in host order from each member (recv: member i's at i * n; alltoall: send and recv
+ * hold size blocks of n), little-endian on the wire; send is turned in place and back. */
+int icoll_allgather_ints(comm_t *c, int *send, size_t n, int *recv);
+int icoll_allgather_u64(comm_t *c, uint64_t *send, size_t n, uint64_t *recv);
+int icoll_alltoall_u64(comm_t *c, uint64_t *send, size_t n, uint64_t *recv);
 
 /* n 32- or 64-bit words between host order and little-endian, in place (the same swap both
  * ways; nothing on a little-endian host). */

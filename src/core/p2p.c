@@ -2,6 +2,7 @@
 
 #include "core/bsend.h"
 #include "core/errors.h"
+#include "core/p2p_packed.h"
 #include "core/progress.h"
 #include "core/traffic.h"
 #include "core/wan_stats.h"
@@ -290,6 +291,9 @@ static void start_send(request_t *r, const char *func)
     op->sync = r->mode == MODE_SYNC;
     op->buf = r->buf;
     op->bytes = r->bytes;
+    if (__builtin_expect(!peer_arch_all_same(), 0) &&
+        p2p_user_packed(r->type, op->env.ctx) && !r->layout)
+        p2p_packed_unheader(&op->buf, &op->bytes);
     op->layout = r->layout;
     op->count = r->count;
     count_sent(op->peer, op->bytes);
@@ -344,6 +348,8 @@ int p2p_start(request_t *r, const char *func)
 static int recv_typemap(proto_op_t *op, const dt_layout_t **l, uintptr_t *base, size_t *count)
 {
     request_t *r = (request_t *)op;
+    if (p2p_user_packed(r->type, op->env.ctx))
+        return 1; /* MPI_Unpack converts it later: the header goes first */
     /* the request's reference when it holds one (the user may have freed the handle) */
     dtype_t *t = r->dtype ? r->dtype : r->type ? dtype_lookup(r->type) : NULL;
     if (!t || !t->layout)
@@ -371,6 +377,13 @@ void p2p_set_data(request_t *r, const p2p_data_t *d)
 int p2p_send_data(comm_t *c, const p2p_data_t *d, int dest, int tag, send_mode_t mode,
                   const char *func)
 {
+    p2p_data_t bare;
+    if (__builtin_expect(!peer_arch_all_same(), 0) && p2p_user_packed(d->type, c->send_ctx) &&
+        !d->layout) {
+        bare = *d;
+        p2p_packed_unheader(&bare.buf, &bare.bytes);
+        d = &bare;
+    }
     if (mode == MODE_STANDARD || mode == MODE_READY) {
         proto_env_t env = { c->send_ctx, c->rank, tag };
         int peer = comm_peer_world_rank(c, dest);

@@ -139,9 +139,7 @@ int topo_dist_graph_exchange(comm_t *c, int n, const int sources[], const int de
     size_t nsent = 0;
     for (int p = 0; p < size; p++)
         nsent += (size_t)x.nsend[p];
-    icoll_le64(x.nsend, (size_t)size);
-    rc = icoll_alltoall(c, x.nsend, sizeof(uint64_t), x.nrecv);
-    icoll_le64(x.nrecv, (size_t)size);
+    rc = icoll_alltoall_u64(c, x.nsend, 1, x.nrecv);
     if (rc != MPI_SUCCESS)
         goto done;
     size_t total = 0;

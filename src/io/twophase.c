@@ -166,9 +166,7 @@ static int cycle(io_file_t *f, const cut_t *w, size_t from, size_t to, unsigned 
     }
     for (int r = 0; r < n; r++)
         two[2 * r] = sc[r], two[2 * r + 1] = sb[r];
-    icoll_le64(two, 2 * (size_t)n); /* words little-endian between members (icoll.h) */
-    rc = icoll_alltoall(c, two, 2 * sizeof *two, two + 2 * n);
-    icoll_le64(two + 2 * n, 2 * (size_t)n);
+    rc = icoll_alltoall_u64(c, two, 2, two + 2 * n);
     for (int r = 0; r < n; r++)
         rc_[r] = two[2 * n + 2 * r], rb[r] = two[2 * n + 2 * r + 1];
     free(two);
@@ -362,10 +360,7 @@ int io_collective(io_file_t *f, MPI_Offset start, void *buf, size_t count, dtype
     uint64_t mine[3] = { s.lo >= 0 ? (uint64_t)s.lo : UINT64_MAX, s.lo >= 0 ? (uint64_t)s.hi : 0,
                          failed || rc != MPI_SUCCESS ? 0 : 1 };
     uint64_t *spans = malloc((size_t)c->size * sizeof mine);
-    icoll_le64(mine, 3);
-    int all = spans ? icoll_allgather(c, mine, sizeof mine, spans) : MPI_ERR_NO_MEM;
-    if (spans)
-        icoll_le64(spans, 3 * (size_t)c->size);
+    int all = spans ? icoll_allgather_u64(c, mine, 3, spans) : MPI_ERR_NO_MEM;
     int ready = all == MPI_SUCCESS, any = 0;
     for (int r = 0; ready && r < c->size; r++) {
         ready &= spans[3 * r + 2] != 0;

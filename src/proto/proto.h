@@ -89,6 +89,10 @@ struct proto_op {
     dt_cursor_t *cur;     /* typed data streamed in DATA frames: where packing or unpacking
                            * continues (allocated by proto for the stream only) */
     unsigned zc_pending;  /* send: DATA frames the transport still reads from buf (send_zc) */
+    unsigned prefix;      /* receive of MPI_PACKED from a peer of another architecture: the
+                           * header's bytes before buf, which the data follow (set when
+                           * matched; buf and bytes are the user's again when done() runs;
+                           * in zc_pending's padding: MPI_BSEND_OVERHEAD covers a request) */
     size_t placing;       /* receive: bytes of the DATA body being placed (tr_sink_t) */
     struct dt_conv *conv; /* receive from a peer of another architecture: the conversion of
                            * its DATA stream (set when matched, allocated by proto) */
@@ -118,7 +122,9 @@ typedef struct proto_upcalls {
     /* Asked only for a message from a peer of another architecture (receiver makes right,
      * docs/heterogeneity-conversion.md): the receive op's typed view, count elements of *l
      * at *base, whose basic types the converter reads the sender's bytes as. 0, or -1 when
-     * the receive holds raw bytes (copied unconverted). */
+     * the receive holds raw bytes (copied unconverted), or 1 when it holds MPI_PACKED bytes
+     * of the user's point-to-point receive, which MPI_Unpack reads later: they stay the
+     * sender's, behind a header naming its architecture (datatype/engine/packed_arch.h). */
     int (*typemap)(proto_op_t *op, const dt_layout_t **l, uintptr_t *base, size_t *count);
 } proto_upcalls_t;
 

@@ -4,6 +4,7 @@
 #include "proto/internal.h"
 
 #include "datatype/engine/convert.h"
+#include "datatype/engine/packed_arch.h"
 #include "runtime/job.h"
 #include "runtime/peer_arch.h"
 
@@ -57,6 +58,20 @@ static void reply(int peer, uint8_t kind, uint64_t sreq, uint8_t result)
     f_ctrl_t c = { .kind = kind, .result = result, .sreq = sreq };
     f_ctrl_le(&c);
     proto_send_ctrl(peer, &c, sizeof c);
+}
+
+/* Completes a receive: a receive of MPI_PACKED whose header went first (packed_prefix) gets
+ * its buffer back, the header counted among the bytes placed. */
+static void recv_done(proto_op_t *op)
+{
+    if (__builtin_expect(op->prefix != 0, 0)) {
+        op->buf = (char *)op->buf - op->prefix;
+        op->bytes += op->prefix;
+        if (op->prefix == PACKED_ARCH_HEADER)
+            op->got += op->prefix;
+        op->prefix = 0;
+    }
+    proto_complete(op);
 }
 
 /* A layout the receiver reads from the sender is no bigger than this (a sanity bound: real
@@ -161,7 +176,7 @@ static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
         if ((n ? rma_get(op, m, n) : TR_RMA_OK) == TR_RMA_OK) {
             op->got = n;
             reply(m->peer, F_FIN, m->remote_id, 0);
-            proto_complete(op);
+            recv_done(op);
             return;
         }
         p->no_rma = 1;
@@ -175,7 +190,7 @@ static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
     }
     send_cts(m, op, n);
     if (n == 0)
-        proto_complete(op);
+        recv_done(op);
 }
 
 /* ---- messages from a peer of another architecture ----------------------------------------
@@ -214,15 +229,40 @@ static void stream_converted(proto_op_t *op)
     proto_complete(op);
 }
 
+/* A receive of MPI_PACKED from a peer of another architecture: its bytes stay the sender's,
+ * and MPI_Unpack learns whose they are from the header naming the sender, written first; the
+ * message lands after it by the usual paths, and recv_done gives the buffer back. An empty
+ * message gets no header (nothing to unpack); a buffer too small for the header receives
+ * nothing (truncated). */
+static void packed_prefix(proto_op_t *op, const proto_msg_t *m, const arch_desc_t *from)
+{
+    if (m->size == 0)
+        return;
+    size_t h = PACKED_ARCH_HEADER;
+    if (op->bytes < h)
+        h = op->bytes;
+    else
+        packed_arch_write_of(from, op->buf);
+    op->buf = (char *)op->buf + h;
+    op->bytes -= h;
+    op->prefix = (unsigned)h;
+    op->msg_bytes = m->size + PACKED_ARCH_HEADER; /* what the receive needs */
+}
+
 /* Delivers m into op when its sender's architecture differs from ours; 0 when it does not
- * (or op holds raw bytes) and the usual paths apply. */
+ * (or op holds raw or packed bytes) and the usual paths apply. */
 static int recv_converted(proto_op_t *op, const proto_msg_t *m)
 {
     const arch_desc_t *from = peer_arch(m->peer);
     const dt_layout_t *l;
     uintptr_t base;
     size_t count;
-    if (arch_same(from, arch_local()) || proto_up.typemap(op, &l, &base, &count) != 0)
+    if (arch_same(from, arch_local()))
+        return 0;
+    int view = proto_up.typemap(op, &l, &base, &count);
+    if (view == 1)
+        packed_prefix(op, m, from);
+    if (view != 0)
         return 0;
     uint64_t cap = dt_conv_stream_size(l, from, count);
     size_t n = m->size < cap ? (size_t)m->size : (size_t)cap;
@@ -258,13 +298,14 @@ void proto_recv_matched(proto_op_t *op, const proto_msg_t *m)
     op->cancel_pending = 0;
     op->got = 0;
     op->id = 0;
-    size_t n = m->size < op->bytes ? (size_t)m->size : op->bytes;
-    op->result = m->size > op->bytes ? PROTO_TRUNCATED : PROTO_OK;
     op->cur = NULL;
     op->conv = NULL;
+    op->prefix = 0;
     /* one predictable branch in a job of one architecture */
     if (__builtin_expect(!peer_arch_all_same(), 0) && recv_converted(op, m))
         return;
+    size_t n = m->size < op->bytes ? (size_t)m->size : op->bytes;
+    op->result = m->size > op->bytes ? PROTO_TRUNCATED : PROTO_OK;
     if (m->kind == F_RTS) {
         recv_rendezvous(op, m, n);
         return;
@@ -279,7 +320,7 @@ void proto_recv_matched(proto_op_t *op, const proto_msg_t *m)
     op->got = n;
     if (m->kind == F_EAGER_SYNC)
         reply(m->peer, F_ACK, m->remote_id, 0);
-    proto_complete(op);
+    recv_done(op);
 }
 
 /* The receive that DATA frame d from src (body of n bytes) continues. */
@@ -323,7 +364,7 @@ void proto_on_data(int src, const void *frame, size_t len)
     }
     op->got += n;
     if (op->got == op->want)
-        proto_complete(op);
+        recv_done(op);
 }
 
 /* The DATA body being placed continues at op->got + op->placing. */
@@ -347,7 +388,7 @@ static void place_done(void *ctx)
     op->got += op->placing;
     op->placing = 0;
     if (op->got == op->want)
-        proto_complete(op);
+        recv_done(op);
 }
 
 int proto_place(int src, const void *head, size_t head_len, size_t body_len, tr_sink_t *sink)

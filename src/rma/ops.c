@@ -9,6 +9,8 @@
 #include "core/progress.h"
 #include "datatype/construct.h"
 #include "datatype/dtype.h"
+#include "datatype/predefined.h"
+#include "runtime/peer_arch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,19 @@ static int next_reply_tag(win_t *w)
     return tag;
 }
 
+/* A target of another architecture converts data of several basic types (a struct, a pair
+ * type) as a stream of the target datatype's signature, which it learns from the layout: sent
+ * then even where the region is contiguous (rma/convert.c). */
+static int layout_needed(const win_t *w, const rma_args_t *a)
+{
+    if (peer_arch_all_same() || a->target == MPI_PROC_NULL)
+        return 0;
+    int leaf = op_leaf(a->target_type);
+    if (leaf == 0 || (leaf > 0 && dtype_basic(leaf)))
+        return 0;
+    return !arch_same(peer_arch(comm_peer_world_rank(w->comm, a->target)), arch_local());
+}
+
 /* The header's description of the target region; *layout and *len: the layout to send. */
 static void describe_target(win_t *w, const rma_args_t *a, rma_hdr_t *h, const void **layout,
                             size_t *len)
@@ -114,7 +129,7 @@ static void describe_target(win_t *w, const rma_args_t *a, rma_hdr_t *h, const v
     }
     *layout = NULL;
     *len = 0;
-    if (dt_layout_contiguous(l, count)) {
+    if (dt_layout_contiguous(l, count) && !layout_needed(w, a)) {
         h->offset = offset + (uint64_t)dt_layout_true_lb(l);
     } else {
         h->offset = offset;
@@ -192,6 +207,8 @@ int rma_start(win_t *w, rma_kind_t kind, const rma_args_t *a)
                                                  a->result_type);
         /* the target's data: converted here when it is of another architecture */
         d.type = (kind == RMA_GET ? a->origin_type : a->result_type)->handle;
+        if (d.type == MPI_PACKED) /* the target's bytes as they are (core/p2p_packed.h) */
+            d.type = MPI_BYTE;
         /* the reply completes the operation at the origin */
         rc = start_request(w, REQ_RECV, &d, a->target, h.reply_tag, NULL, a->request, func);
     }

@@ -5,8 +5,8 @@
 #include "core/icoll.h"
 #include "core/progress.h"
 
-#include <endian.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct fence_wait {
     const win_t *w;
@@ -36,12 +36,8 @@ static int exchange_counts(win_t *w)
     if (!expect)
         return MPI_ERR_NO_MEM;
     uint64_t *sent = expect + n;
-    /* little-endian counts: the members may be of unlike architectures (issue 19) */
-    for (int i = 0; i < n; i++)
-        sent[i] = htole64(w->sent[i]);
-    int rc = icoll_alltoall(w->comm, sent, sizeof *sent, expect);
-    for (int i = 0; i < n; i++)
-        expect[i] = le64toh(expect[i]);
+    memcpy(sent, w->sent, (size_t)n * sizeof *sent);
+    int rc = icoll_alltoall_u64(w->comm, sent, 1, expect);
     if (rc == MPI_SUCCESS) {
         fence_wait_t f = { w, expect };
         progress_wait_until(all_applied, &f);

@@ -202,8 +202,9 @@ static void apply(win_t *w, int origin, const rma_hdr_t *h, const char *rec)
     case RMA_ACC:
     case RMA_GACC:
     case RMA_CAS: {
-        void *native = rma_convert_from(w, origin, h, data), *turned;
+        void *turned;
         const void *walk = rma_layout_from(w, origin, h, layout, &turned);
+        void *native = rma_convert_from(w, origin, h, walk, data);
         void *old = rma_apply_data(w->base, h, walk, native ? native : data, NULL);
         free(native);
         free(turned);

@@ -8,7 +8,6 @@
 #include "core/progress.h"
 #include "util/handles.h"
 
-#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,16 +56,14 @@ typedef struct member_shape {
 static int exchange_shapes(win_t *w)
 {
     int n = w->comm->size;
-    /* little-endian: the members may be of unlike architectures (issue 19) */
-    member_shape_t mine = { (int64_t)htole64((uint64_t)w->size),
-                            (int64_t)htole64((uint64_t)w->disp_unit) };
-    member_shape_t *all = malloc((size_t)n * sizeof *all);
+    uint64_t mine[2] = { (uint64_t)w->size, (uint64_t)(int64_t)w->disp_unit };
+    uint64_t *all = malloc(2 * (size_t)n * sizeof *all);
     if (!all)
         return MPI_ERR_NO_MEM;
-    int rc = icoll_allgather(w->comm, &mine, sizeof mine, all);
+    int rc = icoll_allgather_u64(w->comm, mine, 2, all);
     for (int r = 0; rc == MPI_SUCCESS && r < n; r++) {
-        w->sizes[r] = (MPI_Aint)le64toh((uint64_t)all[r].size);
-        w->disp_units[r] = (int)le64toh((uint64_t)all[r].disp_unit);
+        w->sizes[r] = (MPI_Aint)all[2 * r];
+        w->disp_units[r] = (int)(int64_t)all[2 * r + 1];
     }
     free(all);
     return rc;

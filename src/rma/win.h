@@ -175,8 +175,11 @@ typedef enum { RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS, RMA_LOCK, RMA_U
 
 /* The data of h's record from origin (rank in w's communicator) converted into this rank's
  * representation when origin is of another architecture (rma/convert.c): a malloc'd copy
- * the caller frees; NULL when no conversion is needed (the data apply as they are). */
-void *rma_convert_from(win_t *w, int origin, const struct rma_hdr *h, const void *data);
+ * the caller frees; NULL when no conversion is needed (the data apply as they are). layout:
+ * the target layout as this rank walks it (rma_layout_from), whose signature the data of
+ * several basic types follow. */
+void *rma_convert_from(win_t *w, int origin, const struct rma_hdr *h, const void *layout,
+                       const void *data);
 /* The target layout an operation of origin carries (rma/wire.h), as this rank walks it:
  * layout itself, or from an origin of the other byte order a copy in this host's order, put
  * in *owned for the caller to free (NULL otherwise). */

@@ -10,7 +10,7 @@
 #include "datatype/construct.h"
 #include "datatype/dtype.h"
 #include "datatype/engine/convert.h"
-#include "datatype/packed_arch.h"
+#include "datatype/engine/packed_arch.h"
 #include "datatype/predefined.h"
 #include "util/arch.h"
 
@@ -407,6 +407,43 @@ static void packed_header(void)
     EXPECT(out[0] == 7 && out[1] == -9, "ints packed on s390x: %d %d", out[0], out[1]);
 }
 
+/* One-sided data of several basic types (rma/convert.c): a foreign stream converted into
+ * this architecture's stream at the same offsets, when every basic type has one size on both
+ * (s390x and x86-64: a struct with a long double); not with a 4-byte long (i386). */
+static void restreamed(void)
+{
+    struct s { int i; double d; long l; char c[3]; long double ld; };
+    int bl[] = { 1, 1, 1, 3, 1 };
+    MPI_Aint disp[] = { offsetof(struct s, i), offsetof(struct s, d), offsetof(struct s, l),
+                        offsetof(struct s, c), offsetof(struct s, ld) };
+    dtype_t *types[] = { dtype_lookup(MPI_INT), dtype_lookup(MPI_DOUBLE), dtype_lookup(MPI_LONG),
+                         dtype_lookup(MPI_CHAR), dtype_lookup(MPI_LONG_DOUBLE) };
+    dtype_t *st;
+    committed(dtype_struct(5, bl, disp, types, &st), &st);
+    EXPECT(dt_conv_sizes_alike(st->layout, &s390x) && !dt_conv_sizes_alike(st->layout, &ilp64) &&
+               !dt_conv_sizes_alike(st->layout, &i386_),
+           "sizes alike with s390x only");
+    size_t span = (size_t)(st->ub - st->lb) * COUNT + 64;
+    memset(native, 0, span);
+    fill(st, native, COUNT, 0);
+    size_t n = encode_stream(st, native, COUNT, &s390x, stream);
+    EXPECT(n == (size_t)st->size * COUNT, "s390x's stream of the struct: %zu bytes", n);
+    static unsigned char converted[MAXB];
+    dt_conv_t cv;
+    dt_conv_init(&cv, &s390x, st->layout, 0, COUNT);
+    size_t half = dt_conv_restream(&cv, stream, converted, n / 2);
+    size_t rest = dt_conv_restream(&cv, stream + half, converted + half, n - half);
+    char why[256];
+    EXPECT(half <= n / 2 && half + rest == n && !dt_conv_failure(&cv, why, sizeof why),
+           "restreamed %zu + %zu of %zu", half, rest, n);
+    memset(got, 0xa5, span);
+    dt_cursor_t c;
+    dt_cursor_init(&c, st->layout, (uintptr_t)got, COUNT);
+    dt_unpack(&c, converted, n);
+    EXPECT(same_data(st, native, got, COUNT), "the restreamed struct unpacks to the values");
+    dtype_release(st);
+}
+
 int main(void)
 {
     if (dtype_init(NULL) != 0) {
@@ -424,6 +461,7 @@ int main(void)
     failures_reported();
     long_double_formats();
     packed_header();
+    restreamed();
     dtype_finalize();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);

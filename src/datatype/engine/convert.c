@@ -141,6 +141,30 @@ size_t dt_conv_unpack(dt_conv_t *cv, const void *src_, size_t n)
     return taken;
 }
 
+size_t dt_conv_restream(dt_conv_t *cv, const void *in_, void *out_, size_t n)
+{
+    const unsigned char *in = in_;
+    unsigned char *out = out_;
+    size_t done = 0;
+    /* the pieces come in stream order; each element keeps its offset, its size alike */
+    while (done < n && (cv->elems || next_piece(cv))) {
+        if (cv->fsize != cv->nsize)
+            break;
+        size_t k = (n - done) / cv->fsize;
+        if (k == 0)
+            break;
+        if (k > cv->elems)
+            k = cv->elems;
+        uintptr_t at = cv->addr;
+        cv->addr = (uintptr_t)(out + done);
+        convert_run(cv, in + done, k);
+        cv->addr = at + k * cv->nsize;
+        done += k * cv->fsize;
+    }
+    cv->in += done;
+    return done;
+}
+
 size_t dt_conv_native_bytes(const dt_conv_t *cv)
 {
     return cv->cur.pos - cv->elems * cv->nsize;
@@ -202,6 +226,20 @@ static int walk_element(const dt_layout_t *l, const arch_desc_t *a, piece_fn *fn
             return 1;
     }
     return 0;
+}
+
+static int size_differs(void *ctx, int basic, uint64_t elems, uint64_t fsize)
+{
+    (void)elems;
+    int *alike = ctx;
+    *alike = fsize == dt_conv_basic_size(basic, arch_local());
+    return !*alike;
+}
+
+int dt_conv_sizes_alike(const dt_layout_t *l, const arch_desc_t *a)
+{
+    int alike = 1;
+    return walk_element(l, a, size_differs, &alike) >= 0 && alike;
 }
 
 static int add_size(void *ctx, int basic, uint64_t elems, uint64_t fsize)

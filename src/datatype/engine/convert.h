@@ -88,6 +88,14 @@ void dt_conv_init(dt_conv_t *cv, const arch_desc_t *from, const dt_layout_t *l,
 /* Consumes the next n bytes of the stream (any cut); returns the bytes taken, fewer only when
  * the receiver's buffer is full. */
 size_t dt_conv_unpack(dt_conv_t *cv, const void *src, size_t n);
+/* A stream converted into a stream rather than into a typed buffer: cv from
+ * dt_conv_init(cv, from, l, 0, count), where every basic type of l has the same size on both
+ * architectures (dt_conv_sizes_alike), so each element keeps its offset. Converts the next n
+ * bytes (whole elements) of from's stream at in into this architecture's at out; returns the
+ * bytes converted. (One-sided data, converted before the target applies it to its window.) */
+size_t dt_conv_restream(dt_conv_t *cv, const void *in, void *out, size_t n);
+/* 1 when every basic type of l has the same size in a's representation as here. */
+int dt_conv_sizes_alike(const dt_layout_t *l, const arch_desc_t *a);
 /* Bytes of the receiver's packed stream written so far (whole elements only). */
 size_t dt_conv_native_bytes(const dt_conv_t *cv);
 /* 0 when every element converted exactly (up to the rounding of floating point); else the
