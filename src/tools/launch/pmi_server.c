@@ -298,7 +298,8 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
         const char *k = pmi_msg_get(&m, "kvsname"), *key = pmi_msg_get(&m, "key");
         const char *val = NULL;
         int own = k && strcmp(k, s->kvsname) == 0;
-        if (k && s->ops.ask && !own) {
+        /* another space, or a key of ours put on another host since the last barrier */
+        if (k && s->ops.ask && (!own || (key && !kvs_get(&s->kvs, key)))) {
             ask(c, line, len);
             return;
         }

@@ -58,7 +58,8 @@ typedef struct pmi_server_ops {
      * malformed. */
     int (*shared)(void *ctx, const pmi_msg_t *m, char *reply, size_t cap);
     /* Optional, for a server whose owner is not the job's whole process manager (a host
-     * helper of a job on several hosts): a get naming another space, and any command the
+     * helper of a job on several hosts): a get naming another space or a key this space
+     * does not have (put on another host since the last barrier), and any command the
      * server does not know, go to ask (line: the command as the rank sent it); the rank gets
      * no further line processed until pmi_server_answer. put: every stored put, at once. */
     void (*ask)(void *ctx, int rank, const char *line);
