@@ -5,7 +5,8 @@
  * children). A program that does not exist fails with MPI_ERR_SPAWN at every parent, and
  * every error code says so. Usage: spawn NCHILD | spawn refused [UNIVERSE] (a launcher that
  * cannot spawn: MPI_ERR_SPAWN and MPI_ERR_PORT, never a failed job; MPI_UNIVERSE_SIZE is
- * UNIVERSE when given) */
+ * UNIVERSE when given; with a third argument "why", first a spawn under MPI_ERRORS_ARE_FATAL,
+ * which ends the job with the reason) */
 #include "../check.h"
 
 #include <stdlib.h>
@@ -206,13 +207,16 @@ static void spawn_on_host(const char *self, int universe)
         printf("parents: 2 children spawned on host %s\n", target);
 }
 
-static void refused(const char *self, int universe)
+static void refused(const char *self, int universe, int fatal)
 {
     int *flagp = NULL, flag = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &flagp, &flag);
     CHECK(flag && (universe <= 0 || *flagp == universe));
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm inter;
+    if (fatal)   /* the job ends with the reason */
+        MPI_Comm_spawn(self, MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       MPI_ERRCODES_IGNORE);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int codes[2] = { -1, -1 }, cls = -1;
     MPI_Error_class(MPI_Comm_spawn(self, MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
                                    &inter, codes), &cls);
@@ -229,7 +233,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc >= 2 && strcmp(argv[1], "refused") == 0) {
-        refused(argv[0], argc >= 3 ? atoi(argv[2]) : 0);
+        refused(argv[0], argc >= 3 ? atoi(argv[2]) : 0, argc >= 4 && !strcmp(argv[3], "why"));
     } else if (argc >= 2 && strcmp(argv[1], "host") == 0) {
         spawn_on_host(argv[0], argc >= 3 ? atoi(argv[2]) : 0);
     } else if (argc >= 2 && strcmp(argv[1], "die") == 0) {
