@@ -220,6 +220,8 @@ static void ask(pmi_conn_t *c, const char *line, size_t len)
     memcpy(text, line, len);
     text[len] = '\0';
     c->asking = 1;
+    free(c->asked);
+    c->asked = util_xstrdup(text);
     if (c->watched && !c->outlen)
         ev_set_events(c->srv->loop, c->fd, 0);
     c->srv->ops.ask(c->srv->ctx, c->rank, text);
@@ -236,7 +238,7 @@ void pmi_server_answer(pmi_server_t *s, int rank, const char *line)
     if (c->stopped || c->fd < 0)
         return;
     if (!line) {
-        fail(c, PMI_FAIL_INVALID, "(a command the process manager does not know)");
+        invalid(c, c->asked, strlen(c->asked));
         return;
     }
     reply(c, "%s", line);
@@ -478,6 +480,7 @@ void pmi_server_free(pmi_server_t *s)
     for (int r = 0; r < s->nlocal; r++) {
         conn_close(&s->conn[r]);
         free(s->conn[r].out);
+        free(s->conn[r].asked);
         pmi_spawn_free(&s->conn[r].spawn);
     }
     free(s->conn);

@@ -74,6 +74,7 @@ typedef struct pmi_conn {
     int inited, finalized, in_barrier, stopped;
     int departed;       /* the rank's process has exited */
     int asking;         /* ops.ask was called: no line is processed until the answer */
+    char *asked;        /* that line (for the report when the answer says invalid) */
     int appnum;         /* the answer to get_appnum (MPI_APPNUM) */
     pmi_spawn_req_t spawn;  /* the spawn request being received */
     int out_broken;     /* a reply could not be sent (peer closed): replies are dropped */
