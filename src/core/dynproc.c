@@ -138,8 +138,7 @@ int dynproc_spawn(comm_t *comm, int root, const job_spawn_app_t *apps, int napps
     *out = NULL;
     *nspawned = 0;
     if (!job_can_spawn()) {   /* the same answer at every member, without a word */
-        snprintf(why, (size_t)whylen, "the process manager cannot start ranks (metampi's "
-                 "mpirun can, on one host so far)");
+        snprintf(why, (size_t)whylen, "%s", job_spawn_refusal());
         return MPI_ERR_SPAWN;
     }
     if (p2p_grow(why, whylen) != 0)   /* step 1: listening, the card published */

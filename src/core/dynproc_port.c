@@ -22,7 +22,7 @@ static int ports_opened, connections;
 
 static int no_launcher(char *why, int whylen)
 {
-    snprintf(why, (size_t)whylen, "ports and names need metampi's mpirun");
+    snprintf(why, (size_t)whylen, "ports and names: %s", job_spawn_refusal());
     return MPI_ERR_PORT;
 }
 

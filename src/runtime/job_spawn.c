@@ -19,6 +19,22 @@ int job_can_spawn(void)
     return can;
 }
 
+const char *job_spawn_refusal(void)
+{
+    static int known, sites;
+    if (!known && job.pmi.proto == PMI_PROTO_1 && job.pmi.fd >= 0 &&
+        job.launcher_reports_abort) {
+        char v[16], err[128];
+        sites = job_get("metampi.nospawn", v, sizeof v, err, sizeof err) == 0 &&
+                strcmp(v, "sites") == 0;
+        known = 1;
+    }
+    return sites ? "metampi's mpirun cannot start ranks or keep ports in a job of several "
+                   "sites yet (the site gateways know only the ranks started with the job)"
+                 : "the process manager cannot start ranks or keep ports (metampi's mpirun "
+                   "can)";
+}
+
 int job_get_in(const char *kvsname, const char *key, char *value, int vallen, char *err,
                int errlen)
 {

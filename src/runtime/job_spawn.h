@@ -27,6 +27,9 @@ int job_get_in(const char *kvsname, const char *key, char *value, int vallen, ch
 /* Nonzero when the launcher can start ranks and keeps the shared space (our mpirun, which
  * puts metampi.spawn into the space of the parts it serves so). */
 int job_can_spawn(void);
+/* Why not (for messages): a job of several sites (our mpirun's metampi.nospawn = sites), or
+ * a process manager that cannot. */
+const char *job_spawn_refusal(void);
 /* A command of the job's shared space at mpirun (names, ports: tools/mpirun/jobspace.h),
  * "cmd=NAME" and its arguments, where the strings of args marked hex are coded here: up to
  * three key/value pairs (NULL key: fewer). 0 and the reply (cmd=<expect>), or -1 (err). */

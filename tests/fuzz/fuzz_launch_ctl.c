@@ -55,6 +55,13 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     ctl_end(&b);
     ctl_begin(&b, CTL_BEAT);
     ctl_end(&b);
+    static const char *const put[] = { "metampi.ready", "1" };
+    ctl_begin(&b, CTL_PARTS);
+    ctl_put_u8(&b, CTL_PARTS_PUT);
+    ctl_put_u32(&b, 1);
+    ctl_put_u32(&b, 0);
+    ctl_put_strs(&b, put, 2);
+    ctl_end(&b);
     add(b.p, b.len);
     /* mpirun -> helper: the job description, with the site layout's key-value pairs */
     ctl_buf_t j = { 0 };

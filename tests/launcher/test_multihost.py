@@ -407,6 +407,12 @@ class Failures(MultiHostTest):
                    r"^mpirun: rank 3 \(pid \d+\) on host %s exited without calling MPI_Init or "
                    r"MPI_Finalize while the other ranks wait for it$" % H2, 1)
 
+    def test_unknown_pmi_command(self):
+        # the helper asks mpirun about a command it does not know; the report keeps the line
+        self.check(self.HOSTS22 + [sys.executable, PMI_CLIENT, "unknown", "3"],
+                   r"^mpirun: rank 3 on host %s sent an invalid PMI command: cmd=frobnicate "
+                   r"a=b$" % H2, 1)
+
     def test_program_not_found(self):
         # each helper finds it missing; the first report wins
         self.check(self.HOSTS22 + ["no-such-program-mh"],

@@ -37,6 +37,10 @@ static int parse_exact(const unsigned char *p, size_t len, ctl_frame_t *f, char 
                 CHECK(strlen(ctl_strs_next(&s)) < len);
             for (uint32_t i = 0; i < f->u.job.ranks.n; i++)
                 (void)ctl_u32s_at(&f->u.job.ranks, i);
+        } else if (f->type == CTL_PARTS) {
+            ctl_strs_t s = f->u.parts.fields;
+            for (uint32_t i = 0; i < f->u.parts.fields.n; i++)
+                CHECK(strlen(ctl_strs_next(&s)) < len);
         } else if (f->type == CTL_KVS) {
             ctl_strs_t s = f->u.kv;
             for (uint32_t i = 0; i < f->u.kv.n; i++)
@@ -152,6 +156,12 @@ static void build_all(ctl_buf_t *b, size_t *starts, int *n)
     START(CTL_STATS);
     ctl_put_str(b, "metampi-gateway-stats site=a to=b\n");
     ctl_end(b);
+    START(CTL_PARTS);
+    ctl_put_u8(b, CTL_PARTS_ASK);
+    ctl_put_u32(b, 2);
+    ctl_put_u32(b, 1);
+    ctl_put_strs(b, argv, 2);
+    ctl_end(b);
     starts[*n] = b->len;
 }
 
@@ -194,6 +204,9 @@ int main(void)
             ctl_strs_next(&gw);
             CHECK(strcmp(ctl_strs_next(&gw), "1") == 0);
         }
+        if (f.type == CTL_PARTS)
+            CHECK(f.u.parts.op == CTL_PARTS_ASK && f.u.parts.node == 2 &&
+                  f.u.parts.rank == 1 && f.u.parts.fields.n == 2);
         if (f.type == CTL_OUTPUT)
             CHECK(f.u.output.len == 5 && f.u.output.rank == 5 && f.u.output.stream == 2);
         if (f.type == CTL_ABORTED)

@@ -1,4 +1,5 @@
 #include "hostd.h"
+#include "hostd_parts.h"
 
 #include "channel.h"
 #include "ctl.h"
@@ -52,6 +53,7 @@ typedef struct hostd {
     node_t node;
     int barrier_wait;            /* our ranks are in a barrier, waiting for BARRIER_OUT */
     gwproc_t gw;                 /* the site gateway, when this host runs it */
+    hostd_parts_t parts;         /* ranks started by MPI_Comm_spawn (hostd_parts.h) */
     hb_t hb;                     /* heartbeats with mpirun, from JOB on */
     /* teardown */
     int condemned, kill_sent;
@@ -110,6 +112,7 @@ static void condemn(hostd_t *h, int sig)
         h->kill_sent = 1;
     if (h->started)
         node_signal(&h->node, sig);
+    hostd_parts_signal(&h->parts, sig);
     /* A failed job's gateway is killed, not ended (SIGTERM would say BYE on its links): the
      * other sites' gateways must see a lost link, not an end on purpose. In a federated job
      * (mpirun --rendezvous) that is how the other sites' parts learn that this one failed;
@@ -144,12 +147,13 @@ static void protocol_error(hostd_t *h, const char *why)
 
 /* ---- node events -> frames ---------------------------------------------------------- */
 
-static void on_exited(void *ctx, int i, pid_t pid, int status, int inited, int finalized)
+/* The send_* take a job-wide rank (node 0's ranks and the parts' alike). */
+static void send_exited(void *ctx, int rank, pid_t pid, int status, int inited, int finalized)
 {
     hostd_t *h = ctx;
     ctl_buf_t *b = chan_out(&h->ch);
     ctl_begin(b, CTL_EXITED);
-    ctl_put_u32(b, (uint32_t)h->global[i]);
+    ctl_put_u32(b, (uint32_t)rank);
     ctl_put_u32(b, (uint32_t)pid);
     ctl_put_u32(b, (uint32_t)status);
     ctl_put_u8(b, (uint8_t)!!inited);
@@ -158,12 +162,12 @@ static void on_exited(void *ctx, int i, pid_t pid, int status, int inited, int f
     chan_send(&h->ch);
 }
 
-static void on_aborted(void *ctx, int i, pid_t pid, int exitcode, const char *msg)
+static void send_aborted(void *ctx, int rank, pid_t pid, int exitcode, const char *msg)
 {
     hostd_t *h = ctx;
     ctl_buf_t *b = chan_out(&h->ch);
     ctl_begin(b, CTL_ABORTED);
-    ctl_put_u32(b, (uint32_t)h->global[i]);
+    ctl_put_u32(b, (uint32_t)rank);
     ctl_put_u32(b, (uint32_t)pid);
     ctl_put_u32(b, (uint32_t)exitcode);
     ctl_put_u8(b, msg != NULL);
@@ -172,18 +176,34 @@ static void on_aborted(void *ctx, int i, pid_t pid, int exitcode, const char *ms
     chan_send(&h->ch);
 }
 
-static void on_pmi_failed(void *ctx, int i, pid_t pid, enum pmi_fail_kind kind,
-                          const char *detail)
+static void send_pmi_failed(void *ctx, int rank, pid_t pid, enum pmi_fail_kind kind,
+                            const char *detail)
 {
     hostd_t *h = ctx;
     ctl_buf_t *b = chan_out(&h->ch);
     ctl_begin(b, CTL_PMI_FAILED);
-    ctl_put_u32(b, (uint32_t)h->global[i]);
+    ctl_put_u32(b, (uint32_t)rank);
     ctl_put_u32(b, (uint32_t)pid);
     ctl_put_u8(b, (uint8_t)kind);
     ctl_put_str(b, detail);
     ctl_end(b);
     chan_send(&h->ch);
+}
+
+static void on_exited(void *ctx, int i, pid_t pid, int status, int inited, int finalized)
+{
+    send_exited(ctx, ((hostd_t *)ctx)->global[i], pid, status, inited, finalized);
+}
+
+static void on_aborted(void *ctx, int i, pid_t pid, int exitcode, const char *msg)
+{
+    send_aborted(ctx, ((hostd_t *)ctx)->global[i], pid, exitcode, msg);
+}
+
+static void on_pmi_failed(void *ctx, int i, pid_t pid, enum pmi_fail_kind kind,
+                          const char *detail)
+{
+    send_pmi_failed(ctx, ((hostd_t *)ctx)->global[i], pid, kind, detail);
 }
 
 static void on_bind_refused(void *ctx, int i, pid_t pid, int err)
@@ -220,6 +240,8 @@ static void on_barrier(void *ctx, const char *const *kv, size_t nkv)
 static void on_other_exited(void *ctx, pid_t pid, int status)
 {
     hostd_t *h = ctx;
+    if (hostd_parts_take_exit(&h->parts, pid, status))
+        return;
     if (pid != h->gw.pid || h->gw.reaped)
         return;
     char text[1100], *stats;
@@ -259,6 +281,22 @@ static void emit_output(void *ctx, const iofwd_sink_t *sink, int rank, const cha
     chan_send(&h->ch);
 }
 
+/* Node 0's spawn requests, questions and puts go to mpirun (hostd_parts.h). */
+static void on_spawn(void *ctx, int rank, pmi_spawn_req_t *req)
+{
+    hostd_parts_spawn(&((hostd_t *)ctx)->parts, 0, rank, req);
+}
+
+static void on_ask(void *ctx, int rank, const char *line)
+{
+    hostd_parts_ask(&((hostd_t *)ctx)->parts, 0, rank, line);
+}
+
+static void on_put(void *ctx, const char *key, const char *value)
+{
+    hostd_parts_put(&((hostd_t *)ctx)->parts, 0, key, value);
+}
+
 /* ---- the job ------------------------------------------------------------------------ */
 
 static char *copy_strs(ctl_strs_t s, uint32_t i)
@@ -267,6 +305,19 @@ static char *copy_strs(ctl_strs_t s, uint32_t i)
     for (uint32_t k = 0; k <= i; k++)
         v = ctl_strs_next(&s);
     return util_xstrdup(v);
+}
+
+/* mpirun lets the job spawn (and so answers PARTS frames): metampi.spawn in its pairs. */
+static int may_spawn(const ctl_job_t *j)
+{
+    ctl_strs_t kv = j->kvs;
+    for (uint32_t i = 0; i < j->kvs.n; i += 2) {
+        const char *k = ctl_strs_next(&kv);
+        ctl_strs_next(&kv);
+        if (strcmp(k, "metampi.spawn") == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* Sets up and starts this host's ranks; a failure becomes one FAIL frame. */
@@ -345,8 +396,18 @@ static void start_job(hostd_t *h, const ctl_job_t *j)
                          .pmi_failed = on_pmi_failed, .bind_refused = on_bind_refused,
                          .barrier = on_barrier, .stdin_consumed = on_stdin_consumed,
                          .stdin_closed = on_stdin_closed, .other_exited = on_other_exited };
+    if (may_spawn(j)) {   /* mpirun answers what the node cannot (hostd_parts.h) */
+        ev.spawn = on_spawn;
+        ev.ask = on_ask;
+        ev.put = on_put;
+    }
     node_init(&h->node, &h->loop, &spec, &ev);
     h->started = 1;
+    h->parts = (hostd_parts_t){ .loop = &h->loop, .ch = &h->ch, .first = &h->node,
+                                .env = &h->env, .env_extra = (const char *const *)h->env_extra,
+                                .nenv_extra = 2, .host = h->host, .emit = emit_output,
+                                .emit_ctx = h, .exited = send_exited, .aborted = send_aborted,
+                                .pmi_failed = send_pmi_failed, .ctx = h };
     if (j->gateway.n && gwproc_start(&h->gw, j->gateway, h->key, text, sizeof text) != 0) {
         send_fail(h, 1, text);
         condemn(h, SIGKILL);
@@ -422,6 +483,10 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
         return;
     case CTL_BEAT:
         return;
+    case CTL_PARTS:
+        if (!h->started || h->failed || hostd_parts_frame(&h->parts, f, why, sizeof why) != 0)
+            protocol_error(h, h->started ? why : "a PARTS frame before the ranks started");
+        return;
     case CTL_KVS: {
         if (!h->barrier_wait) {
             protocol_error(h, "key-value pairs outside a barrier");
@@ -481,14 +546,15 @@ static int ranks_over(hostd_t *h, long long now)
 {
     if (!h->have_job || h->failed)
         return h->have_job || h->mpirun_gone;
-    if (node_live(&h->node) > 0 || (h->gw.pid && !h->gw.reaped))
+    if (node_live(&h->node) + hostd_parts_live(&h->parts) > 0 || (h->gw.pid && !h->gw.reaped))
         return 0;
     if (!h->t_drain) {
         node_close_stdin(&h->node);
         teardown_kill_orphans();  /* descendants could hold output pipes open */
         h->t_drain = now;
     }
-    return node_io_open(&h->node) == 0 || now >= h->t_drain + TEARDOWN_DRAIN_MS;
+    return node_io_open(&h->node) + hostd_parts_io_open(&h->parts) == 0 ||
+           now >= h->t_drain + TEARDOWN_DRAIN_MS;
 }
 
 int hostd_run(int ctl_in, int ctl_out, const char *host_arg)
@@ -533,10 +599,10 @@ int hostd_run(int ctl_in, int ctl_out, const char *host_arg)
             if (timeout < 0 || d < timeout)
                 timeout = d < 0 ? 0 : (int)d;
         }
-        if (!over && h.condemned && h.started && node_live(&h.node) > 0) {
+        int live = h.started ? node_live(&h.node) + hostd_parts_live(&h.parts) : 0;
+        if (!over && h.condemned && live > 0) {
             if (now >= h.t_condemned + TEARDOWN_GIVE_UP_MS) {
-                util_msg("%d rank(s) did not exit after SIGKILL; giving up on them",
-                         node_live(&h.node));
+                util_msg("%d rank(s) did not exit after SIGKILL; giving up on them", live);
                 over = 1;
             } else {
                 long long d = h.t_condemned + TEARDOWN_GIVE_UP_MS - now;
@@ -578,6 +644,7 @@ int hostd_run(int ctl_in, int ctl_out, const char *host_arg)
         waitpid(h.gw.pid, NULL, 0);
     }
     gwproc_close(&h.gw);
+    hostd_parts_free(&h.parts);
     if (h.started)
         node_free(&h.node);
     teardown_kill_orphans();

@@ -221,6 +221,14 @@ int ctl_parse(const void *buf, size_t len, ctl_frame_t *f, size_t *used, char *e
         if (!r.bad && f->u.kv.n % 2)
             rd_fail(&r, "odd number of strings (%u) in a key-value list", f->u.kv.n);
         break;
+    case CTL_PARTS:
+        f->u.parts.op = rd_u8(&r, "op", CTL_PARTS_OP_MAX);
+        if (!r.bad && f->u.parts.op < 1)
+            rd_fail(&r, "op is 0 (expected 1..%d)", CTL_PARTS_OP_MAX);
+        f->u.parts.node = rd_u32(&r, "node", 0, UINT32_MAX);
+        f->u.parts.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANKS - 1);
+        f->u.parts.fields = rd_strs(&r, "fields", 0);
+        break;
     case CTL_HELLO:
         f->u.hello.magic = rd_u32(&r, "magic", CTL_HELLO_MAGIC, CTL_HELLO_MAGIC);
         f->u.hello.version = rd_u32(&r, "version", CTL_VERSION, CTL_VERSION);
@@ -300,7 +308,7 @@ const char *ctl_type_name(uint8_t type, char *tmp, size_t cap)
     static const char *const names[] = {
         [CTL_KEY] = "KEY", [CTL_JOB] = "JOB", [CTL_STDIN] = "STDIN", [CTL_KILL] = "KILL",
         [CTL_BARRIER_OUT] = "BARRIER_OUT", [CTL_KVS] = "KVS", [CTL_END] = "END",
-        [CTL_BEAT] = "BEAT",
+        [CTL_BEAT] = "BEAT", [CTL_PARTS] = "PARTS",
         [CTL_HELLO] = "HELLO",
         [CTL_OUTPUT] = "OUTPUT", [CTL_EXITED] = "EXITED", [CTL_ABORTED] = "ABORTED",
         [CTL_PMI_FAILED] = "PMI_FAILED", [CTL_FAIL] = "FAIL", [CTL_NOTE] = "NOTE",

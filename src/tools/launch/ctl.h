@@ -39,10 +39,10 @@
 
 #define CTL_MAX_FRAME (4u << 20)
 #define CTL_HELLO_MAGIC 0x3144484du   /* "MHD1" */
-#define CTL_VERSION 6   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
+#define CTL_VERSION 7   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
                                  gateway (JOB gateway, END); 4: heartbeats (BEAT, JOB
                                  peer_timeout); 5: the gateway's counters (STATS);
-                                 6: JOB silence */
+                                 6: JOB silence; 7: PARTS (MPI_Comm_spawn) */
 #define CTL_KVS_CHUNK (256u << 10)    /* a KVS frame carries at most about this many bytes */
 #define CTL_STDIN_WINDOW (64u << 10)  /* = IOFWD_STDIN_BUF, the helper's stdin buffer */
 #define CTL_KEY_HEX 64
@@ -57,6 +57,8 @@ enum ctl_type {
     CTL_KVS = 6,          /* strs kv: key, value, ... (even count); both directions */
     CTL_END = 7,          /* (empty) every rank of the job has exited: end the gateway */
     CTL_BEAT = 8,         /* (empty) both directions: still here */
+    CTL_PARTS = 9,        /* both directions: u8 op (ctl_parts_op), u32 node, u32 rank, strs
+                             fields: the spawned parts' traffic (launch/parts_ctl.h) */
     /* hostd -> mpirun */
     CTL_HELLO = 16,       /* u32 magic, u32 version, u32 pid */
     CTL_OUTPUT = 17,      /* u8 stream (1 stdout, 2 stderr), u8 add_newline, u32 rank, data
@@ -111,6 +113,23 @@ typedef struct ctl_job {
 
 #define CTL_MAX_RANKS 4096
 
+/* The operations of a PARTS frame (their fields: launch/parts_ctl.h). */
+enum ctl_parts_op {
+    /* hostd -> mpirun */
+    CTL_PARTS_SPAWN = 1,      /* a rank's spawn request */
+    CTL_PARTS_ASK = 2,        /* a PMI command for mpirun (a get of another part, a name) */
+    CTL_PARTS_PUT = 3,        /* a put of a rank, at once */
+    CTL_PARTS_BARRIER_IN = 4, /* a part's local ranks are in its barrier */
+    CTL_PARTS_READY = 5,      /* the part's programs resolved here (or why not) */
+    /* mpirun -> hostd */
+    CTL_PARTS_PART = 6,       /* start a part's ranks of this host (after GO) */
+    CTL_PARTS_GO = 7,         /* rank 1: start them; 0: drop the part */
+    CTL_PARTS_ANSWER = 8,     /* the reply line to an ASK */
+    CTL_PARTS_RESULT = 9,     /* the answer to a SPAWN */
+    CTL_PARTS_BARRIER_OUT = 10, /* the part's barrier is complete: the other hosts' puts */
+    CTL_PARTS_OP_MAX = 10
+};
+
 typedef struct ctl_frame {
     uint8_t type;
     union {
@@ -119,6 +138,8 @@ typedef struct ctl_frame {
         struct { const unsigned char *p; uint32_t len; } data;    /* STDIN */
         uint32_t sig;                                             /* KILL */
         ctl_strs_t kv;                                            /* KVS */
+        struct { uint8_t op; uint32_t node, rank;
+                 ctl_strs_t fields; } parts;                      /* PARTS */
         struct { uint32_t magic, version, pid; } hello;           /* HELLO */
         struct { uint8_t stream, add_newline; uint32_t rank;
                  const unsigned char *p; uint32_t len; } output;  /* OUTPUT */

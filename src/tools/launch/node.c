@@ -49,6 +49,18 @@ static int pmi_shared(void *ctx, const pmi_msg_t *m, char *reply, size_t cap)
     return n->ev.shared(n->ev.ctx, m, reply, cap);
 }
 
+static void pmi_ask(void *ctx, int rank, const char *line)
+{
+    node_t *n = ctx;
+    n->ev.ask(n->ev.ctx, rank, line);
+}
+
+static void pmi_put(void *ctx, const char *key, const char *value)
+{
+    node_t *n = ctx;
+    n->ev.put(n->ev.ctx, key, value);
+}
+
 int node_global(const node_t *n, int i)
 {
     return n->spec.global ? n->spec.global[i] : i;
@@ -80,7 +92,9 @@ void node_init(node_t *n, ev_loop_t *loop, const node_spec_t *spec, const node_e
                              .barrier = ev->barrier ? pmi_barrier : NULL,
                              .spawn = ev->spawn ? pmi_spawn : NULL,
                              .lookup = ev->lookup ? pmi_lookup : NULL,
-                             .shared = ev->shared ? pmi_shared : NULL };
+                             .shared = ev->shared ? pmi_shared : NULL,
+                             .ask = ev->ask ? pmi_ask : NULL,
+                             .put = ev->put ? pmi_put : NULL };
     pmi_server_init(&n->pmi, loop, spec->kvsname, spec->nranks, n->spec.size, spec->mapping,
                     &ops, n);
     for (int r = 0; spec->prog && r < spec->nranks; r++)

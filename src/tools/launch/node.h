@@ -55,6 +55,10 @@ typedef struct node_events {
     void (*spawn)(void *ctx, int rank, pmi_spawn_req_t *req);
     const char *(*lookup)(void *ctx, const char *kvsname, const char *key);
     int (*shared)(void *ctx, const pmi_msg_t *m, char *reply, size_t cap);
+    /* Optional: pmi_server_ops_t's ask and put (a helper forwards to mpirun; answer with
+     * pmi_server_answer on node_t.pmi). */
+    void (*ask)(void *ctx, int rank, const char *line);
+    void (*put)(void *ctx, const char *key, const char *value);
 } node_events_t;
 
 /* Where each rank runs. Absent (NULL in node_spec_t): ranks keep mpirun's affinity. */

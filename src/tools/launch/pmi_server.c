@@ -37,7 +37,7 @@ static void conn_stop(pmi_conn_t *c)
 static void conn_update_events(pmi_conn_t *c)
 {
     if (c->watched)
-        ev_set_events(c->srv->loop, c->fd, c->outlen ? POLLOUT : POLLIN);
+        ev_set_events(c->srv->loop, c->fd, c->outlen ? POLLOUT : c->asking ? 0 : POLLIN);
 }
 
 static void conn_flush(pmi_conn_t *c)
@@ -213,6 +213,39 @@ void pmi_server_set_appnum(pmi_server_t *s, int rank, int appnum)
     s->conn[rank].appnum = appnum;
 }
 
+/* Hands the line to the owner; the connection reads nothing more until the answer. */
+static void ask(pmi_conn_t *c, const char *line, size_t len)
+{
+    char text[PMI_WIRE_MAXLINE + 1];
+    memcpy(text, line, len);
+    text[len] = '\0';
+    c->asking = 1;
+    free(c->asked);
+    c->asked = util_xstrdup(text);
+    if (c->watched && !c->outlen)
+        ev_set_events(c->srv->loop, c->fd, 0);
+    c->srv->ops.ask(c->srv->ctx, c->rank, text);
+}
+
+static int process_lines(pmi_conn_t *c);
+
+void pmi_server_answer(pmi_server_t *s, int rank, const char *line)
+{
+    pmi_conn_t *c = &s->conn[rank];
+    if (!c->asking)
+        return;
+    c->asking = 0;
+    if (c->stopped || c->fd < 0)
+        return;
+    if (!line) {
+        invalid(c, c->asked, strlen(c->asked));
+        return;
+    }
+    reply(c, "%s", line);
+    process_lines(c);   /* what the rank sent meanwhile */
+    conn_update_events(c);
+}
+
 /* Handles one complete line (without its newline). */
 static void handle_line(pmi_conn_t *c, const char *line, size_t len)
 {
@@ -259,12 +292,19 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
         else {
             if (s->ops.barrier)
                 journal_add(s, key, val);
+            if (s->ops.put)
+                s->ops.put(s->ctx, key, val);
             reply(c, "cmd=put_result rc=0 msg=success");
         }
     } else if (strcmp(cmd, "get") == 0) {
         const char *k = pmi_msg_get(&m, "kvsname"), *key = pmi_msg_get(&m, "key");
         const char *val = NULL;
         int own = k && strcmp(k, s->kvsname) == 0;
+        /* another space, or a key of ours put on another host since the last barrier */
+        if (k && s->ops.ask && (!own || (key && !kvs_get(&s->kvs, key)))) {
+            ask(c, line, len);
+            return;
+        }
         if (!k || (!own && !s->ops.lookup))
             reply(c, "cmd=get_result rc=-1 msg=wrong_kvsname");
         else if (!key || !pmi_wire_valid_key(key))
@@ -309,6 +349,8 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
             util_sanitize(text, sizeof text, msg, strlen(msg), 900);
         conn_stop(c);
         s->ops.abort(s->ctx, c->rank, (int)v, msg && *msg ? text : NULL);
+    } else if (s->ops.ask) {
+        ask(c, line, len);
     } else {
         invalid(c, line, len);
     }
@@ -317,7 +359,7 @@ static void handle_line(pmi_conn_t *c, const char *line, size_t len)
 /* Reads once and processes complete lines. Returns 1 if more data may follow, 0 if not. */
 static int conn_read(pmi_conn_t *c)
 {
-    if (c->fd < 0 || c->stopped || c->outlen)
+    if (c->fd < 0 || c->stopped || c->outlen || c->asking)
         return 0;
     ssize_t n = read(c->fd, c->in + c->inlen, sizeof c->in - c->inlen);
     if (n < 0 && errno == EINTR)
@@ -329,8 +371,14 @@ static int conn_read(pmi_conn_t *c)
         return 0;
     }
     c->inlen += (size_t)n;
+    return process_lines(c);
+}
+
+/* Processes the complete lines read (until one is asked about). 1 if more may follow. */
+static int process_lines(pmi_conn_t *c)
+{
     size_t start = 0;
-    while (!c->stopped && c->fd >= 0) {
+    while (!c->stopped && c->fd >= 0 && !c->asking) {
         char *nl = memchr(c->in + start, '\n', c->inlen - start);
         if (!nl)
             break;
@@ -342,7 +390,7 @@ static int conn_read(pmi_conn_t *c)
         return 0;
     memmove(c->in, c->in + start, c->inlen - start);
     c->inlen -= start;
-    if (c->inlen == sizeof c->in) {
+    if (c->inlen == sizeof c->in && !c->asking) {
         invalid(c, c->in, c->inlen);  /* no newline within PMI_WIRE_MAXLINE bytes */
         return 0;
     }
@@ -432,6 +480,7 @@ void pmi_server_free(pmi_server_t *s)
     for (int r = 0; r < s->nlocal; r++) {
         conn_close(&s->conn[r]);
         free(s->conn[r].out);
+        free(s->conn[r].asked);
         pmi_spawn_free(&s->conn[r].spawn);
     }
     free(s->conn);

@@ -57,6 +57,13 @@ typedef struct pmi_server_ops {
      * 1 and the reply line (no newline) in reply, 0 when cmd is not one of them, -1 when
      * malformed. */
     int (*shared)(void *ctx, const pmi_msg_t *m, char *reply, size_t cap);
+    /* Optional, for a server whose owner is not the job's whole process manager (a host
+     * helper of a job on several hosts): a get naming another space or a key this space
+     * does not have (put on another host since the last barrier), and any command the
+     * server does not know, go to ask (line: the command as the rank sent it); the rank gets
+     * no further line processed until pmi_server_answer. put: every stored put, at once. */
+    void (*ask)(void *ctx, int rank, const char *line);
+    void (*put)(void *ctx, const char *key, const char *value);
 } pmi_server_ops_t;
 
 typedef struct pmi_conn {
@@ -66,6 +73,8 @@ typedef struct pmi_conn {
     int watched;        /* registered in the event loop */
     int inited, finalized, in_barrier, stopped;
     int departed;       /* the rank's process has exited */
+    int asking;         /* ops.ask was called: no line is processed until the answer */
+    char *asked;        /* that line (for the report when the answer says invalid) */
     int appnum;         /* the answer to get_appnum (MPI_APPNUM) */
     pmi_spawn_req_t spawn;  /* the spawn request being received */
     int out_broken;     /* a reply could not be sent (peer closed): replies are dropped */
@@ -105,6 +114,9 @@ void pmi_server_set_appnum(pmi_server_t *s, int rank, int appnum);
  * else "cmd=spawn_result rc=-1 msg=HEX(err)". */
 void pmi_server_spawn_reply(pmi_server_t *s, int rank, const char *kvsname, int size,
                             const char *err);
+/* The answer to rank's ops.ask: the reply line (no newline), or NULL when the command is
+ * invalid (the job ends as for any invalid command). Then the rank's next lines are read. */
+void pmi_server_answer(pmi_server_t *s, int rank, const char *line);
 /* Serves rank's connection on fd (the server owns fd from now on). */
 void pmi_server_attach(pmi_server_t *s, int rank, int fd);
 /* Reads and processes everything the rank has already sent (used when the rank exited, so

@@ -8,6 +8,7 @@
  * the job (a helper sees only its own ranks).
  */
 #include "mh_int.h"
+#include "mh_spawn.h"
 
 #include "ctl.h"
 #include "report.h"
@@ -89,6 +90,8 @@ static int rank_here(const mhost_t *h, uint32_t rank)
 {
     mh_t *m = h->mh;
     uint32_t i = rank - (uint32_t)m->plan->first;  /* wraps below first */
+    if (i >= (uint32_t)m->plan->size)
+        return mh_spawn_rank_here(m->spawn, h, rank);   /* a spawned rank */
     return i < (uint32_t)m->plan->np && &m->host[m->host_of[i]] == h;
 }
 
@@ -128,6 +131,10 @@ static void on_exited(mhost_t *h, const ctl_frame_t *f)
     mh_t *m = h->mh;
     uint32_t rank = f->u.exited.rank;
     int i = (int)rank - m->plan->first;
+    if (i >= m->plan->np) {
+        mh_spawn_exited(m->spawn, h, f);
+        return;
+    }
     if (m->departed[i]) {
         char why[96];
         snprintf(why, sizeof why, "a second EXITED frame for rank %u", rank);
@@ -249,6 +256,11 @@ static void on_done(mhost_t *h, const ctl_frame_t *f)
     h->in_barrier = 0;
 }
 
+static void on_parts(mhost_t *h, const ctl_frame_t *f)
+{
+    mh_spawn_frame(h->mh->spawn, h, f);
+}
+
 static void on_beat(mhost_t *h, const ctl_frame_t *f)
 {
     (void)h;
@@ -268,7 +280,7 @@ static const struct {
     [CTL_KVS] = { on_kvs, 0 },              [CTL_BARRIER_IN] = { on_barrier_in, 0 },
     [CTL_STDIN_ACK] = { on_stdin_ack, 0 },  [CTL_STDIN_CLOSED] = { on_stdin_closed, 0 },
     [CTL_DONE] = { on_done, 0 },            [CTL_BEAT] = { on_beat, 0 },
-    [CTL_STATS] = { on_stats, 0 },
+    [CTL_STATS] = { on_stats, 0 },          [CTL_PARTS] = { on_parts, 0 },
 };
 
 void mh_on_frame(void *ctx, const ctl_frame_t *f)

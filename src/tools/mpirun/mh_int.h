@@ -73,6 +73,9 @@ struct mh {
     long long t_start;        /* the helpers were started */
     long long t_progress;     /* the next "still waiting for hosts" line (mh_progress.c) */
     int all_up;               /* every helper said HELLO */
+    int universe;             /* MPI_UNIVERSE_SIZE: the host list's slots, at least size */
+    struct mh_spawn *spawn;   /* the parts MPI_Comm_spawn started (mh_spawn.h); NULL: the
+                               * job cannot spawn */
 };
 
 /* mh_helpers.c */

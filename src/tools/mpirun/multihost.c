@@ -10,6 +10,7 @@
  * Invariant: a host's frames are handled in order, and a rank's output precedes its exit.
  */
 #include "mh_int.h"
+#include "mh_spawn.h"
 #include "report.h"
 
 #include "ctl.h"
@@ -266,8 +267,11 @@ static void start_hosts(mh_t *m, const char *hostd_path, const char *cwd)
     int universe = slots > m->plan->size ? (slots > MPIRUN_MAX_RANKS ? MPIRUN_MAX_RANKS
                                                                        : (int)slots)
                                          : m->plan->size;
-    int nkv;
-    char **kv = universe_kv(m->plan->kv, m->plan->nkv, universe, &nkv);
+    m->universe = universe;
+    int nkv0, nkv;
+    char **kv0 = universe_kv(m->plan->kv, m->plan->nkv, universe, &nkv0);
+    char **kv = mh_spawn_kv(m->spawn, kv0, nkv0, &nkv);
+    universe_kv_free(kv0, nkv0);
     for (int k = 0; k < m->nhost && !m->job.condemned; k++)
         mh_start_host(m, &m->host[k], hostd_path, cwd, m->plan->mapping, env, nenv, kv, nkv);
     universe_kv_free(kv, nkv);
@@ -432,6 +436,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
     }
     ev_watch(&m.loop, m.sigfd, POLLIN, on_signal, &m);
     m.t_start = net_now_ms();
+    m.spawn = mh_spawn_new(&m);
     start_hosts(&m, hostd_path, cwd);
 
     long long t_close = 0;
@@ -446,6 +451,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
         ev_run_once(&m.loop, timeout);
     }
     free_job(&m);
+    mh_spawn_free(m.spawn);
     free(hostd_path);
     return m.job.status;
 }

@@ -1,5 +1,6 @@
 #include "spawned.h"
 
+#include "app_resolve.h"
 #include "jobspace.h"
 #include "spawn.h"
 #include "util.h"
@@ -106,38 +107,6 @@ static void part_free(spawned_part_t *p)
     free(p);
 }
 
-static int resolve_as_mpirun(const pmi_spawn_app_t *a, char **path);
-
-/* Resolves the program of an application: first in the directory of its "path" info key,
- * then like mpirun's own program; absolute, since the rank may start elsewhere (wdir). 0, or
- * an errno value. */
-static int resolve(const pmi_spawn_app_t *a, char **path)
-{
-    int e = resolve_as_mpirun(a, path);
-    if (e || **path == '/')
-        return e;
-    char *abs = realpath(*path, NULL);
-    if (!abs)
-        return errno;
-    free(*path);
-    *path = abs;
-    return 0;
-}
-
-static int resolve_as_mpirun(const pmi_spawn_app_t *a, char **path)
-{
-    const char *dir = pmi_spawn_info(a, "path");
-    if (dir && *dir && !strchr(a->execname, '/')) {
-        char *cand = util_xmalloc(strlen(dir) + strlen(a->execname) + 2);
-        sprintf(cand, "%s/%s", dir, a->execname);
-        int e = spawn_resolve(cand, path);
-        free(cand);
-        if (e == 0)
-            return 0;
-    }
-    return spawn_resolve(a->execname, path);
-}
-
 /* Checks what the request asks of this host: its "host" keys name this host. */
 static int check_host(const pmi_spawn_app_t *a, char *why, size_t cap)
 {
@@ -165,7 +134,7 @@ static int part_programs(spawned_part_t *p, const pmi_spawn_req_t *req, char *wh
         const pmi_spawn_app_t *app = &req->app[a];
         if (check_host(app, why, cap) != 0)
             return -1;
-        int e = resolve(app, &p->path[a]);
+        int e = app_resolve(app->execname, pmi_spawn_info(app, "path"), &p->path[a]);
         if (e) {
             snprintf(why, cap, "cannot execute '%s': %s", app->execname, strerror(e));
             return -1;

@@ -5,7 +5,8 @@
  * children). A program that does not exist fails with MPI_ERR_SPAWN at every parent, and
  * every error code says so. Usage: spawn NCHILD | spawn refused [UNIVERSE] (a launcher that
  * cannot spawn: MPI_ERR_SPAWN and MPI_ERR_PORT, never a failed job; MPI_UNIVERSE_SIZE is
- * UNIVERSE when given) */
+ * UNIVERSE when given; with a third argument "why", first a spawn under MPI_ERRORS_ARE_FATAL,
+ * which ends the job with the reason) */
 #include "../check.h"
 
 #include <stdlib.h>
@@ -164,13 +165,58 @@ static void child(int nparents)
     CHECK(inter == MPI_COMM_NULL);
 }
 
-static void refused(const char *self, int universe)
+static void spawn_on_host(const char *self, int universe)
 {
     int *flagp = NULL, flag = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &flagp, &flag);
     CHECK(flag && (universe <= 0 || *flagp == universe));
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rank, size, len;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    char target[MPI_MAX_PROCESSOR_NAME];
+    MPI_Get_processor_name(target, &len);
+    MPI_Bcast(target, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, size - 1, MPI_COMM_WORLD);
+    char psize[16];
+    snprintf(psize, sizeof psize, "%d", size);
+    char *args[] = { "child", psize, "host", NULL };
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "host", target);
     MPI_Comm inter;
+    CHECK_RC(MPI_Comm_spawn(self, args, 2, info, 0, MPI_COMM_WORLD, &inter,
+                            MPI_ERRCODES_IGNORE), MPI_SUCCESS);
+    if (rank == 0)
+        for (int c = 0; c < 2; c++) {
+            char where[MPI_MAX_PROCESSOR_NAME] = "";
+            MPI_Recv(where, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, c, 9, inter, MPI_STATUS_IGNORE);
+            if (strcmp(where, target) != 0)
+                fprintf(stderr, "child %d runs on '%s', not on '%s'\n", c, where, target);
+            CHECK(strcmp(where, target) == 0);
+        }
+    CHECK_RC(MPI_Comm_disconnect(&inter), MPI_SUCCESS);
+    /* a host that is not the job's: an error at every parent, nothing started */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Info_set(info, "host", "no-such-host.invalid");
+    int codes[2] = { -1, -1 }, cls = -1;
+    MPI_Error_class(MPI_Comm_spawn(self, args, 2, info, 0, MPI_COMM_WORLD, &inter, codes),
+                    &cls);
+    CHECK(cls == MPI_ERR_SPAWN && inter == MPI_COMM_NULL);
+    CHECK(rank != 0 || (codes[0] == MPI_ERR_SPAWN && codes[1] == MPI_ERR_SPAWN));
+    MPI_Info_free(&info);
+    if (rank == 0)
+        printf("parents: 2 children spawned on host %s\n", target);
+}
+
+static void refused(const char *self, int universe, int fatal)
+{
+    int *flagp = NULL, flag = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &flagp, &flag);
+    CHECK(flag && (universe <= 0 || *flagp == universe));
+    MPI_Comm inter;
+    if (fatal)   /* the job ends with the reason */
+        MPI_Comm_spawn(self, MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       MPI_ERRCODES_IGNORE);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int codes[2] = { -1, -1 }, cls = -1;
     MPI_Error_class(MPI_Comm_spawn(self, MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
                                    &inter, codes), &cls);
@@ -186,12 +232,32 @@ static void refused(const char *self, int universe)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    if (argc >= 2 && strcmp(argv[1], "refused") == 0)
-        refused(argv[0], argc >= 3 ? atoi(argv[2]) : 0);
-    else if (argc >= 3 && strcmp(argv[1], "child") == 0)
+    if (argc >= 2 && strcmp(argv[1], "refused") == 0) {
+        refused(argv[0], argc >= 3 ? atoi(argv[2]) : 0, argc >= 4 && !strcmp(argv[3], "why"));
+    } else if (argc >= 2 && strcmp(argv[1], "host") == 0) {
+        spawn_on_host(argv[0], argc >= 3 ? atoi(argv[2]) : 0);
+    } else if (argc >= 2 && strcmp(argv[1], "die") == 0) {
+        char *args[] = { "child", "0", "die", NULL };
+        MPI_Comm inter;
+        int v;
+        MPI_Comm_spawn(argv[0], args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       MPI_ERRCODES_IGNORE);
+        MPI_Recv(&v, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);   /* never sent */
+    } else if (argc >= 4 && strcmp(argv[1], "child") == 0 && strcmp(argv[3], "die") == 0) {
+        exit(5);
+    } else if (argc >= 4 && strcmp(argv[1], "child") == 0 && strcmp(argv[3], "host") == 0) {
+        MPI_Comm inter;
+        char where[MPI_MAX_PROCESSOR_NAME];
+        int len;
+        MPI_Comm_get_parent(&inter);
+        MPI_Get_processor_name(where, &len);
+        MPI_Send(where, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, 9, inter);
+        CHECK_RC(MPI_Comm_disconnect(&inter), MPI_SUCCESS);
+    } else if (argc >= 3 && strcmp(argv[1], "child") == 0) {
         child(atoi(argv[2]));
-    else
+    } else {
         parent(argc >= 2 ? atoi(argv[1]) : 2, argv[0]);
+    }
     MPI_Finalize();
     return 0;
 }

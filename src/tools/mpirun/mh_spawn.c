@@ -1,0 +1,499 @@
+#include "mh_spawn.h"
+
+#include "ctl.h"
+#include "jobspace.h"
+#include "kvs.h"
+#include "parts_ctl.h"
+#include "placement.h"
+#include "runtime/pmi_wire.h"
+#include "universe.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct mh_part {
+    uint32_t id;
+    char kvsname[PMI_WIRE_KVSNAME_MAX + 1];
+    int base, size;
+    int *slot;                  /* per rank of the part: its host (index into m->host) */
+    unsigned char *involved;    /* per host: runs ranks of the part */
+    int ninvolved, nready, refused, go;
+    unsigned char *ready;       /* per host */
+    char why[600];              /* the first host's reason to refuse */
+    mhost_t *from;              /* the asking rank's helper, node and local index */
+    uint32_t from_node, from_rank;
+    kvs_t kvs;                  /* every put of the part's ranks */
+    strv_t journal;             /* the puts since its last barrier */
+    unsigned char *in_barrier;  /* per host */
+    int nbarrier;
+    unsigned char *departed;    /* per rank */
+} mh_part_t;
+
+struct mh_spawn {
+    mh_t *m;
+    kvs_t first;                /* node 0's puts */
+    jobspace_t *shared;
+    mh_part_t **part;
+    int nparts;
+    uint32_t made;              /* parts made (started or not): the next id is made + 1 */
+    int next_id;                /* job-wide number of the next rank placed */
+    int *used;                  /* per host: ranks placed there */
+    int cursor;                 /* the next host of the round robin */
+};
+
+mh_spawn_t *mh_spawn_new(mh_t *m)
+{
+    if (m->opts->mc.nsites || m->plan->first != 0 || m->plan->np != m->plan->size)
+        return NULL;
+    mh_spawn_t *s = util_xmalloc(sizeof *s);
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    kvs_init(&s->first);
+    s->shared = jobspace_new();
+    s->next_id = m->plan->size;
+    s->used = util_xmalloc((size_t)m->nhost * sizeof *s->used);
+    for (int k = 0; k < m->nhost; k++)
+        s->used[k] = m->host[k].nranks;
+    return s;
+}
+
+static void part_free(mh_part_t *p)
+{
+    free(p->slot);
+    free(p->involved);
+    free(p->ready);
+    free(p->in_barrier);
+    free(p->departed);
+    kvs_free(&p->kvs);
+    strv_free(&p->journal);
+    free(p);
+}
+
+void mh_spawn_free(mh_spawn_t *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->nparts; i++)
+        part_free(s->part[i]);
+    free(s->part);
+    free(s->used);
+    kvs_free(&s->first);
+    jobspace_free(s->shared);
+    free(s);
+}
+
+char **mh_spawn_kv(const mh_spawn_t *s, char **kv, int npairs, int *nout)
+{
+    char **out = util_xmalloc((size_t)(2 * (npairs + 1)) * sizeof *out);
+    for (int i = 0; i < 2 * npairs; i++)
+        out[i] = util_xstrdup(kv[i]);
+    /* the library may spawn and use ports, or why not (runtime/job_spawn.h) */
+    out[2 * npairs] = util_xstrdup(s ? "metampi.spawn" : "metampi.nospawn");
+    out[2 * npairs + 1] = util_xstrdup(s ? "1" : "sites");
+    *nout = npairs + 1;
+    return out;
+}
+
+static mh_part_t *find(const mh_spawn_t *s, uint32_t id)
+{
+    for (int i = 0; i < s->nparts; i++)
+        if (s->part[i]->id == id)
+            return s->part[i];
+    return NULL;
+}
+
+static void tell(mhost_t *h, uint8_t op, uint32_t node, uint32_t rank, strv_t *f)
+{
+    if (mh_live(h) && parts_ctl_send(&h->ch, op, node, rank, (const char *const *)f->v,
+                                     f->n) != 0)
+        job_fail(&h->mh->job, 1, 0, "host %s: a message about spawned ranks exceeds %u bytes",
+                 h->name, CTL_MAX_FRAME);
+    strv_free(f);
+}
+
+static void send_result(mh_part_t *p, const char *kvsname, int size, const char *why)
+{
+    strv_t f = { 0 };
+    strv_push(&f, kvsname ? kvsname : "");
+    if (kvsname)
+        strv_pushf(&f, "%d", size);
+    else
+        strv_push(&f, why);
+    tell(p->from, CTL_PARTS_RESULT, p->from_node, p->from_rank, &f);
+}
+
+/* ---- placing a part ------------------------------------------------------------------- */
+
+static int usable(const mhost_t *h)
+{
+    return mh_live(h) && !h->done;
+}
+
+/* The next host of the round robin: one with a free slot, else any. -1: none usable. */
+static int next_host(mh_spawn_t *s)
+{
+    mh_t *m = s->m;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < m->nhost; i++) {
+            int k = (s->cursor + i) % m->nhost;
+            mhost_t *h = &m->host[k];
+            if (!usable(h) || (pass == 0 && s->used[k] >= m->opts->hosts.h[h->index].slots))
+                continue;
+            s->cursor = (k + 1) % m->nhost;
+            return k;
+        }
+    return -1;
+}
+
+/* The host an application's "host" key names: its index in m->host, or -1 with why. */
+static int named_host(mh_spawn_t *s, const char *name, char *why, size_t cap)
+{
+    mh_t *m = s->m;
+    for (int k = 0; k < m->nhost; k++)
+        if (strcmp(m->host[k].name, name) == 0) {
+            if (usable(&m->host[k]))
+                return k;
+            snprintf(why, cap, "host '%s' (info key host) has finished its part of the job",
+                     name);
+            return -1;
+        }
+    for (int i = 0; i < m->opts->hosts.n; i++)
+        if (strcmp(m->opts->hosts.h[i].name, name) == 0) {
+            snprintf(why, cap, "host '%s' (info key host) runs no rank of the job, and "
+                     "spawned ranks start only on hosts that do", name);
+            return -1;
+        }
+    size_t len = (size_t)snprintf(why, cap, "host '%s' (info key host) is not a host of this "
+                                  "job (its hosts:", name);
+    for (int i = 0; i < m->opts->hosts.n && len + 40 < cap; i++)
+        len += (size_t)snprintf(why + len, cap - len, "%s %s", i ? "," : "",
+                                m->opts->hosts.h[i].name);
+    if (len + 2 < cap)
+        snprintf(why + len, cap - len, ")");
+    return -1;
+}
+
+/* Places every rank of req: 0, or -1 with why. */
+static int place(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req, char *why,
+                 size_t cap)
+{
+    int r = 0;
+    for (int a = 0; a < req->napps; a++) {
+        const char *name = pmi_spawn_info(&req->app[a], "host");
+        int fixed = name ? named_host(s, name, why, cap) : -1;
+        if (name && fixed < 0)
+            return -1;
+        for (int i = 0; i < req->app[a].maxprocs; i++, r++) {
+            int k = name ? fixed : next_host(s);
+            if (k < 0) {
+                snprintf(why, cap, "no host of the job can take ranks any more");
+                return -1;
+            }
+            p->slot[r] = k;
+            s->used[k]++;
+        }
+    }
+    return 0;
+}
+
+/* The share of host k of the part: its definition. */
+static void define(mh_part_t *p, const pmi_spawn_req_t *req, int k, const strv_t *kv,
+                   const char *mapping, strv_t *out)
+{
+    parts_def_t d = { .kvsname = p->kvsname, .size = p->size, .base = p->base,
+                      .mapping = (char *)mapping, .napps = req->napps };
+    d.rank = util_xmalloc((size_t)p->size * sizeof *d.rank);
+    d.app = util_xmalloc((size_t)p->size * sizeof *d.app);
+    for (int a = 0, r = 0; a < req->napps; a++)
+        for (int i = 0; i < req->app[a].maxprocs; i++, r++)
+            if (p->slot[r] == k) {
+                d.rank[d.nlocal] = r;
+                d.app[d.nlocal++] = a;
+            }
+    d.apps = util_xmalloc((size_t)req->napps * sizeof *d.apps);
+    for (int a = 0; a < req->napps; a++) {
+        const pmi_spawn_app_t *app = &req->app[a];
+        const char *dir = pmi_spawn_info(app, "path"), *wdir = pmi_spawn_info(app, "wdir");
+        d.apps[a] = (parts_app_t){ .execname = app->execname, .pathdir = (char *)(dir ? dir : ""),
+                                   .wdir = (char *)(wdir ? wdir : ""), .argv = app->argv,
+                                   .argc = app->argc };
+    }
+    d.kv = kv->v;
+    d.nkv = (int)kv->n / 2;
+    parts_def_encode(&d, out);
+    free(d.rank);
+    free(d.app);
+    free(d.apps);
+}
+
+static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
+{
+    mh_t *m = s->m;
+    ctl_strs_t fl = f->u.parts.fields;
+    uint32_t node = f->u.parts.node;
+    mh_part_t *from = node ? find(s, node) : NULL;
+    pmi_spawn_req_t req;
+    const char *pmirank = fl.n ? ctl_strs_next(&fl) : "";
+    fl.n = fl.n ? fl.n - 1 : 0;
+    if ((node && (!from || !from->go)) || !*pmirank || strlen(pmirank) > 9 ||
+        strspn(pmirank, "0123456789") != strlen(pmirank) || parts_req_decode(fl, &req) != 0) {
+        mh_protocol_error(h, "a malformed spawn request");
+        return;
+    }
+    mh_part_t *p = util_xmalloc(sizeof *p);
+    memset(p, 0, sizeof *p);
+    p->id = s->made + 1;
+    snprintf(p->kvsname, sizeof p->kvsname, "%s.s%u", m->kvsname, p->id);
+    p->from = h;
+    p->from_node = node;
+    p->from_rank = f->u.parts.rank;
+    p->size = req.nprocs;
+    p->base = s->next_id;
+    kvs_init(&p->kvs);
+    p->slot = util_xmalloc((size_t)req.nprocs * sizeof *p->slot);
+    p->involved = calloc((size_t)m->nhost, 1);
+    p->ready = calloc((size_t)m->nhost, 1);
+    p->in_barrier = calloc((size_t)m->nhost, 1);
+    p->departed = calloc((size_t)req.nprocs, 1);
+    int *used_before = util_xmalloc((size_t)m->nhost * sizeof *used_before);
+    memcpy(used_before, s->used, (size_t)m->nhost * sizeof *used_before);
+    char why[600];
+    int ok = 0;
+    if (m->job.condemned)
+        snprintf(why, sizeof why, "the job is ending");
+    else if (req.nprocs > CTL_MAX_RANKS - s->next_id)
+        snprintf(why, sizeof why, "too many ranks in the job (at most %d on several hosts)",
+                 CTL_MAX_RANKS);
+    else
+        ok = place(s, p, &req, why, sizeof why) == 0;
+    if (!ok) {
+        memcpy(s->used, used_before, (size_t)m->nhost * sizeof *used_before);
+        free(used_before);
+        send_result(p, NULL, 0, why);
+        pmi_spawn_free(&req);
+        part_free(p);
+        return;
+    }
+    free(used_before);
+    s->made++;
+    s->next_id += p->size;
+    s->part = util_xrealloc(s->part, (size_t)(s->nparts + 1) * sizeof *s->part);
+    s->part[s->nparts++] = p;
+    /* the part's layout: its ranks by the host-list index of their hosts */
+    int *where = util_xmalloc((size_t)p->size * sizeof *where);
+    for (int r = 0; r < p->size; r++) {
+        where[r] = m->host[p->slot[r]].index;
+        if (!p->involved[p->slot[r]]) {
+            p->involved[p->slot[r]] = 1;
+            p->ninvolved++;
+        }
+    }
+    char *mapping = placement_mapping(where, p->size, PMI_WIRE_VALLEN_MAX - 1);
+    /* the part's space before any of its ranks starts, here (for the other parts' gets)
+     * and at its hosts */
+    strv_t kv = { 0 };
+    strv_push(&kv, "metampi.spawn");
+    strv_push(&kv, "1");
+    strv_push(&kv, "metampi.part.base");
+    strv_pushf(&kv, "%d", p->base);
+    strv_push(&kv, "metampi.part.parent");
+    char parent[PMI_WIRE_KVSNAME_MAX + 32];
+    snprintf(parent, sizeof parent, "%s,%s", node ? from->kvsname : m->kvsname, pmirank);
+    strv_push(&kv, parent);
+    strv_push(&kv, UNIVERSE_KEY);
+    strv_pushf(&kv, "%d", m->universe);
+    for (int i = 0; i < 2 * req.npreput; i++)
+        strv_push(&kv, req.preput[i]);
+    for (uint32_t i = 0; i < kv.n; i += 2)
+        kvs_put(&p->kvs, kv.v[i], kv.v[i + 1]);
+    for (int k = 0; k < m->nhost; k++) {
+        if (!p->involved[k])
+            continue;
+        strv_t def = { 0 };
+        define(p, &req, k, &kv, mapping, &def);
+        tell(&m->host[k], CTL_PARTS_PART, p->id, 0, &def);
+    }
+    strv_free(&kv);
+    free(mapping);
+    free(where);
+    pmi_spawn_free(&req);
+}
+
+/* Every chosen helper said READY: all of them start the part, or none. */
+static void decide(mh_spawn_t *s, mh_part_t *p)
+{
+    mh_t *m = s->m;
+    int go = !p->refused && !m->job.condemned;
+    for (int k = 0; k < m->nhost; k++)
+        if (p->involved[k]) {
+            strv_t none = { 0 };
+            tell(&m->host[k], CTL_PARTS_GO, p->id, (uint32_t)go, &none);
+        }
+    if (go) {
+        p->go = 1;
+        send_result(p, p->kvsname, p->size, NULL);
+        return;
+    }
+    send_result(p, NULL, 0, m->job.condemned && !p->refused ? "the job is ending" : p->why);
+    for (int r = 0; r < p->size; r++)
+        s->used[p->slot[r]]--;
+    for (int i = 0; i < s->nparts; i++)
+        if (s->part[i] == p)
+            s->part[i] = s->part[--s->nparts];
+    part_free(p);
+}
+
+static void on_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
+{
+    mh_part_t *p = find(s, f->u.parts.node);
+    int k = (int)(h - s->m->host);
+    ctl_strs_t fl = f->u.parts.fields;
+    if (!p || p->go || !p->involved[k] || p->ready[k] || fl.n != 1) {
+        mh_protocol_error(h, "a READY for a part it was not asked to start");
+        return;
+    }
+    const char *why = ctl_strs_next(&fl);
+    p->ready[k] = 1;
+    if (*why && !p->refused) {
+        p->refused = 1;
+        snprintf(p->why, sizeof p->why, "%s", why);
+    }
+    if (++p->nready == p->ninvolved)
+        decide(s, p);
+}
+
+/* ---- the parts' spaces ------------------------------------------------------------------- */
+
+static const kvs_t *space_of(const mh_spawn_t *s, const char *kvsname)
+{
+    if (strcmp(kvsname, s->m->kvsname) == 0)
+        return &s->first;
+    for (int i = 0; i < s->nparts; i++)
+        if (s->part[i]->go && strcmp(kvsname, s->part[i]->kvsname) == 0)
+            return &s->part[i]->kvs;
+    return NULL;
+}
+
+static void on_ask(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
+{
+    static pmi_msg_t msg;   /* large; single-threaded */
+    static char out[PMI_WIRE_MAXLINE];
+    ctl_strs_t fl = f->u.parts.fields;
+    if (fl.n != 1 || (f->u.parts.node && !find(s, f->u.parts.node))) {
+        mh_protocol_error(h, "a malformed ASK");
+        return;
+    }
+    const char *line = ctl_strs_next(&fl);
+    out[0] = '\0';
+    if (pmi_wire_parse(line, strlen(line), &msg) == 0) {
+        const char *cmd = pmi_msg_cmd(&msg);
+        const char *k = pmi_msg_get(&msg, "kvsname"), *key = pmi_msg_get(&msg, "key");
+        if (strcmp(cmd, "get") == 0 && (!k || !key || !pmi_wire_valid_key(key))) {
+            snprintf(out, sizeof out, "cmd=get_result rc=-1 msg=invalid_key");
+        } else if (strcmp(cmd, "get") == 0) {
+            const kvs_t *space = space_of(s, k);
+            const char *v = space ? kvs_get(space, key) : NULL;
+            if (v)
+                snprintf(out, sizeof out, "cmd=get_result rc=0 msg=success value=%s", v);
+            else
+                snprintf(out, sizeof out, "cmd=get_result rc=-1 msg=key_%s_not_found", key);
+        } else if (jobspace_command(s->shared, &msg, out, sizeof out) != 1) {
+            out[0] = '\0';   /* not a command of ours, or malformed: invalid */
+        }
+    }
+    strv_t a = { 0 };
+    strv_push(&a, out);
+    tell(h, CTL_PARTS_ANSWER, f->u.parts.node, f->u.parts.rank, &a);
+}
+
+static void on_put(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
+{
+    ctl_strs_t fl = f->u.parts.fields;
+    mh_part_t *p = f->u.parts.node ? find(s, f->u.parts.node) : NULL;
+    const char *k = fl.n == 2 ? ctl_strs_next(&fl) : "", *v = fl.n == 2 ? ctl_strs_next(&fl) : "";
+    if ((f->u.parts.node && (!p || !p->go || !p->involved[h - s->m->host])) ||
+        !pmi_wire_valid_key(k) || !pmi_wire_valid_value(v)) {
+        mh_protocol_error(h, "a malformed PUT");
+        return;
+    }
+    if (kvs_put(p ? &p->kvs : &s->first, k, v) != 0)
+        return;   /* full: the gets fail */
+    if (p) {
+        strv_push(&p->journal, k);
+        strv_push(&p->journal, v);
+    }
+}
+
+static void on_barrier_in(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
+{
+    mh_t *m = s->m;
+    mh_part_t *p = find(s, f->u.parts.node);
+    int k = (int)(h - m->host);
+    if (!p || !p->go || !p->involved[k] || p->in_barrier[k]) {
+        mh_protocol_error(h, "a BARRIER_IN of a part it does not run or is in already");
+        return;
+    }
+    p->in_barrier[k] = 1;
+    if (++p->nbarrier < p->ninvolved)
+        return;
+    for (int j = 0; j < m->nhost; j++) {
+        if (!p->involved[j])
+            continue;
+        p->in_barrier[j] = 0;
+        strv_t kv = { 0 };
+        for (uint32_t i = 0; i < p->journal.n; i++)
+            strv_push(&kv, p->journal.v[i]);
+        tell(&m->host[j], CTL_PARTS_BARRIER_OUT, p->id, 0, &kv);
+    }
+    p->nbarrier = 0;
+    strv_free(&p->journal);
+}
+
+void mh_spawn_frame(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
+{
+    if (!s) {
+        mh_protocol_error(h, "a PARTS frame in a job that cannot spawn");
+        return;
+    }
+    switch (f->u.parts.op) {
+    case CTL_PARTS_SPAWN: on_spawn(s, h, f); return;
+    case CTL_PARTS_ASK: on_ask(s, h, f); return;
+    case CTL_PARTS_PUT: on_put(s, h, f); return;
+    case CTL_PARTS_BARRIER_IN: on_barrier_in(s, h, f); return;
+    case CTL_PARTS_READY: on_ready(s, h, f); return;
+    default: mh_protocol_error(h, "a PARTS frame of an op only mpirun sends");
+    }
+}
+
+/* ---- the parts' ranks ---------------------------------------------------------------------- */
+
+static mh_part_t *part_of_rank(const mh_spawn_t *s, uint32_t rank)
+{
+    for (int i = 0; s && i < s->nparts; i++) {
+        mh_part_t *p = s->part[i];
+        if (p->go && rank >= (uint32_t)p->base && rank - (uint32_t)p->base < (uint32_t)p->size)
+            return p;
+    }
+    return NULL;
+}
+
+int mh_spawn_rank_here(const mh_spawn_t *s, const mhost_t *h, uint32_t rank)
+{
+    mh_part_t *p = part_of_rank(s, rank);
+    return p && &s->m->host[p->slot[rank - (uint32_t)p->base]] == h;
+}
+
+void mh_spawn_exited(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
+{
+    uint32_t rank = f->u.exited.rank;
+    mh_part_t *p = part_of_rank(s, rank);
+    if (p->departed[rank - (uint32_t)p->base]) {
+        mh_protocol_error(h, "a second EXITED frame for a spawned rank");
+        return;
+    }
+    p->departed[rank - (uint32_t)p->base] = 1;
+    job_rank_exited(&s->m->job, (int)rank, h->name, (pid_t)f->u.exited.pid, f->u.exited.status,
+                    f->u.exited.inited, f->u.exited.finalized);
+}

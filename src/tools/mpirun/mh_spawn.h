@@ -1,0 +1,38 @@
+/*
+ * MPI_Comm_spawn in a job on several hosts (docs/dynproc.md, "Several hosts"): mpirun's side
+ * of the PARTS frames (launch/parts_ctl.h). A helper forwards a rank's spawn request; mpirun
+ * places the new part's ranks on the hosts whose helpers run (info key "host": that host;
+ * else round robin over the free slots of the host list, then over the hosts when none is
+ * free), tells each chosen helper its share (PART), and once all of them resolved the
+ * programs (READY) says GO to all and answers the rank (RESULT), or drops the part and
+ * answers with the first reason, having started nothing. mpirun keeps every node's puts
+ * (PUT, at once), so it answers a get of any part's key (ASK), runs each part's barriers
+ * across its hosts, and keeps the job's names and ports (jobspace.h).
+ *
+ * Numbers: part k is "<job's kvsname>.s<k>"; its rank r is rank base + r of the job in
+ * mpirun's reports, base = the ranks placed before it. A job of several sites cannot spawn
+ * (no metampi.spawn in its space).
+ */
+#ifndef MPIRUN_MH_SPAWN_H
+#define MPIRUN_MH_SPAWN_H
+
+#include "mh_int.h"
+
+#include <stdint.h>
+
+typedef struct mh_spawn mh_spawn_t;
+
+/* NULL when the job cannot spawn (several sites). */
+mh_spawn_t *mh_spawn_new(mh_t *m);
+void mh_spawn_free(mh_spawn_t *s);
+/* kv (npairs) plus the pair that lets the library spawn (metampi.spawn = 1), or says why
+ * it may not (metampi.nospawn = sites): a new array of new strings (universe_kv_free). */
+char **mh_spawn_kv(const mh_spawn_t *s, char **kv, int npairs, int *nout);
+/* A PARTS frame from helper h. */
+void mh_spawn_frame(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f);
+/* Whether rank (job-wide) is a rank of a part that runs on h. */
+int mh_spawn_rank_here(const mh_spawn_t *s, const mhost_t *h, uint32_t rank);
+/* EXITED of a part's rank (checked by mh_spawn_rank_here). */
+void mh_spawn_exited(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f);
+
+#endif
