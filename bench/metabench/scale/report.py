@@ -28,6 +28,11 @@ def shm_segment_bytes(np):
     return SHM_PAGE + (np - 1) * (SHM_PAGE + SHM_CELLS * 64 + shm_ring_bytes(np))
 
 
+def shm_backed_at_start(np):
+    """What of a segment has memory before any ring is used: header, control pages, cells."""
+    return SHM_PAGE + (np - 1) * (SHM_PAGE + SHM_CELLS * 64)
+
+
 def median(sr, slug, np, key):
     """Over the runs that succeeded (a failed run is listed under its table)."""
     runs = sr.samples.get(slug, {}).get(np, [])
@@ -137,8 +142,8 @@ def section(sr, mpis):
         "- **total**: what the job holds in memory: Σ (Pss − Pss_Shmem) + the allocated bytes "
         "of every distinct shared-memory file (tmpfs, memfd, SysV; `st_blocks` through "
         "`/proc/PID/map_files`, each file once). Pss alone misses shared-memory pages that are "
-        "allocated and mapped by nobody — metampi's segments are made with `posix_fallocate`, "
-        "so all of their pages exist whether or not a rank ever touches them.",
+        "allocated and mapped by nobody (pages of a shared-memory file that no process of the "
+        "job touched).",
         "- Ratios are metampi / the better peer (the lower of Open MPI and MPICH): below 1 "
         "means metampi uses less.", ""]
     names = {m.slug: m.name for m in mpis}
@@ -197,19 +202,24 @@ def section(sr, mpis):
               "(`src/transport/shm/`, docs/shm-transport.md), with one pair region per other "
               "rank on the host: a page of control words, 128 cells of 64 B and a data ring "
               "of the largest power of two ≤ 16 MiB / (N − 1), between 128 KiB and 512 KiB. "
-              "The segment is made with `posix_fallocate`, so every page of it is allocated "
-              "when the job starts, whether or not the pair is ever used. What the defaults "
-              "give, against what was measured:", "",
-              "| N | ring per peer | segment per rank (MB) | all segments (MB) | measured "
-              "shared-memory files (MB) | measured Σ Pss_Shmem of the ranks (MB) |",
+              "The segment is sparse: its header and every pair's control page and cells get "
+              "memory when the job starts, a pair's data ring only when its sender first sends "
+              "a frame too long for a cell (until 2026-11-27 `posix_fallocate` gave every ring "
+              "its memory at startup: 9.35 GB for the job at 256 ranks, 8.8× Open MPI's). What "
+              "the defaults give, against what was measured:", "",
+              "| N | ring per peer | segment per rank, address space (MB) | all segments at "
+              "startup (MB) | measured shared-memory files (MB) | measured Σ Pss_Shmem of "
+              "the ranks (MB) |",
               "|---:|---:|---:|---:|---:|---:|"]
     for np in SCALE_NP:
         seg = shm_segment_bytes(np) / 1024
-        lines.append(f"| {np} | {shm_ring_bytes(np) >> 10} KiB | {mb(seg)} | {mb(seg * np, 0)} "
-                     f"| {mb(median(sr, 'metampi', np, 'shm_file_kb'), 0)} | "
+        start = shm_backed_at_start(np) / 1024
+        lines.append(f"| {np} | {shm_ring_bytes(np) >> 10} KiB | {mb(seg)} | "
+                     f"{mb(start * np, 0)} | "
+                     f"{mb(median(sr, 'metampi', np, 'shm_file_kb'), 0)} | "
                      f"{mb(median(sr, 'metampi', np, 'pss_shmem'))} |")
-    lines += ["", "So the job's total grows as N × (N − 1) × (12 KiB + ring): the allocated "
-              "segments, not what the ranks touch. Of the touched pages (Σ Pss_Shmem), most "
+    lines += ["", "So the job's shared memory grows as N × (N − 1) × 12 KiB, plus the rings "
+              "the ranks use. Of the touched pages (Σ Pss_Shmem), most "
               "are about one page per pair of each rank's own segment (its smaps at 256 ranks: "
               "about 1.1 MB in its own segment, 4 KiB in most of its peers'): `progress()` "
               "polls every pair, so it faults in a page of every pair whether or not that peer "
