@@ -469,9 +469,10 @@ API_EXPORT int PMPI_Cancel(MPI_Request *request)
     if (r->kind == REQ_RMA || r->kind == REQ_IO)
         return MPI_SUCCESS;
     if (r->kind == REQ_GREQ) {
+        MPI_Comm comm = r->comm->handle; /* r may be gone when cancel_fn returns */
         int err = grequest_cancel(r);
         if (err != MPI_SUCCESS)
-            return err_raise(r->comm->handle, err, F,
+            return err_raise(comm, err, F,
                              "the cancel_fn of the generalized request returned error %d", err);
         return MPI_SUCCESS;
     }

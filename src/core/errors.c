@@ -2,6 +2,7 @@
 
 #include "core/comm.h"
 #include "core/errhandler.h"
+#include "core/lock.h"
 #include "core/state.h"
 #include "runtime/job.h"
 
@@ -239,7 +240,9 @@ static MPI_Errhandler handler_of(MPI_Comm *comm)
 }
 
 /* MPI-3.1 §8.3.1: a user handler gets the communicator and the code; when it returns, the
- * call that raised the error returns the code. */
+ * call that raised the error returns the code. It runs without the core lock
+ * (core_lock_callout_begin): errors are raised by the API functions as they return, with
+ * nothing of theirs left half done. */
 static int call_user(MPI_Errhandler eh, MPI_Comm comm, int code)
 {
     errhandler_fn *fn = errhandler_function(eh);
@@ -247,7 +250,9 @@ static int call_user(MPI_Errhandler eh, MPI_Comm comm, int code)
         return 0;
     /* the handler may free its own handle or set another one on comm: keep it alive */
     errhandler_retain(eh);
+    int levels = core_lock_callout_begin();
     fn(&comm, &code);
+    core_lock_callout_end(levels);
     errhandler_release(eh);
     return 1;
 }

@@ -10,7 +10,8 @@
  * incomplete one it marks it user_freed, and grequest_complete releases it. MPI_Cancel calls
  * grequest_cancel, which tells cancel_fn whether the request is complete. A waiting rank
  * sleeps in the progress engine as for any other request (no transport is involved, so
- * nothing wakes it early: it polls and sleeps like other idle waits).
+ * nothing wakes it early: it polls and sleeps like other idle waits). The callbacks run
+ * without the core lock (core_lock_callout_begin).
  */
 #ifndef METAMPI_GREQUEST_H
 #define METAMPI_GREQUEST_H

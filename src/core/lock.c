@@ -98,6 +98,13 @@ int core_lock_release_all(void)
     return levels;
 }
 
+int core_lock_release_held(void)
+{
+    if (atomic_load_explicit(&owner, memory_order_relaxed) != self())
+        return 0;
+    return core_lock_release_all();
+}
+
 void core_lock_reacquire(int levels)
 {
     if (levels)

@@ -12,9 +12,9 @@
  *
  * Off unless the program asked for MPI_THREAD_MULTIPLE or METAMPI_ASYNC_PROGRESS starts the
  * progress thread (core_lock_enable, from MPI_Init): a program of a lower level pays one
- * predictable branch per call. The lock is recursive (a user callback the library calls —
- * error handler, attribute callback, reduction op, generalized request function — may call
- * MPI again on the same thread), and waiting releases all levels at once.
+ * predictable branch per call. The lock is recursive (library code may re-enter an MPI
+ * function), and waiting releases all levels at once, as does every call into the program's
+ * own code (core_lock_callout_begin: user callbacks never run with the lock held).
  *
  * Wake-ups. At most one thread at a time sleeps in the kernel on the transports' descriptors
  * (the "kernel sleeper", core/progress.c); it also watches an eventfd, which
@@ -60,6 +60,28 @@ static inline void core_lock_exit(int taken)
 /* Releases every level the calling thread holds; returns them for core_lock_reacquire. */
 int core_lock_release_all(void);
 void core_lock_reacquire(int depth);
+/* Around a call of the program's own code — a reduction op, an error handler, a generalized
+ * request's query/free/cancel function, an attribute callback: releases every level the
+ * calling thread holds (none when it holds none, or the lock is off) and returns them for
+ * core_lock_callout_end. The callback may take a lock of the program's own that another
+ * thread holds while that thread waits to enter MPI (mpi4py's take the Python GIL): holding
+ * the core lock across it deadlocks the two. Invariant for the caller: what it touches after
+ * the call is either its own (on its stack, referenced, or marked as being worked on by it)
+ * or looked up again, since other threads run the library meanwhile. */
+int core_lock_release_held(void);
+static inline int core_lock_callout_begin(void)
+{
+    if (__builtin_expect(!core_lock_on, 1))
+        return 0;
+    return core_lock_release_held();
+}
+
+static inline void core_lock_callout_end(int levels)
+{
+    if (levels)
+        core_lock_reacquire(levels);
+}
+
 /* Between two progress passes of a waiting thread: lets threads waiting for the lock in. */
 void core_lock_yield(void);
 /* Sleeps on the condition variable (the lock released, every level) until a notify or

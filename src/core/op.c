@@ -1,5 +1,6 @@
 #include "core/op.h"
 
+#include "core/lock.h"
 #include "util/handles.h"
 #include "datatype/predefined.h"
 
@@ -207,17 +208,33 @@ static int apply_derived(op_kind_t kind, int leaf, const void *in, void *inout, 
     return rc;
 }
 
-/* User functions take an int count: larger counts go in pieces of INT_MAX elements. */
+/* User functions take an int count: larger counts go in pieces of INT_MAX elements. They run
+ * without the core lock (core_lock_callout_begin: they may wait for a lock of the program's
+ * that a thread entering MPI holds); op and t stay alive meanwhile through the references
+ * taken here, whatever other threads free. The callers keep their own state theirs while
+ * the lock is let go (a schedule being advanced is marked so, core/schedule.c). */
 static int apply_user(op_t *op, const void *in, void *inout, size_t count, dtype_t *t)
 {
     MPI_Datatype h = t->handle;
+    MPI_User_function *fn = op->fn;
     size_t extent = (size_t)(t->ub - t->lb);
+    int threads = core_lock_on;
+    if (threads) {
+        op_retain(op);
+        dtype_retain(t);
+    }
+    int levels = core_lock_callout_begin();
     while (count > 0) {
         int len = count > INT_MAX ? INT_MAX : (int)count;
-        op->fn((void *)(uintptr_t)in, inout, &len, &h);
+        fn((void *)(uintptr_t)in, inout, &len, &h);
         in = (const char *)in + (size_t)len * extent;
         inout = (char *)inout + (size_t)len * extent;
         count -= (size_t)len;
+    }
+    core_lock_callout_end(levels);
+    if (threads) {
+        dtype_release(t);
+        op_release(op);
     }
     return MPI_SUCCESS;
 }

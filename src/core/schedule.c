@@ -66,6 +66,10 @@ struct icoll_sched {
     int issued;               /* entries in [pos, issued) are sends/receives in flight */
     int ins;                  /* where new entries go: -1 = at the end */
     int done;
+    /* A thread runs its steps (advance): with threads, a user reduction op or callback in a
+     * step runs without the core lock, and no other thread may advance the schedule then. */
+    int advancing;
+    unsigned pass;            /* the last walk of running (icoll_progress) that took it */
     icoll_done_fn done_fn;
     void *done_arg;
     comm_t *orig[MAX_VIEWS];
@@ -84,6 +88,9 @@ struct icoll_sched {
 
 int icoll_running;
 static icoll_sched_t *running;
+/* Schedules unlinked from running so far: a walk of running that let the core lock go (a
+ * step's user callback) starts again when it changed, its next schedule may be gone. */
+static unsigned removals;
 /* Finished schedules kept with their entry arrays, so that a blocking collective in a loop
  * allocates nothing (at most MAX_SPARES). */
 enum { MAX_SPARES = 4 };
@@ -512,6 +519,7 @@ static void finish(icoll_sched_t *s)
         if (*pp == s) {
             *pp = s->next;
             icoll_running--;
+            removals++;
             break;
         }
     if (s->done_fn)
@@ -534,8 +542,9 @@ static void compact(icoll_sched_t *s)
     s->pos = 0;
 }
 
-/* Runs s as far as it can go. Returns the number of events (0: waiting). */
-static int advance(icoll_sched_t *s)
+/* Runs s's steps as far as they go. Returns the number of events (0: waiting); *finished:
+ * s is done (finish() has to be called). */
+static int run_steps(icoll_sched_t *s, int *finished)
 {
     int events = 0;
     for (;;) {
@@ -562,7 +571,7 @@ static int advance(icoll_sched_t *s)
             events++;
         }
         if (s->pos == s->n || s->error) {
-            finish(s);
+            *finished = 1;
             return events + 1;
         }
         entry_t *x = &s->e[s->pos];
@@ -609,6 +618,21 @@ static int advance(icoll_sched_t *s)
     }
 }
 
+/* Runs s as far as it can go, unless a thread does already (its step let the core lock go);
+ * returns the number of events. s may be gone after. */
+static int advance(icoll_sched_t *s)
+{
+    if (s->advancing)
+        return 0;
+    s->advancing = 1;
+    int finished = 0;
+    int events = run_steps(s, &finished);
+    s->advancing = 0;
+    if (finished)
+        finish(s);
+    return events;
+}
+
 void icoll_sched_start(icoll_sched_t *s, icoll_done_fn done, void *arg)
 {
     s->done_fn = done;
@@ -619,18 +643,25 @@ void icoll_sched_start(icoll_sched_t *s, icoll_done_fn done, void *arg)
     advance(s);
 }
 
+/* Also from a step's callback (nested) and from several threads at once, one of them
+ * perhaps in a user callback without the core lock: each schedule is advanced by one thread
+ * at a time (advancing), and when a schedule left the list meanwhile the walk starts again
+ * from the front (s->next may be gone), skipping what it took already. */
 int icoll_progress(void)
 {
-    static int busy;
-    if (busy)
-        return 0;
-    busy = 1;
+    static unsigned passes;
+    unsigned pass = ++passes;
     int events = 0;
-    for (icoll_sched_t *s = running, *next; s; s = next) {
-        next = s->next; /* s may finish (and be freed); schedules started meanwhile wait */
+    for (icoll_sched_t *s = running; s;) {
+        if (s->pass == pass) {
+            s = s->next;
+            continue;
+        }
+        s->pass = pass;
+        unsigned seen = removals;
         events += advance(s);
+        s = removals == seen ? s->next : running;
     }
-    busy = 0;
     return events;
 }
 
