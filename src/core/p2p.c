@@ -291,9 +291,7 @@ static void start_send(request_t *r, const char *func)
     op->sync = r->mode == MODE_SYNC;
     op->buf = r->buf;
     op->bytes = r->bytes;
-    if (__builtin_expect(!peer_arch_all_same(), 0) &&
-        p2p_user_packed(r->type, op->env.ctx) && !r->layout)
-        p2p_packed_unheader(&op->buf, &op->bytes);
+    p2p_packed_bare(r->type, op->env.ctx, r->layout, &op->buf, &op->bytes);
     op->layout = r->layout;
     op->count = r->count;
     count_sent(op->peer, op->bytes);
@@ -377,13 +375,9 @@ void p2p_set_data(request_t *r, const p2p_data_t *d)
 int p2p_send_data(comm_t *c, const p2p_data_t *d, int dest, int tag, send_mode_t mode,
                   const char *func)
 {
-    p2p_data_t bare;
-    if (__builtin_expect(!peer_arch_all_same(), 0) && p2p_user_packed(d->type, c->send_ctx) &&
-        !d->layout) {
-        bare = *d;
-        p2p_packed_unheader(&bare.buf, &bare.bytes);
-        d = &bare;
-    }
+    p2p_data_t bare = *d;
+    p2p_packed_bare(d->type, c->send_ctx, d->layout, &bare.buf, &bare.bytes);
+    d = &bare;
     if (mode == MODE_STANDARD || mode == MODE_READY) {
         proto_env_t env = { c->send_ctx, c->rank, tag };
         int peer = comm_peer_world_rank(c, dest);

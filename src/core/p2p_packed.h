@@ -15,6 +15,7 @@
 #define METAMPI_CORE_P2P_PACKED_H
 
 #include "datatype/engine/packed_arch.h"
+#include "runtime/peer_arch.h"
 
 #include <mpi.h>
 #include <stddef.h>
@@ -35,6 +36,16 @@ static inline void p2p_packed_unheader(void **buf, size_t *bytes)
         *buf = (char *)*buf + PACKED_ARCH_HEADER;
         *bytes -= PACKED_ARCH_HEADER;
     }
+}
+
+/* A send's bytes (buf, bytes) as they travel: a contiguous (layout NULL) user MPI_PACKED
+ * buffer loses its own header in a job of several architectures. One predicted branch in a
+ * job of one architecture. */
+static inline void p2p_packed_bare(MPI_Datatype type, uint32_t ctx, const void *layout,
+                                   void **buf, size_t *bytes)
+{
+    if (__builtin_expect(!peer_arch_all_same(), 0) && p2p_user_packed(type, ctx) && !layout)
+        p2p_packed_unheader(buf, bytes);
 }
 
 #endif
