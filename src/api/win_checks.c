@@ -30,38 +30,28 @@ int win_raise_bad(MPI_Win win, const char *func)
                      (unsigned)win);
 }
 
-int win_check_rank(const win_t *w, int rank, const char *func)
+int win_bad_rank(const win_t *w, int rank, const char *func)
 {
-    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->comm->size))
-        return win_raise(w, MPI_ERR_RANK, func,
-                         "invalid target rank %d in a window of %d processes", rank,
-                         w->comm->size);
-    return MPI_SUCCESS;
+    return win_raise(w, MPI_ERR_RANK, func, "invalid target rank %d in a window of %d processes",
+                     rank, w->comm->size);
 }
 
-int win_check_data(const win_t *w, const void *buf, int count, MPI_Datatype type,
-                   struct dtype **t, const char *what, const char *func)
+int win_bad_data(const win_t *w, int count, MPI_Datatype type, const char *what,
+                 const char *func)
 {
-    (void)buf;
     if (count < 0)
         return win_raise(w, MPI_ERR_COUNT, func, "negative %s count %d", what, count);
-    dtype_t *dt = dtype_lookup_user(type);
-    if (!dt)
+    if (!dtype_lookup_user(type))
         return win_raise(w, MPI_ERR_TYPE, func,
                          type == MPI_DATATYPE_NULL ? "%s datatype is MPI_DATATYPE_NULL"
                                                    : "invalid %s datatype handle",
                          what);
-    if (!dt->committed)
-        return win_raise(w, MPI_ERR_TYPE, func, "%s datatype 0x%x is not committed", what,
-                         (unsigned)type);
-    *t = dt;
-    return MPI_SUCCESS;
+    return win_raise(w, MPI_ERR_TYPE, func, "%s datatype 0x%x is not committed", what,
+                     (unsigned)type);
 }
 
-int win_check_unlike(const win_t *w, int target, struct dtype *t, const char *func)
+int win_check_unlike_peer(const win_t *w, int target, struct dtype *t, const char *func)
 {
-    if (peer_arch_all_same() || target == MPI_PROC_NULL)
-        return MPI_SUCCESS;
     const arch_desc_t *theirs = peer_arch(comm_peer_world_rank(w->comm, target));
     if (arch_same(theirs, arch_local()))
         return MPI_SUCCESS;
@@ -81,28 +71,20 @@ int win_check_unlike(const win_t *w, int target, struct dtype *t, const char *fu
                      arch_describe(arch_local(), mine, sizeof mine), (unsigned)t->handle);
 }
 
-int win_check_range(const win_t *w, int target, MPI_Aint disp, int count, const struct dtype *t,
-                    const char *func)
+int win_bad_range(const win_t *w, int target, MPI_Aint disp, int count, const struct dtype *t,
+                  const char *func)
 {
-    /* a dynamic window's memory is known at the target only (rma/target.c checks it there) */
-    if (count == 0 || t->size == 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
-        return MPI_SUCCESS;
     long long unit = w->disp_units[target];
     long long lo = (long long)disp * unit + t->true_lb;
     long long hi = (long long)disp * unit + (long long)(count - 1) * (t->ub - t->lb) + t->true_ub;
-    if (disp < 0 || lo < 0 || hi > (long long)w->sizes[target])
-        return win_raise(w, MPI_ERR_RMA_RANGE, func,
-                         "target displacement %lld (%d elements) reaches bytes %lld..%lld, "
-                         "outside the %lld bytes of rank %d's window",
-                         (long long)disp, count, lo, hi, (long long)w->sizes[target], target);
-    return MPI_SUCCESS;
+    return win_raise(w, MPI_ERR_RMA_RANGE, func,
+                     "target displacement %lld (%d elements) reaches bytes %lld..%lld, "
+                     "outside the %lld bytes of rank %d's window",
+                     (long long)disp, count, lo, hi, (long long)w->sizes[target], target);
 }
 
-int win_check_epoch(const win_t *w, int target, const char *func)
+int win_bad_epoch(const win_t *w, int target, const char *func)
 {
-    if (w->fence_epoch || w->lock_all || w->lock_held[target] ||
-        (w->naccess >= 0 && w->access_member[target]))
-        return MPI_SUCCESS;
     return win_raise(w, MPI_ERR_RMA_SYNC, func,
                      "no access epoch to rank %d is open (call MPI_Win_fence, MPI_Win_start, "
                      "MPI_Win_lock or MPI_Win_lock_all first)",

@@ -9,17 +9,17 @@
 
 /* The checks every operation shares: target rank, origin and target data, the range at the
  * target, the epoch. *skip is set for MPI_PROC_NULL (the call then does nothing). */
-static int check_common(win_t *w, rma_args_t *a, const void *origin, int origin_count,
+static inline __attribute__((always_inline)) int check_common(win_t *w, rma_args_t *a, const void *origin, int origin_count,
                         MPI_Datatype origin_type, int target, MPI_Aint disp, int target_count,
                         MPI_Datatype target_type, int *skip, const char *func)
 {
     *skip = 0;
     int rc = win_check_rank(w, target, func);
     if (rc == MPI_SUCCESS)
-        rc = win_check_data(w, origin, origin_count, origin_type, &a->origin_type, "origin",
+        rc = win_check_data(w, origin_count, origin_type, &a->origin_type, "origin",
                             func);
     if (rc == MPI_SUCCESS)
-        rc = win_check_data(w, NULL, target_count, target_type, &a->target_type, "target",
+        rc = win_check_data(w, target_count, target_type, &a->target_type, "target",
                             func);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -243,7 +243,7 @@ static int get_accumulate(const void *origin, int origin_count, MPI_Datatype ori
                           nop ? target_type : origin_type, target, disp, target_count,
                           target_type, &skip, func);
     if (rc == MPI_SUCCESS)
-        rc = win_check_data(w, result, result_count, result_type, &a.result_type, "result",
+        rc = win_check_data(w, result_count, result_type, &a.result_type, "result",
                             func);
     if (rc == MPI_SUCCESS && kind != RMA_CAS)
         rc = check_op(w, &a, op, 1, func);
@@ -295,8 +295,9 @@ API_EXPORT int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 {
     API_ENTER();
     static const char *const F = "MPI_Fetch_and_op";
-    if (datatype != MPI_DATATYPE_NULL && !dtype_is_predefined(datatype) && win_lookup(win))
-        return win_raise(win_lookup(win), MPI_ERR_TYPE, F, "datatype must be predefined");
+    win_t *w;
+    if (datatype != MPI_DATATYPE_NULL && !dtype_is_predefined(datatype) && (w = win_lookup(win)))
+        return win_raise(w, MPI_ERR_TYPE, F, "datatype must be predefined");
     return get_accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
                           target_disp, 1, datatype, op, win, RMA_GACC, NULL, F);
 }

@@ -181,14 +181,17 @@ static void unpack_into(void *buf, int count, dtype_t *t, const void *src, size_
 /* The address of count elements of t at buf when they are contiguous, else NULL. */
 static char *contiguous_at(const void *buf, int count, dtype_t *t)
 {
+    if (t->basic >= 0)   /* one predefined basic type: contiguous from buf on */
+        return (char *)buf;
     const dt_layout_t *l = dtype_layout(t);
     return dt_layout_contiguous(l, (size_t)count) ? (char *)buf + dt_layout_true_lb(l) : NULL;
 }
 
 /* The accumulate family on a contiguous target region with contiguous origin and result
- * data: the operation's header is the few fields rma_apply_data reads, compare_and_swap's two
- * values go on the stack, the old data straight into the result buffer. */
-static int direct_atomic(win_t *w, rma_kind_t kind, const rma_args_t *a, char *at_target)
+ * data, applied in place under the target's accumulate lock: the old data straight into the
+ * result buffer, then the operation (compare_and_swap: the swap when the old data equal
+ * compare's). */
+static int direct_atomic(win_t *w, rma_kind_t kind, const rma_args_t *a, char *at)
 {
     int no_op = a->op && a->op->kind == OP_NO_OP;
     char *result = kind == RMA_ACC ? NULL : contiguous_at(a->result, a->result_count,
@@ -196,24 +199,20 @@ static int direct_atomic(win_t *w, rma_kind_t kind, const rma_args_t *a, char *a
     const char *origin = kind == RMA_GACC && no_op
                              ? NULL
                              : contiguous_at(a->origin, a->origin_count, a->origin_type);
-    size_t bytes = (size_t)a->target_count * (size_t)a->target_type->size;
-    char cas[2 * 16];
-    if ((kind != RMA_ACC && !result) || (!origin && !(kind == RMA_GACC && no_op)) ||
-        (kind == RMA_CAS && bytes > sizeof cas / 2))
+    if ((kind != RMA_ACC && !result) || (!origin && !(kind == RMA_GACC && no_op)))
         return 0;
-    rma_hdr_t h = { .kind = kind, .bytes = bytes };
-    if (a->op) {
-        h.op = a->op->kind;
-        h.leaf = op_leaf(no_op ? a->target_type : a->origin_type);
-    }
-    if (kind == RMA_CAS) {
-        memcpy(cas, origin, bytes);
-        memcpy(cas + bytes, a->compare, bytes);
-        origin = cas;
-    }
+    size_t bytes = (size_t)a->target_count * (size_t)a->target_type->size;
+    int leaf = a->op && !no_op ? op_leaf(a->origin_type) : 0;
     rma_ctrl_t *c = &w->ctrl[a->target];
     acc_lock(c);
-    rma_apply_data(at_target, &h, NULL, origin, result);
+    if (result)
+        memmove(result, at, bytes);
+    if (kind == RMA_CAS) {
+        if (memcmp(result, a->compare, bytes) == 0)
+            memmove(at, origin, bytes);
+    } else if (leaf > 0) {
+        op_apply_leaves(a->op->kind, leaf, origin, at, bytes / op_leaf_size(leaf));
+    }
     acc_unlock(c);
     return 1;
 }
@@ -254,9 +253,7 @@ void rma_direct_apply(win_t *w, const rma_args_t *a, const rma_hdr_t *h, const v
     void *buf = h->kind == RMA_GET ? (void *)a->origin : a->result;
     int count = h->kind == RMA_GET ? a->origin_count : a->result_count;
     dtype_t *type = h->kind == RMA_GET ? a->origin_type : a->result_type;
-    void *into = NULL;
-    if (type && dt_layout_contiguous(dtype_layout(type), (size_t)count))
-        into = (char *)buf + dt_layout_true_lb(dtype_layout(type));
+    void *into = type ? contiguous_at(buf, count, type) : NULL;
     rma_ctrl_t *c = &w->ctrl[a->target];
     if (atomic)
         acc_lock(c);
@@ -329,15 +326,8 @@ static void rw_unlock(rma_ctrl_t *c, int lock_type)
 
 void rma_direct_control(win_t *w, rma_kind_t kind, int target, int lock_type)
 {
-    switch (kind) {
-    case RMA_LOCK:
+    if (kind == RMA_LOCK)
         rw_lock(&w->ctrl[target], lock_type);
-        break;
-    case RMA_UNLOCK:
+    else
         rw_unlock(&w->ctrl[target], lock_type);
-        break;
-    default: /* RMA_FLUSH: every operation completed when it was issued */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        break;
-    }
 }

@@ -75,7 +75,9 @@ int rma_fence(win_t *w, int assert)
 void rma_flush(win_t *w, int target)
 {
     if (w->direct) {
-        rma_control(w, RMA_FLUSH, target < 0 ? 0 : target, 0);
+        /* direct operations completed when they were issued: the fence orders them before
+         * whatever this process does next */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     } else if (target >= 0) {
         if (w->unconfirmed[target])
             rma_control(w, RMA_FLUSH, target, 0);

@@ -245,7 +245,8 @@ int rma_direct_fast(win_t *w, rma_kind_t kind, const rma_args_t *a);
  * emulation would send it (wire.h); the result reaches the origin's buffer. */
 void rma_direct_apply(win_t *w, const rma_args_t *a, const struct rma_hdr *h,
                       const void *layout, const void *data);
-/* Passive-target locks and flushes of a direct window (rma_control's work). */
+/* RMA_LOCK or RMA_UNLOCK of a direct window (rma_control's work; a flush needs no control
+ * there: every direct operation completed when it was issued). */
 void rma_direct_control(win_t *w, rma_kind_t kind, int target, int lock_type);
 
 /* ---- gathering (gather.c) --------------------------------------------------------------
