@@ -75,7 +75,7 @@ def launch_two_hosts(mpi, h1, h2, subnet):
         net = subnet
         return in_host(h1, mpi.launcher + [
             "--host", f"{h1},{h2}", "--mca", "plm_rsh_agent", NETNS_AGENT,
-            "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
+            "--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "--mca", "osc", "pt2pt",
             "--mca", "btl_tcp_if_include", net, "--mca", "oob_tcp_if_include", net,
             "--bind-to", "none", "-n", "2"])
     return in_host(h1, mpi.launcher + [
@@ -89,7 +89,9 @@ TWO_HOSTS_HOW = {
     "metampi": "nothing: its helper sets `METAMPI_HOSTNAME` on each host, so the two ranks are "
                "on different hosts and talk over TCP",
     "openmpi": "its own host name on each host (UTS namespace), `--mca pml ob1 --mca btl "
-               "tcp,self` (no shared-memory BTL), TCP only on the cluster's subnet",
+               "tcp,self` (no shared-memory BTL), `--mca osc pt2pt` (its default one-sided "
+               "component, UCX's, finds the other rank on the same machine and takes shared "
+               "memory), TCP only on the cluster's subnet",
     "mpich": "its own host name on each host (UTS namespace; hydra then starts a proxy per "
              "host), and `UCX_TLS=tcp,self`: UCX finds its peers on the same machine by the "
              "kernel's boot id, whatever the host name, and would take shared memory",
