@@ -24,8 +24,9 @@ TARGET_S = 2.0
 
 class Recovery:
     """samples: seconds from the link's return until traffic flowed again, one per run;
-    gateway_up: the gateways' own "is up again after X s" minus the cut, where they printed
-    one (the link was found broken and reconnected); failures: why a run gave no sample."""
+    gateway_up: X of the gateways' own "is up again after X s" (from the moment they found the
+    link broken: a reset, or no heartbeat for the link timeout), where they printed one;
+    failures: why a run gave no sample."""
 
     def __init__(self):
         self.samples, self.gateway_up, self.failures, self.command = [], [], [], ""
@@ -103,6 +104,6 @@ def recovery_once(rec, cluster, c, desc, args, idle):
     rec.samples.append(spanning[0][1] - back)
     m = re.search(r"the WAN link to site \S+ \S+ is up again after ([\d.]+) s", errors)
     if m:
-        rec.gateway_up.append(float(m.group(1)) - CUT_S)
+        rec.gateway_up.append(float(m.group(1)))
     print(f"    recovery                 traffic again {rec.samples[-1]:.2f} s after the "
           f"link's return (cut {CUT_S:g} s)", flush=True)

@@ -76,8 +76,9 @@ def recovery_lines(wr):
     if rec.samples:
         lines += [f"Recovery per cut: {', '.join(f'{x:.2f} s' for x in rec.samples)} (median "
                   f"{statistics.median(rec.samples):.2f} s)." +
-                  (f" The gateways found the link broken and reported it up again "
-                   f"{', '.join(f'{x:+.2f} s' for x in rec.gateway_up)} after the return."
+                  (f" The gateways found the link broken (no heartbeat for their link "
+                   f"timeout, 10 s, or a reset) and had it up again "
+                   f"{', '.join(f'{x:.2f} s' for x in rec.gateway_up)} after that."
                    if rec.gateway_up else " The gateways never found the link broken (TCP "
                    "carried the streams over the cut)."), ""]
     if rec.failures:
