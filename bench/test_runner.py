@@ -243,7 +243,7 @@ def made_up_record(only=None):
         tr.rma["mpich"].failed = "exit status 1: wrong | data"
         rec.tcp = tr
     if only in (None, "wan"):
-        wslugs = ["metampi", "metampi-direct", "openmpi", "mpich"]
+        wslugs = ["metampi", "metampi-plain", "metampi-direct", "openmpi", "mpich"]
         wr = wan_measure.WanRun(wslugs)
         for p, by in wr.results.items():
             for s, r in by.items():
@@ -266,6 +266,8 @@ def made_up_record(only=None):
         wr.left_behind, wr.busy, wr.loadavg, wr.elapsed = 2, [0.3, 0.04], [3.5, 7.25], 612.0
         wr.iperf_retransmits, wr.isolated = [12], {"s2h2", "s1h2"}
         wr.logdir, wr.runs = "/w/wan/logs", 42
+        wr.recovery.samples, wr.recovery.gateway_up = [0.4, 1.25], [0.3]
+        wr.recovery.command = "mpirun recovery"
         rec.wan = wr
     return rec
 
@@ -318,6 +320,10 @@ class RawResults(unittest.TestCase):
             back.settings.docs = rec.settings.docs
             if only is None:
                 self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
+                text = report_text(back, self.tmp)
+                self.assertIn("Recovery per cut: 0.40 s, 1.25 s (median 0.82 s)", text)
+                self.assertIn("traffic flows again at most 2 s after a 10 s cut", text)
+                self.assertIn("within 5% of the same with [wan] encrypt = off", text)
             for part in ("tcp", "wan"):
                 if getattr(rec, part) is not None:
                     a, b = getattr(rec, part), getattr(back, part)
@@ -348,6 +354,7 @@ class RawResults(unittest.TestCase):
             if rec.wan is not None:
                 self.assertEqual(back.wan.isolated, {"s1h2", "s2h2"})
                 self.assertEqual(back.wan.commands, rec.wan.commands)
+                self.assertEqual(back.wan.recovery.samples, [0.4, 1.25])
             record.save(back, path + ".again")
             with open(path) as a, open(path + ".again") as b:
                 self.assertEqual(a.read(), b.read())

@@ -15,7 +15,8 @@ SOURCES = {"init_finalize": "startup/init_finalize.c",
            "latency_mt": "threads/latency_mt.c",
            "msgrate_mt": "threads/msgrate_mt.c",
            "overlap": "threads/overlap.c",
-           "scale_memory": "startup/scale_memory.c"}
+           "scale_memory": "startup/scale_memory.c",
+           "wan_recovery": "wan/recovery.c"}
 P2P = ("latency", "bandwidth")
 # coll_latency is built once per collective (-DONLY_BCAST, ...), so that an MPI lacking one
 # collective still has the others, and a collective that crashes or hangs costs only its own

@@ -17,6 +17,7 @@ from metabench.scale.measure import ScaleRun
 from metabench.tcp.measure import TcpRun
 from metabench.threads.measure import ThreadsRun
 from metabench.wan.measure import WanRun
+from metabench.wan.recovery import Recovery
 
 
 class Record:
@@ -95,4 +96,7 @@ def load(path, docs):
             setattr(rec, part, run)
     if rec.wan is not None:
         rec.wan.isolated = set(rec.wan.isolated)
+        # results saved before the cut's recovery was measured have none
+        rec.wan.recovery = store.restore(Recovery, getattr(rec.wan, "recovery", None) or
+                                         vars(Recovery()))
     return rec

@@ -26,6 +26,7 @@ from metabench.threads import measure as threads_measure
 from metabench.threads import report as threads_report
 from metabench.wan import measure as wan_measure
 from metabench.wan import plots as wan_plots
+from metabench.wan import recovery as wan_recovery
 from metabench.wan import report as wan_report
 from metabench.wan import targets as wan_targets
 
@@ -63,7 +64,8 @@ def measure(args):
               list(threads_measure.PROGRAMS) if only_threads else
               [scale_measure.PROGRAM] if only_scale else
               ["io_bandwidth"] if only_io else
-              list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] if only_wan
+              list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] +
+              [wan_recovery.PROGRAM] if only_wan
               else [n for n in SOURCES if n.startswith("coll_")] if only_coll else list(SOURCES))
     build_programs(mpis, args.work, wanted)
     idle = IdleWait(args.wait_idle)

@@ -21,6 +21,9 @@
 #   --mpirun-arg ARG      one more argument for MPIRUN, before PROGRAM (repeatable)
 #   --site-exec-prefix N=CMD  site N (1, 2, ...) starts its ranks through CMD (the site's
 #                         exec_prefix in the description; repeatable)
+#   --nat N               site N is behind a NAT: `reachable = no` in the description, and
+#                         the WAN router refuses every connection from the other sites to its
+#                         gateway's port (repeatable; gateway mode only)
 # --describe prints the description for LAYOUT (host names with PREFIX, default "P-"; the
 # gateways' addresses those of vcluster.sh --ipv6 IPV6) and exits. Exit status: mpirun's; 77 if no cluster can be made here; 2 for bad usage.
 set -euo pipefail
@@ -30,7 +33,7 @@ WAN_PORT=7000   # every site's gateway listens on its first host's address, this
 
 usage() {
   echo "run_on_sites.sh: $*" >&2
-  sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -89,6 +92,24 @@ describe() {
     while IFS= read -r line; do
       if [[ ${line%%=*} == "$((s + 1))" ]]; then echo "exec_prefix = ${line#*=}"; fi
     done <<<"${RUN_ON_SITES_EXEC_PREFIXES:-}"
+    if [[ " ${RUN_ON_SITES_NAT:-} " == *" $((s + 1)) "* ]]; then echo "reachable = no"; fi
+  done
+}
+
+# nat ADDRS...: the router refuses TCP connections to the gateway port of each site of
+# RUN_ON_SITES_NAT from every other site (ADDRS as for describe).
+nat() {
+  local -a addrs=("$@")
+  local n t a family
+  for n in ${RUN_ON_SITES_NAT:-}; do
+    a=${addrs[(n - 1) * MAXHOSTS]}
+    family=-4
+    [[ $a == *:* ]] && family=-6
+    for ((t = 1; t <= ${#SITES[@]}; t++)); do
+      ((t == n)) && continue
+      ip "$family" -n "$VCLUSTER_WAN_NS" rule add pref 10 iif "s$t" to "$a" ipproto tcp \
+        dport "$WAN_PORT" prohibit
+    done
   done
 }
 
@@ -109,6 +130,7 @@ if [[ ${1:-} == --inside ]]; then
   done
   file=$(mktemp "${TMPDIR:-/tmp}/run_on_sites.XXXXXX")
   describe "$VCLUSTER_PREFIX" "${addrs[@]}" >"$file"
+  nat "${addrs[@]}"
   exec 3<"$file"
   rm -f "$file"
   export EXPECT_SITE_SIZES=$SIZES
@@ -149,6 +171,9 @@ while [[ $# -gt 0 ]]; do
     --site-exec-prefix)
       [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*=. ]] || usage "--site-exec-prefix takes N=CMD"
       export RUN_ON_SITES_EXEC_PREFIXES="${RUN_ON_SITES_EXEC_PREFIXES:-}$2"$'\n'; shift 2 ;;
+    --nat)
+      [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || usage "--nat takes a site number (1, 2, ...)"
+      export RUN_ON_SITES_NAT="${RUN_ON_SITES_NAT:-} $2"; shift 2 ;;
     -*) usage "unknown option '$1'" ;;
     *) break ;;
   esac
@@ -156,6 +181,7 @@ done
 [[ $# -ge 3 ]] || usage "expected LAYOUT MPIRUN PROGRAM [ARGS...]"
 LAYOUT=$1
 parse "$LAYOUT"
+[[ -z ${RUN_ON_SITES_NAT:-} || $mode == gateways ]] || usage "--nat needs --wan-mode gateways"
 [[ $mode == direct ]] && extra=(--direct-wan "${extra[@]}")
 exec "$HERE/vcluster.sh" --sites "${#SITES[@]}" --hosts-per-site "$MAXHOSTS" "${vc[@]}" -- \
   "$HERE/run_on_sites.sh" --inside "$LAYOUT" "$2" "${#extra[@]}" "${extra[@]}" "${@:3}"

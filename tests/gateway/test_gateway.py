@@ -51,6 +51,9 @@ checks every message of a ring over 2 sites of 2 ranks and an Allreduce checksum
   cut_10s          (label long) the WAN carries nothing for 10 s (the issue's case), the streams
                    reset at the dialling gateway: the job goes on, and the link is up again
                    within 2 s of the WAN's return;
+  cut_10s_demo     (label long) the same cut in the middle of the stencil demo's two-site run
+                   (examples/demo, 2 sites of 2 ranks): it ends with the checksum of the same
+                   run on one host;
   nat              site s2 is behind a NAT ([site] reachable = no; the router refuses every
                    connection from site s1 to s2's gateway port): s2's gateway opens the link,
                    and the job runs;
@@ -73,6 +76,7 @@ import time
 import unittest
 
 MPIRUN = PROG = FLOOD = WINDOW = NEIGHBOR = SLOWRANK = RING = GATEWAY = VCLUSTER = WANEMU = None
+DEMO = None
 CHALLENGE_LEN, HELLO_LEN = 24, 68
 
 
@@ -649,6 +653,23 @@ class Wan(unittest.TestCase):
         self.assertTrue(up, out)
         self.assertLess(float(up.group(1)) - 10, 2.0, out)
 
+    def test_cut_10s_demo(self):
+        if not DEMO:
+            raise unittest.SkipTest("no --demo")
+        args = "--grid 32 --steps 300 --progress lines"
+        ref = subprocess.run([MPIRUN, "--bind-to", "none", "-n", "4", DEMO] + args.split(),
+                             capture_output=True, text=True, timeout=60)
+        checksum = re.search(r"checksum (0x[0-9a-f]+)", ref.stdout)
+        self.assertTrue(checksum, ref.stdout + ref.stderr)
+        rc, elapsed, out = self.cut(DEMO + " " + args, "^step [0-9]", ranks=2, reset="1",
+                                    cut="10")
+        self.assertEqual(rc, 0, out)
+        self.assertGreater(elapsed, 10, out)
+        self.assertIn("checksum " + checksum.group(1), out)
+        self.assertEqual(mpirun_lines(out), [], out)
+        self.assertRegex(out, r"the WAN link to site s[12] \(10\.0\.[12]\.1:7000\) is up "
+                         r"again after [0-9.]+ s")
+
     def test_nat(self):
         check = subprocess.run([VCLUSTER, "--check", "--sites", "2", "--wanemu", WANEMU],
                                capture_output=True, text=True)
@@ -679,6 +700,7 @@ class Wan(unittest.TestCase):
 
 def main():
     global MPIRUN, PROG, FLOOD, WINDOW, NEIGHBOR, SLOWRANK, RING, GATEWAY, VCLUSTER, WANEMU
+    global DEMO
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog", required=True)
@@ -690,10 +712,11 @@ def main():
     ap.add_argument("--ring")
     ap.add_argument("--vcluster")
     ap.add_argument("--wanemu")
+    ap.add_argument("--demo")
     args, rest = ap.parse_known_args()
     MPIRUN, PROG, FLOOD, GATEWAY = args.mpirun, args.prog, args.flood, args.gateway
     WINDOW, NEIGHBOR, SLOWRANK, RING = args.window, args.neighbor, args.slowrank, args.ring
-    VCLUSTER, WANEMU = args.vcluster, args.wanemu
+    VCLUSTER, WANEMU, DEMO = args.vcluster, args.wanemu, args.demo
     r = unittest.main(argv=[sys.argv[0]] + rest, exit=False).result
     if r.skipped and not r.failures and not r.errors and r.testsRun == len(r.skipped):
         sys.exit(77)

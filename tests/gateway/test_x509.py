@@ -11,6 +11,9 @@ relay (capture mode):
                     sites and the refused certificate, nothing of the program's output;
   test_wrong_site   beta's certificate from the right CA but naming gamma, then alpha's: the
                     same;
+  test_direct_wan   the same files secure --direct-wan (the ranks' connections between sites):
+                    good certificates run; another CA's, or one naming another site, end the
+                    job naming the rank and the refused certificate;
   test_description  mpirun's one-line errors: a site with cert but no key, certificates at one
                     site only, encrypt = off with certificates, an unreadable file.
 
@@ -133,6 +136,27 @@ class X509(unittest.TestCase):
         r = self.run_job(self.description(alpha="beta-gamma"))
         self.assert_refused(r, "hostname mismatch", "bad certificate", bad="alpha",
                             judge="beta")
+
+    def run_direct(self, desc):
+        return subprocess.run([ws.MPIRUN, "--bind-to", "none", "--metacomputer", desc,
+                               "--direct-wan", "-n", "4", ws.PROG, "1"], capture_output=True,
+                              text=True, timeout=60)
+
+    def test_direct_wan(self):
+        """--direct-wan: the ranks' connections between the sites take the same certificates
+        (METAMPI_WAN_X509 from mpirun): good ones run; beta's from another CA, or naming
+        gamma, end the job with a line naming the rank, its host and the refused
+        certificate."""
+        r = self.run_direct(self.description())
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("secret ok", r.stdout)
+        for beta, why in (("beta-rogue", "unable to get local issuer certificate|unknown ca"),
+                          ("beta-gamma", "hostname mismatch|bad certificate")):
+            r = self.run_direct(self.description(beta=beta))
+            self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertNotIn("secret ok", r.stdout)
+            self.assertRegex(r.stderr, r"cannot secure the connection to rank \d \(host "
+                             r"[^,]+, another site\): .*(%s)" % why)
 
     def test_description(self):
         def err(desc):

@@ -32,13 +32,16 @@ class Contender:
     """One way of running MPI programs across the sites: an MPI (mpis.Mpi, whose
     programs are built) and, for metampi, the WAN mode ("gateway" or "direct")."""
 
-    def __init__(self, slug, name, mpi, mode=None):
+    def __init__(self, slug, name, mpi, mode=None, encrypt=True):
         self.slug, self.name, self.mpi, self.mode = slug, name, mpi, mode
+        self.encrypt = encrypt      # metampi: [wan] encrypt (off: only the ping-pong and stream)
 
 
 def contenders(mpis):
     by = {m.slug: m for m in mpis}
     return [Contender("metampi", "metampi (gateways)", by["metampi"], "gateway"),
+            Contender("metampi-plain", "metampi (gateways, encrypt = off)", by["metampi"],
+                      "gateway", encrypt=False),
             Contender("metampi-direct", "metampi --direct-wan", by["metampi"], "direct"),
             Contender("openmpi", "Open MPI", by["openmpi"]),
             Contender("mpich", "MPICH", by["mpich"])]
@@ -126,11 +129,12 @@ class SiteCluster(Cluster):
         return text.replace(prefix, "") if prefix else text
 
 
-def write_description(path, layout, cluster):
-    """The metacomputer description of a layout (docs/metacomputer.md)."""
+def write_description(path, layout, cluster, encrypt=True):
+    """The metacomputer description of a layout (docs/metacomputer.md); encrypt False: the
+    WAN streams in clear ([wan] encrypt = off, which exists for this comparison only)."""
     lines = ["; written by bench/run_benchmarks.py (WAN benchmarks) for this run's cluster",
              "[wan]", "compression = off          ; the benchmarks' data patterns compress well",
-             ""]
+             f"encrypt = {'on' if encrypt else 'off'}", ""]
     for s, hosts in enumerate(layout):
         gateway = hosts[0][0]
         lines += [f"[site site{s + 1}]",

@@ -29,6 +29,7 @@ from metabench.programs import P2P, expected_sizes, parse_p2p_with_counts, paylo
 from metabench.results import LinkCheck, P2pResult
 from metabench.schedule import rotated
 from metabench.wan import cluster as wc
+from metabench.wan import recovery as wan_recovery
 
 P2P_MAX = 1 << 20           # largest ping-pong and stream message over the WAN
 LAT_SCALE = 0.002           # latency.c/raw_tcp: 20 round trips per size up to 16 KiB
@@ -86,6 +87,7 @@ class WanRun:
         self.busy, self.loadavg = [], []
         self.elapsed = 0.0
         self.iperf_retransmits = []
+        self.recovery = wan_recovery.Recovery()   # the 10 s cut, once per round
         self.isolated = set()       # hosts that ran gateway-mode jobs without a WAN route
         self.logdir, self.runs = "", 0     # every run's output: <logdir>/<n>-<program>-<slug>.log
 
@@ -158,6 +160,7 @@ def save_log(wr, program, slug, run):
 
 
 NAMES = {RAW: "raw TCP", IPERF: "iperf3", "metampi": "metampi (gateways)",
+         "metampi-plain": "metampi (gateways, encrypt = off)",
          "metampi-direct": "metampi --direct-wan", "openmpi": "Open MPI", "mpich": "MPICH"}
 
 
@@ -370,6 +373,10 @@ def measure_wan(mpis, args, idle):
     return wr
 
 
+def p2p_description(c, desc):
+    return desc["p2p" if c.encrypt else "p2p-plain"]
+
+
 def run_rounds(wr, cluster, cs, args, idle):
     print(f"  emulated sites: {' '.join(cluster.site(0))} | {' '.join(cluster.site(1))}, "
           f"WAN {wc.WAN_DELAY} one way, {wc.WAN_RATE}", flush=True)
@@ -378,6 +385,8 @@ def run_rounds(wr, cluster, cs, args, idle):
     shutil.rmtree(wr.logdir, ignore_errors=True)
     desc = {"p2p": wc.write_description(os.path.join(work, "p2p.ini"),
                                         cluster.p2p_layout(), cluster),
+            "p2p-plain": wc.write_description(os.path.join(work, "p2p-plain.ini"),
+                                              cluster.p2p_layout(), cluster, encrypt=False),
             "coll": wc.write_description(os.path.join(work, "two-sites.ini"),
                                          cluster.coll_layout(), cluster),
             "one": wc.write_description(os.path.join(work, "one-site.ini"),
@@ -386,19 +395,23 @@ def run_rounds(wr, cluster, cs, args, idle):
         if "latency" not in c.mpi.programs:
             wr.unavailable[c.slug] = "the benchmark programs do not build"
         elif c.mode == "gateway":
-            why = gateway_probe(cluster, c, desc["p2p"], args)
+            why = gateway_probe(cluster, c, p2p_description(c, desc), args)
             if why:
                 wr.unavailable[c.slug] = f"gateway mode does not start here: {why}"
                 print(f"  metampi with gateways: NOT AVAILABLE ({why})", flush=True)
     for c in cs:
         wr.commands[(c.slug, "p2p")] = wc.launch_text(c, cluster.p2p_layout(), cluster,
-                                                      desc["p2p"], "./latency")
+                                                      p2p_description(c, desc), "./latency")
+        if not c.encrypt:
+            continue
         wr.commands[(c.slug, "coll")] = wc.launch_text(c, cluster.coll_layout(), cluster,
                                                        desc["coll"], "./coll_latency")
     metampi = next(c for c in cs if c.slug == "metampi")
     wr.commands[("metampi", "demo-one")] = wc.launch_text(
         metampi, cluster.one_site_layout(), cluster, desc["one"], "metampi-demo")
     live = [c for c in cs if c.slug not in wr.unavailable]
+    # the plaintext gateways are only the encrypted ones' yardstick for the ping-pong and stream
+    live_coll = [c for c in live if c.encrypt]
 
     def runnable(slug, program):
         return (wr.results[program][slug].failed_from is None and
@@ -417,10 +430,11 @@ def run_rounds(wr, cluster, cs, args, idle):
                 elif who == IPERF:
                     iperf_once(wr, cluster, args, idle)
                 elif program in who.mpi.programs:
-                    if not p2p_once(wr, cluster, who, program, desc["p2p"], args, idle, True):
-                        p2p_once(wr, cluster, who, program, desc["p2p"], args, idle)
+                    d = p2p_description(who, desc)
+                    if not p2p_once(wr, cluster, who, program, d, args, idle, True):
+                        p2p_once(wr, cluster, who, program, d, args, idle)
         for coll in COLLS:
-            for c in rotated(live, rnd):
+            for c in rotated(live_coll, rnd):
                 if coll_program(coll) in c.mpi.programs and runnable(c.slug, coll_program(coll)):
                     if not coll_once(wr, cluster, c, coll, desc["coll"], args, idle, True):
                         coll_once(wr, cluster, c, coll, desc["coll"], args, idle)
@@ -433,5 +447,8 @@ def run_rounds(wr, cluster, cs, args, idle):
             if ("metampi", "demo " + config) not in wr.failures and \
                     os.path.exists(os.path.join(args.build_dir, "bin", "metampi-demo")):
                 demo_once(wr, cluster, config, c, d, args, idle)
+        if "metampi" in [c.slug for c in live]:
+            wan_recovery.recovery_once(wr.recovery, cluster, by["metampi"], desc["p2p"], args,
+                                       idle)
         print(f"  between two sites: round {rnd + 1}/{args.wan_rounds} done "
               f"({time.perf_counter() - began:.0f} s)", flush=True)

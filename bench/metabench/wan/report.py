@@ -9,10 +9,16 @@ from metabench.mpis import SITES_HOW
 from metabench.programs import COLL_TITLES, expected_sizes
 from metabench.wan import cluster as wc
 from metabench.wan import measure as wm
+from metabench.wan import recovery as wrec
 from metabench.wan.targets import (BW_FROM, BW_SHARE, COLL_LARGE, COLL_LARGE_SPEEDUP,
                                    COLL_SITE_RANKS, COLL_SMALL, COLL_SMALL_SPEEDUP, LAT_LIMIT,
-                                   LAT_SMALL, MPI_SLUGS, demo_summary, floor_us, link_rate,
+                                   LAT_SMALL, MPI_SLUGS, PLAIN_LIMIT, demo_summary, floor_us, link_rate,
                                    speedup, targets, value, wan_delay_us)
+
+# the ping-pong and the stream also run the gateways in clear, the encrypted ones' yardstick
+P2P_SLUGS = ("metampi", "metampi-plain") + MPI_SLUGS[1:]
+PLAIN_HOW = ("the gateways' description with `[wan] encrypt = off` (the WAN streams in clear; "
+             "exists for this comparison only): the ping-pong and the stream only")
 
 # --- tables ---------------------------------------------------------------------------------
 
@@ -52,9 +58,37 @@ def ratio_text(a, b, digits=2):
     return "n/a" if a is None or not b else f"{a / b:.{digits}f}"
 
 
+def plain(wr, program, b):
+    return value(wr, program, "metampi-plain", b)
+
+
+def recovery_lines(wr):
+    rec = wr.recovery
+    lines = ["### Recovery from a WAN cut", "",
+             f"`{rec.command}` (bench/wan/recovery.c: two ranks, one per site, exchange small "
+             "numbered messages back to back, checked on arrival, and print every pause longer "
+             f"than 0.2 s on the wall clock); {wrec.BEFORE_S:g} s after it runs the WAN router "
+             "drops every packet from the sites (`ip rule add iif s1 blackhole`, the same for "
+             f"s2: silently, as a broken route would; no stream is told) for {wrec.CUT_S:g} s, "
+             "then forwards again. *Recovery* = the end of the pause spanning the link's return − the "
+             "return: how long traffic still stood after the link was back. Once per round, "
+             f"metampi with gateways (encrypted). Target: ≤ {wrec.TARGET_S:g} s.", ""]
+    if rec.samples:
+        lines += [f"Recovery per cut: {', '.join(f'{x:.2f} s' for x in rec.samples)} (median "
+                  f"{statistics.median(rec.samples):.2f} s)." +
+                  (f" The gateways found the link broken (no heartbeat for their link "
+                   f"timeout, 10 s, or a reset) and had it up again "
+                   f"{', '.join(f'{x:.2f} s' for x in rec.gateway_up)} after that."
+                   if rec.gateway_up else " The gateways never found the link broken (TCP "
+                   "carried the streams over the cut)."), ""]
+    if rec.failures:
+        lines += [f"Failed runs: {'; '.join(rec.failures)}.", ""]
+    return lines
+
+
 def p2p_tables(wr):
     lines = []
-    slugs = list(MPI_SLUGS) + [wm.RAW]
+    slugs = list(P2P_SLUGS) + [wm.RAW]
     head = "| size | " + " | ".join(wm.name_of(s) for s in slugs)
     # latency
     notes = Notes()
@@ -62,16 +96,18 @@ def p2p_tables(wr):
               "One rank on s1h1, one on s2h1. One-way latency in µs (half the mean round trip), "
               "median over the rounds, **lower is better**; raw TCP is the same ping-pong over "
               "one TCP connection between the same two hosts (from 1 B; 0 B is compared with "
-              f"its 1 B). The target: metampi / raw TCP ≤ {LAT_LIMIT:.2f} at 0–{LAT_SMALL} B.",
-              "", head + " | gateways / raw TCP | --direct-wan / raw TCP |",
-              "|---:|" + "---:|" * (len(slugs) + 2)]
+              f"its 1 B). The targets: metampi / raw TCP ≤ {LAT_LIMIT:.2f} and encrypted / "
+              f"plaintext gateways ≤ {PLAIN_LIMIT:.2f} at 0–{LAT_SMALL} B.",
+              "", head + " | gateways / raw TCP | --direct-wan / raw TCP | encrypted / "
+              "plaintext |", "|---:|" + "---:|" * (len(slugs) + 3)]
     for b in expected_sizes(wm.P2P_MAX):
         raw = value(wr, "latency", wm.RAW, max(b, 1))
         cells = [cell(wr, notes, "latency", s, b, 0 if b > 64 << 10 else 1) if
                  not (s == wm.RAW and b == 0) else "n/a" for s in slugs]
         lines.append(f"| {human_bytes(b)} | " + " | ".join(cells) +
                      f" | {ratio_text(value(wr, 'latency', 'metampi', b), raw, 3)}"
-                     f" | {ratio_text(value(wr, 'latency', 'metampi-direct', b), raw, 3)} |")
+                     f" | {ratio_text(value(wr, 'latency', 'metampi-direct', b), raw, 3)}"
+                     f" | {ratio_text(value(wr, 'latency', 'metampi', b), plain(wr, 'latency', b), 3)} |")
     lines += [""] + notes.lines()
     # bandwidth
     notes = Notes()
@@ -83,13 +119,14 @@ def p2p_tables(wr):
               "The same two ranks; MB/s (10^6 B), window of 64 messages then a reply, median "
               f"over the rounds, **higher is better**. iperf3, one TCP stream: {iperf_text}. "
               f"The target: metampi / iperf3 ≥ {BW_SHARE:.2f} from {human_bytes(BW_FROM)}.",
-              "", head + " | gateways / iperf3 | --direct-wan / iperf3 |",
-              "|---:|" + "---:|" * (len(slugs) + 2)]
+              "", head + " | gateways / iperf3 | --direct-wan / iperf3 | encrypted / plaintext |",
+              "|---:|" + "---:|" * (len(slugs) + 3)]
     for b in [b for b in expected_sizes(wm.P2P_MAX) if b > 0]:
         cells = [cell(wr, notes, "bandwidth", s, b, 3 if b < 1024 else 1) for s in slugs]
         lines.append(f"| {human_bytes(b)} | " + " | ".join(cells) +
                      f" | {ratio_text(value(wr, 'bandwidth', 'metampi', b), iperf)}"
-                     f" | {ratio_text(value(wr, 'bandwidth', 'metampi-direct', b), iperf)} |")
+                     f" | {ratio_text(value(wr, 'bandwidth', 'metampi-direct', b), iperf)}"
+                     f" | {ratio_text(value(wr, 'bandwidth', 'metampi', b), plain(wr, 'bandwidth', b))} |")
     return lines + [""] + notes.lines() + ["![latency and bandwidth between two sites]"
                                            "(perf/wan_p2p.png)", ""]
 
@@ -215,11 +252,11 @@ def load_text(wr):
 def checks_table(wr):
     programs = list(wm.P2P) + [wm.coll_program(c) for c in wm.COLLS]
     lines = ["| | " + " | ".join(programs) + " |", "|---|" + "---|" * len(programs)]
-    for slug in list(MPI_SLUGS) + [wm.RAW, wm.IPERF]:
+    for slug in list(P2P_SLUGS) + [wm.RAW, wm.IPERF]:
         cells = []
         for p in programs:
             check = wr.checks[p].get(slug)
-            if check is None:
+            if check is None or (slug == "metampi-plain" and p not in wm.P2P):
                 cells.append("")
                 continue
             text = check.describe()
@@ -254,7 +291,9 @@ def section(wr, mpis, args, ctx):
              "- metampi runs in two modes: with **gateways** (`mpirun --metacomputer FILE`: one "
              "gateway process per site carries all traffic between the sites) and with "
              "**`--direct-wan`** (ranks at different sites connect directly), for comparison. "
-             "The targets are for the gateways.",
+             "The targets are for the gateways, encrypted (TLS 1.3, the default); the "
+             "ping-pong and the stream also run them with `[wan] encrypt = off` in the same "
+             "rounds.",
              f"- Measured {now}, commit {ctx['commit']}: **{args.wan_rounds} rounds**, "
              "the contenders taking turns within each in an order rotated every round; "
              f"**median over the rounds** (the latency target's details also give the best "
@@ -277,11 +316,12 @@ def section(wr, mpis, args, ctx):
                                             targets(wr)] + ["", WAN.end, ""]
     lines += ["| contender | launch command (collectives; the ping-pong the same with one rank "
               "on s1h1 and s2h1) | what makes it use the WAN |", "|---|---|---|"]
-    for slug in MPI_SLUGS:
-        how = SITES_HOW[slug]
+    for slug in P2P_SLUGS:
+        how = SITES_HOW.get(slug, PLAIN_HOW)
         if slug in wr.unavailable:
             how += f". **Not available here:** {wr.unavailable[slug]}"
-        lines.append(f"| {wm.name_of(slug)} | `{wr.commands.get((slug, 'coll'), '')}` | "
+        lines.append(f"| {wm.name_of(slug)} | "
+                     f"`{wr.commands.get((slug, 'coll'), wr.commands.get((slug, 'p2p'), ''))}` | "
                      f"{how} |")
     lines += ["", "`netns_agent.sh` (bench/tcp/) is the peers' ssh, as between two hosts. "
               "Raw TCP (`bench/tcp/raw_tcp`, server on s2h1, client on s1h1, with the same "
@@ -314,5 +354,5 @@ def section(wr, mpis, args, ctx):
                   "before the next).", ""]
     lines += ["| Target | Status | Details |", "|---|---|---|"]
     lines += [f"| {n} | **{v}** | {d} |" for n, (v, d) in targets(wr)]
-    lines += [""] + p2p_tables(wr) + coll_tables(wr) + demo_table(wr)
+    lines += [""] + p2p_tables(wr) + recovery_lines(wr) + coll_tables(wr) + demo_table(wr)
     return lines + [WAN.end, ""]

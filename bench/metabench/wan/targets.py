@@ -8,9 +8,11 @@ from metabench.formatting import describe_slowdown, human_bytes
 from metabench.programs import expected_sizes
 from metabench.wan import cluster as wc
 from metabench.wan import measure as wm
+from metabench.wan import recovery as wrec
 
 LAT_LIMIT = 1.10            # metampi 0-8 B latency / raw TCP, at most
 LAT_SMALL = 8
+PLAIN_LIMIT = 1.05          # encrypted / plaintext gateways' latency 0-8 B, at most
 BW_SHARE = 0.90             # metampi bandwidth / iperf3, at least
 BW_FROM = 512 << 10         # ... for these sizes and up
 COLL_SMALL = 1 << 10        # "small" collectives: up to this (and the barrier)
@@ -118,6 +120,39 @@ def latency_eval(wr, slug):
     return verdict, text
 
 
+def plain_eval(wr):
+    """(verdict, details): the encrypted gateways' latency against the plaintext ones'
+    ([wan] encrypt = off), 0-8 B; the worst size over all sizes in the details."""
+    small, every = [], []
+    for b in expected_sizes(wm.P2P_MAX):
+        enc, plain = value(wr, "latency", "metampi", b), value(wr, "latency", "metampi-plain", b)
+        if enc is not None and plain:
+            every.append((enc / plain, b))
+            if b <= LAT_SMALL:
+                small.append((enc / plain, b))
+    if not small:
+        return "not evaluated", "no results for both"
+    w, wa = max(small), max(every)
+    text = (f"worst {human_bytes(w[1])}: {w[0]:.3f}× plaintext "
+            f"({value(wr, 'latency', 'metampi', w[1]):.0f} vs "
+            f"{value(wr, 'latency', 'metampi-plain', w[1]):.0f} µs); over all sizes worst "
+            f"{human_bytes(wa[1])}: {wa[0]:.3f}×")
+    return ("not met" if w[0] > PLAIN_LIMIT else "met"), text
+
+
+def recovery_eval(wr):
+    rec = wr.recovery
+    if not rec.samples:
+        return "not evaluated", ("no run gave a result" +
+                                 (": " + "; ".join(rec.failures) if rec.failures else ""))
+    worst = max(rec.samples)
+    text = (f"worst of {len(rec.samples)} cuts: {worst:.2f} s (median "
+            f"{statistics.median(rec.samples):.2f} s)")
+    if rec.failures:
+        text += f"; {len(rec.failures)} runs failed: {rec.failures[0]}"
+    return ("not met" if worst > wrec.TARGET_S or rec.failures else "met"), text
+
+
 def bandwidth_eval(wr, slug):
     iperf = value(wr, "bandwidth", wm.IPERF, 0)
     shares, missing = [], []
@@ -198,6 +233,10 @@ def targets(wr):
         f"{LAT_LIMIT - 1:.0%} of the raw TCP round trip (0 B against 1 B), metampi with gateways",
         f"{WAN.target_prefix}: bandwidth {human_bytes(BW_FROM)}–{human_bytes(wm.P2P_MAX)} "
         f"at least {BW_SHARE:.0%} of iperf3 (one TCP stream), metampi with gateways",
+        f"{WAN.target_prefix}: ping-pong latency 0–{LAT_SMALL} B of the encrypted gateways "
+        f"within {PLAIN_LIMIT - 1:.0%} of the same with [wan] encrypt = off",
+        f"{WAN.target_prefix}: traffic flows again at most {wrec.TARGET_S:g} s after a "
+        f"{wrec.CUT_S:g} s cut of the WAN ends, metampi with gateways",
         f"{WAN.target_prefix}: Barrier, and Bcast, Allreduce, Alltoall of 4 B–"
         f"{human_bytes(COLL_SMALL)}, 2 sites × 4 ranks: at least {COLL_SMALL_SPEEDUP:g}× "
         "faster than both Open MPI and MPICH, metampi with gateways",
@@ -208,10 +247,13 @@ def targets(wr):
     if wr.error:
         why = f"not measured: {wr.error}"
         return [(n, ("not evaluated", why)) for n in names]
-    evals = [lambda s: latency_eval(wr, s), lambda s: bandwidth_eval(wr, s),
+    evals = [lambda s: latency_eval(wr, s), lambda s: bandwidth_eval(wr, s), None, None,
              lambda s: coll_eval(wr, s, False), lambda s: coll_eval(wr, s, True)]
     rows = []
     for name, ev in zip(names, evals):
+        if ev is None:
+            rows.append((name, plain_eval(wr) if "encrypt" in name else recovery_eval(wr)))
+            continue
         direct_verdict, direct_text = ev("metampi-direct")
         compare = f"for comparison, --direct-wan: {direct_verdict}, {direct_text}"
         if "metampi" in wr.unavailable:
@@ -219,5 +261,8 @@ def targets(wr):
                                                  f"({wr.unavailable['metampi']}); {compare}")))
         else:
             verdict, text = ev("metampi")
+            if ev is evals[1] and value(wr, "bandwidth", "metampi-plain", wm.P2P_MAX):
+                _, plain_text = ev("metampi-plain")
+                compare = f"with [wan] encrypt = off: {plain_text}; {compare}"
             rows.append((name, (verdict, f"{text}; {compare}")))
     return rows

@@ -287,6 +287,35 @@ static int find_site(mpirun_opts_t *o)
     return -1;
 }
 
+/* "METAMPI_WAN_X509=SITE=CERT,KEY,CA;...": every site's certificate files, for the ranks'
+ * --direct-wan TLS (transport/tcp/wan_x509.c picks its own site's). NULL after a message
+ * when a name or path holds a separator of that format. */
+static char *wan_x509_setting(const metacomputer_t *mc)
+{
+    size_t len = sizeof "METAMPI_WAN_X509=";
+    for (int s = 0; s < mc->nsites; s++) {
+        const char *parts[4] = { mc->site[s].name, mc->site[s].x509[MC_CERT],
+                                 mc->site[s].x509[MC_KEY], mc->site[s].x509[MC_CA] };
+        for (int k = 0; k < 4; k++) {
+            if (strpbrk(parts[k], k == 0 ? "=,;" : ",;")) {
+                util_msg("--direct-wan with certificates: %s '%s' of site '%s' holds one of "
+                         "'%s' (the ranks get the files as SITE=CERT,KEY,CA;...): rename it",
+                         k == 0 ? "the name" : "the path", parts[k], mc->site[s].name,
+                         k == 0 ? "=,;" : ",;");
+                return NULL;
+            }
+            len += strlen(parts[k]) + 1;
+        }
+    }
+    char *v = util_xmalloc(len);
+    size_t n = (size_t)sprintf(v, "METAMPI_WAN_X509=");
+    for (int s = 0; s < mc->nsites; s++)
+        n += (size_t)sprintf(v + n, "%s%s=%s,%s,%s", s ? ";" : "", mc->site[s].name,
+                             mc->site[s].x509[MC_CERT], mc->site[s].x509[MC_KEY],
+                             mc->site[s].x509[MC_CA]);
+    return v;
+}
+
 /* After the options: the hosts, and -n checked against their slots. */
 static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *hostfile,
                         int np_given)
@@ -302,9 +331,15 @@ static int finish_hosts(mpirun_opts_t *o, const char *host_arg, const char *host
     if (o->metacomputer) {
         if (finish_sites(o, host_arg, hostfile) != 0 || (o->rendezvous && find_site(o) != 0))
             return -1;
-        /* the ranks' own TLS between sites (a slot is spare: -x and --if take two arguments) */
+        /* the ranks' own TLS between sites (a slot is spare: -x and --if take two arguments;
+         * the description refuses certificates with encrypt = off, so one of the two) */
         if (o->direct_wan && o->mc.plaintext)
             o->xvars[o->nx++] = (char *)"METAMPI_WAN_ENCRYPT=0";
+        else if (o->direct_wan && o->mc.nsites && o->mc.site[0].x509[MC_CERT]) {
+            if (!(o->wan_x509_env = wan_x509_setting(&o->mc)))
+                return -1;
+            o->xvars[o->nx++] = o->wan_x509_env;
+        }
     } else if (host_arg && hostfile) {
         util_msg("--host and --hostfile cannot be combined (give the hosts in one of them)");
         return -1;
@@ -573,6 +608,8 @@ void options_free(mpirun_opts_t *o)
     o->tcp_if_env = NULL;
     free(o->tcp_ports_env);
     o->tcp_ports_env = NULL;
+    free(o->wan_x509_env);
+    o->wan_x509_env = NULL;
     hostlist_free(&o->hosts);
     o->nhosts = 0;
     mc_free(&o->mc);

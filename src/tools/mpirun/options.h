@@ -31,6 +31,7 @@ typedef struct mpirun_opts {
     const char *launch_agent;  /* --launch-agent (default "ssh") */
     char *tcp_if_env;    /* --if: "METAMPI_TCP_IF=..." (also in xvars), owned */
     char *tcp_ports_env; /* --port-range: "METAMPI_TCP_PORTS=LO-HI" (also in xvars), owned */
+    char *wan_x509_env;  /* --direct-wan with certificates: "METAMPI_WAN_X509=..." (xvars), owned */
     /* --metacomputer FILE: the sites; their hosts are moved into `hosts` (mc.site[s]
      * .first_host indexes it, mc.host_site has an entry per host). nsites == 0: none. */
     const char *metacomputer;

@@ -7,6 +7,7 @@
 #include "net/clock.h"
 #include "net/liveness.h"
 #include "net/sock.h"
+#include "runtime/sites.h"
 #include "runtime/tunables.h"
 
 #include <errno.h>
@@ -97,9 +98,14 @@ static int peer_secure(tcp_peer_t *p, tcp_conn_t *c, int server, char *err, int 
 {
     unsigned char psk[NET_SECURE_PSK];
     char why[256];
-    net_secure_psk(&tcp_g.key, "tcp", c->na, c->nc, psk);
-    p->sec = net_secure_start(c->fd, server, psk, why, sizeof why);
-    memset(psk, 0, sizeof psk);
+    if (tcp_g.x509) { /* the peer's certificate must name its site */
+        p->sec = net_secure_start_x509(c->fd, server, sites_name(tcp_g.site_of[c->peer]), why,
+                                       sizeof why);
+    } else {
+        net_secure_psk(&tcp_g.key, "tcp", c->na, c->nc, psk);
+        p->sec = net_secure_start(c->fd, server, psk, why, sizeof why);
+        memset(psk, 0, sizeof psk);
+    }
     if (!p->sec) {
         snprintf(err, (size_t)errlen, "cannot secure the connection to rank %d (host %s, "
                  "another site): %s", c->peer, tcp_peer_host(c->peer), why);

@@ -157,6 +157,8 @@ static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int
     tcp_g.host_of = boot->host_of;
     tcp_g.site_of = boot->site_of;
     tcp_g.wan_tls = tun_bool(TUN_WAN_ENCRYPT);
+    if (tcp_wan_x509_init(err, errlen) != 0)
+        return -1;
     tcp_g.hostname = boot->hostname;
     tcp_g.kv_get = boot->kv_get;
     tcp_g.rx_ops = (net_rx_ops_t){ .deliver = deliver, .place = boot->place,

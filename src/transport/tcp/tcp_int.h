@@ -89,6 +89,7 @@ typedef struct tcp_state {
     const int *host_of;
     const int *site_of;          /* the ranks' sites: TLS between two (wan_tls) */
     int wan_tls;                 /* METAMPI_WAN_ENCRYPT */
+    int x509;                    /* METAMPI_WAN_X509: certificates between sites, not the PSK */
     const char *hostname;
     int (*kv_get)(const char *key, char *value, int vallen, char *err, int errlen);
     net_rx_ops_t rx_ops;
@@ -117,6 +118,10 @@ static inline int tcp_id(int r)
 {
     return tcp_g.peer_id ? tcp_g.peer_id(r) : r;
 }
+
+/* wan_x509.c: loads this rank's site's certificate when METAMPI_WAN_X509 is set (and TLS
+ * between sites is on). 0, or -1 with one line in err. */
+int tcp_wan_x509_init(char *err, int errlen);
 
 /* peer.c */
 const char *tcp_peer_host(int r);
