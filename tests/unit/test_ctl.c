@@ -289,6 +289,35 @@ int main(void)
             CHECK(rc == CTL_OK && f.u.job.kvs.n == 2);
         ctl_buf_free(&j);
     }
+    /* a helper started for spawned ranks only: a JOB that names no ranks of its host */
+    {
+        ctl_buf_t j = { 0 };
+        const char *argv[] = { "p" }, *hosts[] = { "h1", "h2" };
+        ctl_begin(&j, CTL_JOB);
+        ctl_put_str(&j, "/");
+        ctl_put_str(&j, "p");
+        ctl_put_strs(&j, argv, 1);
+        ctl_put_strs(&j, NULL, 0);
+        ctl_put_u32(&j, 2);
+        ctl_put_u32(&j, 1);
+        ctl_put_strs(&j, hosts, 2);
+        ctl_put_u32(&j, 0);
+        ctl_put_str(&j, "kvs");
+        ctl_put_str(&j, "");
+        ctl_put_strs(&j, NULL, 0);
+        ctl_put_strs(&j, NULL, 0);
+        ctl_put_u8(&j, 0);
+        ctl_put_u8(&j, 0);
+        ctl_put_u8(&j, 0);
+        ctl_put_u32(&j, 60);
+        ctl_put_u32(&j, 0);
+        ctl_end(&j);
+        int rc = parse_exact(j.p, j.len, &f, err);
+        if (rc != CTL_OK)
+            fprintf(stderr, "a JOB without ranks: %s\n", err);
+        CHECK(rc == CTL_OK && f.u.job.ranks.n == 0 && f.u.job.host == 1);
+        ctl_buf_free(&j);
+    }
     ctl_buf_free(&b);
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);

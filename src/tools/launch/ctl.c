@@ -136,7 +136,7 @@ static void parse_job(rd_t *r, ctl_job_t *j)
     j->size = rd_u32(r, "size", 1, CTL_MAX_RANKS);
     j->host = rd_u32(r, "host index", 0, CTL_MAX_RANKS);
     j->hosts = rd_strs(r, "hosts", 1);
-    j->ranks = rd_u32s(r, "ranks", 1, CTL_MAX_RANKS);
+    j->ranks = rd_u32s(r, "ranks", 0, CTL_MAX_RANKS);
     j->kvsname = rd_str(r, "kvsname");
     j->mapping = rd_str(r, "mapping");
     j->kvs = rd_strs(r, "key-value pairs", 0);
