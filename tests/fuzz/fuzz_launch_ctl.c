@@ -92,7 +92,8 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     ctl_end(&j);
     add(j.p, j.len);
     ctl_buf_free(&j);
-    /* a helper started for spawned ranks only: a JOB naming no ranks */
+    /* a helper started for spawned ranks only: a JOB naming no ranks, and a spawned rank's
+     * exit with a job-wide number past CTL_MAX_RANKS */
     static const char *const spawn_kv[] = { "metampi.spawn", "1" };
     ctl_begin(&j, CTL_JOB);
     ctl_put_str(&j, "/tmp");
@@ -112,6 +113,13 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     ctl_put_u8(&j, 0);
     ctl_put_u32(&j, 60);
     ctl_put_u32(&j, 0);
+    ctl_end(&j);
+    ctl_begin(&j, CTL_EXITED);
+    ctl_put_u32(&j, 5000);
+    ctl_put_u32(&j, 77);
+    ctl_put_u32(&j, 0);
+    ctl_put_u8(&j, 1);
+    ctl_put_u8(&j, 1);
     ctl_end(&j);
     add(j.p, j.len);
     ctl_buf_free(&j);

@@ -318,6 +318,31 @@ int main(void)
         CHECK(rc == CTL_OK && f.u.job.ranks.n == 0 && f.u.job.host == 1);
         ctl_buf_free(&j);
     }
+    /* spawned ranks' job-wide numbers pass CTL_MAX_RANKS (numbers are never reused) */
+    {
+        ctl_buf_t e = { 0 };
+        ctl_begin(&e, CTL_EXITED);
+        ctl_put_u32(&e, CTL_MAX_RANKS + 904);
+        ctl_put_u32(&e, 77);
+        ctl_put_u32(&e, 0);
+        ctl_put_u8(&e, 1);
+        ctl_put_u8(&e, 1);
+        ctl_end(&e);
+        int rc = parse_exact(e.p, e.len, &f, err);
+        if (rc != CTL_OK)
+            fprintf(stderr, "EXITED of rank %u: %s\n", CTL_MAX_RANKS + 904, err);
+        CHECK(rc == CTL_OK && f.u.exited.rank == CTL_MAX_RANKS + 904);
+        ctl_buf_free(&e);
+        ctl_begin(&e, CTL_EXITED);
+        ctl_put_u32(&e, CTL_MAX_RANK_ID);
+        ctl_put_u32(&e, 77);
+        ctl_put_u32(&e, 0);
+        ctl_put_u8(&e, 1);
+        ctl_put_u8(&e, 1);
+        ctl_end(&e);
+        CHECK(parse_exact(e.p, e.len, &f, err) == CTL_BAD);
+        ctl_buf_free(&e);
+    }
     ctl_buf_free(&b);
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);

@@ -115,7 +115,11 @@ typedef struct ctl_job {
     uint32_t silence;       /* seconds mpirun may be silent at least (hb_allow_silence) */
 } ctl_job_t;
 
-#define CTL_MAX_RANKS 4096
+#define CTL_MAX_RANKS 4096   /* the ranks a job starts with (= MPIRUN_MAX_RANKS) */
+/* Job-wide rank numbers in frames (OUTPUT, EXITED, ABORTED, PMI_FAILED, PARTS) are below
+ * this: spawned ranks are numbered after every rank placed before them and numbers are never
+ * reused, so they pass CTL_MAX_RANKS in a long-running task farm. */
+#define CTL_MAX_RANK_ID (1u << 30)
 
 /* The operations of a PARTS frame (their fields: launch/parts_ctl.h). */
 enum ctl_parts_op {

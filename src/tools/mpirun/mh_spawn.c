@@ -282,9 +282,9 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     int ok = 0;
     if (m->job.condemned)
         snprintf(why, sizeof why, "the job is ending");
-    else if (req.nprocs > CTL_MAX_RANKS - s->next_id)
-        snprintf(why, sizeof why, "too many ranks in the job (at most %d on several hosts)",
-                 CTL_MAX_RANKS);
+    else if (req.nprocs > (int)CTL_MAX_RANK_ID - s->next_id)
+        snprintf(why, sizeof why, "too many ranks started in the job (job-wide numbers stop "
+                 "at %u on several hosts)", CTL_MAX_RANK_ID);
     else
         ok = place(s, p, &req, why, sizeof why) == 0;
     if (ok && find_helpers(s, p) != 0) {
