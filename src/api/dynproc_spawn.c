@@ -1,7 +1,8 @@
 /* MPI_Comm_spawn and MPI_Comm_spawn_multiple (MPI-3.1 §10.3): the arguments, the info keys
- * metampi reads (host, wdir, path; others are ignored, as the standard allows) and the error
- * codes. The protocol: core/dynproc.h, docs/dynproc.md. */
+ * metampi reads (api/dynproc_info.h) and the error codes. The protocol: core/dynproc.h,
+ * docs/dynproc.md. */
 #include "api/api.h"
+#include "api/dynproc_info.h"
 #include "core/dynproc.h"
 #include "core/info.h"
 #include "core/match.h"
@@ -9,29 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const INFO_KEYS[] = { "host", "wdir", "path" };
-enum { NKEYS = sizeof INFO_KEYS / sizeof *INFO_KEYS };
-
-/* The info pairs of one application (the keys above that info sets); kv holds 2 * NKEYS. */
-static int app_info(MPI_Info info, const char **kv, int *n)
-{
-    *n = 0;
-    if (info == MPI_INFO_NULL)
-        return 0;
-    const info_t *i = info_lookup(info);
-    if (!i)
-        return -1;
-    for (int k = 0; k < NKEYS; k++) {
-        const char *v = info_get(i, INFO_KEYS[k]);
-        if (v) {
-            kv[2 * *n] = INFO_KEYS[k];
-            kv[2 * *n + 1] = v;
-            ++*n;
-        }
-    }
-    return 0;
-}
 
 /* Checks root's arguments of application a: MPI_SUCCESS, or a class and the reason. */
 static int check_app(int count, int a, const char *command, int maxprocs, MPI_Info info,
@@ -70,11 +48,12 @@ static int spawn(const char *F, int count, char *commands[], char **argvs[],
     char why[384] = "";
     int bad = MPI_SUCCESS, total = 0;
     job_spawn_app_t *apps = NULL;
-    const char **kv = NULL;
+    spawn_info_t *si = NULL;   /* per application */
+    int nsi = 0;
     if (c->rank == root) {
         apps = calloc((size_t)(count > 0 ? count : 1), sizeof *apps);
-        kv = calloc((size_t)(count > 0 ? count : 1) * 2 * NKEYS, sizeof *kv);
-        if (!apps || !kv) {
+        si = calloc((size_t)(count > 0 ? count : 1), sizeof *si);
+        if (!apps || !si) {
             bad = MPI_ERR_NO_MEM;
             snprintf(why, sizeof why, "out of memory");
         } else if (count <= 0) {
@@ -94,19 +73,23 @@ static int spawn(const char *F, int count, char *commands[], char **argvs[],
             }
             if (bad != MPI_SUCCESS)
                 break;
-            total += maxprocs[a];
+            total += maxprocs[a];   /* its error codes are filled from here on */
+            if ((bad = spawn_info_read(info, &si[a], why, sizeof why)) != MPI_SUCCESS)
+                break;
+            nsi = a + 1;
             apps[a] = (job_spawn_app_t){ .command = commands[a],
                                          .argv = argvs ? argvs[a] : NULL,
                                          .maxprocs = maxprocs[a],
-                                         .info = kv + 2 * NKEYS * a };
-            app_info(info, kv + 2 * NKEYS * a, &apps[a].ninfo);
+                                         .info = si[a].kv, .ninfo = si[a].n };
         }
     }
     comm_t *out = NULL;
     int spawned = 0;
     int rc = dynproc_spawn(c, root, apps, count, bad, why, &out, &spawned, why, sizeof why);
     free(apps);
-    free(kv);
+    for (int a = 0; a < nsi; a++)
+        spawn_info_free(&si[a]);
+    free(si);
     /* errcodes: one per process asked for; metampi starts all of them or none. Root knows
      * how many it asked for; the others learn it from a success (as MPICH, they fill the
      * array too). */

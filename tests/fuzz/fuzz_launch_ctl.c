@@ -92,5 +92,36 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     ctl_end(&j);
     add(j.p, j.len);
     ctl_buf_free(&j);
+    /* a helper started for spawned ranks only: a JOB naming no ranks, and a spawned rank's
+     * exit with a job-wide number past CTL_MAX_RANKS */
+    static const char *const spawn_kv[] = { "metampi.spawn", "1" };
+    ctl_begin(&j, CTL_JOB);
+    ctl_put_str(&j, "/tmp");
+    ctl_put_str(&j, "prog");
+    ctl_put_strs(&j, argv, 2);
+    ctl_put_strs(&j, env, 1);
+    ctl_put_u32(&j, 2);
+    ctl_put_u32(&j, 1);
+    ctl_put_strs(&j, hosts, 2);
+    ctl_put_u32(&j, 0);
+    ctl_put_str(&j, "kvs_1_2");
+    ctl_put_str(&j, "(vector,(0,1,2))");
+    ctl_put_strs(&j, spawn_kv, 2);
+    ctl_put_strs(&j, NULL, 0);
+    ctl_put_u8(&j, 0);
+    ctl_put_u8(&j, 0);
+    ctl_put_u8(&j, 0);
+    ctl_put_u32(&j, 60);
+    ctl_put_u32(&j, 0);
+    ctl_end(&j);
+    ctl_begin(&j, CTL_EXITED);
+    ctl_put_u32(&j, 5000);
+    ctl_put_u32(&j, 77);
+    ctl_put_u32(&j, 0);
+    ctl_put_u8(&j, 1);
+    ctl_put_u8(&j, 1);
+    ctl_end(&j);
+    add(j.p, j.len);
+    ctl_buf_free(&j);
     ctl_buf_free(&b);
 }

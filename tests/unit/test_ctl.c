@@ -289,6 +289,60 @@ int main(void)
             CHECK(rc == CTL_OK && f.u.job.kvs.n == 2);
         ctl_buf_free(&j);
     }
+    /* a helper started for spawned ranks only: a JOB that names no ranks of its host */
+    {
+        ctl_buf_t j = { 0 };
+        const char *argv[] = { "p" }, *hosts[] = { "h1", "h2" };
+        ctl_begin(&j, CTL_JOB);
+        ctl_put_str(&j, "/");
+        ctl_put_str(&j, "p");
+        ctl_put_strs(&j, argv, 1);
+        ctl_put_strs(&j, NULL, 0);
+        ctl_put_u32(&j, 2);
+        ctl_put_u32(&j, 1);
+        ctl_put_strs(&j, hosts, 2);
+        ctl_put_u32(&j, 0);
+        ctl_put_str(&j, "kvs");
+        ctl_put_str(&j, "");
+        ctl_put_strs(&j, NULL, 0);
+        ctl_put_strs(&j, NULL, 0);
+        ctl_put_u8(&j, 0);
+        ctl_put_u8(&j, 0);
+        ctl_put_u8(&j, 0);
+        ctl_put_u32(&j, 60);
+        ctl_put_u32(&j, 0);
+        ctl_end(&j);
+        int rc = parse_exact(j.p, j.len, &f, err);
+        if (rc != CTL_OK)
+            fprintf(stderr, "a JOB without ranks: %s\n", err);
+        CHECK(rc == CTL_OK && f.u.job.ranks.n == 0 && f.u.job.host == 1);
+        ctl_buf_free(&j);
+    }
+    /* spawned ranks' job-wide numbers pass CTL_MAX_RANKS (numbers are never reused) */
+    {
+        ctl_buf_t e = { 0 };
+        ctl_begin(&e, CTL_EXITED);
+        ctl_put_u32(&e, CTL_MAX_RANKS + 904);
+        ctl_put_u32(&e, 77);
+        ctl_put_u32(&e, 0);
+        ctl_put_u8(&e, 1);
+        ctl_put_u8(&e, 1);
+        ctl_end(&e);
+        int rc = parse_exact(e.p, e.len, &f, err);
+        if (rc != CTL_OK)
+            fprintf(stderr, "EXITED of rank %u: %s\n", CTL_MAX_RANKS + 904, err);
+        CHECK(rc == CTL_OK && f.u.exited.rank == CTL_MAX_RANKS + 904);
+        ctl_buf_free(&e);
+        ctl_begin(&e, CTL_EXITED);
+        ctl_put_u32(&e, CTL_MAX_RANK_ID);
+        ctl_put_u32(&e, 77);
+        ctl_put_u32(&e, 0);
+        ctl_put_u8(&e, 1);
+        ctl_put_u8(&e, 1);
+        ctl_end(&e);
+        CHECK(parse_exact(e.p, e.len, &f, err) == CTL_BAD);
+        ctl_buf_free(&e);
+    }
     ctl_buf_free(&b);
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);

@@ -41,6 +41,7 @@ typedef struct hostd {
     int mpirun_gone;             /* the channel's input ended */
     int protocol_error;          /* mpirun broke the protocol: exit 1 */
     int done_sent;
+    int ended;                   /* END came: every rank of the job has exited */
     /* the job */
     char *host, *kvsname, *mapping, *path, *prog;
     char **argv;
@@ -367,7 +368,10 @@ static void start_job(hostd_t *h, const ctl_job_t *j)
         h->failed = 1;
         return;
     }
-    int e2 = spawn_resolve(h->prog, &h->path);
+    /* a helper for spawned ranks only does not run the job's program */
+    int e2 = h->nranks ? spawn_resolve(h->prog, &h->path) : 0;
+    if (!h->path)
+        h->path = util_xstrdup(h->prog);
     if (e2) {
         snprintf(text, sizeof text, "cannot execute '%s': %s", h->prog, strerror(e2));
         send_fail(h, 127, text);
@@ -479,6 +483,7 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
         condemn(h, (int)f->u.sig);
         return;
     case CTL_END:
+        h->ended = 1;
         gwproc_signal(&h->gw, SIGTERM);
         return;
     case CTL_BEAT:
@@ -546,6 +551,9 @@ static int ranks_over(hostd_t *h, long long now)
 {
     if (!h->have_job || h->failed)
         return h->have_job || h->mpirun_gone;
+    /* started for spawned ranks only: more may come until END (ctl.h) */
+    if (h->nranks == 0 && !h->ended && !h->condemned && !h->mpirun_gone)
+        return 0;
     if (node_live(&h->node) + hostd_parts_live(&h->parts) > 0 || (h->gw.pid && !h->gw.reaped))
         return 0;
     if (!h->t_drain) {

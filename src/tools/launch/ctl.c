@@ -136,7 +136,7 @@ static void parse_job(rd_t *r, ctl_job_t *j)
     j->size = rd_u32(r, "size", 1, CTL_MAX_RANKS);
     j->host = rd_u32(r, "host index", 0, CTL_MAX_RANKS);
     j->hosts = rd_strs(r, "hosts", 1);
-    j->ranks = rd_u32s(r, "ranks", 1, CTL_MAX_RANKS);
+    j->ranks = rd_u32s(r, "ranks", 0, CTL_MAX_RANKS);
     j->kvsname = rd_str(r, "kvsname");
     j->mapping = rd_str(r, "mapping");
     j->kvs = rd_strs(r, "key-value pairs", 0);
@@ -226,7 +226,7 @@ int ctl_parse(const void *buf, size_t len, ctl_frame_t *f, size_t *used, char *e
         if (!r.bad && f->u.parts.op < 1)
             rd_fail(&r, "op is 0 (expected 1..%d)", CTL_PARTS_OP_MAX);
         f->u.parts.node = rd_u32(&r, "node", 0, UINT32_MAX);
-        f->u.parts.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANKS - 1);
+        f->u.parts.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANK_ID - 1);
         f->u.parts.fields = rd_strs(&r, "fields", 0);
         break;
     case CTL_HELLO:
@@ -239,7 +239,7 @@ int ctl_parse(const void *buf, size_t len, ctl_frame_t *f, size_t *used, char *e
         if (!r.bad && f->u.output.stream < 1)
             rd_fail(&r, "stream is 0 (expected 1 or 2)");
         f->u.output.add_newline = rd_u8(&r, "add_newline", 1);
-        f->u.output.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANKS - 1);
+        f->u.output.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANK_ID - 1);
         f->u.output.p = r.p;
         f->u.output.len = (uint32_t)r.left;
         if (!r.bad && r.left == 0)
@@ -247,21 +247,21 @@ int ctl_parse(const void *buf, size_t len, ctl_frame_t *f, size_t *used, char *e
         r.left = 0;
         break;
     case CTL_EXITED:
-        f->u.exited.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANKS - 1);
+        f->u.exited.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANK_ID - 1);
         f->u.exited.pid = rd_u32(&r, "pid", 1, INT32_MAX);
         f->u.exited.status = (int32_t)rd_u32(&r, "status", 0, 0xffff);
         f->u.exited.inited = rd_u8(&r, "inited", 1);
         f->u.exited.finalized = rd_u8(&r, "finalized", 1);
         break;
     case CTL_ABORTED:
-        f->u.aborted.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANKS - 1);
+        f->u.aborted.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANK_ID - 1);
         f->u.aborted.pid = rd_u32(&r, "pid", 1, INT32_MAX);
         f->u.aborted.exitcode = (int32_t)rd_u32(&r, "exitcode", 0, UINT32_MAX);
         f->u.aborted.has_msg = rd_u8(&r, "has_msg", 1);
         f->u.aborted.msg = rd_str(&r, "message");
         break;
     case CTL_PMI_FAILED:
-        f->u.pmi_failed.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANKS - 1);
+        f->u.pmi_failed.rank = rd_u32(&r, "rank", 0, CTL_MAX_RANK_ID - 1);
         f->u.pmi_failed.pid = rd_u32(&r, "pid", 1, INT32_MAX);
         f->u.pmi_failed.kind = rd_u8(&r, "kind", 2);
         f->u.pmi_failed.detail = rd_str(&r, "detail");

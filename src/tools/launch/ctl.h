@@ -23,7 +23,8 @@
  *      (the union of all hosts' puts), KILL, END once every rank has exited (the helper
  *      ends its gateway, SIGTERM; the gateway's failure before that is a FAIL)
  *   H: STATS after END when the gateway ran with --stats on and ended normally
- *   H: DONE once all its ranks are reaped and their output sent (nothing follows)
+ *   H: DONE once all its ranks are reaped and their output sent (nothing follows); a
+ *      helper whose JOB names no ranks waits for END (or KILL) too
  *   M: closes the channel when every host is DONE (or lost): the helper sweeps and exits.
  *   EOF on either side ends the conversation; a helper seeing EOF kills its ranks.
  *   Both: BEAT when nothing else went out for a period (JOB's peer timeout T / 8, from the
@@ -39,10 +40,11 @@
 
 #define CTL_MAX_FRAME (4u << 20)
 #define CTL_HELLO_MAGIC 0x3144484du   /* "MHD1" */
-#define CTL_VERSION 7   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
+#define CTL_VERSION 8   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
                                  gateway (JOB gateway, END); 4: heartbeats (BEAT, JOB
                                  peer_timeout); 5: the gateway's counters (STATS);
-                                 6: JOB silence; 7: PARTS (MPI_Comm_spawn) */
+                                 6: JOB silence; 7: PARTS (MPI_Comm_spawn); 8: a JOB
+                                 may name no ranks (a helper for spawned ranks) */
 #define CTL_KVS_CHUNK (256u << 10)    /* a KVS frame carries at most about this many bytes */
 #define CTL_STDIN_WINDOW (64u << 10)  /* = IOFWD_STDIN_BUF, the helper's stdin buffer */
 #define CTL_KEY_HEX 64
@@ -97,7 +99,9 @@ typedef struct ctl_job {
     uint32_t size;          /* ranks in the job, 1..CTL_MAX_RANKS */
     uint32_t host;          /* this host's index in hosts */
     ctl_strs_t hosts;       /* host names as the user gave them (host index order) */
-    ctl_u32s_t ranks;       /* this host's global ranks, ascending, each < size, >= 1 */
+    ctl_u32s_t ranks;       /* this host's global ranks, ascending, each < size; none: a
+                             * helper started for spawned ranks only (it says DONE only
+                             * after END or KILL) */
     const char *kvsname;
     const char *mapping;    /* PMI_process_mapping ("" = none) */
     ctl_strs_t kvs;         /* key, value, ...: in the PMI space before any rank starts
@@ -111,7 +115,11 @@ typedef struct ctl_job {
     uint32_t silence;       /* seconds mpirun may be silent at least (hb_allow_silence) */
 } ctl_job_t;
 
-#define CTL_MAX_RANKS 4096
+#define CTL_MAX_RANKS 4096   /* the ranks a job starts with (= MPIRUN_MAX_RANKS) */
+/* Job-wide rank numbers in frames (OUTPUT, EXITED, ABORTED, PMI_FAILED, PARTS) are below
+ * this: spawned ranks are numbered after every rank placed before them and numbers are never
+ * reused, so they pass CTL_MAX_RANKS in a long-running task farm. */
+#define CTL_MAX_RANK_ID (1u << 30)
 
 /* The operations of a PARTS frame (their fields: launch/parts_ctl.h). */
 enum ctl_parts_op {

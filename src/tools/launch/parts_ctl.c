@@ -190,7 +190,9 @@ int parts_def_decode(ctl_strs_t f, parts_def_t *d)
     memset(d, 0, sizeof *d);
     d->kvsname = next_dup(&c);
     d->size = next_int(&c, 1, CTL_MAX_RANKS);
-    d->base = next_int(&c, 1, CTL_MAX_RANKS - 1);
+    d->base = next_int(&c, 1, (int)(CTL_MAX_RANK_ID - 1));
+    if (!c.bad && d->size > (int)CTL_MAX_RANK_ID - d->base)
+        c.bad = 1;   /* its numbers pass CTL_MAX_RANK_ID */
     d->mapping = next_dup(&c);
     d->nlocal = next_int(&c, 1, c.bad ? 1 : d->size);
     if (c.bad || (uint32_t)d->nlocal > c.left / 2) {

@@ -45,7 +45,7 @@ void mh_kv_clear(mh_t *m)
 
 static void barrier_release(mh_t *m)
 {
-    for (int k = 0; k < m->nhost; k++) {
+    for (int k = 0; k < m->nfirst; k++) {
         mhost_t *h = &m->host[k];
         h->in_barrier = 0;
         if (!mh_live(h))
@@ -133,6 +133,8 @@ static void on_exited(mhost_t *h, const ctl_frame_t *f)
     int i = (int)rank - m->plan->first;
     if (i >= m->plan->np) {
         mh_spawn_exited(m->spawn, h, f);
+        if (m->ndeparted == m->plan->np && mh_spawn_running(m->spawn) == 0)
+            mh_late_end(m);
         return;
     }
     if (m->departed[i]) {
@@ -151,6 +153,8 @@ static void on_exited(mhost_t *h, const ctl_frame_t *f)
     check_barrier_reachable(m);
     if (++m->ndeparted == m->plan->np)
         end_gateways(m);
+    if (m->ndeparted == m->plan->np && mh_spawn_running(m->spawn) == 0)
+        mh_late_end(m);
 }
 
 static void on_aborted(mhost_t *h, const ctl_frame_t *f)
@@ -220,12 +224,13 @@ static void on_barrier_in(mhost_t *h, const ctl_frame_t *f)
 {
     (void)f;
     mh_t *m = h->mh;
-    if (h->in_barrier) {
-        mh_protocol_error(h, "a second BARRIER_IN before BARRIER_OUT");
+    if (h->in_barrier || h - m->host >= m->nfirst) {
+        mh_protocol_error(h, h->in_barrier ? "a second BARRIER_IN before BARRIER_OUT"
+                                           : "a BARRIER_IN from a helper without first ranks");
         return;
     }
     h->in_barrier = 1;
-    if (++m->nbarrier == m->nhost)
+    if (++m->nbarrier == m->nfirst)
         barrier_release(m);
     else
         check_barrier_reachable(m);

@@ -51,6 +51,8 @@ void mh_rank_list(const mhost_t *h, char *buf, size_t cap)
 {
     size_t len = 0;
     buf[0] = '\0';
+    if (h->nranks == 0)   /* a helper started for spawned ranks (mh_late.c) */
+        snprintf(buf, cap, "spawned by MPI_Comm_spawn");
     for (int i = 0; i < h->nranks && len + 24 < cap;) {
         int j = i;
         while (j + 1 < h->nranks && h->ranks[j + 1] == h->ranks[j] + 1)

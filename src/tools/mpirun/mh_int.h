@@ -51,8 +51,13 @@ struct mh {
     int sigfd;
     const mpirun_opts_t *opts;
     const mh_plan_t *plan;
-    mhost_t *host;            /* the hosts that run ranks */
-    int nhost;
+    mhost_t *host;            /* the hosts with a helper, room for every host of the list:
+                               * host[0..nfirst-1] run the first ranks (and alone take part
+                               * in node 0's barrier); later ones were started for spawned
+                               * ranks (mh_late.c) */
+    int nhost, nfirst;
+    int *helper_of;           /* per host-list entry: its index into host[], or -1 */
+    struct mh_late *late;     /* what starting a helper later needs (mh_late.c) */
     int *host_of;             /* our rank (global rank - plan->first) -> index into host[] */
     pid_t *pid;               /* per our rank, once it exited */
     unsigned char *departed, *finalized;
@@ -96,6 +101,18 @@ void mh_report_lost(mhost_t *h);
 /* stdin to rank 0's helper, at most CTL_STDIN_WINDOW bytes unacknowledged. */
 void mh_stdin_update(mh_t *m);
 void mh_stdin_stop(mh_t *m);
+
+/* mh_late.c: helpers started while the job runs, for spawned ranks (docs/dynproc.md) */
+/* Keeps what mh_start_host needs for a later start (copies of env and kv). */
+void mh_late_keep(mh_t *m, const char *hostd_path, const char *cwd, char **env, int nenv,
+                  char **kv, int nkv);
+void mh_late_free(mh_t *m);
+/* The index into host[] of host-list entry i's helper, started now when it has none; -1 when
+ * it cannot be started (the job is condemned, with the reason). */
+int mh_late_helper(mh_t *m, int i);
+/* Every rank of the job (the first and the spawned ones) has exited: the late helpers,
+ * which have no first ranks to end with, may say DONE (END). */
+void mh_late_end(mh_t *m);
 
 /* mh_progress.c */
 #define MH_PROGRESS_AFTER_MS 2000   /* the first "still waiting for hosts" line */

@@ -18,7 +18,8 @@ typedef struct mh_part {
     char kvsname[PMI_WIRE_KVSNAME_MAX + 1];
     int base, size;
     int *slot;                  /* per rank of the part: its host (index into m->host) */
-    unsigned char *involved;    /* per host: runs ranks of the part */
+    unsigned char *involved;    /* per helper (room for every host of the list): runs ranks
+                                 * of the part */
     int ninvolved, nready, refused, go;
     unsigned char *ready;       /* per host */
     char why[600];              /* the first host's reason to refuse */
@@ -39,8 +40,8 @@ struct mh_spawn {
     int nparts;
     uint32_t made;              /* parts made (started or not): the next id is made + 1 */
     int next_id;                /* job-wide number of the next rank placed */
-    int *used;                  /* per host: ranks placed there */
-    int cursor;                 /* the next host of the round robin */
+    int *used;                  /* per host of the list: ranks placed there */
+    int cursor;                 /* the next host (of the list) of the round robin */
 };
 
 mh_spawn_t *mh_spawn_new(mh_t *m)
@@ -53,9 +54,11 @@ mh_spawn_t *mh_spawn_new(mh_t *m)
     kvs_init(&s->first);
     s->shared = jobspace_new();
     s->next_id = m->plan->size;
-    s->used = util_xmalloc((size_t)m->nhost * sizeof *s->used);
+    s->used = calloc((size_t)m->opts->hosts.n, sizeof *s->used);
+    if (!s->used)
+        util_xmalloc((size_t)-1);
     for (int k = 0; k < m->nhost; k++)
-        s->used[k] = m->host[k].nranks;
+        s->used[m->host[k].index] = m->host[k].nranks;
     return s;
 }
 
@@ -131,38 +134,40 @@ static int usable(const mhost_t *h)
     return mh_live(h) && !h->done;
 }
 
-/* The next host of the round robin: one with a free slot, else any. -1: none usable. */
+/* Host-list entry i can take ranks: its helper runs and has not finished, or it has none
+ * yet and one can be started (mh_late.c). */
+static int usable_entry(const mh_spawn_t *s, int i)
+{
+    int k = s->m->helper_of[i];
+    return k >= 0 ? usable(&s->m->host[k]) : !s->m->job.condemned;
+}
+
+/* The next host-list entry of the round robin: one with a free slot, else any. -1: none. */
 static int next_host(mh_spawn_t *s)
 {
     mh_t *m = s->m;
+    int n = m->opts->hosts.n;
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < m->nhost; i++) {
-            int k = (s->cursor + i) % m->nhost;
-            mhost_t *h = &m->host[k];
-            if (!usable(h) || (pass == 0 && s->used[k] >= m->opts->hosts.h[h->index].slots))
+        for (int j = 0; j < n; j++) {
+            int i = (s->cursor + j) % n;
+            if (!usable_entry(s, i) || (pass == 0 && s->used[i] >= m->opts->hosts.h[i].slots))
                 continue;
-            s->cursor = (k + 1) % m->nhost;
-            return k;
+            s->cursor = (i + 1) % n;
+            return i;
         }
     return -1;
 }
 
-/* The host an application's "host" key names: its index in m->host, or -1 with why. */
+/* The host an application's "host" key names: its index in the host list, or -1 with why. */
 static int named_host(mh_spawn_t *s, const char *name, char *why, size_t cap)
 {
     mh_t *m = s->m;
-    for (int k = 0; k < m->nhost; k++)
-        if (strcmp(m->host[k].name, name) == 0) {
-            if (usable(&m->host[k]))
-                return k;
-            snprintf(why, cap, "host '%s' (info key host) has finished its part of the job",
-                     name);
-            return -1;
-        }
     for (int i = 0; i < m->opts->hosts.n; i++)
         if (strcmp(m->opts->hosts.h[i].name, name) == 0) {
-            snprintf(why, cap, "host '%s' (info key host) runs no rank of the job, and "
-                     "spawned ranks start only on hosts that do", name);
+            if (usable_entry(s, i))
+                return i;
+            snprintf(why, cap, "host '%s' (info key host) has finished its part of the job",
+                     name);
             return -1;
         }
     size_t len = (size_t)snprintf(why, cap, "host '%s' (info key host) is not a host of this "
@@ -175,7 +180,7 @@ static int named_host(mh_spawn_t *s, const char *name, char *why, size_t cap)
     return -1;
 }
 
-/* Places every rank of req: 0, or -1 with why. */
+/* Places every rank of req on entries of the host list (p->slot): 0, or -1 with why. */
 static int place(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req, char *why,
                  size_t cap)
 {
@@ -194,6 +199,19 @@ static int place(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req, char *
             p->slot[r] = k;
             s->used[k]++;
         }
+    }
+    return 0;
+}
+
+/* Turns p->slot from host-list entries into helpers, starting the helpers the part needs
+ * on hosts that run no rank yet: 0, or -1 (the job is condemned, with the reason). */
+static int find_helpers(mh_spawn_t *s, mh_part_t *p)
+{
+    for (int r = 0; r < p->size; r++) {
+        int k = mh_late_helper(s->m, p->slot[r]);
+        if (k < 0)
+            return -1;
+        p->slot[r] = k;
     }
     return 0;
 }
@@ -253,23 +271,28 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     p->base = s->next_id;
     kvs_init(&p->kvs);
     p->slot = util_xmalloc((size_t)req.nprocs * sizeof *p->slot);
-    p->involved = calloc((size_t)m->nhost, 1);
-    p->ready = calloc((size_t)m->nhost, 1);
-    p->in_barrier = calloc((size_t)m->nhost, 1);
+    size_t cap = (size_t)m->opts->hosts.n;   /* helpers there may be */
+    p->involved = calloc(cap, 1);
+    p->ready = calloc(cap, 1);
+    p->in_barrier = calloc(cap, 1);
     p->departed = calloc((size_t)req.nprocs, 1);
-    int *used_before = util_xmalloc((size_t)m->nhost * sizeof *used_before);
-    memcpy(used_before, s->used, (size_t)m->nhost * sizeof *used_before);
+    int *used_before = util_xmalloc(cap * sizeof *used_before);
+    memcpy(used_before, s->used, cap * sizeof *used_before);
     char why[600];
     int ok = 0;
     if (m->job.condemned)
         snprintf(why, sizeof why, "the job is ending");
-    else if (req.nprocs > CTL_MAX_RANKS - s->next_id)
-        snprintf(why, sizeof why, "too many ranks in the job (at most %d on several hosts)",
-                 CTL_MAX_RANKS);
+    else if (req.nprocs > (int)CTL_MAX_RANK_ID - s->next_id)
+        snprintf(why, sizeof why, "too many ranks started in the job (job-wide numbers stop "
+                 "at %u on several hosts)", CTL_MAX_RANK_ID);
     else
         ok = place(s, p, &req, why, sizeof why) == 0;
+    if (ok && find_helpers(s, p) != 0) {
+        ok = 0;
+        snprintf(why, sizeof why, "the job is ending");
+    }
     if (!ok) {
-        memcpy(s->used, used_before, (size_t)m->nhost * sizeof *used_before);
+        memcpy(s->used, used_before, cap * sizeof *used_before);
         free(used_before);
         send_result(p, NULL, 0, why);
         pmi_spawn_free(&req);
@@ -338,7 +361,7 @@ static void decide(mh_spawn_t *s, mh_part_t *p)
     }
     send_result(p, NULL, 0, m->job.condemned && !p->refused ? "the job is ending" : p->why);
     for (int r = 0; r < p->size; r++)
-        s->used[p->slot[r]]--;
+        s->used[m->host[p->slot[r]].index]--;
     for (int i = 0; i < s->nparts; i++)
         if (s->part[i] == p)
             s->part[i] = s->part[--s->nparts];
@@ -477,6 +500,15 @@ static mh_part_t *part_of_rank(const mh_spawn_t *s, uint32_t rank)
             return p;
     }
     return NULL;
+}
+
+int mh_spawn_running(const mh_spawn_t *s)
+{
+    int n = 0;
+    for (int i = 0; s && i < s->nparts; i++)
+        for (int r = 0; r < s->part[i]->size; r++)
+            n += s->part[i]->go && !s->part[i]->departed[r];
+    return n;
 }
 
 int mh_spawn_rank_here(const mh_spawn_t *s, const mhost_t *h, uint32_t rank)

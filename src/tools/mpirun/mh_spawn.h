@@ -1,9 +1,10 @@
 /*
  * MPI_Comm_spawn in a job on several hosts (docs/dynproc.md, "Several hosts"): mpirun's side
  * of the PARTS frames (launch/parts_ctl.h). A helper forwards a rank's spawn request; mpirun
- * places the new part's ranks on the hosts whose helpers run (info key "host": that host;
- * else round robin over the free slots of the host list, then over the hosts when none is
- * free), tells each chosen helper its share (PART), and once all of them resolved the
+ * places the new part's ranks on the hosts of the list (info key "host": that host; else
+ * round robin over the free slots of the host list, then over the hosts when none is free),
+ * starts the helper of a chosen host that runs no rank yet (mh_late.c), tells each chosen
+ * helper its share (PART), and once all of them resolved the
  * programs (READY) says GO to all and answers the rank (RESULT), or drops the part and
  * answers with the first reason, having started nothing. mpirun keeps every node's puts
  * (PUT, at once), so it answers a get of any part's key (ASK), runs each part's barriers
@@ -32,6 +33,8 @@ char **mh_spawn_kv(const mh_spawn_t *s, char **kv, int npairs, int *nout);
 void mh_spawn_frame(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f);
 /* Whether rank (job-wide) is a rank of a part that runs on h. */
 int mh_spawn_rank_here(const mh_spawn_t *s, const mhost_t *h, uint32_t rank);
+/* The ranks of started parts that have not exited. */
+int mh_spawn_running(const mh_spawn_t *s);
 /* EXITED of a part's rank (checked by mh_spawn_rank_here). */
 void mh_spawn_exited(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f);
 

@@ -218,6 +218,8 @@ static void plan_hosts(mh_t *m)
     int np = plan->np;
     const int *where = plan->where;
     int *slot = util_xmalloc((size_t)opts->hosts.n * sizeof *slot);
+    /* room for a helper on every host of the list: spawned ranks may start where no rank
+     * runs yet (mh_late.c) */
     m->host = util_xmalloc((size_t)opts->hosts.n * sizeof *m->host);
     memset(m->host, 0, (size_t)opts->hosts.n * sizeof *m->host);
     for (int i = 0; i < opts->hosts.n; i++) {
@@ -236,13 +238,14 @@ static void plan_hosts(mh_t *m)
                 }
             }
     }
+    m->nfirst = m->nhost;
+    m->helper_of = slot;   /* host-list entry -> helper, -1: none yet */
     m->host_of = util_xmalloc((size_t)np * sizeof *m->host_of);
     for (int r = 0; r < np; r++) {
         mhost_t *h = &m->host[slot[where[r]]];
         m->host_of[r] = slot[where[r]];
         h->ranks[h->nranks++] = plan->first + r;
     }
-    free(slot);
     m->pid = calloc((size_t)np, sizeof *m->pid);
     m->departed = calloc((size_t)np, 1);
     m->finalized = calloc((size_t)np, 1);
@@ -274,6 +277,8 @@ static void start_hosts(mh_t *m, const char *hostd_path, const char *cwd)
     universe_kv_free(kv0, nkv0);
     for (int k = 0; k < m->nhost && !m->job.condemned; k++)
         mh_start_host(m, &m->host[k], hostd_path, cwd, m->plan->mapping, env, nenv, kv, nkv);
+    if (m->spawn)
+        mh_late_keep(m, hostd_path, cwd, env, nenv, kv, nkv);
     universe_kv_free(kv, nkv);
     for (int i = 0; i < nenv; i++)
         free(env[i]);
@@ -383,6 +388,8 @@ static void free_job(mh_t *m)
     free(m->kv);
     free(m->host);
     free(m->host_of);
+    free(m->helper_of);
+    mh_late_free(m);
     free(m->pid);
     free(m->departed);
     free(m->finalized);
