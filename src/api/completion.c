@@ -91,29 +91,44 @@ static void empty_status(MPI_Status *st)
     status_report(st, &empty);
 }
 
-/* The error of one completed request, raised on its communicator. */
+/* The error of one completed request, raised on its communicator: by the object, whose
+ * handle the program may have freed while the request was pending (the object lives on). */
 static int raise_request_error(const request_t *r, int err, const MPI_Status *st,
                                const char *func)
 {
     if (err == MPI_SUCCESS)
         return err;
     if (err == MPI_ERR_TRUNCATE)
-        return err_raise(r->comm->handle, err, func,
-                         "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
-                         "bytes of the receive buffer",
-                         r->op.msg_bytes, st->MPI_SOURCE, st->MPI_TAG, r->bytes);
+        return err_raise_on(r->comm->errhandler, r->comm->handle, err, func,
+                            "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
+                            "bytes of the receive buffer",
+                            r->op.msg_bytes, st->MPI_SOURCE, st->MPI_TAG, r->bytes);
     if (err == MPI_ERR_CONVERSION)
-        return err_raise(r->comm->handle, err, func, "%s", proto_conversion_error());
+        return err_raise_on(r->comm->errhandler, r->comm->handle, err, func,
+                            "%s", proto_conversion_error());
     if (r->kind == REQ_GREQ)
-        return err_raise(r->comm->handle, err, func,
-                         "a callback of the generalized request (query_fn or free_fn) "
-                         "returned error %d",
-                         err);
+        return err_raise_on(r->comm->errhandler, r->comm->handle, err, func,
+                            "a callback of the generalized request (query_fn or free_fn) "
+                            "returned error %d",
+                            err);
     if (err == MPI_ERR_NOT_SAME) /* a collective's (core/match.h) */
-        return err_raise(r->comm->handle, err, func,
-                         "the members called collective operations in different orders: %s",
-                         match_last_clash());
-    return err_raise(r->comm->handle, err, func, "the request failed");
+        return err_raise_on(r->comm->errhandler, r->comm->handle, err, func,
+                            "the members called collective operations in different orders: %s",
+                            match_last_clash());
+    return err_raise_on(r->comm->errhandler, r->comm->handle, err, func, "the request failed");
+}
+
+/* Reports a completed request and raises its error. finish frees r, and with it perhaps
+ * the last reference to its communicator (the program freed it while r was pending): the
+ * error is raised on that communicator, which therefore lives until its handler returned. */
+static int finish_and_raise(request_t *r, MPI_Request *h, MPI_Status *st, const char *func)
+{
+    request_t copy = *r; /* the error report needs its fields */
+    comm_retain(copy.comm);
+    int err = finish(r, h, st, 0);
+    err = raise_request_error(&copy, err, st, func);
+    comm_release(copy.comm);
+    return err;
 }
 
 static int single(MPI_Request *request, int *flag, MPI_Status *status, int wait,
@@ -145,9 +160,7 @@ static int single(MPI_Request *request, int *flag, MPI_Status *status, int wait,
     MPI_Status *st = status ? status : &local;
     if (r->error == MPI_SUCCESS && r->kind != REQ_GREQ)
         return finish(r, request, st, 0);
-    request_t copy = *r; /* finish may free r; the error report needs its fields */
-    int err = finish(r, request, st, 0);
-    return raise_request_error(&copy, err, st, func);
+    return finish_and_raise(r, request, st, func);
 }
 
 API_EXPORT int PMPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -232,9 +245,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
             *flag = 1;
         MPI_Status local;
         MPI_Status *st = status ? status : &local;
-        request_t copy = *r;
-        int err = finish(r, &reqs[i], st, 0);
-        return raise_request_error(&copy, err, st, func);
+        return finish_and_raise(r, &reqs[i], st, func);
     }
     return MPI_SUCCESS;
 }
@@ -260,8 +271,8 @@ API_WEAK_ALIAS(Testany)
 static int report_completed(int count, MPI_Request reqs[], MPI_Status statuses[], int *indices,
                             int *outcount, const char *func)
 {
-    int n = 0, failed = 0;
-    MPI_Comm failed_comm = MPI_COMM_WORLD;
+    int n = 0;
+    comm_t *failed = NULL; /* referenced: see finish_and_raise */
     for (int i = 0; i < count; i++) {
         request_t *r = request_lookup(reqs[i]);
         int slot = indices ? n : i;
@@ -277,22 +288,25 @@ static int report_completed(int count, MPI_Request reqs[], MPI_Status statuses[]
             continue;
         }
         MPI_Status local;
-        MPI_Comm comm = r->comm->handle;
+        comm_t *comm = r->comm;
+        comm_retain(comm);
         int err = finish(r, &reqs[i], statuses ? &statuses[slot] : &local, 1);
-        if (err != MPI_SUCCESS && !failed) {
-            failed = 1;
-            failed_comm = comm;
-        }
+        if (err != MPI_SUCCESS && !failed)
+            failed = comm;
+        else
+            comm_release(comm);
         if (indices)
             indices[n] = i;
         n++;
     }
     if (outcount)
         *outcount = n;
-    if (failed)
-        return err_raise(failed_comm, MPI_ERR_IN_STATUS, func,
-                         "a request failed: see the MPI_ERROR field of its status");
-    return MPI_SUCCESS;
+    if (!failed)
+        return MPI_SUCCESS;
+    int rc = err_raise_on(failed->errhandler, failed->handle, MPI_ERR_IN_STATUS, func,
+                          "a request failed: see the MPI_ERROR field of its status");
+    comm_release(failed);
+    return rc;
 }
 
 static int all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[], int wait,
@@ -358,7 +372,7 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 }
 
 API_EXPORT int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                             int array_of_indices[], MPI_Status array_of_statuses[])
+                            int array_of_indices[], MPI_Status array_of_statuses[])
 {
     API_ENTER();
     return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1,
@@ -367,7 +381,7 @@ API_EXPORT int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *
 API_WEAK_ALIAS(Waitsome)
 
 API_EXPORT int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                             int array_of_indices[], MPI_Status array_of_statuses[])
+                            int array_of_indices[], MPI_Status array_of_statuses[])
 {
     API_ENTER();
     return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0,
@@ -403,7 +417,7 @@ API_EXPORT int PMPI_Request_free(MPI_Request *request)
         int err = grequest_release(r);
         if (err != MPI_SUCCESS)
             return err_raise(MPI_COMM_WORLD, err, F,
-                             "the free_fn of the generalized request returned error %d", err);
+                            "the free_fn of the generalized request returned error %d", err);
         return MPI_SUCCESS;
     }
     /* An active operation goes on and frees its request when it completes. */
@@ -440,7 +454,7 @@ API_EXPORT int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Statu
         status_report(status, &st);
         if (err != MPI_SUCCESS)
             return err_raise(r->comm->handle, err, F,
-                             "the query_fn of the generalized request returned error %d", err);
+                            "the query_fn of the generalized request returned error %d", err);
     } else if (r->complete) {
         status_report(status, &r->status);
     }
@@ -473,7 +487,7 @@ API_EXPORT int PMPI_Cancel(MPI_Request *request)
         int err = grequest_cancel(r);
         if (err != MPI_SUCCESS)
             return err_raise(comm, err, F,
-                             "the cancel_fn of the generalized request returned error %d", err);
+                            "the cancel_fn of the generalized request returned error %d", err);
         return MPI_SUCCESS;
     }
     if (r->kind == REQ_PAIR)

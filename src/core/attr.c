@@ -116,17 +116,17 @@ static int run_delete(int handle, keyval_t *kv, void *value)
 {
     if (!kv->del)
         return MPI_SUCCESS;
-    int levels = core_lock_release_all();
+    int levels = core_lock_callout_begin();
     int rc = kv->del(handle, kv->handle, value, kv->extra_state);
-    core_lock_reacquire(levels);
+    core_lock_callout_end(levels);
     return rc;
 }
 
 static int run_copy(int old_handle, keyval_t *kv, void *value_in, void *value_out, int *flag)
 {
-    int levels = core_lock_release_all();
+    int levels = core_lock_callout_begin();
     int rc = kv->copy(old_handle, kv->handle, kv->extra_state, value_in, value_out, flag);
-    core_lock_reacquire(levels);
+    core_lock_callout_end(levels);
     return rc;
 }
 

@@ -16,26 +16,24 @@ int core_lock_on;
 /* The owner is read without the lock by threads asking "is it me?": only the owner itself
  * ever finds its own id there, so a relaxed atomic suffices. depth is the owner's alone. */
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t woken;  /* waiting threads: something completed */
-static pthread_cond_t paused; /* the progress thread: MPI_Finalize stops it */
+static pthread_condattr_t monotonic; /* the waiters' condition variables: timeouts by it */
+static pthread_cond_t paused;        /* the progress thread: MPI_Finalize stops it */
 static _Atomic unsigned long owner;
 static int depth;
 /* threads blocked in core_lock_enter_slow: a waiting thread's yield lets them in first */
 static atomic_int entering;
 static sleeper_t sleeper;
 static int wake_fd = -1;
+/* The threads waiting in MPI, and which of them polls (NULL: none does now). */
+static core_waiter_t *waiters, *poller;
 
 _Static_assert(sizeof(pthread_t) == sizeof(unsigned long), "pthread_t is an unsigned long");
 
 int core_lock_enable(void)
 {
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    int rc = pthread_cond_init(&woken, &a);
-    if (rc == 0 && (rc = pthread_cond_init(&paused, &a)) != 0)
-        pthread_cond_destroy(&woken);
-    pthread_condattr_destroy(&a);
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(&paused, &monotonic);
     if (rc != 0) {
         errno = rc;
         return -1;
@@ -98,10 +96,17 @@ int core_lock_release_all(void)
     return levels;
 }
 
+static void hand_on_poller_role(void);
+
 int core_lock_release_held(void)
 {
     if (atomic_load_explicit(&owner, memory_order_relaxed) != self())
         return 0;
+    /* a poller in user code polls no more, which may take long: another waiter polls */
+    if (poller && poller->thread == self()) {
+        poller = NULL;
+        hand_on_poller_role();
+    }
     return core_lock_release_all();
 }
 
@@ -140,11 +145,6 @@ static void wait_on(pthread_cond_t *cond, int timeout_ms)
     depth = levels;
 }
 
-void core_lock_wait(int timeout_ms)
-{
-    wait_on(&woken, timeout_ms);
-}
-
 void core_lock_pause(int timeout_ms)
 {
     wait_on(&paused, timeout_ms);
@@ -157,21 +157,95 @@ static void ring(void)
     (void)w; /* EAGAIN: the counter is full, the sleeper wakes anyway */
 }
 
+static void wake(core_waiter_t *w)
+{
+    w->woken = 1;
+    /* the kernel sleeper released the lock before sleeping: whoever wakes it is another
+     * thread */
+    if (w->in_kernel)
+        ring();
+    else
+        pthread_cond_signal(&w->cond);
+}
+
 void core_lock_notify(void)
 {
-    pthread_cond_broadcast(&woken);
-    /* the kernel sleeper released the lock before sleeping: whoever notifies is another
-     * thread. The progress thread needs no waking for completions: it waits for nobody. */
-    if (sleeper == SLEEPER_WAITER)
-        ring();
+    unsigned long me = self();
+    for (core_waiter_t *w = waiters; w; w = w->next)
+        if (!w->woken && w->thread != me && w->done(w->arg))
+            wake(w);
 }
 
 void core_lock_wake_sleeper(void)
 {
-    pthread_cond_broadcast(&woken);
+    for (core_waiter_t *w = waiters; w; w = w->next)
+        wake(w);
     pthread_cond_broadcast(&paused);
     if (sleeper != SLEEPER_NONE)
         ring();
+}
+
+/* ---- waiters ------------------------------------------------------------------------------ */
+
+void core_waiter_begin(core_waiter_t *w, int (*done)(void *), void *arg)
+{
+    *w = (core_waiter_t){ .done = done, .arg = arg, .thread = self() };
+    pthread_cond_init(&w->cond, &monotonic);
+    w->next = waiters;
+    if (waiters)
+        waiters->prev = w;
+    waiters = w;
+}
+
+/* The role is free: the longest waiting thread that is not woken already takes it. */
+static void hand_on_poller_role(void)
+{
+    core_waiter_t *last = NULL;
+    for (core_waiter_t *w = waiters; w; w = w->next)
+        if (!w->woken && w->thread != self())
+            last = w;
+    if (last)
+        wake(last);
+}
+
+void core_waiter_end(core_waiter_t *w)
+{
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        waiters = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    if (poller == w) {
+        poller = w->outer;
+        if (!poller)
+            hand_on_poller_role();
+    }
+    pthread_cond_destroy(&w->cond);
+}
+
+int core_waiter_is_poller(core_waiter_t *w)
+{
+    if (poller == w)
+        return 1;
+    if (poller && poller->thread != w->thread)
+        return 0;
+    w->outer = poller;
+    poller = w;
+    return 1;
+}
+
+void core_lock_kick_sleeper(void)
+{
+    if (sleeper != SLEEPER_NONE)
+        ring();
+}
+
+void core_waiter_sleep(core_waiter_t *w, int timeout_ms)
+{
+    if (!w->woken)
+        wait_on(&w->cond, timeout_ms);
+    w->woken = 0;
 }
 
 sleeper_t core_lock_sleeper(void)

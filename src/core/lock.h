@@ -16,15 +16,18 @@
  * function), and waiting releases all levels at once, as does every call into the program's
  * own code (core_lock_callout_begin: user callbacks never run with the lock held).
  *
- * Wake-ups. At most one thread at a time sleeps in the kernel on the transports' descriptors
- * (the "kernel sleeper", core/progress.c); it also watches an eventfd, which
- * core_lock_notify rings when another thread completed something while it sleeps. The other
- * waiting threads sleep on a condition variable that every progress pass with events
- * broadcasts. A completion done by any thread thus wakes its waiter within one wake-up,
- * never after the sleeper's safety timeout.
+ * Who polls, who sleeps. One waiting thread at a time polls (the poller, core_waiter_t
+ * below); it spins, then sleeps in the kernel on the transports' descriptors (the "kernel
+ * sleeper", core/progress.c) and an eventfd. The other waiting threads sleep on a condition
+ * variable of their own; core_lock_notify, after every progress pass with events (whoever
+ * ran it), wakes those whose wait is over — by the eventfd when it is the kernel sleeper. A
+ * completion done by any thread thus wakes its waiter within one wake-up, never after the
+ * sleeper's safety timeout; and a waiter is woken only for its own completion.
  */
 #ifndef METAMPI_LOCK_H
 #define METAMPI_LOCK_H
+
+#include <pthread.h>
 
 #ifdef METAMPI_THREADS_OFF
 /* Built without thread support (cmake -DMETAMPI_THREADS=OFF): the lock is never on, and every
@@ -84,14 +87,39 @@ static inline void core_lock_callout_end(int levels)
 
 /* Between two progress passes of a waiting thread: lets threads waiting for the lock in. */
 void core_lock_yield(void);
-/* Sleeps on the condition variable (the lock released, every level) until a notify or
- * timeout_ms; returns with the lock held as before. */
-void core_lock_wait(int timeout_ms);
-/* The progress thread's sleep outside the kernel: like core_lock_wait, but only
- * core_lock_wake_sleeper (its stop) ends it before timeout_ms, not every completion. */
+
+/* A thread waiting in MPI with threads (core/progress_threads.c), on its stack and listed
+ * while it waits. One of them at a time is the rank's poller: it runs the progress passes,
+ * spins, sleeps in the kernel. The others sleep on their own condition variable until a
+ * progress pass (anyone's) completes what they wait for — core_lock_notify evaluates their
+ * done() and wakes only those — or the poller hands them its role as it leaves. So waiters
+ * never spin against each other for the lock and the CPU. Every field is under the lock. */
+typedef struct core_waiter {
+    int (*done)(void *);
+    void *arg;
+    unsigned long thread;
+    pthread_cond_t cond;
+    int woken;                 /* handed its completion or the poller role since it slept */
+    int in_kernel;             /* the poller, asleep in the kernel: wake it by the eventfd */
+    struct core_waiter *outer; /* the poller this wait took the role from (same thread) */
+    struct core_waiter *prev, *next;
+} core_waiter_t;
+
+/* Lists w (waiting for done(arg)) / takes it off the list, handing on the poller role. */
+void core_waiter_begin(core_waiter_t *w, int (*done)(void *), void *arg);
+void core_waiter_end(core_waiter_t *w);
+/* Whether w is the poller: it takes the role when nobody has it, or from a wait of its own
+ * thread that it is nested in (that one is in the middle of a progress pass). */
+int core_waiter_is_poller(core_waiter_t *w);
+/* Sleeps on w's condition variable (every level released) until woken or timeout_ms. */
+void core_waiter_sleep(core_waiter_t *w, int timeout_ms);
+/* Wakes the kernel sleeper, if any, to look at the transports again. */
+void core_lock_kick_sleeper(void);
+/* The progress thread's sleep outside the kernel (every level released): only
+ * core_lock_wake_sleeper (its stop) ends it before timeout_ms, not any completion. */
 void core_lock_pause(int timeout_ms);
-/* Something completed: wakes the threads on the condition variable and the kernel sleeper
- * when it waits for the program (called with the lock held). */
+/* Something completed: wakes the waiters whose done() now holds, on their condition variable
+ * or, the poller asleep in the kernel, by the eventfd (called with the lock held). */
 void core_lock_notify(void);
 
 /* Who sleeps in the kernel on the transports' descriptors (at most one; under the lock). */

@@ -26,17 +26,19 @@ static void let_others_in(void)
     }
 }
 
-/* Spins like the single-threaded wait (progress.c), letting other threads in between passes;
- * then sleeps: in the kernel when nobody does, else on the condition variable. After a sleep
- * it polls once and sleeps again without a new spin: a wake-up that was not ours should not
- * cost a spin. */
-void progress_wait_threads(int (*done)(void *), void *arg)
+/* The poller: spins like the single-threaded wait (progress.c; the clock read every 64
+ * passes), letting other threads in between passes; then sleeps in the kernel, or, when the
+ * progress thread sleeps there, on its condition variable (the progress thread's passes wake
+ * it). After a sleep it polls once and sleeps again without a new spin: a wake-up that was
+ * not its own should not cost a spin. Returns when done, or when it lost the role (a
+ * callback it ran let go of the lock, core_lock_callout_begin). */
+static void poll_until(core_waiter_t *w, int (*done)(void *), void *arg)
 {
     uint64_t idle_since = 0;
+    unsigned passes = 0;
     int slept = 0;
-    progress_waits++;
     progress_spinning++;
-    while (!done(arg)) {
+    while (!done(arg) && core_waiter_is_poller(w)) {
         if (progress_poll() > 0) {
             idle_since = 0;
             slept = 0;
@@ -47,6 +49,8 @@ void progress_wait_threads(int (*done)(void *), void *arg)
         if (done(arg))
             break;
         if (!slept) {
+            if (++passes & 63)
+                continue;
             uint64_t t = progress_now_ns();
             if (!idle_since)
                 idle_since = t;
@@ -56,13 +60,42 @@ void progress_wait_threads(int (*done)(void *), void *arg)
         idle_since = 0;
         slept = 1;
         progress_spinning--;
+        w->woken = 0;
         if (core_lock_sleeper() == SLEEPER_NONE) {
+            w->in_kernel = 1;
             progress_sleep_once(done, arg, SLEEPER_WAITER);
-            core_lock_notify(); /* the kernel is free: another waiter may go there */
+            w->in_kernel = 0;
+            w->woken = 0;
         } else {
-            core_lock_wait(SLEEP_SAFETY_MS);
+            core_waiter_sleep(w, SLEEP_SAFETY_MS);
         }
         progress_spinning++;
     }
     progress_spinning--;
+}
+
+/* One poller per rank (core/lock.h): the first waiter polls. Another runs one progress pass
+ * of its own (what it just started may need one) and makes the kernel sleeper look again
+ * (what it queued may need descriptors the sleeper does not watch yet); then it sleeps until
+ * a pass completes its wait or the poller leaves and hands it the role. */
+void progress_wait_threads(int (*done)(void *), void *arg)
+{
+    if (done(arg))
+        return;
+    core_waiter_t w;
+    core_waiter_begin(&w, done, arg);
+    progress_waits++;
+    int first = 1;
+    while (!done(arg)) {
+        if (core_waiter_is_poller(&w)) {
+            poll_until(&w, done, arg);
+        } else if (first) {
+            first = 0;
+            progress_poll();
+            core_lock_kick_sleeper();
+        } else {
+            core_waiter_sleep(&w, SLEEP_SAFETY_MS);
+        }
+    }
+    core_waiter_end(&w);
 }

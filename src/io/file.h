@@ -192,6 +192,15 @@ typedef struct io_datarep {
 int io_datarep_register(const io_datarep_t *rep);
 /* The representation of that name, or NULL. */
 const io_datarep_t *io_datarep_find(const char *name);
+/* rep's functions, called without the core lock (core_lock_callout_begin: like every callback
+ * of the program, they may wait for a lock of its own that another thread holds while it
+ * calls MPI). Meanwhile the conversions keep memtype referenced (another thread may free its
+ * handle); the buffers are the caller's own. */
+int io_datarep_extent(const io_datarep_t *rep, MPI_Datatype basic, MPI_Aint *extent);
+int io_datarep_read(const io_datarep_t *rep, void *userbuf, dtype_t *memtype, int count,
+                    void *filebuf);
+int io_datarep_write(const io_datarep_t *rep, void *userbuf, dtype_t *memtype, int count,
+                     void *filebuf);
 
 /* ---- types in a representation (reptype.c) -------------------------------------------------
  * The file size of one basic element (a predefined.h index), or -1 when an extent function

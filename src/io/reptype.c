@@ -26,7 +26,7 @@ MPI_Aint io_rep_basic_size(const io_rep_t *rep, int basic)
     if (!rep->user)
         return rep->external32 ? b->ext32_size : (MPI_Aint)dtype_predefined_size(b->handle);
     MPI_Aint extent = -1;
-    if (rep->user->extent(b->handle, &extent, rep->user->extra) != MPI_SUCCESS)
+    if (io_datarep_extent(rep->user, b->handle, &extent) != MPI_SUCCESS)
         return -1;
     return extent;
 }

@@ -252,8 +252,7 @@ int io_rep_pack(io_file_t *f, const void *buf, size_t count, dtype_t *memtype,
     if (f->rep.external32) {
         rc = ext32_pack(memtype, buf, count, *packed);
     } else if (f->rep.user && f->rep.user->write) {
-        rc = f->rep.user->write((void *)buf, memtype->handle, (int)count, *packed, 0,
-                                f->rep.user->extra);
+        rc = io_datarep_write(f->rep.user, (void *)buf, memtype, (int)count, *packed);
     } else if (each == memtype->size) {
         dt_cursor_t cur;
         dt_cursor_init(&cur, dtype_layout(memtype), (uintptr_t)buf, count);
@@ -282,8 +281,7 @@ int io_rep_unpack(io_file_t *f, const unsigned char *packed, size_t bytes, void 
     if (f->rep.external32)
         return ext32_unpack(memtype, packed, whole, buf);
     if (f->rep.user && f->rep.user->read)
-        return f->rep.user->read(buf, memtype->handle, (int)whole, (void *)packed, 0,
-                                 f->rep.user->extra);
+        return io_datarep_read(f->rep.user, buf, memtype, (int)whole, (void *)packed);
     if (each != memtype->size)
         return MPI_ERR_UNSUPPORTED_DATAREP;
     dt_cursor_t cur;

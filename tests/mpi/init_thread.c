@@ -1,9 +1,11 @@
 /* MPI_Init_thread reports honestly: every level is provided as asked (SERIALIZED at most by a
- * library built without thread support, -DMETAMPI_THREADS=OFF). */
+ * library built without thread support, -DMETAMPI_THREADS=OFF); MPI_Query_thread,
+ * MPI_Is_thread_main and MPI_INFO_ENV's thread_level agree. */
 #include "check.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void *other_thread(void *arg)
 {
@@ -25,6 +27,15 @@ int main(int argc, char **argv)
     CHECK(provided == expected);
     CHECK_RC(MPI_Query_thread(&queried), MPI_SUCCESS);
     CHECK(queried == provided);
+    /* MPI-3.1 §9.2: MPI_INFO_ENV's thread_level is the level the program required */
+    static const char *const names[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                         "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE" };
+    char value[MPI_MAX_INFO_VAL + 1];
+    int found = 0;
+    CHECK_RC(MPI_Info_get(MPI_INFO_ENV, "thread_level", MPI_MAX_INFO_VAL, value, &found),
+             MPI_SUCCESS);
+    CHECK(found && required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE);
+    CHECK(strcmp(value, names[required - MPI_THREAD_SINGLE]) == 0);
     if (provided >= MPI_THREAD_SERIALIZED) {
         int flag = -1;
         pthread_t t;

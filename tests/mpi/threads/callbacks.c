@@ -5,7 +5,8 @@
  * makes exactly that happen once: a holder thread takes app_lock, waits until the callback
  * has started, calls MPI, and only then lets app_lock go. Covered: user reduction ops
  * (MPI_Reduce_local, MPI_Allreduce, MPI_Iallreduce), a communicator's error handler, the
- * query/free/cancel functions of a generalized request, attribute copy/delete functions.
+ * query/free/cancel functions of a generalized request, attribute copy/delete functions,
+ * the extent and conversion functions of a data representation (MPI_Register_datarep).
  * A case that deadlocks is named by a watchdog, which ends the rank.
  *
  * Then the library's state while its lock is let go inside a collective: threads run
@@ -264,6 +265,65 @@ static void attributes(void)
     CHECK_RC(MPI_Comm_free_keyval(&keyval), MPI_SUCCESS);
 }
 
+/* ---- data representation conversion functions (MPI_Register_datarep) ------------------- */
+
+/* "swapped": ints stored byte-reversed, 4 bytes each */
+static int locking_extent(MPI_Datatype type, MPI_Aint *extent, void *extra)
+{
+    (void)extra;
+    callback_takes_app_lock();
+    if (type == MPI_INT) {
+        *extent = 4;
+        return MPI_SUCCESS;
+    }
+    int bytes;
+    CHECK_RC(MPI_Type_size(type, &bytes), MPI_SUCCESS);
+    *extent = bytes;
+    return MPI_SUCCESS;
+}
+static void swap_ints(const unsigned char *from, unsigned char *to, int count)
+{
+    for (int i = 0; i < 4 * count; i++)
+        to[i] = from[i - i % 4 + 3 - i % 4];
+}
+static int locking_write(void *user, MPI_Datatype type, int count, void *file, MPI_Offset pos,
+                         void *extra)
+{
+    (void)extra;
+    CHECK(type == MPI_INT && pos == 0);
+    callback_takes_app_lock();
+    swap_ints(user, file, count);
+    return MPI_SUCCESS;
+}
+static int locking_read(void *user, MPI_Datatype type, int count, void *file, MPI_Offset pos,
+                        void *extra)
+{
+    (void)extra;
+    CHECK(type == MPI_INT && pos == 0);
+    callback_takes_app_lock();
+    swap_ints(file, user, count);
+    return MPI_SUCCESS;
+}
+
+/* a file of this rank's own (MPI_COMM_SELF) in the swapped representation: written, read */
+static void datarep(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/metampi-callbacks-%d-%d", (int)getpid(), rank);
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR |
+                           MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh), MPI_SUCCESS);
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "swapped", MPI_INFO_NULL),
+             MPI_SUCCESS);
+    int out[COUNT], in[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        out[i] = 0x01020304 * (i + 1) + rank;
+    CHECK_RC(MPI_File_write_at(fh, 0, out, COUNT, MPI_INT, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK_RC(MPI_File_read_at(fh, 0, in, COUNT, MPI_INT, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK(memcmp(in, out, sizeof in) == 0);
+    CHECK_RC(MPI_File_close(&fh), MPI_SUCCESS);
+}
+
 /* ---- the library's state while its lock is let go ----------------------------------------- */
 
 static MPI_Comm comms[64];
@@ -323,6 +383,9 @@ int main(int argc, char **argv)
     run_case("generalized request free_fn", greq_free, 2);
     run_case("generalized request cancel_fn", greq_cancel, 1);
     run_case("attribute copy and delete functions", attributes, 3);
+    CHECK_RC(MPI_Register_datarep("swapped", locking_read, locking_write, locking_extent, NULL),
+             MPI_SUCCESS);
+    run_case("data representation extent and conversion functions", datarep, 3);
 
     current = "allreduces with a slow user op in every thread";
     for (int t = 0; t < n; t++)
