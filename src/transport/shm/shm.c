@@ -4,8 +4,10 @@
  * layout.h, remote read in cma.c, sleeping in doorbell.c). See docs/shm-transport.md.
  *
  * Environment (read in open(), parsed and bounded by the registry, runtime/tunables.def):
- *   METAMPI_SHM_CELLS       default 128. Cells per ordered pair (a power of two, 4..65536):
- *                           how many frames a sender may have in flight to one receiver.
+ *   METAMPI_SHM_CELLS       default 128, or less with more than 32 ranks on the host (the
+ *                           largest power of two <= 4096 / (local ranks - 1), at least 16).
+ *                           Cells per ordered pair (a power of two, 4..65536): how many
+ *                           frames a sender may have in flight to one receiver.
  *   METAMPI_SHM_RING_BYTES  default 512K, or less with more than 32 ranks on the host (the
  *                           largest power of two <= 16M / (local ranks - 1), at least 128K).
  *                           Data-ring bytes per ordered pair for frames longer than 52 bytes
@@ -56,9 +58,19 @@
 #include <unistd.h>
 
 /* Default data ring: the registry's (512 KiB), halved as needed to keep a segment near 16 MiB
- * on hosts with many ranks (never below 128 KiB). A ring has memory only once its sender
- * sent a frame through it (segment.c). */
+ * on hosts with many ranks (never below 128 KiB). A ring's pages have memory only once its
+ * sender's frames reached them (ring.c). */
 #define SHM_DEFAULT_SEG_BUDGET (16u << 20)
+/* Default cells per pair: the registry's (128), halved while a segment would hold more than
+ * SHM_CELL_BUDGET cells (256 KiB), never below SHM_MIN_DEFAULT_CELLS: at 256 ranks on a host,
+ * 128 cells per pair made 2 MiB of cells per rank, 0.5 GB for the job. */
+#define SHM_CELL_BUDGET 4096u
+#define SHM_MIN_DEFAULT_CELLS 16u
+/* Bounds on a peer's header before its geometry is used (the registry's bounds; far more
+ * ranks on one host than any machine has): no offset computation can overflow. */
+#define SHM_MAX_CELLS 65536u
+#define SHM_MAX_RING (1ull << 30)
+#define SHM_MAX_PAIRS (1u << 20)
 /* Frames delivered per peer per progress() call: bounds the time one call takes and keeps a
  * busy sender from starving the others. */
 #define SHM_BATCH 32
@@ -125,22 +137,21 @@ static int shm_open_(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, in
     uint64_t ring_def = tun_info(TUN_SHM_RING_BYTES)->dflt;
     while (ring_def > 2 * SHM_MAX_FRAME && ring_def * (uint64_t)g.npeers > SHM_DEFAULT_SEG_BUDGET)
         ring_def /= 2;
+    uint64_t cells_def = tun_info(TUN_SHM_CELLS)->dflt;
+    while (cells_def > SHM_MIN_DEFAULT_CELLS && cells_def * (uint64_t)g.npeers > SHM_CELL_BUDGET)
+        cells_def /= 2;
     /* powers of two (the rings' index masks), bounded by the registry: cells from 4 to 65536,
      * ring bytes from 2 * SHM_MAX_FRAME to 1 GiB (tests/unit/test_tunables.c) */
-    g.cells = tun_size(TUN_SHM_CELLS);
+    g.cells = tun_is_set(TUN_SHM_CELLS) ? tun_size(TUN_SHM_CELLS) : cells_def;
     g.ring_bytes = tun_is_set(TUN_SHM_RING_BYTES) ? tun_size(TUN_SHM_RING_BYTES) : ring_def;
     g.cma = tun_bool(TUN_SHM_CMA);
 
-    uint64_t pair = SHM_PAIR_BYTES(g.cells, g.ring_bytes);
-    g.seg_bytes = (size_t)(SHM_SEG_PAIRS_OFF + (uint64_t)g.npeers * pair);
+    g.seg_bytes = (size_t)SHM_SEG_BYTES(g.npeers, g.cells, g.ring_bytes);
     if (shm_seg_create(g.job_id, g.rank, g.seg_bytes, &g.seg, err, errlen) < 0)
         goto fail;
     g.created = 1;
     /* the header and every pair's control words and cells; the rings wait for their senders */
-    int backed = shm_seg_back(g.seg, SHM_SEG_PAIRS_OFF);
-    for (int i = 0; !backed && i < g.npeers; i++)
-        backed = shm_seg_back((unsigned char *)g.seg + SHM_SEG_PAIRS_OFF + (uint64_t)i * pair,
-                              SHM_PAIR_RING_OFF(g.cells));
+    int backed = shm_seg_back(g.seg, (size_t)SHM_SEG_RINGS_OFF(g.npeers, g.cells));
     if (backed) {
         snprintf(err, (size_t)errlen,
                  "shm: rank %d cannot give memory to its %zu-byte shared-memory segment in "
@@ -155,12 +166,10 @@ static int shm_open_(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, in
     g.hdr->npairs = (uint32_t)g.npeers;
     g.hdr->cells = g.cells;
     g.hdr->ring_bytes = g.ring_bytes;
-    g.hdr->pair_bytes = pair;
     g.hdr->seg_bytes = g.seg_bytes;
     g.hdr->magic = SHM_MAGIC;
     for (int i = 0; i < g.npeers; i++)
-        shm_rx_init(&g.peers[i].rx,
-                    (unsigned char *)g.seg + SHM_SEG_PAIRS_OFF + (uint64_t)i * pair, g.cells,
+        shm_rx_init(&g.peers[i].rx, g.seg, (uint32_t)g.npeers, (uint32_t)i, g.cells,
                     g.ring_bytes);
 
     if ((g.bell = shm_bell_open(g.job_id, g.rank, err, errlen)) < 0)
@@ -184,10 +193,11 @@ static int check_header(const shm_peer_t *p, int idx, char *err, int errlen)
         why = "not a segment of this metampi version";
     else if (h->rank != p->rank)
         why = "it belongs to another rank";
-    else if (h->seg_bytes != p->seg_bytes || !h->cells || (h->cells & (h->cells - 1)) ||
-             h->ring_bytes < 2 * SHM_MAX_FRAME || (h->ring_bytes & (h->ring_bytes - 1)) ||
-             h->pair_bytes < SHM_PAIR_BYTES(h->cells, h->ring_bytes) ||
-             SHM_SEG_PAIRS_OFF + (uint64_t)h->npairs * h->pair_bytes > p->seg_bytes)
+    else if (h->seg_bytes != p->seg_bytes || !h->cells || h->cells > SHM_MAX_CELLS ||
+             (h->cells & (h->cells - 1)) || h->ring_bytes < 2 * SHM_MAX_FRAME ||
+             h->ring_bytes > SHM_MAX_RING || (h->ring_bytes & (h->ring_bytes - 1)) ||
+             h->npairs > SHM_MAX_PAIRS ||
+             SHM_SEG_BYTES(h->npairs, h->cells, h->ring_bytes) != p->seg_bytes)
         why = "inconsistent geometry";
     else if ((uint32_t)idx >= h->npairs)
         why = "it has no pair for this rank (do the ranks disagree on who shares the host?)";
@@ -211,9 +221,8 @@ static int shm_connect(char *err, int errlen)
                 idx++;
         if (check_header(p, idx, err, errlen) < 0)
             return -1;
-        unsigned char *pair = (unsigned char *)p->seg + SHM_SEG_PAIRS_OFF +
-                              (uint64_t)idx * p->hdr->pair_bytes;
-        shm_tx_init(&p->tx, pair, p->hdr->cells, p->hdr->ring_bytes);
+        shm_tx_init(&p->tx, p->seg, p->hdr->npairs, (uint32_t)idx, p->hdr->cells,
+                    p->hdr->ring_bytes);
         p->pid = p->hdr->pid;
         if (shm_bell_addr(&p->bell, g.job_id, p->rank) < 0) {
             snprintf(err, (size_t)errlen, "shm: job id too long for the doorbell of rank %d",
