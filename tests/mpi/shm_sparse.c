@@ -5,7 +5,8 @@
  * and whole rings given memory at a pair's first long frame made 1 GB). mincore() tells
  * which pages of a segment's file exist in memory, whoever touched them: after MPI_Init each
  * segment must hold little more than its header, control words and cells, and a ring of
- * 4 KiB messages may add only the pages those messages took. All ranks run on one host. */
+ * 4 KiB messages may add only the pages those messages took. The collectives' shared area
+ * (fully allocated) stays within its 8 MiB budget of slots. All ranks run on one host. */
 #include "check.h"
 
 #include <stdint.h>
@@ -40,6 +41,22 @@ static size_t backed_pages(int rank, size_t *total)
     }
     fclose(maps);
     return backed;
+}
+
+/* Bytes of this process's mappings whose path has both parts. */
+static size_t mapped_bytes(const char *part1, const char *part2)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    CHECK(maps != NULL);
+    char line[4096];
+    size_t bytes = 0;
+    while (fgets(line, sizeof line, maps)) {
+        uintptr_t lo, hi;
+        if (strstr(line, part1) && strstr(line, part2) && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+            bytes += hi - lo;
+    }
+    fclose(maps);
+    return bytes;
 }
 
 /* Pages of a segment with np pairs that open() gives memory: the header page, then np * (256 +
@@ -97,6 +114,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "rank %d: a ring of %d-byte messages gave %llu pages memory (%d ranks)\n",
                 rank, LONG, sum[0] - before, size);
         CHECK(!"a ring gets memory only for the pages its frames reach");
+    }
+    /* the collectives' shared area (MPI_Allreduce made it): at most 8 MiB of slots, whatever
+     * the number of ranks, unless METAMPI_COLL_SHM_CHUNK says otherwise */
+    size_t area = mapped_bytes("/dev/shm/metampi.", ".coll.");
+    if (area > (9u << 20)) {
+        fprintf(stderr, "rank %d: the collectives' area of %d ranks maps %zu bytes\n", rank, size,
+                area);
+        CHECK(!"the collectives' area stays within its budget");
     }
     MPI_Finalize();
     if (rank == 0)
