@@ -82,7 +82,6 @@ typedef struct shm_peer {
     shm_seg_hdr_t *hdr;
     shm_tx_t tx;              /* our pair in its segment */
     shm_rx_t rx;              /* its pair in our segment */
-    shm_bell_addr_t bell;
     pid_t pid;
     int cma_off;              /* the kernel refused process_vm_readv for this peer */
 } shm_peer_t;
@@ -224,7 +223,8 @@ static int shm_connect(char *err, int errlen)
         shm_tx_init(&p->tx, p->seg, p->hdr->npairs, (uint32_t)idx, p->hdr->cells,
                     p->hdr->ring_bytes);
         p->pid = p->hdr->pid;
-        if (shm_bell_addr(&p->bell, g.job_id, p->rank) < 0) {
+        shm_bell_addr_t bell;
+        if (shm_bell_addr(&bell, g.job_id, p->rank) < 0) {
             snprintf(err, (size_t)errlen, "shm: job id too long for the doorbell of rank %d",
                      p->rank);
             return -1;
@@ -251,6 +251,16 @@ static int shm_ready(char *err, int errlen)
         }
     }
     return 0;
+}
+
+/* Rings p's doorbell. Its address is made here, not kept per peer (112 bytes per peer and
+ * rank; at 256 ranks on a host, 7 MB for the job): a ring is a system call anyway, and
+ * shm_connect() checked that the address can be made. */
+static void ring_bell(const shm_peer_t *p)
+{
+    shm_bell_addr_t bell;
+    if (shm_bell_addr(&bell, g.job_id, p->rank) == 0)
+        shm_bell_ring(g.bell, &bell);
 }
 
 static int shm_reaches(int peer)
@@ -294,7 +304,7 @@ static int shm_send(int dst, const struct iovec *iov, int iovcnt, const tr_packe
     if (!sent)
         return 0;
     if (atomic_load_explicit(&p->hdr->sleeping, memory_order_relaxed)) /* handshake 1 */
-        shm_bell_ring(g.bell, &p->bell);
+        ring_bell(p);
     return 1;
 }
 
@@ -315,7 +325,7 @@ static int shm_progress(char *err, int errlen)
             return -1;
         events += n;
         if (waits && atomic_load_explicit(&p->hdr->sleeping, memory_order_seq_cst))
-            shm_bell_ring(g.bell, &p->bell); /* handshake 2, receiver side */
+            ring_bell(p); /* handshake 2, receiver side */
         events += shm_tx_credit_event(&p->tx);
     }
     return events;
@@ -380,7 +390,7 @@ static void shm_wake(int peer)
         return;
     shm_peer_t *p = &g.peers[g.peer_of[peer]];
     if (p->hdr && atomic_load_explicit(&p->hdr->sleeping, memory_order_relaxed))
-        shm_bell_ring(g.bell, &p->bell);
+        ring_bell(p);
 }
 
 static int shm_pollfds(struct pollfd *fds, int max)
