@@ -88,15 +88,15 @@ static void one(shm_tx_t *tx, shm_rx_t *rx, size_t head, size_t body, int packed
 
 int main(void)
 {
-    size_t bytes = SHM_PAIR_BYTES(CELLS, RING);
-    void *pair = aligned_alloc(SHM_PAGE, bytes);
-    if (!pair)
+    size_t bytes = SHM_SEG_BYTES(1, CELLS, RING);
+    void *seg = aligned_alloc(SHM_PAGE, bytes);
+    if (!seg)
         return 1;
-    memset(pair, 0, bytes);
+    memset(seg, 0, bytes);
     shm_tx_t tx;
     shm_rx_t rx;
-    shm_tx_init(&tx, pair, CELLS, RING);
-    shm_rx_init(&rx, pair, CELLS, RING);
+    shm_tx_init(&tx, seg, 1, 0, CELLS, RING);
+    shm_rx_init(&rx, seg, 1, 0, CELLS, RING);
     static const size_t heads[] = { 8, 16, 24, 40, 56, 64, 72, 13 };
     static const size_t bodies[] = { 0,    1,    45,   64,    200,   4096,
                                      8192, 65000, SHM_MAX_FRAME - 128 };
@@ -130,7 +130,7 @@ int main(void)
         ;
     CHECK(delivered - before == (uint64_t)sent, "%llu of %d frames delivered",
           (unsigned long long)(delivered - before), sent);
-    free(pair);
+    free(seg);
     if (failures)
         return 1;
     printf("ok: %llu frames\n", (unsigned long long)delivered);

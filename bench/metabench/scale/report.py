@@ -11,10 +11,18 @@ TARGET_NP = (64, 128, 256)
 # to 256 ranks (4× the ranks) the memory per rank grows by at most 25 %.
 GROWTH_LIMIT = 1.25
 PEERS = ("openmpi", "mpich")
-# metampi's shared-memory segments as src/transport/shm sizes them (defaults): one per rank,
-# a page of header and, per local peer, a page of control words, 128 cells of 64 B and a data
-# ring of the largest power of two <= 16 MiB / (N - 1), within 128 KiB .. 512 KiB.
-SHM_CELLS, SHM_PAGE = 128, 4096
+# metampi's shared-memory segments as src/transport/shm sizes them (defaults, layout.h): one
+# per rank, a page of header and, per local peer, 256 B of control words and C cells of 64 B
+# (C = 128 halved while C * (N - 1) > 4096, at least 16), packed and rounded up to a page, then
+# a data ring of the largest power of two <= 16 MiB / (N - 1), within 128 KiB .. 512 KiB.
+SHM_PAGE, SHM_CTL = 4096, 256
+
+
+def shm_cells(np):
+    cells = 128
+    while cells > 16 and cells * (np - 1) > 4096:
+        cells //= 2
+    return cells
 
 
 def shm_ring_bytes(np):
@@ -24,13 +32,14 @@ def shm_ring_bytes(np):
     return ring
 
 
-def shm_segment_bytes(np):
-    return SHM_PAGE + (np - 1) * (SHM_PAGE + SHM_CELLS * 64 + shm_ring_bytes(np))
-
-
 def shm_backed_at_start(np):
-    """What of a segment has memory before any ring is used: header, control pages, cells."""
-    return SHM_PAGE + (np - 1) * (SHM_PAGE + SHM_CELLS * 64)
+    """What of a segment has memory before any ring is used: header, control words, cells."""
+    ctl = (np - 1) * (SHM_CTL + shm_cells(np) * 64)
+    return SHM_PAGE + (ctl + SHM_PAGE - 1) // SHM_PAGE * SHM_PAGE
+
+
+def shm_segment_bytes(np):
+    return shm_backed_at_start(np) + (np - 1) * shm_ring_bytes(np)
 
 
 def median(sr, slug, np, key):
@@ -199,32 +208,33 @@ def section(sr, mpis):
                          f"{mb(median(sr, s, np, 'r0_shared_size'), 0)} |")
     lines += ["", "### What grows in metampi's memory per rank", "",
               "Each rank owns one shared-memory segment for the frames it receives "
-              "(`src/transport/shm/`, docs/shm-transport.md), with one pair region per other "
-              "rank on the host: a page of control words, 128 cells of 64 B and a data ring "
-              "of the largest power of two ≤ 16 MiB / (N − 1), between 128 KiB and 512 KiB. "
-              "The segment is sparse: its header and every pair's control page and cells get "
-              "memory when the job starts, a pair's data ring only when its sender first sends "
-              "a frame too long for a cell (until 2026-11-27 `posix_fallocate` gave every ring "
-              "its memory at startup: 9.35 GB for the job at 256 ranks, 8.8× Open MPI's). What "
-              "the defaults give, against what was measured:", "",
-              "| N | ring per peer | segment per rank, address space (MB) | all segments at "
+              "(`src/transport/shm/`, docs/shm-transport.md), with, per other rank on the host, "
+              "256 B of control words, C cells of 64 B (128, halved while C × (N − 1) > 4096, "
+              "at least 16) and a data ring of the largest power of two ≤ 16 MiB / (N − 1), "
+              "between 128 KiB and 512 KiB. The control words and cells of all pairs are packed "
+              "and get memory when the job starts; a ring's pages only when its sender's frames "
+              "first reach them (until 2026-11-27 `posix_fallocate` gave every ring its memory "
+              "at startup: 9.35 GB for the job at 256 ranks; until 2026-11-28 a pair took a page "
+              "of control words and 128 cells, 12 KiB, and a whole ring at its first long frame: "
+              "1.07 GB at 256 ranks). What the defaults give, against what was measured:", "",
+              "| N | cells per peer | ring per peer | segment per rank, address space (MB) | all segments at "
               "startup (MB) | measured shared-memory files (MB) | measured Σ Pss_Shmem of "
               "the ranks (MB) |",
-              "|---:|---:|---:|---:|---:|---:|"]
+              "|---:|---:|---:|---:|---:|---:|---:|"]
     for np in SCALE_NP:
         seg = shm_segment_bytes(np) / 1024
         start = shm_backed_at_start(np) / 1024
-        lines.append(f"| {np} | {shm_ring_bytes(np) >> 10} KiB | {mb(seg)} | "
+        lines.append(f"| {np} | {shm_cells(np)} | {shm_ring_bytes(np) >> 10} KiB | {mb(seg)} | "
                      f"{mb(start * np, 0)} | "
                      f"{mb(median(sr, 'metampi', np, 'shm_file_kb'), 0)} | "
                      f"{mb(median(sr, 'metampi', np, 'pss_shmem'))} |")
-    lines += ["", "So the job's shared memory grows as N × (N − 1) × 12 KiB, plus the rings "
-              "the ranks use. Of the touched pages (Σ Pss_Shmem), most "
-              "are about one page per pair of each rank's own segment (its smaps at 256 ranks: "
-              "about 1.1 MB in its own segment, 4 KiB in most of its peers'): `progress()` "
-              "polls every pair, so it faults in a page of every pair whether or not that peer "
-              "ever sends; `MPI_Alltoall` itself goes through the collectives' own area "
-              "(`src/coll/shm`, one per communicator, O(N) for the job).", "",
+    lines += ["", "So the segments' control part is about 256 KiB + 256 B × (N − 1) per rank, "
+              "plus the ring pages the ranks use; `MPI_Alltoall` itself goes through the "
+              "collectives' own area (`src/coll/shm`, one per communicator, at most 8 MiB of "
+              "slots by default). What still grows per peer in a rank's private memory (read "
+              "with a malloc trace at 128 ranks): the schedule of the `MPI_Alltoall` "
+              "(`src/core/schedule.c`, about 2.3 kB per peer, kept with the communicator) and "
+              "datatype programs (`src/datatype/engine`, 63 growths of 2240 B).", "",
               "![scale](perf/scale.png)", ""]
     return lines
 

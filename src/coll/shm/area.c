@@ -4,6 +4,7 @@
 #include "coll/cache.h"
 #include "core/p2p.h"
 #include "runtime/job.h"
+#include "runtime/tunables.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,13 @@
 
 #define PROBE_MAGIC 0x65626f7270616d63ull /* "cmaprobe" */
 
+/* An area holds n * K slots of one chunk and is fully allocated (its readers poll every
+ * slot). Unless METAMPI_COLL_SHM_CHUNK is set, the chunk halves while the slots would exceed
+ * AREA_SLOTS_BUDGET, never below AREA_MIN_DEFAULT_CHUNK: the default (32 KiB) up to 64
+ * members, 8 KiB at 256 (an area of 8 MiB, not 32). Every member computes the same. */
+#define AREA_SLOTS_BUDGET (8u << 20)
+#define AREA_MIN_DEFAULT_CHUNK 4096u
+
 static size_t align_up(size_t x, size_t a)
 {
     return (x + a - 1) / a * a;
@@ -35,6 +43,16 @@ static size_t ctl_off(void)
 static size_t data_off(int n)
 {
     return align_up(ctl_off() + (size_t)n * sizeof(shm_ctl_t), AREA_PAGE);
+}
+
+static size_t chunk_for(int n, int slots)
+{
+    size_t c = coll_shm_chunk();
+    if (tun_is_set(TUN_COLL_SHM_CHUNK))
+        return c;
+    while (c > AREA_MIN_DEFAULT_CHUNK && (size_t)n * (size_t)slots * c > AREA_SLOTS_BUDGET)
+        c /= 2;
+    return c;
 }
 
 static size_t area_bytes(int n, size_t chunk, int slots)
@@ -249,8 +267,8 @@ coll_area_t *coll_shm_area(comm_t *c, comm_stream_t stream)
     a->n = h->node.size;
     a->me = h->node.rank;
     a->crank = h->node.ranks;
-    a->chunk = coll_shm_chunk();
     a->slots = coll_shm_slots();
+    a->chunk = chunk_for(a->n, a->slots);
     a->world = malloc((size_t)a->n * sizeof *a->world);
     a->answers = calloc((size_t)a->n, 1);
     int leader = comm_peer_world_rank(c, a->crank ? a->crank[0] : 0);

@@ -2,17 +2,18 @@
  * The shared-memory layout: what a rank's segment holds, shared by every process that maps it.
  *
  * Each rank R owns one segment, /dev/shm/metampi.<job_id>.shm.<R>, for the frames R
- * *receives*. It holds a header and one pair region per other rank S on the same host (ordered
- * by rank): the ring S writes and R reads. Everything past the header is written by exactly one
- * process and read by one other:
+ * *receives*. It holds a header and, for each of the P other ranks S on the same host (pair i
+ * = the i-th of them by rank), the pair S writes and R reads: control words, C cells and a
+ * data ring. Like parts of all pairs sit together, so that a pair costs 256 + 64 C bytes of
+ * memory (plus the pages of its ring its sender used) instead of whole pages:
  *
- *   segment:  | header (2 lines) ... page | pair(S0) | pair(S1) | ... |      (pairs page-aligned)
+ *   segment:  | header page | ctl[0..P) | cells[0..P) | page | ring[0..P) |
  *   header:   line 0: magic, version, owner rank and pid, geometry   (written once in open())
  *             line 2: sleeping                                         (owner R writes)
- *   pair:     line 0: waiting                 (sender S writes: "my send() found no room")
+ *   ctl[i]:   line 0: waiting                 (sender S writes: "my send() found no room")
  *             line 2: cells/bytes consumed    (receiver R writes: credits)
- *             page:   C cells of 64 bytes     (S writes, R reads)
- *             page:   data ring of B bytes    (S writes, R reads)
+ *   cells[i]: C cells of 64 bytes             (S writes, R reads)
+ *   ring[i]:  data ring of B bytes, page-aligned (S writes, R reads)
  *
  * Control words sit two lines apart (128 bytes) so that the adjacent-line prefetcher does not
  * couple a line one process writes with a line the other writes.
@@ -31,7 +32,7 @@
 #define SHM_LINE 64
 #define SHM_PAGE 4096
 #define SHM_MAGIC 0x736d6170696d7465ull /* "etmipams" */
-#define SHM_VERSION 1u
+#define SHM_VERSION 2u
 
 /* Frames up to SHM_INLINE bytes travel inside their cell; longer ones in the data ring. */
 #define SHM_INLINE 52
@@ -63,7 +64,6 @@ typedef struct shm_seg_hdr {
     uint32_t npairs;           /* pair regions that follow */
     uint64_t cells;            /* C, a power of two */
     uint64_t ring_bytes;       /* B, a power of two >= 2 * SHM_MAX_FRAME */
-    uint64_t pair_bytes;       /* stride between pair regions */
     uint64_t seg_bytes;        /* size of the whole segment */
     /* 1 while the owner sleeps (between prepare_sleep and end_sleep): senders ring its
      * doorbell. Stored seq_cst; see the wake protocol in shm.c. */
@@ -80,11 +80,16 @@ typedef struct shm_pair_ctl {
     _Atomic uint64_t bytes_consumed;
 } shm_pair_ctl_t;
 
+_Static_assert(sizeof(shm_pair_ctl_t) == 4 * SHM_LINE, "a pair's control words take 4 lines");
+
 #define SHM_ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
-/* Offsets within a pair region, and within a segment. */
-#define SHM_PAIR_CELLS_OFF ((uint64_t)SHM_PAGE)
-#define SHM_PAIR_RING_OFF(C) SHM_ALIGN_UP(SHM_PAIR_CELLS_OFF + (uint64_t)(C) * SHM_LINE, SHM_PAGE)
-#define SHM_PAIR_BYTES(C, B) (SHM_PAIR_RING_OFF(C) + (uint64_t)(B))
-#define SHM_SEG_PAIRS_OFF ((uint64_t)SHM_PAGE)
+/* Offsets within a segment of P pairs of C cells and B ring bytes (B a power of two >= a
+ * page, so every ring is page-aligned). Everything before SHM_SEG_RINGS_OFF is given memory
+ * in open(); a ring's pages by its sender as it first reaches them (ring.c). */
+#define SHM_SEG_CTL_OFF ((uint64_t)SHM_PAGE)
+#define SHM_SEG_CELLS_OFF(P) (SHM_SEG_CTL_OFF + (uint64_t)(P) * sizeof(shm_pair_ctl_t))
+#define SHM_SEG_RINGS_OFF(P, C) \
+    SHM_ALIGN_UP(SHM_SEG_CELLS_OFF(P) + (uint64_t)(P) * (uint64_t)(C) * SHM_LINE, SHM_PAGE)
+#define SHM_SEG_BYTES(P, C, B) (SHM_SEG_RINGS_OFF(P, C) + (uint64_t)(P) * (uint64_t)(B))
 
 #endif

@@ -18,27 +18,30 @@
 #include <stdio.h>
 #include <string.h>
 
-static void pair_views(void *pair, uint64_t cells, shm_pair_ctl_t **ctl, shm_cell_t **c,
+static void pair_views(void *seg, uint32_t npairs, uint32_t idx, uint64_t cells,
+                       uint64_t ring_bytes, shm_pair_ctl_t **ctl, shm_cell_t **c,
                        unsigned char **ring)
 {
-    unsigned char *p = pair;
-    *ctl = (shm_pair_ctl_t *)p;
-    *c = (shm_cell_t *)(p + SHM_PAIR_CELLS_OFF);
-    *ring = p + SHM_PAIR_RING_OFF(cells);
+    unsigned char *s = seg;
+    *ctl = (shm_pair_ctl_t *)(s + SHM_SEG_CTL_OFF) + idx;
+    *c = (shm_cell_t *)(s + SHM_SEG_CELLS_OFF(npairs)) + (uint64_t)idx * cells;
+    *ring = s + SHM_SEG_RINGS_OFF(npairs, cells) + (uint64_t)idx * ring_bytes;
 }
 
-void shm_tx_init(shm_tx_t *tx, void *pair, uint64_t cells, uint64_t ring_bytes)
+void shm_tx_init(shm_tx_t *tx, void *seg, uint32_t npairs, uint32_t idx, uint64_t cells,
+                 uint64_t ring_bytes)
 {
     memset(tx, 0, sizeof *tx);
-    pair_views(pair, cells, &tx->ctl, &tx->cells, &tx->ring);
+    pair_views(seg, npairs, idx, cells, ring_bytes, &tx->ctl, &tx->cells, &tx->ring);
     tx->cmask = cells - 1;
     tx->ring_bytes = ring_bytes;
 }
 
-void shm_rx_init(shm_rx_t *rx, void *pair, uint64_t cells, uint64_t ring_bytes)
+void shm_rx_init(shm_rx_t *rx, void *seg, uint32_t npairs, uint32_t idx, uint64_t cells,
+                 uint64_t ring_bytes)
 {
     memset(rx, 0, sizeof *rx);
-    pair_views(pair, cells, &rx->ctl, &rx->cells, &rx->ring);
+    pair_views(seg, npairs, idx, cells, ring_bytes, &rx->ctl, &rx->cells, &rx->ring);
     rx->cmask = cells - 1;
     rx->ring_bytes = ring_bytes;
 }
@@ -93,17 +96,25 @@ static uint64_t tx_room(const shm_tx_t *tx, size_t len, size_t skew, uint64_t *a
     return pos;
 }
 
+/* Gives ring[0, end) memory (the ring is used from its start and wraps to it, so what has
+ * memory is a prefix). Doubling bounds the calls to log2(B / page) per ring. */
+static int back_ring(shm_tx_t *tx, uint64_t end)
+{
+    uint64_t want = SHM_ALIGN_UP(end, SHM_PAGE), twice = 2 * tx->ring_backed;
+    if (want < twice)
+        want = twice < tx->ring_bytes ? twice : tx->ring_bytes;
+    int e = shm_seg_back(tx->ring + tx->ring_backed, (size_t)(want - tx->ring_backed));
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    tx->ring_backed = want;
+    return 0;
+}
+
 int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
                 size_t len)
 {
-    if (len > SHM_INLINE && !tx->ring_backed) {
-        int e = shm_seg_back(tx->ring, tx->ring_bytes);
-        if (e) {
-            errno = e;
-            return -1;
-        }
-        tx->ring_backed = 1;
-    }
     size_t skew = len <= SHM_INLINE ? 0 : body_skew(iov, iovcnt, pk, len);
     uint64_t alen = 0, pos = tx_room(tx, len, skew, &alen);
     if (pos == UINT64_MAX) {
@@ -121,6 +132,9 @@ int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_pack
         if (pos == UINT64_MAX)
             return 0;
     }
+    if (len > SHM_INLINE && (pos & (tx->ring_bytes - 1)) + alen > tx->ring_backed &&
+        back_ring(tx, (pos & (tx->ring_bytes - 1)) + alen) < 0)
+        return -1;
     uint64_t n = tx->sent;
     shm_cell_t *c = &tx->cells[n & tx->cmask];
     if (len <= SHM_INLINE) {

@@ -33,7 +33,7 @@ typedef struct shm_tx { /* sender's private view of a pair in the receiver's seg
     uint64_t sent, head;
     uint64_t ccons, bcons;    /* last credits read from ctl (reading ctl is a cache miss) */
     int waiting;              /* ctl->waiting is 1 (set by us) */
-    int ring_backed;          /* the data ring has memory (segment.c, shm_seg_back) */
+    uint64_t ring_backed;     /* ring[0, ring_backed) has memory (segment.c, shm_seg_back) */
     uint64_t credit_seen;     /* cells_consumed when we last reported or failed */
 } shm_tx_t;
 
@@ -46,13 +46,19 @@ typedef struct shm_rx { /* receiver's private view of a pair in its own segment 
     uint64_t released;        /* bytes_consumed to publish */
 } shm_rx_t;
 
-void shm_tx_init(shm_tx_t *tx, void *pair, uint64_t cells, uint64_t ring_bytes);
-void shm_rx_init(shm_rx_t *rx, void *pair, uint64_t cells, uint64_t ring_bytes);
+/* Views of pair idx of the segment at seg, which holds npairs pairs of the given geometry
+ * (layout.h). */
+void shm_tx_init(shm_tx_t *tx, void *seg, uint32_t npairs, uint32_t idx, uint64_t cells,
+                 uint64_t ring_bytes);
+void shm_rx_init(shm_rx_t *rx, void *seg, uint32_t npairs, uint32_t idx, uint64_t cells,
+                 uint64_t ring_bytes);
 
 /* Writes the len-byte frame gathered from iov, followed by pk->len bytes from the packer (pk
  * may be NULL; len includes them), and publishes it: 1. Or, when the credits do not allow it,
- * writes nothing (the packer is not called) and marks the pair waiting: 0. The first frame
- * longer than SHM_INLINE gives the data ring its memory first: -1 (errno) when it cannot. */
+ * writes nothing (the packer is not called) and marks the pair waiting: 0. A frame that
+ * reaches further into the data ring than any before gives those pages their memory first
+ * (at least doubling what has memory, so a ring takes few calls): -1 (errno) when it
+ * cannot. */
 int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
                 size_t len);
 /* Whether the receiver has returned credits since our last failed send or last report. */

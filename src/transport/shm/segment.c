@@ -2,13 +2,16 @@
  * Segment lifetime: created in open() with O_EXCL (a leftover of the same job is an error, not
  * something to reuse), sparse, and unlinked in ready() (every local rank has mapped it by then)
  * or in close(). Memory is given to a part of it by shm_seg_back before anyone touches that
- * part: the control pages in open(), a pair's data ring by its sender before the first frame
- * that needs it. So a full /dev/shm is an error with a message instead of a SIGBUS, and a
- * ring nobody sends long frames through costs no memory (at 256 ranks on one host, fully
- * allocated rings made 9.4 GB where a few hundred MB were used). Between open() and ready() only the launcher's sweep of
- * /dev/shm/metampi.<job_id>.* removes the file of a crashed rank.
+ * part: the header, control words and cells in open(), the pages of a pair's data ring by its
+ * sender before its first frame that reaches them. So a full /dev/shm is an error with a
+ * message instead of a SIGBUS, and a ring costs only the pages its frames reached (at 256
+ * ranks on one host, fully allocated rings made 9.4 GB where a few hundred MB were used).
+ * Between open() and ready() only the launcher's sweep of /dev/shm/metampi.<job_id>.*
+ * removes the file of a crashed rank.
  */
 #include "transport/shm/segment.h"
+
+#include "transport/shm/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,7 +114,7 @@ int shm_seg_back(void *addr, size_t len)
         return errno;   /* EFAULT: the access would raise SIGBUS (a full /dev/shm); ENOMEM */
 #endif
     /* a kernel before 5.14: the pages are touched, and a full /dev/shm is a SIGBUS here */
-    for (size_t off = 0; off < len; off += 4096)
+    for (size_t off = 0; off < len; off += SHM_PAGE)
         ((volatile unsigned char *)addr)[off] = ((volatile unsigned char *)addr)[off];
     return 0;
 }

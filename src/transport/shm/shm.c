@@ -4,8 +4,10 @@
  * layout.h, remote read in cma.c, sleeping in doorbell.c). See docs/shm-transport.md.
  *
  * Environment (read in open(), parsed and bounded by the registry, runtime/tunables.def):
- *   METAMPI_SHM_CELLS       default 128. Cells per ordered pair (a power of two, 4..65536):
- *                           how many frames a sender may have in flight to one receiver.
+ *   METAMPI_SHM_CELLS       default 128, or less with more than 32 ranks on the host (the
+ *                           largest power of two <= 4096 / (local ranks - 1), at least 16).
+ *                           Cells per ordered pair (a power of two, 4..65536): how many
+ *                           frames a sender may have in flight to one receiver.
  *   METAMPI_SHM_RING_BYTES  default 512K, or less with more than 32 ranks on the host (the
  *                           largest power of two <= 16M / (local ranks - 1), at least 128K).
  *                           Data-ring bytes per ordered pair for frames longer than 52 bytes
@@ -56,9 +58,19 @@
 #include <unistd.h>
 
 /* Default data ring: the registry's (512 KiB), halved as needed to keep a segment near 16 MiB
- * on hosts with many ranks (never below 128 KiB). A ring has memory only once its sender
- * sent a frame through it (segment.c). */
+ * on hosts with many ranks (never below 128 KiB). A ring's pages have memory only once its
+ * sender's frames reached them (ring.c). */
 #define SHM_DEFAULT_SEG_BUDGET (16u << 20)
+/* Default cells per pair: the registry's (128), halved while a segment would hold more than
+ * SHM_CELL_BUDGET cells (256 KiB), never below SHM_MIN_DEFAULT_CELLS: at 256 ranks on a host,
+ * 128 cells per pair made 2 MiB of cells per rank, 0.5 GB for the job. */
+#define SHM_CELL_BUDGET 4096u
+#define SHM_MIN_DEFAULT_CELLS 16u
+/* Bounds on a peer's header before its geometry is used (the registry's bounds; far more
+ * ranks on one host than any machine has): no offset computation can overflow. */
+#define SHM_MAX_CELLS 65536u
+#define SHM_MAX_RING (1ull << 30)
+#define SHM_MAX_PAIRS (1u << 20)
 /* Frames delivered per peer per progress() call: bounds the time one call takes and keeps a
  * busy sender from starving the others. */
 #define SHM_BATCH 32
@@ -70,7 +82,6 @@ typedef struct shm_peer {
     shm_seg_hdr_t *hdr;
     shm_tx_t tx;              /* our pair in its segment */
     shm_rx_t rx;              /* its pair in our segment */
-    shm_bell_addr_t bell;
     pid_t pid;
     int cma_off;              /* the kernel refused process_vm_readv for this peer */
 } shm_peer_t;
@@ -125,22 +136,21 @@ static int shm_open_(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, in
     uint64_t ring_def = tun_info(TUN_SHM_RING_BYTES)->dflt;
     while (ring_def > 2 * SHM_MAX_FRAME && ring_def * (uint64_t)g.npeers > SHM_DEFAULT_SEG_BUDGET)
         ring_def /= 2;
+    uint64_t cells_def = tun_info(TUN_SHM_CELLS)->dflt;
+    while (cells_def > SHM_MIN_DEFAULT_CELLS && cells_def * (uint64_t)g.npeers > SHM_CELL_BUDGET)
+        cells_def /= 2;
     /* powers of two (the rings' index masks), bounded by the registry: cells from 4 to 65536,
      * ring bytes from 2 * SHM_MAX_FRAME to 1 GiB (tests/unit/test_tunables.c) */
-    g.cells = tun_size(TUN_SHM_CELLS);
+    g.cells = tun_is_set(TUN_SHM_CELLS) ? tun_size(TUN_SHM_CELLS) : cells_def;
     g.ring_bytes = tun_is_set(TUN_SHM_RING_BYTES) ? tun_size(TUN_SHM_RING_BYTES) : ring_def;
     g.cma = tun_bool(TUN_SHM_CMA);
 
-    uint64_t pair = SHM_PAIR_BYTES(g.cells, g.ring_bytes);
-    g.seg_bytes = (size_t)(SHM_SEG_PAIRS_OFF + (uint64_t)g.npeers * pair);
+    g.seg_bytes = (size_t)SHM_SEG_BYTES(g.npeers, g.cells, g.ring_bytes);
     if (shm_seg_create(g.job_id, g.rank, g.seg_bytes, &g.seg, err, errlen) < 0)
         goto fail;
     g.created = 1;
     /* the header and every pair's control words and cells; the rings wait for their senders */
-    int backed = shm_seg_back(g.seg, SHM_SEG_PAIRS_OFF);
-    for (int i = 0; !backed && i < g.npeers; i++)
-        backed = shm_seg_back((unsigned char *)g.seg + SHM_SEG_PAIRS_OFF + (uint64_t)i * pair,
-                              SHM_PAIR_RING_OFF(g.cells));
+    int backed = shm_seg_back(g.seg, (size_t)SHM_SEG_RINGS_OFF(g.npeers, g.cells));
     if (backed) {
         snprintf(err, (size_t)errlen,
                  "shm: rank %d cannot give memory to its %zu-byte shared-memory segment in "
@@ -155,12 +165,10 @@ static int shm_open_(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, in
     g.hdr->npairs = (uint32_t)g.npeers;
     g.hdr->cells = g.cells;
     g.hdr->ring_bytes = g.ring_bytes;
-    g.hdr->pair_bytes = pair;
     g.hdr->seg_bytes = g.seg_bytes;
     g.hdr->magic = SHM_MAGIC;
     for (int i = 0; i < g.npeers; i++)
-        shm_rx_init(&g.peers[i].rx,
-                    (unsigned char *)g.seg + SHM_SEG_PAIRS_OFF + (uint64_t)i * pair, g.cells,
+        shm_rx_init(&g.peers[i].rx, g.seg, (uint32_t)g.npeers, (uint32_t)i, g.cells,
                     g.ring_bytes);
 
     if ((g.bell = shm_bell_open(g.job_id, g.rank, err, errlen)) < 0)
@@ -184,10 +192,11 @@ static int check_header(const shm_peer_t *p, int idx, char *err, int errlen)
         why = "not a segment of this metampi version";
     else if (h->rank != p->rank)
         why = "it belongs to another rank";
-    else if (h->seg_bytes != p->seg_bytes || !h->cells || (h->cells & (h->cells - 1)) ||
-             h->ring_bytes < 2 * SHM_MAX_FRAME || (h->ring_bytes & (h->ring_bytes - 1)) ||
-             h->pair_bytes < SHM_PAIR_BYTES(h->cells, h->ring_bytes) ||
-             SHM_SEG_PAIRS_OFF + (uint64_t)h->npairs * h->pair_bytes > p->seg_bytes)
+    else if (h->seg_bytes != p->seg_bytes || !h->cells || h->cells > SHM_MAX_CELLS ||
+             (h->cells & (h->cells - 1)) || h->ring_bytes < 2 * SHM_MAX_FRAME ||
+             h->ring_bytes > SHM_MAX_RING || (h->ring_bytes & (h->ring_bytes - 1)) ||
+             h->npairs > SHM_MAX_PAIRS ||
+             SHM_SEG_BYTES(h->npairs, h->cells, h->ring_bytes) != p->seg_bytes)
         why = "inconsistent geometry";
     else if ((uint32_t)idx >= h->npairs)
         why = "it has no pair for this rank (do the ranks disagree on who shares the host?)";
@@ -211,11 +220,11 @@ static int shm_connect(char *err, int errlen)
                 idx++;
         if (check_header(p, idx, err, errlen) < 0)
             return -1;
-        unsigned char *pair = (unsigned char *)p->seg + SHM_SEG_PAIRS_OFF +
-                              (uint64_t)idx * p->hdr->pair_bytes;
-        shm_tx_init(&p->tx, pair, p->hdr->cells, p->hdr->ring_bytes);
+        shm_tx_init(&p->tx, p->seg, p->hdr->npairs, (uint32_t)idx, p->hdr->cells,
+                    p->hdr->ring_bytes);
         p->pid = p->hdr->pid;
-        if (shm_bell_addr(&p->bell, g.job_id, p->rank) < 0) {
+        shm_bell_addr_t bell;
+        if (shm_bell_addr(&bell, g.job_id, p->rank) < 0) {
             snprintf(err, (size_t)errlen, "shm: job id too long for the doorbell of rank %d",
                      p->rank);
             return -1;
@@ -242,6 +251,16 @@ static int shm_ready(char *err, int errlen)
         }
     }
     return 0;
+}
+
+/* Rings p's doorbell. Its address is made here, not kept per peer (112 bytes per peer and
+ * rank; at 256 ranks on a host, 7 MB for the job): a ring is a system call anyway, and
+ * shm_connect() checked that the address can be made. */
+static void ring_bell(const shm_peer_t *p)
+{
+    shm_bell_addr_t bell;
+    if (shm_bell_addr(&bell, g.job_id, p->rank) == 0)
+        shm_bell_ring(g.bell, &bell);
 }
 
 static int shm_reaches(int peer)
@@ -285,7 +304,7 @@ static int shm_send(int dst, const struct iovec *iov, int iovcnt, const tr_packe
     if (!sent)
         return 0;
     if (atomic_load_explicit(&p->hdr->sleeping, memory_order_relaxed)) /* handshake 1 */
-        shm_bell_ring(g.bell, &p->bell);
+        ring_bell(p);
     return 1;
 }
 
@@ -306,7 +325,7 @@ static int shm_progress(char *err, int errlen)
             return -1;
         events += n;
         if (waits && atomic_load_explicit(&p->hdr->sleeping, memory_order_seq_cst))
-            shm_bell_ring(g.bell, &p->bell); /* handshake 2, receiver side */
+            ring_bell(p); /* handshake 2, receiver side */
         events += shm_tx_credit_event(&p->tx);
     }
     return events;
@@ -371,7 +390,7 @@ static void shm_wake(int peer)
         return;
     shm_peer_t *p = &g.peers[g.peer_of[peer]];
     if (p->hdr && atomic_load_explicit(&p->hdr->sleeping, memory_order_relaxed))
-        shm_bell_ring(g.bell, &p->bell);
+        ring_bell(p);
 }
 
 static int shm_pollfds(struct pollfd *fds, int max)
