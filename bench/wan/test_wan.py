@@ -230,7 +230,7 @@ class Targets(unittest.TestCase):
                          {b: 5000.0 for b in (1, 2, 4, 8)},
                          unavailable={"metampi": "gateway mode does not start here: X"})
         rows = wt.targets(wr)
-        self.assertEqual([v for _, (v, _) in rows], ["not evaluated"] * 4)
+        self.assertEqual([v for _, (v, _) in rows], ["not evaluated"] * 6)
         self.assertIn("for comparison, --direct-wan: met", rows[0][1][1])
 
     def test_not_measured(self):
