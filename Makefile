@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install package demo bench \
-        bench-coll bench-tcp bench-wan bench-io bench-threads bench-scale clean tunables-readme build-s390x hetero-programs
+        bench-coll bench-tcp bench-wan bench-io bench-threads bench-hetero bench-scale clean tunables-readme build-s390x hetero-programs
 
 all: build
 
@@ -124,6 +124,9 @@ bench-io: build
 
 bench-threads: build
 	cmake --build $(BUILD) --target bench-threads
+
+bench-hetero: build
+	cmake --build $(BUILD) --target bench-hetero
 
 bench-scale: build
 	cmake --build $(BUILD) --target bench-scale

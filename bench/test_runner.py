@@ -21,6 +21,8 @@ sys.path.insert(0, HERE)
 from metabench import document, fileio, limits, noncontig, programs, record, rma, runner, startup  # noqa: E402,E501
 from metabench.coll import measure as coll_measure  # noqa: E402
 from metabench.coll import report as coll_report  # noqa: E402
+from metabench.hetero import measure as hetero_measure  # noqa: E402
+from metabench.hetero import report as hetero_report  # noqa: E402
 from metabench.mpis import Mpi  # noqa: E402
 from metabench.p2p import measure as p2p_measure  # noqa: E402
 from metabench.scale import measure as scale_measure  # noqa: E402
@@ -34,7 +36,7 @@ from metabench.wan import measure as wan_measure  # noqa: E402
 PACKAGE = os.path.join(HERE, "metabench")
 TOP = {"metabench.runner", "metabench.record"}
 FAMILIES = ("startup", "noncontig", "rma", "fileio", "p2p", "coll", "tcp", "wan", "convert",
-            "threads", "scale")
+            "threads", "hetero", "scale")
 
 
 def modules():
@@ -200,6 +202,16 @@ def made_up_record(only=None):
         th.failed["mpich overlap one host isend on"] = "exit status 1: wrong | data"
         th.busy = [0.5, 0.25]
         rec.threads = th
+    if only in (None, "hetero"):
+        hr = hetero_measure.HeteroRun()
+        for s in ("metampi", hetero_measure.NOHETERO):
+            for where in hetero_measure.WHERE:
+                for b in hetero_measure.SIZES:
+                    for rnd in range(2):
+                        hr.add(s, (where, b), value("het", s, where, b, rnd))
+        hr.failed["metampi-nohetero two hosts"] = "exit status 77: no | cluster"
+        hr.busy = [0.5, 0.25]
+        rec.hetero = hr
     if only in (None, "scale"):
         sr = scale_measure.ScaleRun(slugs, 2, 300)
         for s in slugs:
@@ -291,6 +303,10 @@ def report_text(rec, docs):
                                threads_report.section(rec.threads, mpis) +
                                [document.THREADS.end, ""], threads_report.targets(rec.threads),
                                document.THREADS)
+    if args.only == "hetero":
+        document.update_report(path, [document.HETERO.begin] + hetero_report.section(rec.hetero) +
+                               [document.HETERO.end, ""], hetero_report.targets(rec.hetero),
+                               document.HETERO)
     if args.only == "scale":
         document.update_report(path, [document.SCALE.begin] +
                                scale_report.section(rec.scale, mpis) +
@@ -311,7 +327,7 @@ class RawResults(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_saved_and_restored_give_the_same_report(self):
-        for only in (None, "tcp", "wan", "coll", "rma", "io", "threads", "scale"):
+        for only in (None, "tcp", "wan", "coll", "rma", "io", "threads", "hetero", "scale"):
             rec = made_up_record(only)
             path = os.path.join(self.tmp, f"results-{only}.json")
             record.save(rec, path)
@@ -330,13 +346,18 @@ class RawResults(unittest.TestCase):
                     self.assertEqual(a.failures, b.failures)
                     self.assertEqual([r.median(8) for r in a.results["latency"].values()],
                                      [r.median(8) for r in b.results["latency"].values()])
-            if only in ("rma", "io", "threads", "scale"):
+            if only in ("rma", "io", "threads", "hetero", "scale"):
                 self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
             if only == "threads":
                 text = report_text(back, self.tmp)
                 self.assertIn("### Multi-threaded message rate", text)
                 self.assertIn("| two sites | iallreduce |", text)
                 self.assertIn("| Threads: 1 MiB across two sites", text)
+            if only == "hetero":
+                text = report_text(back, self.tmp)
+                self.assertIn("| two hosts | 64 KiB |", text)
+                self.assertIn("| Heterogeneity: 0–8 B latency between like peers", text)
+                self.assertIn("- metampi-nohetero two hosts: exit status 77", text)
             if only == "scale":
                 text = report_text(back, self.tmp)
                 self.assertIn("### 256 ranks", text)

@@ -6,6 +6,7 @@ Three layers, each importing only from those below it:
   record.py (the raw results of a run: what is saved, and restored by --from-results).
 - One package or module per benchmark: startup.py, p2p/, noncontig.py, rma.py, fileio.py,
   threads/ (multi-threaded latency and rate, overlap, thread support built in or out),
+  hetero/ (like-peer latency with heterogeneity support built in or out),
   coll/ (on one host), scale/ (startup and memory at 16-256 ranks on one host),
   tcp/ (between two emulated hosts), wan/ (between two emulated sites). Each measures
   (measure: the rounds, filling result objects) and reports (targets, its section of the

@@ -37,10 +37,14 @@ def parse_args():
                          "--quick)")
     ap.add_argument("--scale-timeout", type=int, default=300,
                     help="seconds per run of the scale family (default 300)")
-    ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma", "io", "threads", "scale"],
+    ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma", "io", "threads", "hetero",
+                                       "scale"],
                     help="coll: only the collectives; rma: only one-sided communication; "
                          "threads: only the threads family (bench/threads; its parts between "
                          "emulated hosts and sites need root); "
+                         "hetero: only what heterogeneity support costs like peers (a "
+                         "second build with -DMETAMPI_HETERO=OFF; between emulated hosts as "
+                         "root); "
                          "io: only collective I/O; "
                          "scale: only startup and memory at 16-256 ranks on one host; "
                          "tcp: only the benchmarks between two "

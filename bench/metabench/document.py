@@ -25,6 +25,8 @@ IO = Part("<!-- io: begin (bench/run_benchmarks.py --only io rewrites this part)
           "<!-- io: end -->", "Collective I/O")
 THREADS = Part("<!-- threads: begin (bench/run_benchmarks.py --only threads rewrites this "
                "part) -->", "<!-- threads: end -->", "Threads")
+HETERO = Part("<!-- hetero: begin (bench/run_benchmarks.py --only hetero rewrites this "
+              "part) -->", "<!-- hetero: end -->", "Heterogeneity")
 SCALE = Part("<!-- scale: begin (bench/run_benchmarks.py --only scale rewrites this part) -->",
              "<!-- scale: end -->", "Scale on one host")
 WAN = Part("<!-- wan: begin (bench/run_benchmarks.py --only wan rewrites this part) -->",

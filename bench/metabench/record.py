@@ -12,6 +12,7 @@ from metabench.fileio import IoResult
 from metabench.noncontig import NcResult
 from metabench.onesided import RmaResult
 from metabench.p2p.measure import P2pRun
+from metabench.hetero.measure import HeteroRun
 from metabench.results import LinkCheck, P2pResult
 from metabench.scale.measure import ScaleRun
 from metabench.tcp.measure import TcpRun
@@ -27,6 +28,7 @@ class Record:
     Then what each part measured, None where it did not run: startup {slug: {np: s}}, p2p
     (p2p.measure.P2pRun), noncontig {label: {slug: NcResult}}, rma {slug: RmaResult},
     io {slug: fileio.IoResult}, threads (threads.measure.ThreadsRun),
+    hetero (hetero.measure.HeteroRun),
     scale (scale.measure.ScaleRun),
     coll (coll.measure.CollRun),
     tcp (tcp.measure.TcpRun), wan (wan.measure.WanRun), convert (convert.py's dict)."""
@@ -37,6 +39,7 @@ class Record:
         self.rma = None
         self.io = None
         self.threads = None
+        self.hetero = None
         self.scale = None
         self.convert = None
 
@@ -49,7 +52,7 @@ def save(rec, path):
     store.save(path, {"format": store.RESULTS_FORMAT, "settings": vars(rec.settings),
                       "context": rec.context, "mpis": rec.mpis, "startup": rec.startup,
                       "p2p": rec.p2p, "noncontig": rec.noncontig, "rma": rec.rma, "io": rec.io,
-                      "threads": rec.threads, "scale": rec.scale,
+                      "threads": rec.threads, "hetero": rec.hetero, "scale": rec.scale,
                       "coll": rec.coll,
                       "tcp": rec.tcp, "wan": rec.wan, "convert": rec.convert})
 
@@ -79,6 +82,8 @@ def load(path, docs):
         rec.io = {s: store.restore(IoResult, attrs) for s, attrs in data["io"].items()}
     if data.get("threads") is not None:
         rec.threads = store.restore(ThreadsRun, data["threads"])
+    if data.get("hetero") is not None:
+        rec.hetero = store.restore(HeteroRun, data["hetero"])
     if data.get("scale") is not None:
         rec.scale = store.restore(ScaleRun, data["scale"])
     if data["coll"] is not None:

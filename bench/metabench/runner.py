@@ -12,6 +12,8 @@ import time
 from metabench import cli, context, convert, document, fileio, noncontig, record, rma, startup
 from metabench.coll import measure as coll_measure
 from metabench.coll import report as coll_report
+from metabench.hetero import measure as hetero_measure
+from metabench.hetero import report as hetero_report
 from metabench.mpis import mpis_under_test
 from metabench.p2p import measure as p2p_measure
 from metabench.p2p import report as p2p_report
@@ -59,9 +61,11 @@ def measure(args):
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
     only_rma, only_io = args.only == "rma", args.only == "io"
     only_threads, only_scale = args.only == "threads", args.only == "scale"
+    only_hetero = args.only == "hetero"
     print("building benchmark programs", flush=True)
     wanted = (list(P2P) + ["rma_latency"] if only_tcp else ["rma_latency"] if only_rma else
               list(threads_measure.PROGRAMS) if only_threads else
+              ["latency"] if only_hetero else
               [scale_measure.PROGRAM] if only_scale else
               ["io_bandwidth"] if only_io else
               list(P2P) + [wan_measure.coll_program(c) for c in wan_measure.COLLS] +
@@ -88,6 +92,10 @@ def measure(args):
         print("measuring threads", flush=True)
         rec.threads = threads_measure.measure_threads(mpis, args, idle,
                                                       rec.p2p.busy if rec.p2p else [])
+    if not args.only or only_hetero:
+        print("measuring what heterogeneity support costs like peers", flush=True)
+        rec.hetero = hetero_measure.measure_hetero(mpis, args, idle,
+                                                   rec.p2p.busy if rec.p2p else [])
     if not args.only or only_scale:
         print("measuring scale on one host", flush=True)
         rec.scale = scale_measure.measure_scale(mpis, args, idle)
@@ -115,6 +123,7 @@ def full_verdicts(rec):
     return (p2p_report.targets(rec.p2p.results, args.max_bytes) +
             noncontig.nc_targets(rec.noncontig) + rma.rma_targets(rec.rma) +
             fileio.io_targets(rec.io) + threads_report.targets(rec.threads) +
+            hetero_report.targets(rec.hetero) +
             tcp_report.tcp_targets(rec.tcp, args.max_bytes) +
             wan_targets.targets(rec.wan) + scale_report.targets(rec.scale) +
             coll_report.coll_targets(rec.coll.results, rec.mpis, args.coll_max_bytes))
@@ -133,6 +142,8 @@ def markdown(rec, verdicts):
     lines += [document.THREADS.begin] + threads_report.section(rec.threads, mpis) + \
         [document.THREADS.end, ""]
     lines += convert.convert_section(rec.convert)
+    lines += [document.HETERO.begin] + hetero_report.section(rec.hetero) + \
+        [document.HETERO.end, ""]
     lines += tcp_report.tcp_section(rec.tcp, mpis, args, ctx)
     lines += wan_report.section(rec.wan, mpis, args, ctx)
     lines += [document.SCALE.begin] + scale_report.section(rec.scale, mpis) + \
@@ -165,6 +176,12 @@ def write_report(rec):
                                threads_report.section(rec.threads, mpis) +
                                [document.THREADS.end, ""], verdicts, document.THREADS)
         print(f"updated the threads part of {report}; wrote {perfdir}/threads.png")
+    elif args.only == "hetero":
+        verdicts = hetero_report.targets(rec.hetero)
+        document.update_report(report, [document.HETERO.begin] +
+                               hetero_report.section(rec.hetero) +
+                               [document.HETERO.end, ""], verdicts, document.HETERO)
+        print(f"updated the heterogeneity part of {report}")
     elif args.only == "scale":
         verdicts = scale_report.targets(rec.scale)
         os.makedirs(perfdir, exist_ok=True)

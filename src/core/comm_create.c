@@ -79,12 +79,11 @@ static int inter_swap_words(comm_t *c, const void *send, size_t n, void *recv, s
     uint32_t *le = malloc((n + 1) * sizeof *le);
     if (!le)
         return MPI_ERR_NO_MEM;
-    for (size_t i = 0; i < n; i++)
-        le[i] = htole32(((const uint32_t *)send)[i]);
+    memcpy(le, send, n * sizeof *le);
+    icoll_le32(le, n);
     int rc = inter_swap(c, le, n * sizeof *le, recv, rn * sizeof *le);
     free(le);
-    for (size_t i = 0; rc == MPI_SUCCESS && i < rn; i++)
-        ((uint32_t *)recv)[i] = le32toh(((uint32_t *)recv)[i]);
+    icoll_le32(recv, rn);
     return rc;
 }
 
@@ -513,47 +512,30 @@ int comm_intercomm_create(comm_t *local, int local_leader, comm_t *peer, int rem
     int rc = ctxid_agree(local, 2, ids);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* hdr: {recv_ctx, group size} of each side; then the groups' world ranks: all
-     * little-endian between the leaders and in the local broadcasts (issue 19: either may
-     * join ranks of unlike architectures), in host order after them */
-    int hdr[2] = { (int)htole32(ids[0]), (int)htole32((uint32_t)local->size) }, rhdr[2] = { 0, 0 };
-    int *rw = NULL, *mine = NULL;
+    /* hdr: {recv_ctx, group size} of each side; then the groups' world ranks: typed
+     * exchanges (little-endian on the wire: either group may join ranks of unlike
+     * architectures, issue 19) between the leaders, then broadcast in each group */
+    int hdr[2] = { (int)ids[0], local->size }, rhdr[2] = { 0, 0 };
+    int *rw = NULL;
     if (local->rank == local_leader) {
         /* the leaders' own tag range on peer's internal context (see comm_create_group) */
         int ptag = -0x40000000 + (tag & 0x1fffffff);
-        mine = world_ranks(local->group);
-        for (int i = 0; mine && i < local->size; i++)
-            mine[i] = (int)htole32((uint32_t)mine[i]);
-        icoll_sched_t *s = icoll_sched_new(ptag);
-        if (!s || !mine) {
+        int *mine = world_ranks(local->group);
+        rc = mine ? icoll_sendrecv_ints(peer, remote_leader, ptag, hdr, 2, rhdr, 2)
+                  : MPI_ERR_NO_MEM;
+        if (rc == MPI_SUCCESS && !(rw = malloc((size_t)(rhdr[1] + 1) * sizeof *rw)))
             rc = MPI_ERR_NO_MEM;
-        } else {
-            icoll_sched_send(s, peer, remote_leader, hdr, sizeof hdr);
-            icoll_sched_recv(s, peer, remote_leader, rhdr, sizeof rhdr);
-            rc = icoll_sched_run(s);
-        }
-        int rsize = (int)le32toh((uint32_t)rhdr[1]);
-        if (rc == MPI_SUCCESS && !(rw = malloc((size_t)(rsize + 1) * sizeof *rw)))
-            rc = MPI_ERR_NO_MEM;
-        if (rc == MPI_SUCCESS && !(s = icoll_sched_new(ptag)))
-            rc = MPI_ERR_NO_MEM;
-        if (rc == MPI_SUCCESS) {
-            icoll_sched_send(s, peer, remote_leader, mine, (size_t)local->size * sizeof *mine);
-            icoll_sched_recv(s, peer, remote_leader, rw, (size_t)rsize * sizeof *rw);
-            rc = icoll_sched_run(s);
-        }
+        if (rc == MPI_SUCCESS)
+            rc = icoll_sendrecv_ints(peer, remote_leader, ptag, mine, (size_t)local->size, rw,
+                                     (size_t)rhdr[1]);
         free(mine);
     }
     if (rc == MPI_SUCCESS)
-        rc = icoll_bcast(local, rhdr, sizeof rhdr, local_leader);
-    rhdr[0] = (int)le32toh((uint32_t)rhdr[0]);
-    rhdr[1] = (int)le32toh((uint32_t)rhdr[1]);
+        rc = icoll_bcast_ints(local, rhdr, 2, local_leader);
     if (rc == MPI_SUCCESS && !rw && !(rw = malloc((size_t)(rhdr[1] + 1) * sizeof *rw)))
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
-        rc = icoll_bcast(local, rw, (size_t)rhdr[1] * sizeof *rw, local_leader);
-    for (int i = 0; rc == MPI_SUCCESS && i < rhdr[1]; i++)
-        rw[i] = (int)le32toh((uint32_t)rw[i]);
+        rc = icoll_bcast_ints(local, rw, rhdr[1], local_leader);
     group_t *rg = rc == MPI_SUCCESS ? group_new(rhdr[1], rw) : NULL;
     free(rw);
     if (rc == MPI_SUCCESS && !rg)

@@ -40,6 +40,17 @@ int icoll_bcast_i64(comm_t *c, int64_t *vals, int n, int root);
 int icoll_allgather_ints(comm_t *c, int *send, size_t n, int *recv);
 int icoll_allgather_u64(comm_t *c, uint64_t *send, size_t n, uint64_t *recv);
 int icoll_alltoall_u64(comm_t *c, uint64_t *send, size_t n, uint64_t *recv);
+/* icoll_alltoallv of 32- or 64-bit words: counts and displacements in bytes (multiples of the
+ * word), blocks of send that do not overlap; words in host order, little-endian on the wire,
+ * send turned in place and back. */
+int icoll_alltoallv_u32(comm_t *c, void *send, const size_t *scounts, const size_t *sdispls,
+                        void *recv, const size_t *rcounts, const size_t *rdispls);
+int icoll_alltoallv_u64(comm_t *c, void *send, const size_t *scounts, const size_t *sdispls,
+                        void *recv, const size_t *rcounts, const size_t *rdispls);
+/* Not a collective: n ints to partner on c and rn ints from it, under tag (the caller's own
+ * range, e.g. two leaders on a peer communicator); host order, little-endian on the wire. */
+int icoll_sendrecv_ints(comm_t *c, int partner, int tag, int *send, size_t n, int *recv,
+                        size_t rn);
 
 /* n 32- or 64-bit words between host order and little-endian, in place (the same swap both
  * ways; nothing on a little-endian host). */

@@ -136,9 +136,6 @@ int topo_dist_graph_exchange(comm_t *c, int n, const int sources[], const int de
     if (local_rc != MPI_SUCCESS)
         for (int p = 0; p < size; p++)
             x.nsend[p] = x.scounts[p] = 0;
-    size_t nsent = 0;
-    for (int p = 0; p < size; p++)
-        nsent += (size_t)x.nsend[p];
     rc = icoll_alltoall_u64(c, x.nsend, 1, x.nrecv);
     if (rc != MPI_SUCCESS)
         goto done;
@@ -153,10 +150,7 @@ int topo_dist_graph_exchange(comm_t *c, int n, const int sources[], const int de
         rc = MPI_ERR_NO_MEM;
         goto done;
     }
-    if (x.send)
-        icoll_le32(x.send, 3 * nsent);
-    rc = icoll_alltoallv(c, x.send, x.scounts, x.sdispls, x.recv, x.rcounts, x.rdispls);
-    icoll_le32(x.recv, 3 * total);
+    rc = icoll_alltoallv_u32(c, x.send, x.scounts, x.sdispls, x.recv, x.rcounts, x.rdispls);
     if (rc == MPI_SUCCESS)
         rc = local_rc != MPI_SUCCESS ? local_rc : unpack(&x, total, weighted, out);
 done:

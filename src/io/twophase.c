@@ -190,10 +190,7 @@ static int cycle(io_file_t *f, const cut_t *w, size_t from, size_t to, unsigned 
         sc[r] *= sizeof(piece_t), sd[r] *= sizeof(piece_t);
         rc_[r] *= sizeof(piece_t), rd[r] *= sizeof(piece_t);
     }
-    icoll_le64(send, 2 * k);
-    rc = icoll_alltoallv(c, send, sc, sd, recv, rc_, rd);
-    icoll_le64(send, 2 * k);
-    icoll_le64(recv, 2 * nrecv);
+    rc = icoll_alltoallv_u64(c, send, sc, sd, recv, rc_, rd);
     if (rc == MPI_SUCCESS && write)
         rc = icoll_alltoallv(c, out, sb, sbd, agg, rb, rbd);
     if (rc != MPI_SUCCESS)

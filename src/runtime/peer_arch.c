@@ -68,6 +68,14 @@ int peer_arch_record(int r, const char *hex, char *err, size_t errlen)
     while (k < peer_arch_ndistinct && !arch_same(&distinct[k], &d))
         k++;
     if (k == peer_arch_ndistinct) {
+#ifdef METAMPI_HETERO_OFF
+        char theirs[96], ours[96];
+        snprintf(err, errlen, "rank %d is %s, this rank %s: this metampi was built "
+                 "with -DMETAMPI_HETERO=OFF and runs ranks of one architecture only", r,
+                 arch_describe(&d, theirs, sizeof theirs),
+                 arch_describe(arch_local(), ours, sizeof ours));
+        return -1;
+#endif
         if (peer_arch_ndistinct == DISTINCT_MAX) {
             snprintf(err, errlen, "more than %d different architectures in one job",
                      DISTINCT_MAX);

@@ -22,10 +22,16 @@ const arch_desc_t *peer_arch(int world_rank);
 /* 1 when every rank of the job has arch_same() data as this one: the fast paths need no check.
  * Inline, one load: it is asked on every point-to-point call. */
 extern int peer_arch_ndistinct; /* architectures in the job (peer_arch.c); 0 before MPI_Init */
+#ifdef METAMPI_HETERO_OFF
+/* Built with -DMETAMPI_HETERO=OFF: an integer constant expression, so every conversion branch
+ * compiles away; peer_arch_record refuses a rank of another architecture instead. */
+#define peer_arch_all_same() 1
+#else
 static inline int peer_arch_all_same(void)
 {
     return peer_arch_ndistinct <= 1;
 }
+#endif
 
 /* ---- the exchange (hosts.c and MPI_Init) ---- */
 /* ARCH_WIRE_SIZE * 2 hex digits and a NUL: this rank's descriptor as a key-value text. */
