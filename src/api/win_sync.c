@@ -63,7 +63,7 @@ API_EXPORT int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (assert & MPI_MODE_NOCHECK) {
         w->lock_held[rank] = RMA_LOCKED_NOCHECK;   /* nothing to ask the target */
     } else {
-        rma_control(w, RMA_LOCK, rank, lock_type);
+        rma_lock(w, rank, lock_type);
         w->lock_held[rank] = lock_type == MPI_LOCK_SHARED ? RMA_LOCKED_SHARED
                                                           : RMA_LOCKED_EXCLUSIVE;
     }
@@ -88,9 +88,9 @@ API_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win)
     if (w->lock_held[rank] == RMA_LOCKED_NOCHECK)
         rma_flush(w, rank);
     else
-        rma_control(w, RMA_UNLOCK, rank,
-                    w->lock_held[rank] == RMA_LOCKED_SHARED ? MPI_LOCK_SHARED
-                                                            : MPI_LOCK_EXCLUSIVE);
+        rma_unlock(w, rank,
+                   w->lock_held[rank] == RMA_LOCKED_SHARED ? MPI_LOCK_SHARED
+                                                           : MPI_LOCK_EXCLUSIVE);
     rma_complete_local(w, rank);
     w->lock_held[rank] = RMA_UNLOCKED;
     w->nlocks--;
@@ -112,7 +112,7 @@ API_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (assert & MPI_MODE_NOCHECK) {
         w->lock_all = RMA_LOCKED_NOCHECK;
     } else {
-        rma_control_all(w, RMA_LOCK, NULL, MPI_LOCK_SHARED);
+        rma_lock_all(w);
         w->lock_all = RMA_LOCKED_SHARED;
     }
     return MPI_SUCCESS;
@@ -130,7 +130,7 @@ API_EXPORT int PMPI_Win_unlock_all(MPI_Win win)
     if (w->lock_all == RMA_LOCKED_NOCHECK)
         rma_flush(w, -1);
     else
-        rma_control_all(w, RMA_UNLOCK, NULL, MPI_LOCK_SHARED);
+        rma_unlock_all(w);
     rma_complete_local(w, -1);
     w->lock_all = RMA_UNLOCKED;
     return MPI_SUCCESS;

@@ -300,14 +300,11 @@ void rma_complete_local(win_t *w, int target)
     }
 }
 
-/* Sends a control message to target; the returned receive gets its reply. When operations
- * to target are gathered, the control message is their buffer's last record, so that a
- * flush or unlock after small operations costs one message each way. A flush or unlock
- * confirms every operation sent before it (target.c applies in order, then replies). */
-static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_type)
+/* A control record (lock, unlock, flush) for target at h, and the receive of its reply,
+ * posted; the record counts as sent. */
+static request_t *control_record(win_t *w, rma_hdr_t *h, rma_kind_t kind, int target,
+                                 int lock_type)
 {
-    int gathered = w->gather && w->gather[target].len;
-    rma_hdr_t *h = gathered ? rma_gather_reserve(w, target, sizeof *h) : malloc(sizeof *h);
     request_t *reply = request_new(REQ_RECV, w->comm);
     if (!h || !reply)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a control message");
@@ -320,6 +317,18 @@ static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_
     rma_hdr_le(h);
     p2p_start(reply, kind_name(kind));
     w->sent[target]++;
+    return reply;
+}
+
+/* Sends a control message to target; the returned receive gets its reply. When operations
+ * to target are gathered, the control message is their buffer's last record, so that a
+ * flush or unlock after small operations costs one message each way. A flush or unlock
+ * confirms every operation sent before it (target.c applies in order, then replies). */
+static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_type)
+{
+    int gathered = w->gather && w->gather[target].len;
+    rma_hdr_t *h = gathered ? rma_gather_reserve(w, target, sizeof *h) : malloc(sizeof *h);
+    request_t *reply = control_record(w, h, kind, target, lock_type);
     if (kind == RMA_FLUSH || kind == RMA_UNLOCK)
         w->unconfirmed[target] = 0;
     if (gathered) {
@@ -331,6 +340,74 @@ static request_t *control_start(win_t *w, rma_kind_t kind, int target, int lock_
         MPI_SUCCESS)
         err_fatal(MPI_ERR_NO_MEM, kind_name(kind), "out of memory for a control message");
     return reply;
+}
+
+/* A lock request need not be granted before the epoch's operations leave where the target
+ * applies them behind it (the emulation), and nobody loads or stores the locked memory
+ * directly: not on direct or shared windows, nor this process's own window. */
+static int lock_lazily(const win_t *w, int target)
+{
+    return !w->direct && w->flavor != MPI_WIN_FLAVOR_SHARED && target != w->comm->rank;
+}
+
+/* The request goes first into the target's gather buffer and leaves with the epoch's
+ * operations, its first flush or its unlock, so that lock, operations and unlock cost one
+ * message each way; the target keeps whatever follows a request it cannot grant yet
+ * (target.c). The grant is awaited at the unlock (rma_unlock). */
+static void lock_start(win_t *w, int target, int lock_type)
+{
+    if (!w->lock_reply && !(w->lock_reply = calloc((size_t)w->comm->size,
+                                                   sizeof *w->lock_reply)))
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win_lock", "out of memory for lock requests");
+    rma_hdr_t *h = rma_gather_reserve(w, target, sizeof *h);
+    w->lock_reply[target] = control_record(w, h, RMA_LOCK, target, lock_type);
+}
+
+static void lock_granted(win_t *w, int target)
+{
+    request_t *r = w->lock_reply ? w->lock_reply[target] : NULL;
+    if (!r)
+        return;
+    p2p_wait(r);
+    request_free(r);
+    w->lock_reply[target] = NULL;
+}
+
+void rma_lock(win_t *w, int target, int lock_type)
+{
+    if (lock_lazily(w, target))
+        lock_start(w, target, lock_type);
+    else
+        rma_control(w, RMA_LOCK, target, lock_type);
+}
+
+void rma_unlock(win_t *w, int target, int lock_type)
+{
+    rma_control(w, RMA_UNLOCK, target, lock_type);
+    lock_granted(w, target);
+}
+
+void rma_lock_all(win_t *w)
+{
+    int n = w->comm->size, *now = calloc((size_t)n, sizeof *now);
+    if (!now)
+        err_fatal(MPI_ERR_NO_MEM, "MPI_Win_lock_all", "out of memory for %d targets", n);
+    for (int t = 0; t < n; t++)
+        now[t] = !lock_lazily(w, t);
+    /* the awaited ones first: waiting runs the progress engine, which would send the other
+     * requests alone */
+    rma_control_all(w, RMA_LOCK, now, MPI_LOCK_SHARED);
+    for (int t = 0; t < n; t++)
+        if (!now[t])
+            lock_start(w, t, MPI_LOCK_SHARED);
+    free(now);
+}
+
+void rma_unlock_all(win_t *w)
+{
+    rma_control_all(w, RMA_UNLOCK, NULL, MPI_LOCK_SHARED);
+    for (int t = 0; t < w->comm->size; t++)
+        lock_granted(w, t);
 }
 
 void rma_control_all(win_t *w, rma_kind_t kind, const int *only, int lock_type)

@@ -25,9 +25,13 @@ typedef struct rma_incoming {
     struct rma_incoming *next;
 } rma_incoming_t;
 
-/* A lock request that waits until the lock is free. */
+/* A lock request that waits until the lock is free, with the records its message carried
+ * behind it (rest: the origin's operations of the epoch, applied once the lock is granted).
+ * While it waits, the origin's later messages wait too (serve). */
 typedef struct rma_waiter {
     int origin, lock_type, reply_tag;
+    char *rest;
+    size_t rest_len;
     struct rma_waiter *next;
 } rma_waiter_t;
 
@@ -95,6 +99,7 @@ void rma_unserve(win_t *w)
     while (w->waiters) {
         rma_waiter_t *x = w->waiters;
         w->waiters = x->next;
+        free(x->rest);
         free(x);
     }
     if (!live)
@@ -136,30 +141,51 @@ static void grant(win_t *w, int origin, int lock_type, int tag)
     reply(w, origin, tag, NULL, 0);
 }
 
-/* Grants waiting requests in order while the oldest can be granted. */
+static void apply_records(win_t *w, int origin, const char *msg, size_t bytes);
+
+/* Grants waiting requests in order while the oldest can be granted, then applies what
+ * came behind each (which may unlock again: the loop looks at the waiters afresh). */
 static void grant_waiters(win_t *w)
 {
     while (w->waiters && grantable(w, w->waiters->lock_type)) {
         rma_waiter_t *x = w->waiters;
         w->waiters = x->next;
         grant(w, x->origin, x->lock_type, x->reply_tag);
+        if (x->rest_len)
+            apply_records(w, x->origin, x->rest, x->rest_len);
+        free(x->rest);
         free(x);
     }
 }
 
-static void lock(win_t *w, int origin, const rma_hdr_t *h)
+/* Whether origin has a lock request waiting here: its later records wait behind it. */
+static int origin_waits(const win_t *w, int origin)
+{
+    for (const rma_waiter_t *x = w->waiters; x; x = x->next)
+        if (x->origin == origin)
+            return 1;
+    return 0;
+}
+
+/* Grants the lock, or queues the request with the rest_len bytes of records that followed
+ * it in its message (copied): 0 when queued. */
+static int lock(win_t *w, int origin, const rma_hdr_t *h, const char *rest, size_t rest_len)
 {
     if (!w->waiters && grantable(w, h->lock_type)) {
         grant(w, origin, h->lock_type, h->reply_tag);
-        return;
+        return 1;
     }
     rma_waiter_t *x = malloc(sizeof *x), **pp = &w->waiters;
-    if (!x)
+    char *copy = rest_len ? malloc(rest_len) : NULL;
+    if (!x || (rest_len && !copy))
         err_fatal(MPI_ERR_NO_MEM, "MPI_Win_lock", "out of memory for a lock request");
-    *x = (rma_waiter_t){ origin, h->lock_type, h->reply_tag, NULL };
+    if (rest_len)
+        memcpy(copy, rest, rest_len);
+    *x = (rma_waiter_t){ origin, h->lock_type, h->reply_tag, copy, rest_len, NULL };
     while (*pp)
         pp = &(*pp)->next;
     *pp = x;
+    return 0;
 }
 
 static void unlock(win_t *w, int origin, const rma_hdr_t *h)
@@ -212,9 +238,6 @@ static void apply(win_t *w, int origin, const rma_hdr_t *h, const char *rec)
             reply(w, origin, h->reply_tag, old, h->bytes);
         break;
     }
-    case RMA_LOCK:
-        lock(w, origin, h);
-        break;
     case RMA_UNLOCK:
         unlock(w, origin, h);
         break;
@@ -234,7 +257,8 @@ static void apply(win_t *w, int origin, const rma_hdr_t *h, const char *rec)
     w->applied[origin]++;
 }
 
-/* A message holds one operation or several gathered records (wire.h), applied in order. */
+/* A message holds one operation or several gathered records (wire.h), applied in order. A
+ * lock request that must wait takes the records behind it along (lock). */
 static void apply_records(win_t *w, int origin, const char *msg, size_t bytes)
 {
     size_t off = 0;
@@ -251,8 +275,15 @@ static void apply_records(win_t *w, int origin, const char *msg, size_t bytes)
             err_fatal(MPI_ERR_INTERN, "MPI_Win",
                       "a one-sided message of %zu bytes from rank %d ends inside an operation",
                       bytes, origin);
-        apply(w, origin, &h, msg + off);
+        size_t at = off;
         off += rma_padded(len);
+        if (h.kind == RMA_LOCK) {
+            w->applied[origin]++;
+            if (!lock(w, origin, &h, msg + off, off < bytes ? bytes - off : 0))
+                return;
+            continue;
+        }
+        apply(w, origin, &h, msg + at);
     } while (off < bytes);
 }
 
@@ -302,7 +333,8 @@ static int serve(win_t *w)
     rma_incoming_t *prev = NULL, *next;
     for (rma_incoming_t *in = w->in_head; in; in = next) {
         next = in->next;
-        if (w->held_at[in->origin] == pass || !applicable(w, in)) {
+        if (w->held_at[in->origin] == pass || !applicable(w, in) ||
+            (w->waiters && origin_waits(w, in->origin))) {
             w->held_at[in->origin] = pass;
             prev = in;
             continue;

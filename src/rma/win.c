@@ -37,6 +37,7 @@ static void destroy(win_t *w)
     free(w->applied);
     free(w->held_at);
     free(w->lock_held);
+    free(w->lock_reply);
     free(w->access);
     free(w->access_member);
     free(w->exposure);

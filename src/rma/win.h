@@ -87,6 +87,8 @@ typedef struct win {
     int lock_all;                /* MPI_Win_lock_all holds every target (RMA_LOCKED_*) */
     int nlocks;                  /* targets locked by MPI_Win_lock */
     int next_reply;              /* the next reply tag, RMA_TAG_REPLY0 + (n mod span) */
+    struct request **lock_reply; /* per target: the grant of a lock request not yet awaited
+                                  * (ops.c, rma_lock), allocated on first use */
     struct rma_pending *pending; /* operations not yet complete at this origin */
     int user_requests;           /* of them, those a user request (Rput ...) waits for */
     int *access;                 /* generalized active target: ranks of the MPI_Win_start */
@@ -205,6 +207,14 @@ int rma_complete_requests(win_t *w);
 void rma_notify(win_t *w, rma_kind_t kind, int target);
 /* Sends a control message (lock, unlock, flush) to target and waits for its reply. */
 void rma_control(win_t *w, rma_kind_t kind, int target, int lock_type);
+/* MPI_Win_lock's and MPI_Win_unlock's work. Under the emulation a lock to another process
+ * is not awaited: its request leaves with the epoch's first message (ops.c, lock_start), so
+ * lock, operations and unlock cost one round trip; the unlock awaits the grant too. */
+void rma_lock(win_t *w, int target, int lock_type);
+void rma_unlock(win_t *w, int target, int lock_type);
+/* The same for MPI_Win_lock_all / MPI_Win_unlock_all (shared locks at every member). */
+void rma_lock_all(win_t *w);
+void rma_unlock_all(win_t *w);
 /* The same to every member t (only those with only[t] non-zero, when only is not NULL) at
  * once: every message leaves before the first reply is awaited, so the round trips overlap
  * (one WAN round trip, not one per target). */

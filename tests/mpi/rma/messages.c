@@ -2,8 +2,10 @@
  * per-level counters (sent_messages_*): a flush after small puts or accumulates travels in
  * the same message as them (one message to the target, one reply back), and a flush after
  * operations that are answered anyway (get, fetch_and_op, compare_and_swap) sends nothing:
- * their replies already say that they were applied. The data must be right all the same.
- * Rank 0 is the origin, every other rank a target that waits in a barrier. */
+ * their replies already say that they were applied. A lock request is not awaited: it
+ * travels with the epoch's first message, so lock + put + unlock is one message too. The
+ * data must be right all the same. Rank 0 is the origin, every other rank a target that
+ * waits in a barrier. */
 #include "check.h"
 
 #include <mpi.h>
@@ -44,10 +46,11 @@ static void start_counting(void)
     CHECK(found == LEVELS, "found %d of the %d message counters", found, LEVELS);
 }
 
+/* Messages to other processes (a rank's lock of its own window is a message to itself). */
 static unsigned long long sent_messages(void)
 {
     unsigned long long sum = 0;
-    for (int l = 0; l < LEVELS; l++) {
+    for (int l = 1; l < LEVELS; l++) {
         unsigned long long v;
         CHECK(MPI_T_pvar_read(session, handles[l], &v) == MPI_SUCCESS, "pvar read");
         sum += v;
@@ -80,7 +83,15 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0 && size > 1) {
         long one = 1, got = 0, old = -1, cmp = 7, swap = 9;
-        MPI_Win_lock_all(0, win);
+        /* lock_all's requests leave with the first message to each target */
+        MESSAGES(size - 1, "lock_all + puts to every target + flush_all", {
+            MPI_Win_lock_all(0, win);
+            for (int t = 1; t < size; t++) {
+                long v = 100 + t;
+                MPI_Put(&v, 1, MPI_LONG, t, 2, 1, MPI_LONG, win);
+            }
+            MPI_Win_flush_all(win);
+        });
         MESSAGES(0, "a flush with nothing to complete", MPI_Win_flush(1, win));
         MESSAGES(1, "put + flush", {
             long v = 7;
@@ -117,12 +128,23 @@ int main(int argc, char **argv)
         });
         MESSAGES(0, "flush_all after the flush of all", MPI_Win_flush_all(win));
         MPI_Win_unlock_all(win);
+        MESSAGES(1, "lock + put + unlock", {
+            long v = 5;
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+            MPI_Put(&v, 1, MPI_LONG, 1, 3, 1, MPI_LONG, win);
+            MPI_Win_unlock(1, win);
+        });
+        MESSAGES(1, "lock + unlock", {
+            MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+            MPI_Win_unlock(1, win);
+        });
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
     if (rank == 1) {
         CHECK(base[0] == 9, "swapped value is %ld, not 9", base[0]);
         CHECK(base[1] == 11, "accumulated value is %ld, not 11", base[1]);
+        CHECK(base[3] == 5, "put of the lock epoch is %ld, not 5", base[3]);
     }
     if (rank > 0)
         CHECK(base[2] == 100 + rank, "put of the flush_all is %ld, not %d", base[2], 100 + rank);
