@@ -9,6 +9,7 @@ from metabench.paths import BENCH_DIR
 from metabench.process import first_error_line, run
 from metabench.programs import build_programs
 from metabench.schedule import rotated
+from metabench.variant import build_variant
 
 NOHETERO = "metampi-nohetero"   # the slug of metampi built with -DMETAMPI_HETERO=OFF
 SMALL = (0, 1, 2, 4, 8)
@@ -28,20 +29,6 @@ class HeteroRun:
 
     def add(self, slug, key, value):
         self.samples.setdefault(slug, {}).setdefault(key, []).append(value)
-
-
-def build_without_hetero(source, build, timeout):
-    """The build directory of metampi built with -DMETAMPI_HETERO=OFF (<build>/nohetero, which
-    ctest hetero.without_hetero.build uses too), or the reason it did not build."""
-    out = os.path.join(build, "nohetero")
-    for cmd in (["cmake", "-S", source, "-B", out, "-DMETAMPI_HETERO=OFF",
-                 "-DMETAMPI_FORTRAN=OFF"],
-                ["cmake", "--build", out, "-j", "2", "--target", "mpi", "mpirun",
-                 "metampi-hostd"]):
-        status, stdout, err, _ = run(cmd, timeout)
-        if status != 0:
-            return None, f"{' '.join(cmd[:2])}: {first_error_line(err + stdout)}"
-    return out, None
 
 
 def parse(out):
@@ -72,7 +59,8 @@ def measure_hetero(mpis, args, idle, busy):
     if not builds:
         hr.failed["metampi"] = "no latency program"
         return hr
-    nohetero, why = build_without_hetero(SOURCE_DIR, args.build_dir, 1800)
+    nohetero, why = build_variant(SOURCE_DIR, args.build_dir, "nohetero", "METAMPI_HETERO=OFF",
+                                  1800)
     if nohetero:
         off = Mpi("metampi (no hetero)", NOHETERO, [os.path.join(nohetero, "bin", "mpicc")],
                   [os.path.join(nohetero, "bin", "mpirun")], [], builds[0].bind_opts, [])

@@ -10,6 +10,7 @@ from metabench.paths import BENCH_DIR
 from metabench.process import first_error_line, run
 from metabench.programs import build_programs
 from metabench.schedule import rotated
+from metabench.variant import build_variant
 
 THREADS = (1, 2, 4)
 OVERLAP_OPS = ("isend", "iallreduce")
@@ -43,21 +44,6 @@ class ThreadsRun:
 
     def add(self, slug, key, value):
         self.samples.setdefault(slug, {}).setdefault(key, []).append(value)
-
-
-def build_without_threads(source, build, timeout):
-    """The build directory of metampi built with -DMETAMPI_THREADS=OFF (<build>/nothreads,
-    which ctest mpi.threads.without_threads.build uses too), or the reason it did not
-    build."""
-    out = os.path.join(build, "nothreads")
-    for cmd in (["cmake", "-S", source, "-B", out, "-DMETAMPI_THREADS=OFF",
-                 "-DMETAMPI_FORTRAN=OFF"],
-                ["cmake", "--build", out, "-j", "2", "--target", "mpi", "mpirun",
-                 "metampi-hostd"]):
-        status, stdout, err, _ = run(cmd, timeout)
-        if status != 0:
-            return None, f"{' '.join(cmd[:2])}: {first_error_line(err + stdout)}"
-    return out, None
 
 
 def parse(out, program):
@@ -115,7 +101,8 @@ def measure_threads(mpis, args, idle, busy):
     """A ThreadsRun; the MPIs (and metampi without thread support) take turns every round.
     The runner has built PROGRAMS for mpis."""
     tr = ThreadsRun()
-    nothreads, why = build_without_threads(SOURCE_DIR, args.build_dir, 1800)
+    nothreads, why = build_variant(SOURCE_DIR, args.build_dir, "nothreads", "METAMPI_THREADS=OFF",
+                                   1800)
     single = [m for m in mpis if m.slug == "metampi"]
     if nothreads:
         off = Mpi("metampi (no threads)", NOTHREADS, [os.path.join(nothreads, "bin", "mpicc")],
