@@ -189,8 +189,8 @@ static char *contiguous_at(const void *buf, int count, dtype_t *t)
 
 /* The accumulate family on a contiguous target region with contiguous origin and result
  * data, applied in place under the target's accumulate lock: the old data straight into the
- * result buffer, then the operation (compare_and_swap: the swap when the old data equal
- * compare's). */
+ * result buffer, then the operation. compare_and_swap reads compare and origin before it
+ * writes the result, which may share their memory. */
 static int direct_atomic(win_t *w, rma_kind_t kind, const rma_args_t *a, char *at)
 {
     int no_op = a->op && a->op->kind == OP_NO_OP;
@@ -199,19 +199,24 @@ static int direct_atomic(win_t *w, rma_kind_t kind, const rma_args_t *a, char *a
     const char *origin = kind == RMA_GACC && no_op
                              ? NULL
                              : contiguous_at(a->origin, a->origin_count, a->origin_type);
-    if ((kind != RMA_ACC && !result) || (!origin && !(kind == RMA_GACC && no_op)))
-        return 0;
     size_t bytes = (size_t)a->target_count * (size_t)a->target_type->size;
+    char old[32];   /* compare_and_swap's predefined types: at most a long double complex */
+    if ((kind != RMA_ACC && !result) || (!origin && !(kind == RMA_GACC && no_op)) ||
+        (kind == RMA_CAS && bytes > sizeof old))
+        return 0;
     int leaf = a->op && !no_op ? op_leaf(a->origin_type) : 0;
     rma_ctrl_t *c = &w->ctrl[a->target];
     acc_lock(c);
-    if (result)
-        memmove(result, at, bytes);
     if (kind == RMA_CAS) {
-        if (memcmp(result, a->compare, bytes) == 0)
+        memcpy(old, at, bytes);
+        if (memcmp(old, a->compare, bytes) == 0)
             memmove(at, origin, bytes);
-    } else if (leaf > 0) {
-        op_apply_leaves(a->op->kind, leaf, origin, at, bytes / op_leaf_size(leaf));
+        memcpy(result, old, bytes);
+    } else {
+        if (result)
+            memmove(result, at, bytes);
+        if (leaf > 0)
+            op_apply_leaves(a->op->kind, leaf, origin, at, bytes / op_leaf_size(leaf));
     }
     acc_unlock(c);
     return 1;
