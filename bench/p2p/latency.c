@@ -62,7 +62,7 @@ int main(int argc, char **argv)
         round_trips(sbuf, rbuf, bytes, rank, iterations);
         double elapsed = MPI_Wtime() - start;
         if (rank == 0) {
-            printf("%ld %d %.3f\n", bytes, iterations, elapsed / iterations / 2 * 1e6);
+            printf("%ld %d %.4f\n", bytes, iterations, elapsed / iterations / 2 * 1e6);
             fflush(stdout);
         }
     }
