@@ -42,8 +42,13 @@ extern int core_lock_on;
 /* Turns the lock on (creates the wake-up eventfd). 0, or -1 with errno set. */
 int core_lock_enable(void);
 
-void core_lock_enter_slow(void);
-void core_lock_exit_slow(void);
+/* Out of line and cold: inlined (LTO does) into every MPI function, the owner check and the
+ * mutex calls made each one set up a stack frame and keep its arguments across them, also
+ * when the lock is off; out of line, a call with the lock off adds to the build without
+ * thread support only the flag's load and branch (docs/threads.md, "What thread support
+ * costs a single-threaded program"). */
+__attribute__((cold, noinline)) void core_lock_enter_slow(void);
+__attribute__((cold, noinline)) void core_lock_exit_slow(void);
 
 /* Takes the lock when it is on: returns whether it did (give that to core_lock_exit). */
 static inline int core_lock_enter(void)
