@@ -14,6 +14,7 @@ SOURCES = {"init_finalize": "startup/init_finalize.c",
            "io_bandwidth": "io/io_bandwidth.c",
            "latency_mt": "threads/latency_mt.c",
            "msgrate_mt": "threads/msgrate_mt.c",
+           "selfrate_mt": "threads/selfrate_mt.c",
            "overlap": "threads/overlap.c",
            "scale_memory": "startup/scale_memory.c",
            "wan_recovery": "wan/recovery.c"}

@@ -1,5 +1,5 @@
-"""The threads family's rounds: each MPI runs latency_mt and msgrate_mt at 1, 2, 4 threads
-and overlap with its progress thread off and on (where it has one), in turns rotated every
+"""The threads family's rounds: each MPI runs latency_mt, msgrate_mt and selfrate_mt at 1, 2,
+4 threads and overlap with its progress thread off and on (where it has one), in turns rotated every
 round; metampi also runs overlap between two emulated hosts and two emulated sites, and the
 single-threaded latency with a second build of itself without thread support."""
 import os
@@ -24,7 +24,7 @@ ASYNC_ENV = {"metampi": "METAMPI_ASYNC_PROGRESS=1", "openmpi": None,
 ASYNC_LEVEL = {"metampi": "single", "mpich": "multiple"}
 # ... and off (metampi's default, auto, runs it across sites).
 ASYNC_OFF_ENV = {"metampi": "METAMPI_ASYNC_PROGRESS=0"}
-PROGRAMS = ("latency_mt", "msgrate_mt", "overlap", "latency")
+PROGRAMS = ("latency_mt", "msgrate_mt", "selfrate_mt", "overlap", "latency")
 SINGLE_PAIRS = 5   # alternations of the builds with and without thread support per round
 SOURCE_DIR = os.path.dirname(BENCH_DIR)
 # Between emulated hosts and sites (metampi only): tests/cluster's script and its arguments
@@ -36,7 +36,8 @@ RUN_ON = {"two hosts": ("run_on_hosts.sh", ["1,1"]),
 
 class ThreadsRun:
     """samples {slug: {key: [value per round]}}, keys: ("latency", threads, bytes) µs;
-    ("rate", threads) messages/s; ("overlap", where, op, "off"|"on") % hidden and
+    ("rate", threads) messages/s; ("selfrate", threads) messages/s of one rank to itself;
+    ("overlap", where, op, "off"|"on") % hidden and
     ("transfer", where, op, mode) µs; ("single", bytes) µs of the single-threaded latency
     (slugs metampi and NOTHREADS). failed {"slug program": why}; busy: loads seen."""
 
@@ -53,6 +54,8 @@ def parse(out, program):
         return {("latency", int(r[0]), int(r[1])): float(r[3]) for r in rows if len(r) == 4}
     if program == "msgrate_mt":
         return {("rate", int(r[0])): float(r[3]) for r in rows if len(r) == 4}
+    if program == "selfrate_mt":
+        return {("selfrate", int(r[0])): float(r[3]) for r in rows if len(r) == 4}
     if program == "latency":
         return {("single", int(r[0])): float(r[2]) for r in rows if len(r) == 3}
     return {r[0]: (float(r[3]), float(r[6])) for r in rows if len(r) == 7}
@@ -140,6 +143,12 @@ def measure_threads(mpis, args, idle, busy):
                         one_run(tr, mpi, f"{program} {t}",
                                 launch + [mpi.programs[program], str(t), str(args.scale)],
                                 lambda got: got, args, args.timeout)
+                if "selfrate_mt" in mpi.programs:   # one rank, unbound: a core per thread
+                    idle.before_run(busy)
+                    one_run(tr, mpi, f"selfrate_mt {t}",
+                            mpi.launcher + mpi.oversub_opts +
+                            ["-n", "1", mpi.programs["selfrate_mt"], str(t), str(args.scale)],
+                            lambda got: got, args, args.timeout)
             if "overlap" in mpi.programs:
                 idle.before_run(busy)
                 overlap_runs(tr, mpi, args, "one host", launch)

@@ -114,6 +114,20 @@ def section(tr, mpis):
         cells = [cell(median(tr, s, key), 0) for s in slugs]
         lines.append(f"| {t} | " + " | ".join(cells) +
                      f" | {ratio(median(tr, 'metampi', key), best_peer(tr, key, True))} |")
+    lines += ["", "### Multi-threaded message rate to self", "",
+              "`selfrate_mt.c`: one rank, not bound (its threads may use every core), T "
+              "threads each on its own duplicate of `MPI_COMM_SELF`, windows of 64 × 8 B "
+              "`MPI_Irecv` + `MPI_Isend` to itself + `MPI_Waitall`: no transport, only the "
+              "library's own work per message, which threads on different communicators can "
+              "do at once unless the library serialises them; messages per second of all "
+              "threads together. **Higher is better.**", "",
+              "| threads | " + " | ".join(f"{n} (msg/s)" for n in names) +
+              " | metampi / best peer |", "|---:|" + "---:|" * len(names) + "---:|"]
+    for t in THREADS:
+        key = ("selfrate", t)
+        cells = [cell(median(tr, s, key), 0) for s in slugs]
+        lines.append(f"| {t} | " + " | ".join(cells) +
+                     f" | {ratio(median(tr, 'metampi', key), best_peer(tr, key, True))} |")
     lines += ["", "### Overlap of computation and communication", "",
               f"`overlap.c`: {human_bytes(OVERLAP_BYTES)} by `MPI_Isend`/`MPI_Irecv` (rank 0 "
               "to rank 1) or `MPI_Iallreduce` (ints, `MPI_SUM`), posted, then 1.5× the "
