@@ -190,6 +190,7 @@ def made_up_record(only=None):
                 for b in (0, 8, 1024):
                     th.add(s, ("latency", t, b), value("lat", s, t, b))
                 th.add(s, ("rate", t), value("rate", s, t))
+                th.add(s, ("selfrate", t), value("selfrate", s, t))
             for b in (0, 1, 2, 4, 8):
                 th.add(s, ("single", b), value("single", s, b))
             for where in threads_measure.WHERE:
