@@ -156,6 +156,45 @@ foreach(t inter nb errors)
   hetero_suite_test(red.${t} PROGRAM test_red_${t} NP 2 3)
 endforeach()
 
+# ---- communicators, the collectives' development tests, neighbourhood collectives --------
+foreach(t group basic dupfree intercomm attrs disconnect)
+  hetero_suite_test(comm.${t} PROGRAM test_comm_${t} NP 2 3)
+endforeach()
+# idup.c expects a pending MPI_Comm_idup to refuse a send since no call made progress; a job
+# of two sites runs a progress thread by default (docs/threads.md), which may complete it
+# first (mpi.comm.idup.gw* takes the same chance): without the thread here
+hetero_suite_test(comm.idup PROGRAM test_comm_idup NP 2 3 ENV METAMPI_ASYNC_PROGRESS=0)
+# MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) is checked against processor names, which virtual
+# hosts share: on emulated sites only
+hetero_suite_test(comm.split PROGRAM test_comm_split GATEWAYS)
+foreach(t bcast allgather alltoall gather inter nb errors)
+  hetero_suite_test(coll_move.${t} PROGRAM test_coll_move_${t} NP 2 3)
+endforeach()
+# every algorithm forced (tests/mpi/coll_move): those that forward blocks as bytes give way
+# to typed ones on a communicator of two architectures (docs/heterogeneity.md, "Collectives")
+foreach(force METAMPI_COLL_BCAST=binomial METAMPI_COLL_BCAST=scatter_allgather
+    METAMPI_COLL_BCAST=chain METAMPI_COLL_ALLGATHER=recursive_doubling
+    METAMPI_COLL_ALLGATHER=bruck METAMPI_COLL_ALLGATHER=ring METAMPI_COLL_ALLTOALL=linear
+    METAMPI_COLL_ALLTOALL=pairwise METAMPI_COLL_ALLTOALL=bruck METAMPI_COLL_GATHER=binomial
+    METAMPI_COLL_GATHER=linear)
+  string(REGEX REPLACE "METAMPI_COLL_([A-Z]+)=(.*)" "\\1;\\2" parts ${force})
+  list(GET parts 0 coll)
+  list(GET parts 1 algo)
+  string(TOLOWER ${coll} prog)
+  set(env ${force})
+  if(coll STREQUAL BCAST)
+    list(APPEND env METAMPI_COLL_BCAST_SEGMENT=1000)
+  elseif(coll STREQUAL ALLGATHER)
+    list(APPEND env METAMPI_COLL_ALLGATHERV=${algo})
+  elseif(coll STREQUAL GATHER)
+    list(APPEND env METAMPI_COLL_SCATTER=${algo})
+  endif()
+  hetero_suite_test(coll_move.${prog}.${algo} PROGRAM test_coll_move_${prog} NP 3 ENV ${env})
+endforeach()
+foreach(t cart graph dist_graph nonblocking errors)
+  hetero_suite_test(coll_neighbor.${t} PROGRAM test_coll_neighbor_${t} NP 2 3)
+endforeach()
+
 # the s390x twins: make hetero-programs builds the short subset's, make hetero-suite-programs
 # all of them
 add_custom_target(hetero-suite-short)
