@@ -195,6 +195,18 @@ foreach(t cart graph dist_graph nonblocking errors)
   hetero_suite_test(coll_neighbor.${t} PROGRAM test_coll_neighbor_${t} NP 2 3)
 endforeach()
 
+# ---- one-sided communication, process topologies (tests/mpi/rma, tests/mpi/topo) ----------
+foreach(t objects fence epochs passive nocheck requests pscw dynamic shared errors)
+  hetero_suite_test(rma.${t} PROGRAM test_rma_${t} NP 2 3)
+endforeach()
+foreach(t fence passive)
+  hetero_suite_test(rma.create.${t} PROGRAM test_rma_${t} NP 2 3 ARGS create)
+endforeach()
+hetero_suite_test(rma.eventually PROGRAM test_rma_eventually NP 2 3)
+foreach(t dims cart graph dist_graph errors)
+  hetero_suite_test(topo.${t} PROGRAM test_topo_${t} NP 2 3)
+endforeach()
+
 # the s390x twins: make hetero-programs builds the short subset's, make hetero-suite-programs
 # all of them
 add_custom_target(hetero-suite-short)
