@@ -9,7 +9,8 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install package demo bench \
-        bench-coll bench-tcp bench-wan bench-io bench-threads bench-hetero bench-scale clean tunables-readme build-s390x hetero-programs
+        bench-coll bench-tcp bench-wan bench-io bench-threads bench-hetero bench-scale clean tunables-readme build-s390x hetero-programs \
+        hetero-suite-programs test-hetero
 
 all: build
 
@@ -65,16 +66,31 @@ $(S390X_BUILD)/CMakeCache.txt:
 build-s390x: $(S390X_BUILD)/CMakeCache.txt
 	cmake --build $(S390X_BUILD) -j $(JOBS)
 
-# Only the s390x programs the tests of label hetero run (they are skipped without them), when
-# the cross compiler is there: libmpi, the hetero_* programs, the demo (make demo runs it with
-# an s390x site) and test_io_external32 (a portable file), not every test program. The build
-# tree is configured again first: a target new since it was made is otherwise unknown to it.
+# Only the s390x programs the tests of label hetero in make test run (they are skipped without
+# them), when the cross compiler is there: libmpi, the hetero_* programs, the demo (make demo
+# runs it with an s390x site), test_io_external32 (a portable file) and the twins of the
+# suite's short subset (hetero-suite-short, tests/hetero/suite.cmake), not every test program.
+# hetero-suite-programs builds the twins of every general program the long hetero tests run.
+# The build tree is configured again first: a target new since it was made is otherwise
+# unknown to it.
+S390X_CONFIGURE = cmake -S . -B $(S390X_BUILD) \
+	  -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-s390x.cmake -DMETAMPI_CLUSTER_TESTS=OFF \
+	  $(CMAKE_ARGS) >/dev/null
 hetero-programs:
 	@if command -v s390x-linux-gnu-gcc >/dev/null; then \
-	  cmake -S . -B $(S390X_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-s390x.cmake \
-	    -DMETAMPI_CLUSTER_TESTS=OFF $(CMAKE_ARGS) >/dev/null && \
-	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes hetero_colls hetero_colls_derived hetero_intercomm hetero_rma hetero_io hetero_packed hetero_rma_struct hetero_spawn metampi-demo test_io_external32; \
+	  $(S390X_CONFIGURE) && \
+	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero_bytes hetero_colls hetero_colls_derived hetero_intercomm hetero_rma hetero_io hetero_packed hetero_rma_struct hetero_spawn metampi-demo test_io_external32 hetero-suite-short; \
 	else echo "no s390x cross compiler (scripts/install-deps.sh): the hetero tests are skipped"; fi
+
+hetero-suite-programs: hetero-programs
+	@if command -v s390x-linux-gnu-gcc >/dev/null; then \
+	  cmake --build $(S390X_BUILD) -j $(JOBS) --target hetero-suite-programs; fi
+
+# Every test of label hetero, the long ones too: the suite's general programs with an s390x
+# site (tests/hetero/suite.cmake; a few minutes on 2 cores) and hetero.without_hetero.build
+# (a second build of the tree, without heterogeneity support).
+test-hetero: build hetero-suite-programs
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L hetero $(CTEST_ARGS)
 
 # The soak tests (label soak): the long versions of the compute-phase tests (35 s outside MPI
 # between communications, over TCP, on emulated hosts and across emulated sites).
@@ -83,8 +99,9 @@ test-soak: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L soak $(CTEST_ARGS)
 
-# Every long test (label long: the soak tests and e.g. 10000 communicator create/free cycles).
-test-long: $(BUILD)/CMakeCache.txt
+# Every long test (label long: the soak tests, e.g. 10000 communicator create/free cycles, and
+# the suite's general programs with an s390x site, whose twins hetero-suite-programs builds).
+test-long: $(BUILD)/CMakeCache.txt hetero-suite-programs
 	cmake -S . -B $(BUILD) -DMETAMPI_LONG_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L long $(CTEST_ARGS)

@@ -226,7 +226,7 @@ static void t_determinism(MPI_Comm c, int key)
         CHECK_RC(c_allreduce(in, r2, (int)cnt, MPI_DOUBLE, MPI_SUM, c), MPI_SUCCESS);
         CHECK(memcmp(r1, r2, cnt * sizeof *r1) == 0);
         memcpy(r0, r1, cnt * sizeof *r1);
-        CHECK_RC(MPI_Bcast(r0, (int)(cnt * sizeof *r0), MPI_BYTE, 0, c), MPI_SUCCESS);
+        CHECK_RC(MPI_Bcast(r0, (int)cnt, MPI_DOUBLE, 0, c), MPI_SUCCESS);
         CHECK(memcmp(r0, r1, cnt * sizeof *r1) == 0);
         memcpy(r2, in, cnt * sizeof *r2);
         CHECK_RC(c_allreduce(MPI_IN_PLACE, r2, (int)cnt, MPI_DOUBLE, MPI_SUM, c), MPI_SUCCESS);

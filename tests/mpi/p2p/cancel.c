@@ -174,7 +174,9 @@ int main(int argc, char **argv)
     static unsigned char bbuf[BIG + MPI_BSEND_OVERHEAD];
     for (int k = 0; k < 8; k++) {
         /* k/2: synchronous, standard, buffered, persistent standard; k odd: 1 MiB */
-        int n = (k & 1) ? BIG : 8, mode = k / 2, sentinel = -12345, count = -1;
+        int n = (k & 1) ? BIG : 8, mode = k / 2, count = -1;
+        /* bytes, as received: an int would arrive in its sender's byte order */
+        static const unsigned char sentinel[4] = { 0xc7, 0xcf, 0xff, 0xff };
         MPI_Request tq, cq;
         p2p_fill(sb, (size_t)n, p2p_seed(rank, (size_t)n, k));
         if (mode == 0)
@@ -190,7 +192,7 @@ int main(int argc, char **argv)
             CHECK_RC(MPI_Start(&sq), MPI_SUCCESS);
         }
         CHECK_RC(MPI_Cancel(&sq), MPI_SUCCESS);
-        CHECK_RC(MPI_Isend(&sentinel, 1, MPI_INT, right, T_SEND, MPI_COMM_WORLD, &tq), MPI_SUCCESS);
+        CHECK_RC(MPI_Isend(sentinel, (int)sizeof sentinel, MPI_BYTE, right, T_SEND, MPI_COMM_WORLD, &tq), MPI_SUCCESS);
 
         CHECK_RC(MPI_Recv(rb, BIG, MPI_BYTE, left, T_SEND, MPI_COMM_WORLD, &st), MPI_SUCCESS);
         CHECK_RC(MPI_Get_count(&st, MPI_BYTE, &count), MPI_SUCCESS);
@@ -200,7 +202,7 @@ int main(int argc, char **argv)
             CHECK_RC(MPI_Recv(rb, BIG, MPI_BYTE, left, T_SEND, MPI_COMM_WORLD, &st), MPI_SUCCESS);
             CHECK_RC(MPI_Get_count(&st, MPI_BYTE, &count), MPI_SUCCESS);
         }
-        CHECK(count == (int)sizeof(int) && memcmp(rb, &sentinel, sizeof(int)) == 0);
+        CHECK(count == (int)sizeof sentinel && memcmp(rb, sentinel, sizeof sentinel) == 0);
 
         int cancelled = -1, theirs = -1;
         CHECK_RC(MPI_Wait(&sq, &st), MPI_SUCCESS);

@@ -19,12 +19,25 @@ static int size_of(int seq)
     return seq % 37 == 36 ? MAXN : cycle[seq % NC];
 }
 
+/* The sequence number in the first 4 bytes, little-endian whatever the rank's byte order
+ * (the data is MPI_BYTE, which travels unconverted between ranks of unlike architecture). */
+static void put_seq(unsigned char *b, int seq)
+{
+    for (int k = 0; k < 4; k++)
+        b[k] = (unsigned char)((unsigned)seq >> (8 * k));
+}
+
+static int get_seq(const unsigned char *b)
+{
+    return (int)(b[0] | (unsigned)b[1] << 8 | (unsigned)b[2] << 16 | (unsigned)b[3] << 24);
+}
+
 static void make(unsigned char *b, int sender, int seq)
 {
     int n = size_of(seq);
     p2p_fill(b, (size_t)n, p2p_seed(sender, (size_t)n, 0));
     if (n >= 4)
-        memcpy(b, &seq, 4);
+        put_seq(b, seq);
 }
 
 static void check_msg(const unsigned char *b, const MPI_Status *st, int *next)
@@ -32,10 +45,10 @@ static void check_msg(const unsigned char *b, const MPI_Status *st, int *next)
     int s = st->MPI_SOURCE, count = -1, seq = next[s];
     CHECK(s >= 0 && s < p2p_size && st->MPI_TAG == T_O && seq < n_msgs);
     CHECK_RC(MPI_Get_count(st, MPI_BYTE, &count), MPI_SUCCESS);
-    if (count != size_of(seq) || (count >= 4 && memcmp(b, &seq, 4) != 0)) {
+    if (count != size_of(seq) || (count >= 4 && get_seq(b) != seq)) {
         int got = -1;
         if (count >= 4)
-            memcpy(&got, b, 4);
+            got = get_seq(b);
         fprintf(stderr, "order: from %d expected #%d (%d bytes), got %d bytes, #%d\n", s, seq,
                 size_of(seq), count, got);
         CHECK(0);
