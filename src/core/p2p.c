@@ -130,17 +130,25 @@ int p2p_grow(char *err, int errlen)
         snprintf(err, (size_t)errlen, "out of memory for %d processes", total);
         return -1;
     }
-    /* processes of other parts: each on a "host" of its own (never shared memory), at our
-     * site (one site: docs/dynproc.md) */
+    /* processes of other parts: each on a "host" of its own (never shared memory), at the
+     * site their part's layout names (docs/dynproc.md, "Several sites") */
     for (int q = known; q < total; q++) {
         h[q] = -1 - q;
-        s[q] = site_of[job.rank];
+        s[q] = sites_of_part(procs_kvsname(q), procs_part_rank(q), err, errlen);
+        if (s[q] < 0) {
+            free(h);
+            free(s);
+            return -1;
+        }
+        if (s[q] != site_of[job.rank])
+            traffic_mark_wan(q);
     }
     retired[nretired++] = host_of;
     retired[nretired++] = site_of;
     host_of = h;
     site_of = s;
     known = total;
+    wan_stats_grow(site_of);
     auth_key_t ranks_key;
     int have_key = rank_key_get(&ranks_key);
     tr_boot_t boot = { .rank = job.rank, .size = total, .job_id = job.id,
@@ -267,6 +275,7 @@ void p2p_finalize(void)
     retired = NULL;
     nretired = known = 0;
     procs_finalize();
+    sites_parts_finalize();
     sites_finalize();
     peer_arch_close();
 }

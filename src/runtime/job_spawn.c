@@ -30,7 +30,8 @@ const char *job_spawn_refusal(void)
         known = 1;
     }
     return sites ? "metampi's mpirun cannot start ranks or keep ports in a job of several "
-                   "sites yet (the site gateways know only the ranks started with the job)"
+                   "sites through site gateways or of a federated start yet (the gateways know "
+                   "only the ranks started with the job; mpirun --direct-wan can)"
                  : "the process manager cannot start ranks or keep ports (metampi's mpirun "
                    "can)";
 }

@@ -6,6 +6,7 @@
 #include "parts_ctl.h"
 #include "placement.h"
 #include "runtime/pmi_wire.h"
+#include "runtime/sitemap.h"
 #include "universe.h"
 #include "util.h"
 
@@ -46,12 +47,19 @@ struct mh_spawn {
 
 mh_spawn_t *mh_spawn_new(mh_t *m)
 {
-    if (m->opts->mc.nsites || m->plan->first != 0 || m->plan->np != m->plan->size)
+    /* one mpirun for the whole job; across sites only with --direct-wan so far (the gateways'
+     * tables are fixed at their start: docs/dynproc.md, "Several sites") */
+    if ((m->opts->mc.nsites && (!m->opts->direct_wan || m->opts->rendezvous)) ||
+        m->plan->first != 0 || m->plan->np != m->plan->size)
         return NULL;
     mh_spawn_t *s = util_xmalloc(sizeof *s);
     memset(s, 0, sizeof *s);
     s->m = m;
     kvs_init(&s->first);
+    /* node 0's space as its ranks see it: the initial pairs (the site layout, which other
+     * parts read to place node 0's ranks at their sites), then their puts */
+    for (int i = 0; i < m->plan->nkv; i++)
+        kvs_put(&s->first, m->plan->kv[2 * i], m->plan->kv[2 * i + 1]);
     s->shared = jobspace_new();
     s->next_id = m->plan->size;
     s->used = calloc((size_t)m->opts->hosts.n, sizeof *s->used);
@@ -246,6 +254,32 @@ static void define(mh_part_t *p, const pmi_spawn_req_t *req, int k, const strv_t
     free(d.apps);
 }
 
+/* A part of a job of several sites: the site layout of its ranks (runtime/sitemap.h), with
+ * the job's site names in description order, so that a site number means the same site in
+ * every part; the ranks read their own sites from it at MPI_Init, the other parts' ranks
+ * theirs when they meet them (runtime/sites.h, sites_of_part). */
+static void part_layout(mh_t *m, const mh_part_t *p, strv_t *kv)
+{
+    const mpirun_opts_t *o = m->opts;
+    if (!o->mc.nsites)
+        return;
+    int *site_of = util_xmalloc((size_t)p->size * sizeof *site_of);
+    const char **names = util_xmalloc((size_t)o->mc.nsites * sizeof *names);
+    for (int r = 0; r < p->size; r++)
+        site_of[r] = o->mc.host_site[m->host[p->slot[r]].index];
+    for (int i = 0; i < o->mc.nsites; i++)
+        names[i] = o->mc.site[i].name;
+    char **pairs = NULL;
+    int n = sitemap_encode(o->mc.nsites, names, site_of, p->size, PMI_WIRE_VALLEN_MAX - 1,
+                           &pairs);
+    for (int i = 0; i < 2 * n; i++)   /* n < 0 is not reached: the input is checked */
+        strv_push(kv, pairs[i]);
+    if (n > 0)
+        sitemap_free_kv(pairs, n);
+    free(site_of);
+    free(names);
+}
+
 static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
 {
     mh_t *m = s->m;
@@ -327,6 +361,7 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     strv_push(&kv, parent);
     strv_push(&kv, UNIVERSE_KEY);
     strv_pushf(&kv, "%d", m->universe);
+    part_layout(m, p, &kv);
     for (int i = 0; i < 2 * req.npreput; i++)
         strv_push(&kv, req.preput[i]);
     for (uint32_t i = 0; i < kv.n; i += 2)
