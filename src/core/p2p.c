@@ -61,13 +61,17 @@ int p2p_open(char *err, int errlen)
     if (peer_arch_open(job.size, err, (size_t)errlen) != 0 ||
         (job.size > 1 && hosts_publish_machine(err, errlen) != 0))
         return -1;
-    /* the transports' view of the job: they call nothing of the runtime themselves */
+    /* the transports' view of the job: they call nothing of the runtime themselves; in a job
+     * of several sites this part's base (the gateways' numbers: docs/dynproc.md) */
+    if (sites_count() > 1 && job_can_spawn() && procs_init(err, errlen) != 0)
+        return -1;
     auth_key_t ranks_key;
     int have_key = rank_key_get(&ranks_key);
     tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
                        .hostname = job.hostname, .host_of = host_of, .site_of = site_of,
                        .nsites = sites_count(), .site_name = sites_name, .kv_put = job_put,
-                       .kv_get = job_get, .ranks_key = have_key ? &ranks_key : NULL };
+                       .kv_get = job_get, .ranks_key = have_key ? &ranks_key : NULL,
+                       .id_base = sites_count() > 1 && job_can_spawn() ? procs_id(0) : 0 };
     proto_upcalls_t up = { match_incoming, match_withdraw, recv_typemap };
     int rc = proto_open(&boot, &up, err, errlen);
     auth_key_wipe(&ranks_key);
@@ -156,7 +160,7 @@ int p2p_grow(char *err, int errlen)
                        .nsites = sites_count(), .site_name = sites_name, .kv_put = job_put,
                        .kv_get = job_get, .ranks_key = have_key ? &ranks_key : NULL,
                        .peer_id = peer_id, .peer_of_id = procs_of_id,
-                       .kv_get_peer = kv_get_peer };
+                       .kv_get_peer = kv_get_peer, .id_base = procs_id(0) };
     int rc = proto_grow(&boot, err, errlen);
     auth_key_wipe(&ranks_key);
     return rc;
