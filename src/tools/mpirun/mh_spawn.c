@@ -153,7 +153,22 @@ static int usable_entry(const mh_spawn_t *s, int i)
     return k >= 0 ? usable(&s->m->host[k]) : !s->m->job.condemned;
 }
 
-/* The next host-list entry of the round robin: one with a free slot, else any. -1: none. */
+/* Whether ranks may start on host-list entry i as far as the site gateways go: in gateway
+ * mode its site must run one (a site that got no rank at the job's start has none). */
+static int gateway_at(const mh_spawn_t *s, int i)
+{
+    const mh_t *m = s->m;
+    const mpirun_opts_t *o = m->opts;
+    if (!o->mc.nsites || o->direct_wan)
+        return 1;
+    for (int k = 0; k < m->nhost; k++)
+        if (m->host[k].ngw_args && o->mc.host_site[m->host[k].index] == o->mc.host_site[i])
+            return 1;
+    return 0;
+}
+
+/* The next host-list entry of the round robin: one with a free slot, else any; never one at
+ * a site without a gateway (gateway mode). -1: none. */
 static int next_host(mh_spawn_t *s)
 {
     mh_t *m = s->m;
@@ -161,7 +176,8 @@ static int next_host(mh_spawn_t *s)
     for (int pass = 0; pass < 2; pass++)
         for (int j = 0; j < n; j++) {
             int i = (s->cursor + j) % n;
-            if (!usable_entry(s, i) || (pass == 0 && s->used[i] >= m->opts->hosts.h[i].slots))
+            if (!usable_entry(s, i) || !gateway_at(s, i) ||
+                (pass == 0 && s->used[i] >= m->opts->hosts.h[i].slots))
                 continue;
             s->cursor = (i + 1) % n;
             return i;
@@ -287,21 +303,15 @@ static void part_layout(mh_t *m, const mh_part_t *p, strv_t *kv)
  * rank at the job's start has none). p->slot holds host-list entries here. */
 static int gateways_there(mh_spawn_t *s, mh_part_t *p, char *why, size_t cap)
 {
-    mh_t *m = s->m;
-    const mpirun_opts_t *o = m->opts;
-    if (!o->mc.nsites || o->direct_wan)
-        return 1;
-    for (int r = 0; r < p->size; r++) {
-        int site = o->mc.host_site[p->slot[r]], has = 0;
-        for (int k = 0; k < m->nhost && !has; k++)
-            has = m->host[k].ngw_args && o->mc.host_site[m->host[k].index] == site;
-        if (!has) {
+    const mpirun_opts_t *o = s->m->opts;
+    for (int r = 0; r < p->size; r++)
+        if (!gateway_at(s, p->slot[r])) {
+            int site = o->mc.host_site[p->slot[r]];
             snprintf(why, cap, "site %s runs no gateway (no rank of the job started there), so "
                      "ranks cannot start there (host '%s')", o->mc.site[site].name,
                      o->hosts.h[p->slot[r]].name);
             return 0;
         }
-    }
     return 1;
 }
 

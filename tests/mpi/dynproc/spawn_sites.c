@@ -6,7 +6,12 @@
  * between every parent and every child, small (eager) and large (1 MiB: rendezvous);
  * Bcast and Allreduce; the children's own world, which spans both sites, reduces; the merged
  * intra-communicator reduces and its size is every process; everyone disconnects.
- * Usage: spawn_sites [NCHILD] (default 2). */
+ * Usage: spawn_sites [NCHILD] (default 2).
+ * spawn_sites nogw: in gateway mode, with the ranks all at the first site (so the second runs
+ * no gateway), a child asked for on the second site's first host (this host's run_on_sites.sh
+ * name with s1h1 made s2h1) fails the spawn with MPI_ERR_SPAWN at every rank, and the reason
+ * names the site (spawn_sites nogw why: errors are fatal, the report says it); nothing
+ * starts. */
 #include "../check.h"
 
 #include <stdlib.h>
@@ -104,9 +109,41 @@ static void child(const char *want)
     CHECK_RC(MPI_Comm_disconnect(&inter), MPI_SUCCESS);
 }
 
+static void no_gateway(char *self, int fatal)
+{
+    char name[MPI_MAX_PROCESSOR_NAME], *at;
+    int len, code = 0;
+    MPI_Get_processor_name(name, &len);
+    CHECK((at = strstr(name, "s1h1")) != NULL);
+    at[1] = '2';
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "host", name);
+    if (!fatal)   /* fatal: the handler's report names the reason (the test checks it) */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm inter = MPI_COMM_NULL;
+    char *args[] = { "child", name, NULL };
+    int rc = MPI_Comm_spawn(self, args, 1, info, 0, MPI_COMM_WORLD, &inter, &code);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_SPAWN);
+    CHECK(code == MPI_ERR_SPAWN);
+    CHECK(inter == MPI_COMM_NULL);
+    MPI_Info_free(&info);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        printf("refused with MPI_ERR_SPAWN\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc >= 2 && strcmp(argv[1], "nogw") == 0) {
+        no_gateway(argv[0], argc >= 3 && strcmp(argv[2], "why") == 0);
+        MPI_Finalize();
+        return 0;
+    }
     if (argc >= 3 && strcmp(argv[1], "child") == 0) {
         child(argv[2]);
         MPI_Finalize();
