@@ -61,13 +61,17 @@ int p2p_open(char *err, int errlen)
     if (peer_arch_open(job.size, err, (size_t)errlen) != 0 ||
         (job.size > 1 && hosts_publish_machine(err, errlen) != 0))
         return -1;
-    /* the transports' view of the job: they call nothing of the runtime themselves */
+    /* the transports' view of the job: they call nothing of the runtime themselves; in a job
+     * of several sites this part's base (the gateways' numbers: docs/dynproc.md) */
+    if (sites_count() > 1 && job_can_spawn() && procs_init(err, errlen) != 0)
+        return -1;
     auth_key_t ranks_key;
     int have_key = rank_key_get(&ranks_key);
     tr_boot_t boot = { .rank = job.rank, .size = job.size, .job_id = job.id,
                        .hostname = job.hostname, .host_of = host_of, .site_of = site_of,
                        .nsites = sites_count(), .site_name = sites_name, .kv_put = job_put,
-                       .kv_get = job_get, .ranks_key = have_key ? &ranks_key : NULL };
+                       .kv_get = job_get, .ranks_key = have_key ? &ranks_key : NULL,
+                       .id_base = sites_count() > 1 && job_can_spawn() ? procs_id(0) : 0 };
     proto_upcalls_t up = { match_incoming, match_withdraw, recv_typemap };
     int rc = proto_open(&boot, &up, err, errlen);
     auth_key_wipe(&ranks_key);
@@ -130,17 +134,25 @@ int p2p_grow(char *err, int errlen)
         snprintf(err, (size_t)errlen, "out of memory for %d processes", total);
         return -1;
     }
-    /* processes of other parts: each on a "host" of its own (never shared memory), at our
-     * site (one site: docs/dynproc.md) */
+    /* processes of other parts: each on a "host" of its own (never shared memory), at the
+     * site their part's layout names (docs/dynproc.md, "Several sites") */
     for (int q = known; q < total; q++) {
         h[q] = -1 - q;
-        s[q] = site_of[job.rank];
+        s[q] = sites_of_part(procs_kvsname(q), procs_part_rank(q), err, errlen);
+        if (s[q] < 0) {
+            free(h);
+            free(s);
+            return -1;
+        }
+        if (s[q] != site_of[job.rank])
+            traffic_mark_wan(q);
     }
     retired[nretired++] = host_of;
     retired[nretired++] = site_of;
     host_of = h;
     site_of = s;
     known = total;
+    wan_stats_grow(site_of);
     auth_key_t ranks_key;
     int have_key = rank_key_get(&ranks_key);
     tr_boot_t boot = { .rank = job.rank, .size = total, .job_id = job.id,
@@ -148,7 +160,7 @@ int p2p_grow(char *err, int errlen)
                        .nsites = sites_count(), .site_name = sites_name, .kv_put = job_put,
                        .kv_get = job_get, .ranks_key = have_key ? &ranks_key : NULL,
                        .peer_id = peer_id, .peer_of_id = procs_of_id,
-                       .kv_get_peer = kv_get_peer };
+                       .kv_get_peer = kv_get_peer, .id_base = procs_id(0) };
     int rc = proto_grow(&boot, err, errlen);
     auth_key_wipe(&ranks_key);
     return rc;
@@ -267,6 +279,7 @@ void p2p_finalize(void)
     retired = NULL;
     nretired = known = 0;
     procs_finalize();
+    sites_parts_finalize();
     sites_finalize();
     peer_arch_close();
 }

@@ -69,7 +69,8 @@ int traffic_grow(int total)
         return -1;
     table = t;
     for (int r = table_size; r < total; r++)
-        table[r] = TRAFFIC_TCP;   /* processes of other parts: over TCP (docs/dynproc.md) */
+        table[r] = TRAFFIC_TCP;   /* processes of other parts: over TCP (docs/dynproc.md),
+                                   * or across the WAN (traffic_mark_wan) */
     if (peer_table) {
         traffic_counter_t *p = realloc(peer_table, (size_t)total * sizeof *p);
         if (!p)
@@ -82,6 +83,12 @@ int traffic_grow(int total)
     if (traffic_level_of)
         traffic_level_of = table;
     return 0;
+}
+
+void traffic_mark_wan(int r)
+{
+    if (r >= 0 && r < table_size)
+        table[r] = TRAFFIC_WAN;
 }
 
 /* The report of this rank, made when counting stops (traffic_close), sent by

@@ -96,6 +96,8 @@ void traffic_wait_end(uint64_t ns);
 /* Room for the counters of job ranks up to total (processes of other parts, counted as
  * TCP): 0, or -1 when out of memory. Not while another thread counts (the core lock). */
 int traffic_grow(int total);
+/* Job rank r, of another part, runs at another site: its traffic counts at the WAN level. */
+void traffic_mark_wan(int r);
 
 /* The counts so far to level l. */
 void traffic_get(traffic_level_t l, uint64_t *messages, uint64_t *bytes);

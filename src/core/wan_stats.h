@@ -33,6 +33,9 @@ extern wan_counter_t *wan_counters;
 
 /* After the site layout is known (sites_init). 0, or -1 when out of memory (message in err). */
 int wan_stats_open(char *err, int errlen);
+/* Processes of other parts joined (core/p2p.c, p2p_grow): site_of covers every job rank now
+ * (p2p's array, valid until MPI_Finalize); counting reads it from here on. */
+void wan_stats_grow(const int *site_of);
 /* Prints the report when METAMPI_WAN_STATS=1; frees the tables. */
 void wan_stats_close(void);
 

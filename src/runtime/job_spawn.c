@@ -29,8 +29,9 @@ const char *job_spawn_refusal(void)
                 strcmp(v, "sites") == 0;
         known = 1;
     }
-    return sites ? "metampi's mpirun cannot start ranks or keep ports in a job of several "
-                   "sites yet (the site gateways know only the ranks started with the job)"
+    return sites ? "metampi's mpirun cannot start ranks or keep ports in a federated job (one "
+                   "mpirun per site, through metampi-rendezvous) yet: no mpirun holds every "
+                   "part's keys (one mpirun --metacomputer can)"
                  : "the process manager cannot start ranks or keep ports (metampi's mpirun "
                    "can)";
 }

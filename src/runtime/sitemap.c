@@ -177,6 +177,8 @@ typedef struct dec {
     int size;
     int *site_of;
     int nranks;
+    int grows;          /* site_of is malloc'ed and grows with the runs (size: the bound) */
+    int cap;
 } dec_t;
 
 static int dec_fail(dec_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -237,6 +239,14 @@ static int run_item(dec_t *d, const char *s, size_t len)
                         (int)(len < 80 ? len : 80), s, d->nsites);
     if (count > d->size - d->nranks)
         return dec_fail(d, "the runs cover more than the job's %d ranks", d->size);
+    if (d->grows && d->nranks + count > d->cap) {
+        long cap = d->nranks + count > 2L * d->cap ? d->nranks + count : 2L * d->cap;
+        int *n = realloc(d->site_of, (size_t)cap * sizeof *n);
+        if (!n)
+            return dec_fail(d, "out of memory");
+        d->site_of = n;
+        d->cap = (int)cap;
+    }
     for (long i = 0; i < count; i++)
         d->site_of[d->nranks++] = (int)site;
     return 0;
@@ -272,6 +282,8 @@ static int read_list(dec_t *d, const char *base, int nparts,
     return 0;
 }
 
+static int decode(dec_t *dp, int *nsites, char ***names);
+
 int sitemap_decode(sitemap_get_fn *get, void *ctx, int size, int vallen, int *site_of,
                    int *nsites, char ***names, char *err, int errlen)
 {
@@ -281,6 +293,42 @@ int sitemap_decode(sitemap_get_fn *get, void *ctx, int size, int vallen, int *si
         snprintf(err, (size_t)errlen, "sitemap_decode: invalid arguments");
         return -1;
     }
+    return decode(&d, nsites, names);
+}
+
+int sitemap_decode_any(sitemap_get_fn *get, void *ctx, int vallen, int **site_of, int *size,
+                       int *nsites, char ***names, char *err, int errlen)
+{
+    dec_t d = { .get = get, .ctx = ctx, .vallen = vallen, .err = err, .errlen = errlen,
+                .key = SITEMAP_KEY_SITES, .size = SITEMAP_RANKS_MAX, .grows = 1 };
+    if (vallen < 2) {
+        snprintf(err, (size_t)errlen, "sitemap_decode_any: invalid arguments");
+        return -1;
+    }
+    int rc = decode(&d, nsites, names);
+    if (rc == 0 && d.nranks == 0) {
+        sitemap_free_names(*names, *nsites);
+        snprintf(err, (size_t)errlen, "malformed site layout in the job's key-value space: %s: "
+                 "no rank", SITEMAP_KEY_RANKS);
+        rc = -1;
+    }
+    if (rc != 0) {
+        free(d.site_of);
+        return rc;
+    }
+    *site_of = d.site_of;
+    *size = d.nranks;
+    return 0;
+}
+
+/* The body of both decoders: d->size is the job's size, or (d->grows) a bound. */
+static int decode(dec_t *dp, int *nsites, char ***names)
+{
+    dec_t d = *dp;   /* copied back at the end (the grown site_of) */
+    sitemap_get_fn *get = d.get;
+    void *ctx = d.ctx;
+    int vallen = d.vallen, errlen = d.errlen, size = d.size;
+    char *err = d.err;
     d.buf = malloc((size_t)vallen);
     if (!d.buf) {
         snprintf(err, (size_t)errlen, "out of memory for the site layout");
@@ -313,9 +361,10 @@ int sitemap_decode(sitemap_get_fn *get, void *ctx, int size, int vallen, int *si
         rc = dec_fail(&d, "%d site names for %d sites", d.nnames, d.nsites);
     if (rc == 0)
         rc = read_list(&d, SITEMAP_KEY_RANKS, (int)v[2], run_item);
-    if (rc == 0 && d.nranks != size)
+    if (rc == 0 && !d.grows && d.nranks != size)
         rc = dec_fail(&d, "the runs cover %d ranks, the job has %d", d.nranks, size);
     free(d.buf);
+    *dp = d;
     if (rc != 0) {
         sitemap_free_names(d.names, d.nnames);
         return -1;

@@ -32,6 +32,7 @@
 #define SITEMAP_SITES_MAX 256
 #define SITEMAP_NAME_MAX 64
 #define SITEMAP_PARTS_MAX 1024
+#define SITEMAP_RANKS_MAX (1 << 30) /* job-wide numbers (tools' CTL_MAX_RANK_ID) */
 #define SITEMAP_KEY_MAX 64      /* bytes of the longest key, with its NUL */
 
 /* Nonzero when s[0..len) is a valid site name: 1..SITEMAP_NAME_MAX of [A-Za-z0-9_.-]. */
@@ -58,5 +59,10 @@ typedef int sitemap_get_fn(void *ctx, const char *key, char *value, int vallen, 
 int sitemap_decode(sitemap_get_fn *get, void *ctx, int size, int vallen, int *site_of,
                    int *nsites, char ***names, char *err, int errlen);
 void sitemap_free_names(char **names, int nsites);
+/* The same for a layout of any size (a part of the job read by another part: docs/dynproc.md,
+ * "Several sites"): *site_of (malloc'ed) gets every rank's site, *size their number (at most
+ * SITEMAP_RANKS_MAX, at least 1). */
+int sitemap_decode_any(sitemap_get_fn *get, void *ctx, int vallen, int **site_of, int *size,
+                       int *nsites, char ***names, char *err, int errlen);
 
 #endif

@@ -28,4 +28,12 @@ int sites_count(void);
 /* The name of site s (0 <= s < sites_count()): from the description, "" without one. */
 const char *sites_name(int s);
 
+/* The site of process `rank` of another part of the job (kvsname; docs/dynproc.md, "Several
+ * sites"): from that part's own layout in its space, whose site numbers and names must be
+ * ours (mpirun numbers every part's sites in description order). A part without a layout
+ * runs at our site (a job of one site). Read once per part (sites_parts.c). The site, or -1
+ * with a message. */
+int sites_of_part(const char *kvsname, int rank, char *err, int errlen);
+void sites_parts_finalize(void);
+
 #endif

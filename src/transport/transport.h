@@ -124,6 +124,9 @@ typedef struct tr_boot {
     int (*peer_of_id)(int id);
     int (*kv_get_peer)(int r, const char *prefix, char *value, int vallen, char *err,
                        int errlen);
+    /* The job-wide number of this part's rank 0 (0 in the first part): what the site gateways
+     * call this part's ranks (transport/gw). Read at open in a job of several sites. */
+    int id_base;
 } tr_boot_t;
 
 enum { TR_RMA_OK = 0, TR_RMA_UNSUPPORTED = 1 };

@@ -477,6 +477,58 @@ class Local(unittest.TestCase):
         err = gw.communicate(timeout=10)[1]
         self.assertEqual(err.count("wrong job key"), 10, err)
 
+    def test_control_grow(self):
+        """Ranks spawned while the job runs (--control-fd, tools/gateway/grow.c): announced in
+        order they are taken ("ok TAG") and a rank among them is accepted; out of order, with a
+        bad site or malformed they are refused ("no TAG WHY") and nothing grows."""
+        job = os.urandom(32)
+        key = hkdf(hkdf(job, "metampi v1 ranks"), "metampi v1 rank-gateway")
+        ours, theirs = socket.socketpair()
+        env = dict(os.environ, METAMPI_JOB_KEY=job.hex())
+        gw = subprocess.Popen([GATEWAY, "--site", "1", "--gateways", "127.0.0.1:%d,127.0.0.1:%d"
+                               % tuple(self.ports), "--rank-sites", "0*2,1*2",
+                               "--control-fd", "0"], stdin=theirs, stderr=subprocess.PIPE,
+                              text=True, env=env)
+        theirs.close()
+        self.addCleanup(gw.kill)
+        deadline = time.monotonic() + 10
+        while not listening(self.ports[1]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ours.settimeout(10)
+        reader = ours.makefile("r")
+
+        def ask(line):
+            ours.sendall(line.encode() + b"\n")
+            return reader.readline().rstrip("\n")
+
+        def hello(a, b):
+            with socket.create_connection(("127.0.0.1", self.ports[1]), timeout=10) as s:
+                challenge = b""
+                while len(challenge) < CHALLENGE_LEN:
+                    chunk = s.recv(CHALLENGE_LEN - len(challenge))
+                    self.assertTrue(chunk)
+                    challenge += chunk
+                na, nc = challenge[8:24], os.urandom(16)
+                s.sendall(b"MMPIgwhl" + b"".join(x.to_bytes(4, "little") for x in (1, a, b))
+                          + nc + auth_mac(key, "gw-rank", na, nc, a | b << 32))
+                welcome = s.recv(48)
+                return len(welcome) == 48
+
+        self.assertFalse(hello(4, 5), "a rank not announced yet")
+        self.assertEqual(ask("ranks 3 4 2 0,1"), "ok 3")
+        self.assertTrue(hello(5, 6), "a spawned rank at the gateway's site")
+        self.assertFalse(hello(4, 6), "a spawned rank at another site")
+        self.assertEqual(ask("ranks 4 4 1 1"),
+                         "no 4 site gateway site1: ranks not announced in order")
+        self.assertEqual(ask("ranks 5 6 1 7"), "no 5 site gateway site1: a bad site")
+        self.assertEqual(ask("ranks 6 6 2 1"),
+                         "no 6 site gateway site1: fewer sites than ranks")
+        self.assertEqual(ask("hello"), "no ? site gateway site1: a malformed line")
+        self.assertEqual(ask("ranks 7 6 1 1*1"), "ok 7")
+        self.assertTrue(hello(6, 7))
+        gw.kill()
+        gw.communicate(timeout=10)
+
     def test_usage(self):
         r = subprocess.run([GATEWAY, "--site", "0"], capture_output=True, text=True, timeout=10)
         self.assertEqual(r.returncode, 2)

@@ -1,7 +1,7 @@
 /*
  * The site layout's key-value encoding (runtime/sitemap.c): layouts round-trip through
  * sitemap_encode and sitemap_decode, also when the lists need many parts (small value
- * limits); every malformed space is refused with a message naming the key; a space without
+ * limits), and through sitemap_decode_any (a layout of unknown size); every malformed space is refused with a message naming the key; a space without
  * the layout is "one site" (1).
  */
 #include "runtime/sitemap.h"
@@ -73,6 +73,20 @@ static void roundtrip(int nsites, const char *const *names, const int *site_of, 
         sitemap_free_names(gnames, gn);
     }
     free(got);
+    /* the same layout read without knowing its size (another part of the job) */
+    int *any = NULL, asize = 0;
+    rc = sitemap_decode_any(get, &sp, (int)maxval + 1, &any, &asize, &gn, &gnames, err,
+                            sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "decode_any: %s\n", err);
+    CHECK(rc == 0);
+    if (rc == 0) {
+        CHECK(asize == size);
+        CHECK(gn == nsites);
+        CHECK(asize != size || memcmp(any, site_of, (size_t)size * sizeof *any) == 0);
+        sitemap_free_names(gnames, gn);
+        free(any);
+    }
     sitemap_free_kv(kv, n);
 }
 
@@ -217,8 +231,27 @@ static void bad_decodes(void)
     CHECK(strlen(small) == 7);
 }
 
+/* sitemap_decode_any refuses what sitemap_decode refuses, and a space without a layout is 1. */
+static void bad_decodes_any(void)
+{
+    static const char *bad[] = { "metampi.sites", "2,1,1", "metampi.site_names", "a,b",
+                                 "metampi.rank_sites", "0*2,2" };
+    space_t sp = { .n = 6, .fail_key = -1 };
+    memcpy(sp.kv, bad, sizeof bad);
+    int *site_of = NULL, size = 0, ns = 0;
+    char **names = NULL, err[256] = "";
+    CHECK(sitemap_decode_any(get, &sp, 1025, &site_of, &size, &ns, &names, err,
+                             sizeof err) == -1);
+    CHECK(strstr(err, "metampi.rank_sites") != NULL);
+    CHECK(site_of == NULL);
+    space_t none = { .n = 0, .fail_key = -1 };
+    CHECK(sitemap_decode_any(get, &none, 1025, &site_of, &size, &ns, &names, err,
+                             sizeof err) == 1);
+}
+
 int main(void)
 {
+    bad_decodes_any();
     roundtrips();
     bad_encodes();
     bad_decodes();

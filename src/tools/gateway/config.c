@@ -84,6 +84,7 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
     c->outage_ms = GW_OUTAGE_DEFAULT_MS;
     c->encrypt = 1;
     c->report_fd = 2;
+    c->control_fd = -1;
     const char *gateways = NULL, *ranks = NULL, *names = NULL, *unreachable = NULL;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -162,6 +163,12 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
             c->key = v;
         } else if (strcmp(o, "--ca") == 0) {
             c->ca = v;
+        } else if (strcmp(o, "--control-fd") == 0) {
+            if ((n = number(v, 0, 1 << 20)) < 0) {
+                snprintf(err, errlen, "--control-fd: '%s' is not a file descriptor", v);
+                goto bad;
+            }
+            c->control_fd = (int)n;
         } else if (strcmp(o, "--report-fd") == 0) {
             if ((n = number(v, 0, 1 << 20)) < 0) {
                 snprintf(err, errlen, "--report-fd: '%s' is not a file descriptor", v);

@@ -35,6 +35,9 @@
  *                     only a certificate that chains to the CA and names that site (default:
  *                     the PSK from the job key); the three together, paths on this host
  *   --report-fd FD    where the one-line failure report goes (default 2)
+ *   --control-fd FD   a socket on which its helper announces ranks spawned while the job runs
+ *                     (grow.c: "ranks TAG BASE COUNT SITES" lines, each answered "ok TAG" or
+ *                     "no TAG WHY"; default none)
  *   --stats on        at the normal end, also write each WAN link's counters there (one
  *                     "metampi-gateway-stats" line per link, as METAMPI_GW_STATS prints them):
  *                     its helper hands them to mpirun --report (default off)
@@ -69,6 +72,7 @@ typedef struct gw_config {
     int outage_ms;                 /* --outage */
     unsigned char *unreachable;    /* nsites: --unreachable */
     int report_fd;
+    int control_fd;                /* --control-fd (grow.c), or -1 */
     int stats;                     /* --stats on */
     const char *cert, *key, *ca;   /* --cert/--key/--ca (argv's), or all NULL */
 } gw_config_t;

@@ -149,6 +149,7 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
     gwd_ranks_init();
     gwd_streams_init();
     gwd_hs_init();
+    gwd_grow_init(); /* ranks spawned later (grow.c) */
     fdlimit_raise(-1); /* a connection per rank of the site, the links' streams, and floods */
     fdlimit_reserve();
     gwd_choose_congestion();

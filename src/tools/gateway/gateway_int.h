@@ -180,6 +180,10 @@ void gwd_end_links(void);
 /* After a pass that came long after the last: every stream's silence starts again. */
 void gwd_streams_clocks_restart(long long now);
 
+/* grow.c: watches --control-fd, where the helper announces spawned ranks, and grows the
+ * per-rank tables for them. */
+void gwd_grow_init(void);
+
 /* ranks.c */
 void gwd_ranks_init(void);
 /* Rank r is proven on fd: 0, or -1 (out of memory; fd is the caller's to close). */

@@ -112,7 +112,8 @@ static void accepted_hello(hs_t *h)
     }
     int fd = h->fd;
     if (m.role == GW_ROLE_RANK) {
-        if (m.b != gwd.size || m.a >= gwd.size || gwd.c->rank_site[m.a] != gwd_my_site()) {
+        /* a: its job-wide number; b: the numbers it knows of, at most ours (grow.c) */
+        if (m.b > gwd.size || m.a >= m.b || gwd.c->rank_site[m.a] != gwd_my_site()) {
             hs_drop(h, "a hello from a rank that is not at this site");
             return;
         }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,14 +33,17 @@ int gwproc_start(gwproc_t *g, ctl_strs_t args, const char *key_hex, char *err, s
 {
     memset(g, 0, sizeof *g);
     g->report_fd = -1;
+    g->control_fd = -1;
     char *path = gateway_path();
-    char **argv = util_xmalloc((args.n + 4) * sizeof *argv);
+    char **argv = util_xmalloc((args.n + 6) * sizeof *argv);
     int ac = 0;
     argv[ac++] = path;
     for (uint32_t i = 0; i < args.n; i++)
         argv[ac++] = (char *)ctl_strs_next(&args);
     argv[ac++] = "--report-fd";
     argv[ac++] = "3";
+    argv[ac++] = "--control-fd";   /* its stdin: a socket to us */
+    argv[ac++] = "0";
     argv[ac] = NULL;
     size_t ne = 0;
     while (environ[ne])
@@ -53,8 +57,10 @@ int gwproc_start(gwproc_t *g, ctl_strs_t args, const char *key_hex, char *err, s
     sprintf(keyvar, "METAMPI_JOB_KEY=%s", key_hex);
     envp[k++] = keyvar;
     envp[k] = NULL;
-    int p[2] = { -1, -1 }, null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int rc = -1;
+    int p[2] = { -1, -1 }, null = -1;
+    int rc = -1, sp[2] = { -1, -1 };
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0)
+        null = sp[1];
     if (null < 0 || pipe2(p, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "cannot start the site gateway: %s", strerror(errno));
         goto out;
@@ -74,6 +80,9 @@ int gwproc_start(gwproc_t *g, ctl_strs_t args, const char *key_hex, char *err, s
     g->report_fd = p[0];
     p[0] = -1;
     fcntl(g->report_fd, F_SETFL, O_NONBLOCK);
+    g->control_fd = sp[0];
+    sp[0] = -1;
+    fcntl(g->control_fd, F_SETFL, O_NONBLOCK);
     rc = 0;
 out:
     if (p[0] >= 0)
@@ -82,6 +91,8 @@ out:
         close(p[1]);
     if (null >= 0)
         close(null);
+    if (sp[0] >= 0)
+        close(sp[0]);
     free(keyvar);
     free(envp);
     free(argv);
@@ -173,4 +184,7 @@ void gwproc_close(gwproc_t *g)
     if (g->report_fd >= 0)
         close(g->report_fd);
     g->report_fd = -1;
+    if (g->control_fd >= 0)
+        close(g->control_fd);
+    g->control_fd = -1;
 }

@@ -18,6 +18,8 @@
 typedef struct gwproc {
     pid_t pid;                /* 0: none */
     int report_fd;            /* read end of its report pipe */
+    int control_fd;           /* our end of its control socket (its stdin, --control-fd 0:
+                               * ranks spawned later, gwgrow.h), or -1 */
     int reaped, status;
     int stopping;             /* SIGTERM sent on purpose */
 } gwproc_t;

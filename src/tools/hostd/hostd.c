@@ -4,6 +4,7 @@
 #include "channel.h"
 #include "ctl.h"
 #include "evloop.h"
+#include "gwgrow.h"
 #include "gwproc.h"
 #include "heartbeat.h"
 #include "hostpolicy.h"
@@ -54,6 +55,7 @@ typedef struct hostd {
     node_t node;
     int barrier_wait;            /* our ranks are in a barrier, waiting for BARRIER_OUT */
     gwproc_t gw;                 /* the site gateway, when this host runs it */
+    gwgrow_t gwgrow;             /* ... and what it learns of spawned ranks (gwgrow.h) */
     hostd_parts_t parts;         /* ranks started by MPI_Comm_spawn (hostd_parts.h) */
     hb_t hb;                     /* heartbeats with mpirun, from JOB on */
     /* teardown */
@@ -246,6 +248,7 @@ static void on_other_exited(void *ctx, pid_t pid, int status)
     if (pid != h->gw.pid || h->gw.reaped)
         return;
     char text[1100], *stats;
+    gwgrow_stop(&h->gwgrow);
     if (gwproc_exited(&h->gw, status, h->host, text, sizeof text, &stats) && !h->condemned)
         send_fail(h, 1, text);
     if (stats && !h->mpirun_gone)
@@ -417,6 +420,8 @@ static void start_job(hostd_t *h, const ctl_job_t *j)
         condemn(h, SIGKILL);
         return;
     }
+    if (j->gateway.n)
+        gwgrow_start(&h->gwgrow, &h->loop, &h->ch, &h->gw);
     /* mpirun's own pairs (the site layout): there before any rank can ask. The puts cannot
      * fail: the space is empty and a frame (CTL_MAX_FRAME) is far below KVS_MAX_BYTES. */
     ctl_strs_t kv = j->kvs;
@@ -489,6 +494,11 @@ static void on_frame(void *ctx, const ctl_frame_t *f)
     case CTL_BEAT:
         return;
     case CTL_PARTS:
+        if (h->started && !h->failed && f->u.parts.op == CTL_PARTS_GW_RANKS) {
+            if (gwgrow_frame(&h->gwgrow, f, h->host, why, sizeof why) != 0)
+                protocol_error(h, why);
+            return;
+        }
         if (!h->started || h->failed || hostd_parts_frame(&h->parts, f, why, sizeof why) != 0)
             protocol_error(h, h->started ? why : "a PARTS frame before the ranks started");
         return;

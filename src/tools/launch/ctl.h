@@ -40,11 +40,12 @@
 
 #define CTL_MAX_FRAME (4u << 20)
 #define CTL_HELLO_MAGIC 0x3144484du   /* "MHD1" */
-#define CTL_VERSION 8   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
+#define CTL_VERSION 9   /* 2: JOB carries the initial key-value pairs (kvs); 3: the site
                                  gateway (JOB gateway, END); 4: heartbeats (BEAT, JOB
                                  peer_timeout); 5: the gateway's counters (STATS);
                                  6: JOB silence; 7: PARTS (MPI_Comm_spawn); 8: a JOB
-                                 may name no ranks (a helper for spawned ranks) */
+                                 may name no ranks (a helper for spawned ranks); 9: PARTS
+                                 GW_RANKS, GW_READY (spawning across sites) */
 #define CTL_KVS_CHUNK (256u << 10)    /* a KVS frame carries at most about this many bytes */
 #define CTL_STDIN_WINDOW (64u << 10)  /* = IOFWD_STDIN_BUF, the helper's stdin buffer */
 #define CTL_KEY_HEX 64
@@ -135,7 +136,9 @@ enum ctl_parts_op {
     CTL_PARTS_ANSWER = 8,     /* the reply line to an ASK */
     CTL_PARTS_RESULT = 9,     /* the answer to a SPAWN */
     CTL_PARTS_BARRIER_OUT = 10, /* the part's barrier is complete: the other hosts' puts */
-    CTL_PARTS_OP_MAX = 10
+    CTL_PARTS_GW_RANKS = 11,  /* M->H: a part's numbers and sites, for the site gateway here */
+    CTL_PARTS_GW_READY = 12,  /* H->M: the gateway knows them (or why not) */
+    CTL_PARTS_OP_MAX = 12
 };
 
 typedef struct ctl_frame {

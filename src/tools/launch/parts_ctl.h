@@ -15,6 +15,10 @@
  *   ANSWER      M->H rank, fields = { line } ("" = an invalid command)
  *   RESULT      M->H rank, fields = { kvsname, size } or { "", why }
  *   BARRIER_OUT M->H fields = key, value, ...: every host's puts of the barrier
+ *   GW_RANKS    M->H to a host that runs a site gateway, before GO of a part in a job of
+ *               several sites: fields = { base, count, sites } (the part's job-wide numbers
+ *               and their sites, run-length coded as the gateway's --rank-sites)
+ *   GW_READY    H->M fields = { "" } or { why }: the gateway knows them (hostd/gwgrow.h)
  *
  * Decoders check every count against the fields that remain and every number's range; a
  * frame that does not decode is a protocol error of its sender.

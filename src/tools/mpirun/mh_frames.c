@@ -71,9 +71,14 @@ static void barrier_release(mh_t *m)
     mh_kv_clear(m);
 }
 
-/* Every rank has exited: the gateways have nothing left to carry. */
-static void end_gateways(mh_t *m)
+/* Every rank has exited, first and spawned: the gateways have nothing left to carry, the
+ * helpers started for spawned ranks nothing left to start. Once. */
+static void all_departed(mh_t *m)
 {
+    if (m->ndeparted != m->plan->np || mh_spawn_running(m->spawn) != 0 || m->gateways_ended)
+        return;
+    m->gateways_ended = 1;
+    mh_late_end(m);
     for (int k = 0; k < m->nhost; k++) {
         mhost_t *h = &m->host[k];
         if (h->ngw_args && mh_live(h)) {
@@ -133,8 +138,7 @@ static void on_exited(mhost_t *h, const ctl_frame_t *f)
     int i = (int)rank - m->plan->first;
     if (i >= m->plan->np) {
         mh_spawn_exited(m->spawn, h, f);
-        if (m->ndeparted == m->plan->np && mh_spawn_running(m->spawn) == 0)
-            mh_late_end(m);
+        all_departed(m);
         return;
     }
     if (m->departed[i]) {
@@ -151,10 +155,8 @@ static void on_exited(mhost_t *h, const ctl_frame_t *f)
     job_rank_exited(&m->job, (int)rank, h->name, (pid_t)f->u.exited.pid, f->u.exited.status,
                     f->u.exited.inited, f->u.exited.finalized);
     check_barrier_reachable(m);
-    if (++m->ndeparted == m->plan->np)
-        end_gateways(m);
-    if (m->ndeparted == m->plan->np && mh_spawn_running(m->spawn) == 0)
-        mh_late_end(m);
+    ++m->ndeparted;
+    all_departed(m);
 }
 
 static void on_aborted(mhost_t *h, const ctl_frame_t *f)

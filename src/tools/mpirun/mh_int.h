@@ -63,6 +63,7 @@ struct mh {
     unsigned char *departed, *finalized;
     int nbarrier;             /* hosts in the current barrier */
     int ndeparted;
+    int gateways_ended;       /* END went to the gateways (every rank, first and spawned, exited) */
     char **kv;                /* the barrier's union: key, value, ... */
     size_t nkv, capkv;        /* strings */
     iofwd_sink_t out_sink, err_sink;

@@ -6,6 +6,7 @@
 #include "parts_ctl.h"
 #include "placement.h"
 #include "runtime/pmi_wire.h"
+#include "runtime/sitemap.h"
 #include "universe.h"
 #include "util.h"
 
@@ -30,6 +31,8 @@ typedef struct mh_part {
     unsigned char *in_barrier;  /* per host */
     int nbarrier;
     unsigned char *departed;    /* per rank */
+    unsigned char *gw_asked;    /* per helper: a GW_RANKS went there, no GW_READY yet */
+    int gw_wait;                /* GW_READYs still to come (several sites, gateways) */
 } mh_part_t;
 
 struct mh_spawn {
@@ -46,12 +49,19 @@ struct mh_spawn {
 
 mh_spawn_t *mh_spawn_new(mh_t *m)
 {
-    if (m->opts->mc.nsites || m->plan->first != 0 || m->plan->np != m->plan->size)
+    /* one mpirun for the whole job (a federated one has no mpirun that holds every part's
+     * keys: docs/dynproc.md, "Several sites") */
+    if ((m->opts->mc.nsites && m->opts->rendezvous) || m->plan->first != 0 ||
+        m->plan->np != m->plan->size)
         return NULL;
     mh_spawn_t *s = util_xmalloc(sizeof *s);
     memset(s, 0, sizeof *s);
     s->m = m;
     kvs_init(&s->first);
+    /* node 0's space as its ranks see it: the initial pairs (the site layout, which other
+     * parts read to place node 0's ranks at their sites), then their puts */
+    for (int i = 0; i < m->plan->nkv; i++)
+        kvs_put(&s->first, m->plan->kv[2 * i], m->plan->kv[2 * i + 1]);
     s->shared = jobspace_new();
     s->next_id = m->plan->size;
     s->used = calloc((size_t)m->opts->hosts.n, sizeof *s->used);
@@ -69,6 +79,7 @@ static void part_free(mh_part_t *p)
     free(p->ready);
     free(p->in_barrier);
     free(p->departed);
+    free(p->gw_asked);
     kvs_free(&p->kvs);
     strv_free(&p->journal);
     free(p);
@@ -142,7 +153,22 @@ static int usable_entry(const mh_spawn_t *s, int i)
     return k >= 0 ? usable(&s->m->host[k]) : !s->m->job.condemned;
 }
 
-/* The next host-list entry of the round robin: one with a free slot, else any. -1: none. */
+/* Whether ranks may start on host-list entry i as far as the site gateways go: in gateway
+ * mode its site must run one (a site that got no rank at the job's start has none). */
+static int gateway_at(const mh_spawn_t *s, int i)
+{
+    const mh_t *m = s->m;
+    const mpirun_opts_t *o = m->opts;
+    if (!o->mc.nsites || o->direct_wan)
+        return 1;
+    for (int k = 0; k < m->nhost; k++)
+        if (m->host[k].ngw_args && o->mc.host_site[m->host[k].index] == o->mc.host_site[i])
+            return 1;
+    return 0;
+}
+
+/* The next host-list entry of the round robin: one with a free slot, else any; never one at
+ * a site without a gateway (gateway mode). -1: none. */
 static int next_host(mh_spawn_t *s)
 {
     mh_t *m = s->m;
@@ -150,7 +176,8 @@ static int next_host(mh_spawn_t *s)
     for (int pass = 0; pass < 2; pass++)
         for (int j = 0; j < n; j++) {
             int i = (s->cursor + j) % n;
-            if (!usable_entry(s, i) || (pass == 0 && s->used[i] >= m->opts->hosts.h[i].slots))
+            if (!usable_entry(s, i) || !gateway_at(s, i) ||
+                (pass == 0 && s->used[i] >= m->opts->hosts.h[i].slots))
                 continue;
             s->cursor = (i + 1) % n;
             return i;
@@ -246,6 +273,84 @@ static void define(mh_part_t *p, const pmi_spawn_req_t *req, int k, const strv_t
     free(d.apps);
 }
 
+/* A part of a job of several sites: the site layout of its ranks (runtime/sitemap.h), with
+ * the job's site names in description order, so that a site number means the same site in
+ * every part; the ranks read their own sites from it at MPI_Init, the other parts' ranks
+ * theirs when they meet them (runtime/sites.h, sites_of_part). */
+static void part_layout(mh_t *m, const mh_part_t *p, strv_t *kv)
+{
+    const mpirun_opts_t *o = m->opts;
+    if (!o->mc.nsites)
+        return;
+    int *site_of = util_xmalloc((size_t)p->size * sizeof *site_of);
+    const char **names = util_xmalloc((size_t)o->mc.nsites * sizeof *names);
+    for (int r = 0; r < p->size; r++)
+        site_of[r] = o->mc.host_site[m->host[p->slot[r]].index];
+    for (int i = 0; i < o->mc.nsites; i++)
+        names[i] = o->mc.site[i].name;
+    char **pairs = NULL;
+    int n = sitemap_encode(o->mc.nsites, names, site_of, p->size, PMI_WIRE_VALLEN_MAX - 1,
+                           &pairs);
+    for (int i = 0; i < 2 * n; i++)   /* n < 0 is not reached: the input is checked */
+        strv_push(kv, pairs[i]);
+    if (n > 0)
+        sitemap_free_kv(pairs, n);
+    free(site_of);
+    free(names);
+}
+
+/* Gateway mode: each rank of the part goes to a site whose gateway runs (a site that got no
+ * rank at the job's start has none). p->slot holds host-list entries here. */
+static int gateways_there(mh_spawn_t *s, mh_part_t *p, char *why, size_t cap)
+{
+    const mpirun_opts_t *o = s->m->opts;
+    for (int r = 0; r < p->size; r++)
+        if (!gateway_at(s, p->slot[r])) {
+            int site = o->mc.host_site[p->slot[r]];
+            snprintf(why, cap, "site %s runs no gateway (no rank of the job started there), so "
+                     "ranks cannot start there (host '%s')", o->mc.site[site].name,
+                     o->hosts.h[p->slot[r]].name);
+            return 0;
+        }
+    return 1;
+}
+
+/* Gateway mode: every site gateway learns the part's numbers and sites before any of its
+ * ranks starts (GW_RANKS; the helper asks its gateway, hostd/gwgrow.h), so that no frame to
+ * a new rank reaches a gateway that does not know it; decide() waits for every GW_READY. */
+static void announce_to_gateways(mh_t *m, mh_part_t *p)
+{
+    const mpirun_opts_t *o = m->opts;
+    if (!o->mc.nsites || o->direct_wan)
+        return;
+    strv_t runs = { 0 };
+    char *text = NULL;
+    size_t len = 0;
+    for (int r = 0; r < p->size;) {
+        int site = o->mc.host_site[m->host[p->slot[r]].index], n = 1;
+        while (r + n < p->size && o->mc.host_site[m->host[p->slot[r + n]].index] == site)
+            n++;
+        char item[32];
+        int k = n > 1 ? snprintf(item, sizeof item, "%s%d*%d", r ? "," : "", site, n)
+                      : snprintf(item, sizeof item, "%s%d", r ? "," : "", site);
+        text = util_xrealloc(text, len + (size_t)k + 1);
+        memcpy(text + len, item, (size_t)k + 1);
+        len += (size_t)k;
+        r += n;
+    }
+    for (int k = 0; k < m->nhost; k++) {
+        if (!m->host[k].ngw_args || !mh_live(&m->host[k]))
+            continue;
+        strv_pushf(&runs, "%d", p->base);
+        strv_pushf(&runs, "%d", p->size);
+        strv_push(&runs, text);
+        p->gw_asked[k] = 1;
+        p->gw_wait++;
+        tell(&m->host[k], CTL_PARTS_GW_RANKS, p->id, 0, &runs);
+    }
+    free(text);
+}
+
 static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
 {
     mh_t *m = s->m;
@@ -276,6 +381,7 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     p->ready = calloc(cap, 1);
     p->in_barrier = calloc(cap, 1);
     p->departed = calloc((size_t)req.nprocs, 1);
+    p->gw_asked = calloc(cap, 1);
     int *used_before = util_xmalloc(cap * sizeof *used_before);
     memcpy(used_before, s->used, cap * sizeof *used_before);
     char why[600];
@@ -286,7 +392,7 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         snprintf(why, sizeof why, "too many ranks started in the job (job-wide numbers stop "
                  "at %u on several hosts)", CTL_MAX_RANK_ID);
     else
-        ok = place(s, p, &req, why, sizeof why) == 0;
+        ok = place(s, p, &req, why, sizeof why) == 0 && gateways_there(s, p, why, sizeof why);
     if (ok && find_helpers(s, p) != 0) {
         ok = 0;
         snprintf(why, sizeof why, "the job is ending");
@@ -327,6 +433,12 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     strv_push(&kv, parent);
     strv_push(&kv, UNIVERSE_KEY);
     strv_pushf(&kv, "%d", m->universe);
+    part_layout(m, p, &kv);
+    for (int i = 0; i < m->plan->nkv; i++)   /* the site gateways' addresses */
+        if (strncmp(m->plan->kv[2 * i], "metampi.gw.", 11) == 0) {
+            strv_push(&kv, m->plan->kv[2 * i]);
+            strv_push(&kv, m->plan->kv[2 * i + 1]);
+        }
     for (int i = 0; i < 2 * req.npreput; i++)
         strv_push(&kv, req.preput[i]);
     for (uint32_t i = 0; i < kv.n; i += 2)
@@ -338,10 +450,32 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         define(p, &req, k, &kv, mapping, &def);
         tell(&m->host[k], CTL_PARTS_PART, p->id, 0, &def);
     }
+    announce_to_gateways(m, p);
     strv_free(&kv);
     free(mapping);
     free(where);
     pmi_spawn_free(&req);
+}
+
+static void decide(mh_spawn_t *s, mh_part_t *p);
+
+static void on_gw_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
+{
+    mh_part_t *p = find(s, f->u.parts.node);
+    int k = (int)(h - s->m->host);
+    ctl_strs_t fl = f->u.parts.fields;
+    if (!p || p->go || !p->gw_asked[k] || fl.n != 1) {
+        mh_protocol_error(h, "a GW_READY for a part its gateway was not asked about");
+        return;
+    }
+    const char *why = ctl_strs_next(&fl);
+    p->gw_asked[k] = 0;
+    if (*why && !p->refused) {
+        p->refused = 1;
+        snprintf(p->why, sizeof p->why, "%s", why);
+    }
+    if (--p->gw_wait == 0 && p->nready == p->ninvolved)
+        decide(s, p);
 }
 
 /* Every chosen helper said READY: all of them start the part, or none. */
@@ -383,7 +517,7 @@ static void on_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         p->refused = 1;
         snprintf(p->why, sizeof p->why, "%s", why);
     }
-    if (++p->nready == p->ninvolved)
+    if (++p->nready == p->ninvolved && p->gw_wait == 0)
         decide(s, p);
 }
 
@@ -486,6 +620,7 @@ void mh_spawn_frame(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     case CTL_PARTS_PUT: on_put(s, h, f); return;
     case CTL_PARTS_BARRIER_IN: on_barrier_in(s, h, f); return;
     case CTL_PARTS_READY: on_ready(s, h, f); return;
+    case CTL_PARTS_GW_READY: on_gw_ready(s, h, f); return;
     default: mh_protocol_error(h, "a PARTS frame of an op only mpirun sends");
     }
 }

@@ -33,6 +33,13 @@
  * when it holds one. The gateway sends a MULTI's frames on as one WAN frame. A zero-copy
  * send that is staged is a copy: its completion is reported by the next progress().
  *
+ * Numbers (docs/dynproc.md, "Several sites"): frames and the HELLO name job-wide numbers,
+ * which the gateways know every process by: a process of this part is id_base + its job rank,
+ * one of another part peer_id(r) once the layer above grew us (transport.h, "Growing"). A
+ * frame from a number not known yet (a child that sends before this parent has met it)
+ * waits, copied, in arrival order, until a grow makes it known; progress() delivers it then,
+ * before anything newer from the same process (per-pair order).
+ *
  * Failures: the end of the gateway's connection without BYE means the gateway died or ended
  * the job (a lost WAN link): the launcher reports that; this rank waits LOST_GRACE_MS for the
  * teardown before it ends the job with its own report. MPI_Finalize (close) flushes, says
@@ -79,9 +86,21 @@ enum {
     CHECK_MS = 1000,               /* how often the connection is checked for silence */
 };
 
+/* The bound of job-wide numbers in frame headers (mpirun's CTL_MAX_RANK_ID). */
+#define ID_BOUND ((uint32_t)1 << 30)
+
+/* A frame from a process not known yet (see "Numbers"). */
+typedef struct waiting {
+    struct waiting *next;
+    int id;
+    size_t len;
+    unsigned char f[];
+} waiting_t;
+
 static struct {
     int active;
     int rank, size, site, nsites;
+    int part_size;                 /* size before any grow */
     const int *site_of;
     const char *(*site_name)(int site);
     uint32_t usize;
@@ -95,34 +114,112 @@ static struct {
     net_completion_t done[MAX_COMPLETIONS];
     int ndone;
     int closed;
+    int lost_frame;                /* a frame could not wait: out of memory */
     int grouping;                  /* open groups (nested) */
     unsigned char **stage;         /* per site: GW_FRAME_HDR + GW_MULTI_MAX bytes, or NULL */
     size_t *staged;                /* per site: the inner frames' bytes in it */
     int *staged_n;                 /* per site: how many */
     unsigned char *stopped;        /* per rank: the gateway said STOP and not yet GO */
     tr_deliver_fn deliver;         /* the protocol's */
+    tr_place_fn place;             /* the protocol's */
+    int id_base;                   /* this part's rank 0's job-wide number */
+    int (*peer_id)(int r);         /* after a grow: job rank -> job-wide number, and back */
+    int (*peer_of_id)(int id);
+    waiting_t *waiting, **waiting_tail;
     int timeout_s;                 /* METAMPI_PEER_TIMEOUT */
     long long next_check;
 } g = { .fd = -1 };
 
+/* The job-wide number of job rank r, and the job rank of job-wide number id (-1: unknown). */
+static int wire_id(int r)
+{
+    return g.peer_id ? g.peer_id(r) : g.id_base + r;
+}
+
+static int rank_of(int id)
+{
+    if (g.peer_of_id)
+        return g.peer_of_id(id);
+    return id >= g.id_base && id - g.id_base < g.size ? id - g.id_base : -1;
+}
+
+static int waits(int id)
+{
+    for (waiting_t *w = g.waiting; w; w = w->next)
+        if (w->id == id)
+            return 1;
+    return 0;
+}
+
 /* A frame from the gateway, header first: STOP and GO are ours, the rest the protocol's. */
-static void deliver_frame(int src, const void *frame, size_t len)
+static void deliver_frame(int id, const void *frame, size_t len)
 {
     const unsigned char *f = frame;
     uint8_t kind = gw_frame_kind(f);
-    if (kind == GW_KIND_STOP || kind == GW_KIND_GO)
-        g.stopped[src] = kind == GW_KIND_STOP;
-    else
+    int src = rank_of(id);
+    if (kind == GW_KIND_STOP || kind == GW_KIND_GO) {
+        if (src >= 0)   /* the gateway stops only frames we sent, to processes we know */
+            g.stopped[src] = kind == GW_KIND_STOP;
+    } else if (src >= 0 && !waits(id)) {
         g.deliver(src, f + GW_FRAME_HDR, len - GW_FRAME_HDR);
+    } else {   /* not known yet: it waits (an allocation failure loses it: see gw_progress) */
+        waiting_t *w = malloc(sizeof *w + len);
+        if (!w) {
+            g.lost_frame = 1;
+            return;
+        }
+        w->next = NULL;
+        w->id = id;
+        w->len = len;
+        memcpy(w->f, f, len);
+        *g.waiting_tail = w;
+        g.waiting_tail = &w->next;
+    }
+}
+
+static int place_frame(int id, const void *head, size_t head_len, size_t body_len,
+                       tr_sink_t *sink)
+{
+    int src = rank_of(id);
+    return src >= 0 && g.place && !waits(id) ? g.place(src, head, head_len, body_len, sink)
+                                             : 0;
+}
+
+/* The waiting frames whose senders are known now, in arrival order. */
+static int deliver_waiting(void)
+{
+    int n = 0;
+    waiting_t **pw = &g.waiting;
+    while (*pw) {
+        waiting_t *w = *pw;
+        int src = rank_of(w->id);
+        int earlier = 0;   /* an older frame of the same sender still waits */
+        for (waiting_t *o = g.waiting; o != w && !earlier; o = o->next)
+            earlier = o->id == w->id;
+        if (src < 0 || earlier) {
+            pw = &w->next;
+            continue;
+        }
+        *pw = w->next;
+        if (g.waiting_tail == &w->next)
+            g.waiting_tail = pw;
+        g.deliver(src, w->f + GW_FRAME_HDR, w->len - GW_FRAME_HDR);
+        free(w);
+        n++;
+    }
+    return n;
 }
 
 static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
 {
     g.rank = boot->rank;
-    g.size = boot->size;
-    g.usize = (uint32_t)boot->size;
+    g.size = g.part_size = boot->size;
+    g.usize = ID_BOUND;
     g.deliver = deliver;
-    g.rx_ops = (net_rx_ops_t){ .deliver = deliver_frame, .place = boot->place,
+    g.place = boot->place;
+    g.id_base = boot->id_base;
+    g.waiting_tail = &g.waiting;
+    g.rx_ops = (net_rx_ops_t){ .deliver = deliver_frame, .place = place_frame,
                                .place_min = PLACE_MIN, .max_frame = MAX_FRAME,
                                .hdr_len = GW_FRAME_HDR, .parse_hdr = gw_frame_parse_rx,
                                .hdr_ctx = &g.usize, .with_header = 1, .peer = "rank" };
@@ -211,8 +308,10 @@ static int attempt(long long deadline, char *err, int errlen)
         if (auth_nonce(nc) != 0) {
             bad = "no randomness for a nonce";
         } else {
-            gw_hello_encode(hello, &g.key, GW_ROLE_RANK, (uint32_t)g.rank, (uint32_t)g.size,
-                            na, nc);
+            /* our job-wide number, and the numbers we know of: the first ones up to our
+             * part's last (the gateway knows at least those) */
+            gw_hello_encode(hello, &g.key, GW_ROLE_RANK, (uint32_t)wire_id(g.rank),
+                            (uint32_t)(g.id_base + g.part_size), na, nc);
             struct iovec v = { hello, sizeof hello };
             if (net_sendv(fd, &v, 1) != (long)sizeof hello)
                 again = "cannot send the hello";
@@ -312,7 +411,8 @@ static void header(unsigned char hdr[GW_FRAME_HDR], int dst, size_t len, size_t 
 {
     gw_frame_encode(hdr, &(gw_frame_t){ .len = (uint32_t)len, .kind = GW_KIND_FRAME,
                                         .head_len = head <= NET_HEAD_MAX ? (uint8_t)head : 0,
-                                        .dst = (uint32_t)dst, .src = (uint32_t)g.rank });
+                                        .dst = (uint32_t)wire_id(dst),
+                                        .src = (uint32_t)wire_id(g.rank) });
 }
 
 static int full(void)
@@ -332,7 +432,8 @@ static int unstage(int t, char *err, int errlen)
         gw_frame_t first;
         gw_frame_parse(b + GW_FRAME_HDR, MAX_FRAME, g.usize, &first);
         gw_frame_encode(b, &(gw_frame_t){ .len = (uint32_t)n, .kind = GW_KIND_MULTI,
-                                          .dst = first.dst, .src = (uint32_t)g.rank });
+                                          .dst = first.dst,
+                                          .src = (uint32_t)wire_id(g.rank) });
     }
     g.stage[t] = NULL;
     g.staged[t] = 0;
@@ -450,7 +551,12 @@ static int gw_progress(char *err, int errlen)
 {
     if (!g.active || g.closed)
         return 0;
-    int events = 0;
+    int events = deliver_waiting();
+    if (g.lost_frame) {
+        snprintf(err, (size_t)errlen, "gw: out of memory keeping a frame from a process not "
+                 "known yet");
+        return -1;
+    }
     if (g.ndone) {
         net_completion_t d[MAX_COMPLETIONS];
         int n = g.ndone;
@@ -488,6 +594,26 @@ static int gw_progress(char *err, int errlen)
             return silent(err, errlen);
     }
     return events + n;
+}
+
+/* Processes of other parts (transport.h, "Growing"): those at another site go through the
+ * gateway, which mpirun told about them before they started (docs/dynproc.md). */
+static int gw_grow(const tr_boot_t *boot, char *err, int errlen)
+{
+    if (!g.active || boot->size <= g.size)
+        return 0;
+    unsigned char *st = realloc(g.stopped, (size_t)boot->size);
+    if (!st) {
+        snprintf(err, (size_t)errlen, "out of memory for %d processes", boot->size);
+        return -1;
+    }
+    memset(st + g.size, 0, (size_t)(boot->size - g.size));
+    g.stopped = st;
+    g.site_of = boot->site_of;
+    g.peer_id = boot->peer_id;
+    g.peer_of_id = boot->peer_of_id;
+    g.size = boot->size;
+    return 0;
 }
 
 static int gw_busy(void)
@@ -529,6 +655,11 @@ static void gw_close(void)
     free(g.staged);
     free(g.staged_n);
     free(g.stopped);
+    while (g.waiting) {
+        waiting_t *w = g.waiting;
+        g.waiting = w->next;
+        free(w);
+    }
     memset(&g, 0, sizeof g);
     g.fd = -1;
 }
@@ -551,5 +682,6 @@ const transport_t transport_gw = {
     .busy = gw_busy,
     .group_begin = gw_group_begin,
     .group_end = gw_group_end,
+    .grow = gw_grow,
     .close = gw_close,
 };
