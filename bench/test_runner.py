@@ -157,6 +157,7 @@ def made_up_record(only=None):
                 series(rec.p2p.results[p][s], sizes, p, s,
                        fail_from=1024 if (s, p) == ("mpich", "bandwidth") else None)
         rec.p2p.busy = [0.01, 0.25, 0.125]
+    if only in (None, "noncontig"):
         rec.noncontig = {label: {s: noncontig.NcResult() for s in slugs}
                          for label, _ in noncontig.NC_RUNS}
         for label, _ in noncontig.NC_RUNS:
@@ -166,6 +167,7 @@ def made_up_record(only=None):
                             ("vector", 8, 1 << 20), ("face_y", 2048, 1 << 19)):
                     r.samples[key] = [value(label, s, *key), value(s, label, *key)]
         rec.noncontig["faces 256^3"]["mpich"].failed = "exit status 1: wrong | data"
+    if only is None:
         rec.convert = {"rows": [["doubles from big-endian", 1 << 24, value("c", 1), value("c", 2),
                                  value("c", 3)]], "error": None}
     if only in (None, "rma"):
@@ -316,6 +318,11 @@ def report_text(rec, docs):
     if args.only == "io":
         document.update_report(path, [document.IO.begin] + fileio.io_section(rec.io, mpis) +
                                [document.IO.end, ""], fileio.io_targets(rec.io), document.IO)
+    if args.only == "noncontig":
+        document.update_report(path, [document.NONCONTIG.begin] +
+                               noncontig.noncontig_section(rec.noncontig, mpis) +
+                               [document.NONCONTIG.end, ""], noncontig.nc_targets(rec.noncontig),
+                               document.NONCONTIG)
     with open(path) as f:
         return f.read()
 
@@ -328,7 +335,8 @@ class RawResults(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_saved_and_restored_give_the_same_report(self):
-        for only in (None, "tcp", "wan", "coll", "rma", "io", "threads", "hetero", "scale"):
+        for only in (None, "tcp", "wan", "coll", "rma", "io", "threads", "hetero", "scale",
+                     "noncontig"):
             rec = made_up_record(only)
             path = os.path.join(self.tmp, f"results-{only}.json")
             record.save(rec, path)
@@ -347,8 +355,13 @@ class RawResults(unittest.TestCase):
                     self.assertEqual(a.failures, b.failures)
                     self.assertEqual([r.median(8) for r in a.results["latency"].values()],
                                      [r.median(8) for r in b.results["latency"].values()])
-            if only in ("rma", "io", "threads", "hetero", "scale"):
+            if only in ("rma", "io", "threads", "hetero", "scale", "noncontig"):
                 self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
+            if only == "noncontig":
+                text = report_text(back, self.tmp)
+                self.assertIn("### vector 4 MiB", text)
+                self.assertIn("| Strided vectors with blocks ≥ 256 B", text)
+                self.assertIn("| Non-contiguous bandwidth at or above", text)
             if only == "threads":
                 text = report_text(back, self.tmp)
                 self.assertIn("### Multi-threaded message rate", text)
@@ -403,6 +416,36 @@ class RawResults(unittest.TestCase):
             self.assertEqual(f.read(), expected)
         for np in coll_measure.COLL_NP:
             self.assertTrue(os.path.exists(os.path.join(via, "perf", f"coll_{np}ranks.png")))
+
+    def test_only_noncontig_keeps_its_place(self):
+        """--only noncontig replaces its section between the markers and its two rows of the
+        targets table where they stood, and nothing else."""
+        rec = made_up_record("noncontig")
+        path = os.path.join(self.tmp, "performance.md")
+        before = ["# Performance", "", "## Targets (from the issue)", "",
+                  "| Target | Status | Worst size |", "|---|---|---|",
+                  "| Latency | **met** | x |",
+                  "| Strided vectors with blocks ≥ 256 B: old | **not met** | old |",
+                  "| Non-contiguous bandwidth: old | **not met** | old |",
+                  "| Collective I/O | **met** | y |", "", "## Streaming bandwidth", "",
+                  document.NONCONTIG.begin, "## Non-contiguous transfers", "old table",
+                  document.NONCONTIG.end, "", document.RMA.begin, "rma", document.RMA.end,
+                  "", "## Startup", ""]
+        with open(path, "w") as f:
+            f.write("\n".join(before))
+        lines = report_text(rec, self.tmp).split("\n")
+        rows = [l for l in lines if l.startswith("| ") and "**" in l]
+        self.assertEqual([r.split(" |")[0] for r in rows],
+                         ["| Latency", "| Strided vectors with blocks ≥ 256 B: ≥ 90% of "
+                          "metampi's contiguous bandwidth (same bytes, same run)",
+                          "| Non-contiguous bandwidth at or above the better of Open MPI and "
+                          "MPICH for every block size", "| Collective I/O"])
+        self.assertNotIn("old table", lines)
+        self.assertEqual(lines.count("## Non-contiguous transfers"), 1)
+        self.assertLess(lines.index("## Streaming bandwidth"),
+                        lines.index("## Non-contiguous transfers"))
+        self.assertLess(lines.index(document.NONCONTIG.end), lines.index(document.RMA.begin))
+        self.assertIn("rma", lines)
 
     def test_not_a_results_file(self):
         path = os.path.join(self.tmp, "x.json")

@@ -38,8 +38,10 @@ def parse_args():
     ap.add_argument("--scale-timeout", type=int, default=300,
                     help="seconds per run of the scale family (default 300)")
     ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma", "io", "threads", "hetero",
-                                       "scale"],
+                                       "scale", "noncontig"],
                     help="coll: only the collectives; rma: only one-sided communication; "
+                         "noncontig: only the non-contiguous transfers (strided vectors, "
+                         "3-D faces); "
                          "threads: only the threads family (bench/threads; its parts between "
                          "emulated hosts and sites need root); "
                          "hetero: only what heterogeneity support costs like peers (a "

@@ -9,10 +9,10 @@ from typing import NamedTuple
 
 class Part(NamedTuple):
     """A part of the document that --only rewrites: its marker lines, and the prefix of its
-    rows in the targets table."""
+    rows in the targets table (a tuple of prefixes when its rows begin differently)."""
     begin: str
     end: str
-    target_prefix: str
+    target_prefix: object
 
 
 COLL = Part("<!-- collectives: begin (bench/run_benchmarks.py --only coll rewrites this "
@@ -29,6 +29,9 @@ HETERO = Part("<!-- hetero: begin (bench/run_benchmarks.py --only hetero rewrite
               "part) -->", "<!-- hetero: end -->", "Heterogeneity")
 SCALE = Part("<!-- scale: begin (bench/run_benchmarks.py --only scale rewrites this part) -->",
              "<!-- scale: end -->", "Scale on one host")
+NONCONTIG = Part("<!-- noncontig: begin (bench/run_benchmarks.py --only noncontig rewrites "
+                 "this part) -->", "<!-- noncontig: end -->",
+                 ("Strided vectors", "Non-contiguous"))
 WAN = Part("<!-- wan: begin (bench/run_benchmarks.py --only wan rewrites this part) -->",
            "<!-- wan: end -->", "Between two sites (WAN)")
 
@@ -135,10 +138,15 @@ def update_report(path, section, rows, part):
         end_ = start
         while end_ < len(lines) and lines[end_].startswith("|"):
             end_ += 1
-        table = [l for l in lines[start:end_] if not l.startswith(f"| {prefix}")]
+        mine = tuple(f"| {p}" for p in ((prefix,) if isinstance(prefix, str) else prefix))
+        old = lines[start:end_]
+        table = [l for l in old if not l.startswith(mine)]
         # the part's rows go where they were, else at the end (the collectives last)
+        was = next((k for k, l in enumerate(old) if l.startswith(mine)), None)
         at = len(table)
-        if prefix != COLL.target_prefix:
+        if was is not None:
+            at = sum(1 for l in old[:was] if not l.startswith(mine))
+        elif prefix != COLL.target_prefix:
             at = next((k for k, l in enumerate(table) if l.startswith(f"| {COLL.target_prefix}")),
                       len(table))
         table[at:at] = [f"| {name} | **{verdict}** | {worst} |"

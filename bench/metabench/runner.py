@@ -61,9 +61,10 @@ def measure(args):
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
     only_rma, only_io = args.only == "rma", args.only == "io"
     only_threads, only_scale = args.only == "threads", args.only == "scale"
-    only_hetero = args.only == "hetero"
+    only_hetero, only_nc = args.only == "hetero", args.only == "noncontig"
     print("building benchmark programs", flush=True)
     wanted = (list(P2P) + ["rma_latency"] if only_tcp else ["rma_latency"] if only_rma else
+              ["noncontig"] if only_nc else
               list(threads_measure.PROGRAMS) if only_threads else
               ["latency"] if only_hetero else
               [scale_measure.PROGRAM] if only_scale else
@@ -82,6 +83,9 @@ def measure(args):
         rec.noncontig = noncontig.measure_noncontig(mpis, args, idle, rec.p2p.busy)
         print("measuring conversion between unlike architectures", flush=True)
         rec.convert = convert.measure_convert(build, args.timeout)
+    if only_nc:
+        print("measuring non-contiguous transfers", flush=True)
+        rec.noncontig = noncontig.measure_noncontig(mpis, args, idle, [])
     if not args.only or only_rma:
         print("measuring one-sided communication", flush=True)
         rec.rma = rma.measure_rma(mpis, args, idle, rec.p2p.busy if rec.p2p else [])
@@ -136,7 +140,8 @@ def markdown(rec, verdicts):
     lines += document.targets_section(verdicts)
     lines += p2p_report.p2p_section(results, mpis, "latency", args)
     lines += p2p_report.p2p_section(results, mpis, "bandwidth", args)
-    lines += noncontig.noncontig_section(rec.noncontig, mpis)
+    lines += [document.NONCONTIG.begin] + noncontig.noncontig_section(rec.noncontig, mpis) + \
+        [document.NONCONTIG.end, ""]
     lines += [document.RMA.begin] + rma.rma_section(rec.rma, mpis) + [document.RMA.end, ""]
     lines += [document.IO.begin] + fileio.io_section(rec.io, mpis) + [document.IO.end, ""]
     lines += [document.THREADS.begin] + threads_report.section(rec.threads, mpis) + \
@@ -168,6 +173,15 @@ def write_report(rec):
         document.update_report(report, [document.RMA.begin] + rma.rma_section(rec.rma, mpis) +
                                [document.RMA.end, ""], verdicts, document.RMA)
         print(f"updated the one-sided part of {report}; wrote {perfdir}/rma.png")
+    elif args.only == "noncontig":
+        verdicts = noncontig.nc_targets(rec.noncontig)
+        os.makedirs(perfdir, exist_ok=True)
+        noncontig.plot_noncontig(pyplot(), rec.noncontig, mpis,
+                                 os.path.join(perfdir, "noncontig.png"))
+        document.update_report(report, [document.NONCONTIG.begin] +
+                               noncontig.noncontig_section(rec.noncontig, mpis) +
+                               [document.NONCONTIG.end, ""], verdicts, document.NONCONTIG)
+        print(f"updated the non-contiguous part of {report}; wrote {perfdir}/noncontig.png")
     elif args.only == "threads":
         verdicts = threads_report.targets(rec.threads)
         os.makedirs(perfdir, exist_ok=True)

@@ -8,7 +8,7 @@
  *                           largest power of two <= 4096 / (local ranks - 1), at least 16).
  *                           Cells per ordered pair (a power of two, 4..65536): how many
  *                           frames a sender may have in flight to one receiver.
- *   METAMPI_SHM_RING_BYTES  default 512K, or less with more than 32 ranks on the host (the
+ *   METAMPI_SHM_RING_BYTES  default 1M, or less with more than 17 ranks on the host (the
  *                           largest power of two <= 16M / (local ranks - 1), at least 128K).
  *                           Data-ring bytes per ordered pair for frames longer than 52 bytes
  *                           (a power of two, 128K..1G; K, M, G suffixes).
