@@ -65,6 +65,13 @@ int net_secure_refused(const net_secure_t *s);
  * failed (err). Non-blocking, so that two processes that each wait for a handshake of the
  * other's never wait for each other (a process drives all of its handshakes from one loop). */
 int net_secure_step(net_secure_t *s, short *wants, char *err, int errlen);
+/* After net_secure_step failed: whether the peer closed the connection (an end of stream or
+ * a reset in the handshake) rather than refusing it; a closed handshake may be tried again on
+ * a new connection. */
+int net_secure_closed(const net_secure_t *s);
+/* A server's: whether the client's first handshake message (its ClientHello) has come. Until
+ * it has, the client cannot have finished its side: closing is safe for both. */
+int net_secure_heard(const net_secure_t *s);
 /* Both, waiting until deadline (net_now_ms): for tests. */
 net_secure_t *net_secure_open(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
                               long long deadline, char *err, int errlen);

@@ -16,6 +16,11 @@ every kind (forge_victim.c).
   Host      a connection that claims a rank of rank 0's own host (reached through shared
             memory, never TCP) is dropped at the handshake with one logged line, and the
             job finishes its work.
+  TlsStall  two sites of this machine with --direct-wan (rank 0 at alpha, rank 2 at beta:
+            TLS between them): a connection that passes the handshake as rank 2 and then
+            sends no ClientHello holds rank 0's place for rank 2 while rank 0 has a message
+            for it; rank 0 closes it about 10 s after its WELCOME (TCP_HELLO_TIMEOUT_MS),
+            opens its own connection to the real rank 2, and the job finishes its work.
 """
 import argparse
 import glob
@@ -209,6 +214,47 @@ class Forge(unittest.TestCase):
         drops = [l for l in err.splitlines() if "dropped a TCP connection from" in l]
         self.assertEqual(len(drops), 1, err)
         self.assertIn("rank 1", drops[0])
+
+
+class TlsStall(unittest.TestCase):
+    def test_no_client_hello(self):
+        tmp = tempfile.mkdtemp(prefix="forge.")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        key_file, desc = os.path.join(tmp, "key"), os.path.join(tmp, "sites.ini")
+        with open(desc, "w") as f:
+            f.write("[site alpha]\nhosts = localhost:2\n\n[site beta]\nhosts = %s:1\n"
+                    % socket.gethostname())
+        env = dict(os.environ, FORGE_KEY_FILE=key_file)
+        p = subprocess.Popen([MPIRUN, "--bind-to", "none", "--metacomputer", desc,
+                              "--direct-wan", "-n", "3", PROG], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            self.assertTrue(read_line(p, "READY", 30), "the job never got ready")
+            ranks = rank_ports(p.pid)
+            self.assertIn(0, ranks, "rank 0 has no listening socket")
+            s = connect_as(ranks[0], tcp_key(key_file), 2, 3)
+            self.assertIsNotNone(s, "the handshake as rank 2 was refused: nothing was tested")
+            t0 = time.monotonic()
+            p.stdin.write("go\n")  # rank 0 now sends to rank 2: it waits for this connection
+            p.stdin.flush()
+            s.settimeout(30)
+            try:
+                while s.recv(4096):
+                    pass
+            except OSError:
+                pass
+            closed_after = time.monotonic() - t0
+            s.close()
+            out, err = p.communicate(timeout=40)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("DONE", out)
+        # 10 s after the WELCOME, judged once a second; the test's own steps take a little
+        self.assertGreater(closed_after, 8, err)
+        self.assertLess(closed_after, 20, err)
 
 
 if __name__ == "__main__":
