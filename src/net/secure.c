@@ -366,6 +366,12 @@ long net_secure_readv(net_secure_t *s, const struct iovec *iov, int n)
             if (rc == 1) {
                 off += got;
                 total += got;
+                /* OpenSSL holds nothing more (not even part of a record): the rest, if any,
+                 * is in the socket, whose readiness the caller's poll reports. One more
+                 * SSL_read would mostly be a read() that fails with EAGAIN: counted on the
+                 * gateways' ping-pong, one such syscall per record received. */
+                if (!SSL_has_pending(s->ssl))
+                    return (long)total;
                 continue;
             }
             int eof, e = fail_errno(s, rc, &eof);

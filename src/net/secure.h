@@ -18,8 +18,9 @@
  *
  * I/O has readv / sendmsg semantics on a non-blocking socket, so rx.c and outq.c use it in
  * place of the socket (their `sec` field). Two rules keep that true:
- *   - a read returns less than asked only when the socket is empty: nothing decrypted stays
- *     behind in OpenSSL's buffers that no poll would announce;
+ *   - a read returns less than asked only when nothing stays behind in OpenSSL's buffers
+ *     (no record, decrypted or not, nor part of one) that no poll would announce: what else
+ *     there is waits in the socket, and a level-triggered poll reports it;
  *   - a write that found the socket full has sealed a record OpenSSL keeps: the writer must
  *     offer the same bytes again (outq does: unwritten bytes stay at its head).
  */
