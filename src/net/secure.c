@@ -25,6 +25,7 @@ struct net_secure {
     unsigned char stage[RECORD_MAX]; /* small segments gathered into one record */
     int x509;                      /* authenticated by certificates (net_secure_start_x509) */
     int refused;                   /* NET_SECURE_REFUSED_HERE / _THERE, or 0 */
+    int closed;                    /* the handshake failed: the peer closed the connection */
     char peer[72];                 /* x509: the name the peer's certificate must carry */
     char why[300];
 };
@@ -284,12 +285,24 @@ int net_secure_step(net_secure_t *s, short *wants, char *err, int errlen)
     }
     if (e == SSL_ERROR_SSL && refusal(s, err, (size_t)errlen))
         return -1;
-    if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN)
+    if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN) {
+        /* (the kernel giving up on the peer, ETIMEDOUT, is not a close) */
+        s->closed = errno == 0 || errno == ECONNRESET || errno == EPIPE;
         snprintf(err, (size_t)errlen, "the peer closed the connection in the TLS handshake "
                  "(%s)", errno ? strerror(errno) : "end of stream");
-    else
+    } else
         ssl_reason(err, (size_t)errlen, "the TLS handshake failed (not the same job key?)");
     return -1;
+}
+
+int net_secure_closed(const net_secure_t *s)
+{
+    return s->closed;
+}
+
+int net_secure_heard(const net_secure_t *s)
+{
+    return SSL_get_state(s->ssl) != TLS_ST_BEFORE;
 }
 
 net_secure_t *net_secure_open(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
@@ -353,6 +366,12 @@ long net_secure_readv(net_secure_t *s, const struct iovec *iov, int n)
             if (rc == 1) {
                 off += got;
                 total += got;
+                /* OpenSSL holds nothing more (not even part of a record): the rest, if any,
+                 * is in the socket, whose readiness the caller's poll reports. One more
+                 * SSL_read would mostly be a read() that fails with EAGAIN: counted on the
+                 * gateways' ping-pong, one such syscall per record received. */
+                if (!SSL_has_pending(s->ssl))
+                    return (long)total;
                 continue;
             }
             int eof, e = fail_errno(s, rc, &eof);

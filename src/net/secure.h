@@ -18,8 +18,9 @@
  *
  * I/O has readv / sendmsg semantics on a non-blocking socket, so rx.c and outq.c use it in
  * place of the socket (their `sec` field). Two rules keep that true:
- *   - a read returns less than asked only when the socket is empty: nothing decrypted stays
- *     behind in OpenSSL's buffers that no poll would announce;
+ *   - a read returns less than asked only when nothing stays behind in OpenSSL's buffers
+ *     (no record, decrypted or not, nor part of one) that no poll would announce: what else
+ *     there is waits in the socket, and a level-triggered poll reports it;
  *   - a write that found the socket full has sealed a record OpenSSL keeps: the writer must
  *     offer the same bytes again (outq does: unwritten bytes stay at its head).
  */
@@ -65,6 +66,13 @@ int net_secure_refused(const net_secure_t *s);
  * failed (err). Non-blocking, so that two processes that each wait for a handshake of the
  * other's never wait for each other (a process drives all of its handshakes from one loop). */
 int net_secure_step(net_secure_t *s, short *wants, char *err, int errlen);
+/* After net_secure_step failed: whether the peer closed the connection (an end of stream or
+ * a reset in the handshake) rather than refusing it; a closed handshake may be tried again on
+ * a new connection. */
+int net_secure_closed(const net_secure_t *s);
+/* A server's: whether the client's first handshake message (its ClientHello) has come. Until
+ * it has, the client cannot have finished its side: closing is safe for both. */
+int net_secure_heard(const net_secure_t *s);
 /* Both, waiting until deadline (net_now_ms): for tests. */
 net_secure_t *net_secure_open(int fd, int server, const unsigned char psk[NET_SECURE_PSK],
                               long long deadline, char *err, int errlen);

@@ -10,6 +10,11 @@
   nettool.py udpsink PORT SECONDS        count datagrams for SECONDS after the first one,
                                          print "COUNT"
   nettool.py udpsend HOST PORT COUNT GAP_US   send COUNT numbered datagrams GAP_US apart
+  nettool.py pattern HOST PORT BYTES     send BYTES of a known pattern, then close
+  nettool.py compare PORT BYTES          take one connection, read it to EOF and compare it
+                                         with the pattern: print "received N, M differ" and
+                                         a line "at OFFSET by 0xXOR" for each of the first 10
+                                         bytes that differ
 
 Every wait is bounded, so a broken network fails a test instead of hanging it.
 """
@@ -124,6 +129,33 @@ def udpsend(host, port, count, gap_us):
         s.sendto(b"%08d" % i + b"\0" * 56, addr)
 
 
+def known(n):
+    """The pattern: byte i is i mod 251 (a prime: no period of a power of two)."""
+    return bytes(range(251)) * (n // 251) + bytes(range(n % 251))
+
+
+def pattern(host, port, nbytes):
+    with connect(host, port) as c:
+        c.sendall(known(nbytes))
+
+
+def compare(port, nbytes):
+    s = listener(port)
+    c, _ = s.accept()
+    c.settimeout(ACCEPT_TIMEOUT_S)
+    got = bytearray()
+    while True:
+        data = c.recv(CHUNK)
+        if not data:
+            break
+        got += data
+    want = known(max(nbytes, len(got)))
+    diff = [i for i in range(len(got)) if got[i] != want[i]]
+    print("received %d, %d differ" % (len(got), len(diff)))
+    for i in diff[:10]:
+        print("at %d by 0x%02x" % (i, got[i] ^ want[i]))
+
+
 def main(argv):
     cmds = {
         "serve": (serve, (int, str)),
@@ -132,6 +164,8 @@ def main(argv):
         "stream": (stream, (str, int, float)),
         "udpsink": (udpsink, (int, float)),
         "udpsend": (udpsend, (str, int, int, int)),
+        "pattern": (pattern, (str, int, int)),
+        "compare": (compare, (int, int)),
     }
     if len(argv) < 2 or argv[1] not in cmds or len(argv) - 2 != len(cmds[argv[1]][1]):
         sys.exit(__doc__)

@@ -90,7 +90,10 @@ class Topology(ClusterTest):
         for args, msg in ((["--delay", "1ms"], "--tun NAME is required"),
                           (["--tun", "x", "--rate", "fast"], "bad value 'fast' for --rate"),
                           (["--tun", "x", "--loss", "2"], "bad value '2' for --loss"),
-                          (["--tun", "x", "--frob", "1"], "unknown option --frob")):
+                          (["--tun", "x", "--frob", "1"], "unknown option --frob"),
+                          (["--tun", "x", "--flip-port", "0"], "bad value '0' for --flip-port"),
+                          (["--tun", "x", "--flip-port", "65536"],
+                           "bad value '65536' for --flip-port")):
             r = subprocess.run([ct.WANEMU] + args, capture_output=True, text=True, timeout=10)
             self.assertEqual(r.returncode, 2, args)
             self.assertIn("wanemu: " + msg, r.stderr)
@@ -177,6 +180,47 @@ class Loss(ClusterTest):
 
     def test_no_loss(self):
         self.assertGreaterEqual(self.received("0"), self.COUNT * 0.99)
+
+
+class Flip(ClusterTest):
+    """The on-path attacker (wanemu --flip-port, SIGUSR1): a flip armed before two TCP
+    streams of a known pattern alters only the stream to the chosen port, by exactly one bit
+    of one byte, and the receiving TCP takes the altered byte: the checksum was mended (had
+    it not been, the kernel would drop the segment and the sender's retransmission would
+    deliver the byte unaltered)."""
+    BYTES = 300000
+    SCRIPT = """
+        emu=$(ip netns pids $VCLUSTER_WAN_NS)
+        kill -USR1 $emu
+        for port in 5006 5005; do  # the armed flip waits for a segment of port 5005
+          ip netns exec ${H[1]} python3 $T compare $port %d & c=$!
+          ip netns exec ${H[0]} python3 $T pattern ${H[1]} $port %d; wait $c
+        done
+        kill -TERM $emu  # its counters
+        for i in $(seq 100); do grep -q "failed writes" "$VCLUSTER_WANEMU_LOG" && break; sleep 0.05; done
+        cat "$VCLUSTER_WANEMU_LOG"
+    """ % (BYTES, BYTES)
+
+    def flip(self, args):
+        out = self.run_ok(wan(["--sites", "2", "--hosts-per-site", "1", "--wan-delay", "1ms",
+                               "--wanemu-arg", "--flip-port", "--wanemu-arg", "5005"] + args),
+                          self.SCRIPT)
+        got = re.findall(r"received (\d+), (\d+) differ", out)
+        self.assertEqual(got, [(str(self.BYTES), "0"), (str(self.BYTES), "1")], out)
+        self.assertRegex(out, r"(?m)^at \d+ by 0x20$")
+        flips = re.findall(r"wanemu: flipped bit 0x20 of byte (\d+) of the (\d+)-byte TCP "
+                           r"payload from 10\.0\.1\.1 port \d+ to 10\.0\.2\.1 port 5005 "
+                           r"\(sequence number \d+\); the TCP checksum (\w+)", out)
+        self.assertEqual(len(flips), 1, out)
+        self.assertIn(" 1 flipped", out)
+        return flips[0][2]
+
+    def test_mended(self):
+        # without GSO every packet carries its full checksum: wanemu mends it
+        self.assertEqual(self.flip(["--wanemu-arg", "--gso", "--wanemu-arg", "0"]), "mended")
+
+    def test_gso(self):
+        self.flip([])
 
 
 if __name__ == "__main__":

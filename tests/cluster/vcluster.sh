@@ -4,7 +4,8 @@
 #   vcluster.sh [--hosts N] [--rate RATE] [--mtu MTU] [--prefix P] [--in HOST] [--ipv6 F]
 #               -- CMD ARGS...
 #   vcluster.sh --sites S [--hosts-per-site M] [--wan-delay D] [--wan-rate R] [--wan-loss P]
-#               [--wan-seed N] [--wanemu PATH] [--ipv6 F[,F...]] [...] -- CMD ARGS...
+#               [--wan-seed N] [--wanemu PATH] [--wanemu-arg ARG]... [--ipv6 F[,F...]] [...]
+#               -- CMD ARGS...
 #   (--ipv6: the hosts' families: only (IPv6 alone), dual (IPv4 and IPv6), no; per site with
 #   a list, e.g. only,dual)
 #   vcluster.sh --check [--sites S]    exit 0 if clusters can be made here, else 77 and why
@@ -12,7 +13,7 @@
 #
 # Creates the hosts, runs CMD (in the root namespace, or in HOST with --in) with
 # VCLUSTER_HOSTS, VCLUSTER_ADDRS, VCLUSTER_ADDRS6 (IPv6 ones, "-" for none), VCLUSTER_AGENT="ip netns exec {host}" (and VCLUSTER_PREFIX,
-# VCLUSTER_LAN_NS, VCLUSTER_WAN_NS) in its environment, tears everything down and exits with
+# VCLUSTER_LAN_NS, VCLUSTER_WAN_NS, VCLUSTER_WANEMU_LOG) in its environment, tears everything down and exits with
 # CMD's status (128+N after signal N). Exit status 77: network namespaces cannot be created
 # here (not root, no `ip netns`); 2: bad usage; 1: the cluster could not be built.
 # See README.md beside this script for the addressing scheme and the teardown guarantees.
@@ -31,12 +32,12 @@ STOP_GRACE_S=3
 
 usage() {
   [[ $# -gt 0 ]] && echo "vcluster: $*" >&2
-  sed -n '3,11p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+  sed -n '3,12p' "$SELF" | sed 's/^# \{0,1\}//' >&2
   exit "$EXIT_USAGE"
 }
 
 MODE=run NHOSTS='' SITES=0 IPV6='' PER_SITE=2 RATE='' MTU='' PREFIX=vc$$- IN_HOST=''
-WAN_DELAY=5ms WAN_RATE=1gbit WAN_LOSS=0 WAN_SEED=1 WANEMU=${VCLUSTER_WANEMU:-}
+WAN_DELAY=5ms WAN_RATE=1gbit WAN_LOSS=0 WAN_SEED=1 WANEMU=${VCLUSTER_WANEMU:-} WANEMU_ARGS=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --) shift; break ;;
@@ -59,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --wan-loss) WAN_LOSS=$2 ;;
     --wan-seed) WAN_SEED=$2 ;;
     --wanemu) WANEMU=$2 ;;
+    --wanemu-arg) WANEMU_ARGS+=("$2") ;;
     --ipv6) IPV6=$2 ;;
     *) usage "unknown option $1" ;;
   esac
@@ -214,6 +216,7 @@ run_main() {
   export VCLUSTER_HOSTS="${HOSTS[*]}" VCLUSTER_ADDRS="${ADDRS[*]}" VCLUSTER_ADDRS6="${ADDRS6[*]}"
   export VCLUSTER_AGENT="ip netns exec {host}" VCLUSTER_PREFIX=$PREFIX
   export VCLUSTER_LAN_NS=$LAN_NS VCLUSTER_WAN_NS=$WAN_NS
+  export VCLUSTER_WANEMU_LOG=${WAN_NS:+$STATE/wanemu.log}
   [[ -z $IN_HOST ]] || set -- ip netns exec "$IN_HOST" "$@"
   # In the background so that signals reach the traps while CMD runs (bash runs traps only
   # between commands); an explicit <&0 keeps stdin, which & would replace by /dev/null.

@@ -22,6 +22,15 @@ message reaches the program (it checks every byte), and the gateways' notes say 
 DirectWan (root: a packet socket on the loopback interface): with --direct-wan the ranks at
 the two sites connect to each other; their TCP connections carry no trace of the known
 plaintext, and do with [wan] encrypt = off.
+WanEmu (root: an emulated metacomputer, vcluster.sh --sites 2 with the WAN emulator, one rank
+per site, the real gateways on the WAN link through wanemu):
+  capture     a packet socket in the router's namespace (every interface: both sites' and the
+              emulator's) records the job's WAN traffic: no trace of the known plaintext; with
+              [wan] encrypt = off it is there;
+  flip        once the job runs, wanemu (--flip-port 7000, SIGUSR1) flips one bit of the next
+              TCP segment of the gateways' link and mends its TCP checksum, as an on-path
+              attacker would: a gateway reports the failed integrity check, the link is opened
+              again, the job ends normally and the program saw no altered byte.
 """
 import argparse
 import os
@@ -34,7 +43,7 @@ import tempfile
 import threading
 import unittest
 
-MPIRUN = PROG = None
+MPIRUN = PROG = VCLUSTER = WANEMU = None
 HELLO_LEN = 68          # the gateway's HELLO (handshake.h), before TLS starts
 MARKER = b"metampi-known-plaintext:"
 TAMPER_AFTER = 40       # application records forwarded before the attack
@@ -279,13 +288,114 @@ class DirectWan(unittest.TestCase):
         self.assertIn(marker, self.run_job("off", marker))
 
 
+# Runs inside vcluster.sh --sites 2 --hosts-per-site 1: gw_secret on one rank per site
+# through the gateways; with CAPFILE, a packet socket in the router's namespace records every
+# frame meanwhile; with FLIP, wanemu is told to flip a byte once the program runs.
+WANEMU_JOB = r"""
+set -u
+desc=$(mktemp); out=$(mktemp); err=$(mktemp)
+{ printf '[wan]\nencrypt = %s\n' "$ENCRYPT"
+  "$RUN_ON_SITES" --describe 2x1x1 "$VCLUSTER_PREFIX"; } > "$desc"
+if [ -n "$CAPFILE" ]; then
+  ip netns exec "$VCLUSTER_WAN_NS" python3 -c "$CAPTURE" "$CAPFILE" & cap=$!
+  for i in $(seq 200); do [ -e "$CAPFILE.ready" ] && break; sleep 0.05; done
+  [ -e "$CAPFILE.ready" ] || { echo "the capture never started"; exit 1; }
+fi
+"$MPIRUN" --bind-to none --metacomputer "$desc" --launch-agent "$VCLUSTER_AGENT" -n 2 \
+    "$PROG" "$SECONDS_" "$MARKER" > "$out" 2> "$err" &
+job=$!
+if [ -n "$FLIP" ]; then
+  for i in $(seq 600); do grep -q "secret running" "$out" && break; sleep 0.05; done
+  kill -USR1 $(ip netns pids "$VCLUSTER_WAN_NS")
+fi
+wait $job; echo "rc=$?"
+[ -z "$CAPFILE" ] || { kill -TERM $cap; wait $cap; }
+kill -TERM $(ip netns pids "$VCLUSTER_WAN_NS")  # its counters
+for i in $(seq 100); do grep -q "failed writes" "$VCLUSTER_WANEMU_LOG" && break; sleep 0.05; done
+cat "$out" "$err" "$VCLUSTER_WANEMU_LOG"
+rm -f "$desc" "$out" "$err"
+"""
+
+# The capture in the router's namespace: every frame of every interface (both directions)
+# into argv[1] until SIGTERM; argv[1].ready once the socket is open.
+CAPTURE = r"""
+import signal, socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.settimeout(0.2)
+stop = []
+signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+open(sys.argv[1] + ".ready", "w").close()
+with open(sys.argv[1], "wb") as f:
+    while not stop:
+        try:
+            f.write(s.recv(1 << 18))
+        except (socket.timeout, InterruptedError):
+            pass
+"""
+
+
+class WanEmu(unittest.TestCase):
+    def run_job(self, encrypt="on", capture=False, flip=False, seconds=2):
+        if not VCLUSTER or not WANEMU:
+            raise unittest.SkipTest("no --vcluster and --wanemu")
+        check = subprocess.run([VCLUSTER, "--check", "--sites", "2", "--wanemu", WANEMU],
+                               capture_output=True, text=True)
+        if check.returncode == 77:
+            raise unittest.SkipTest(check.stderr.strip())
+        capfile = ""
+        if capture:
+            d = tempfile.mkdtemp()
+            capfile = os.path.join(d, "wan.cap")
+            self.addCleanup(subprocess.run, ["rm", "-rf", d])
+        marker = "metampi-plaintext-%s:" % os.urandom(8).hex()
+        env = dict(os.environ, MPIRUN=MPIRUN, PROG=PROG, ENCRYPT=encrypt, CAPFILE=capfile,
+                   FLIP="1" if flip else "", MARKER=marker, SECONDS_=str(seconds),
+                   CAPTURE=CAPTURE,
+                   RUN_ON_SITES=os.path.join(os.path.dirname(VCLUSTER), "run_on_sites.sh"))
+        r = subprocess.run([VCLUSTER, "--sites", "2", "--hosts-per-site", "1", "--wanemu",
+                            WANEMU, "--wanemu-arg", "--flip-port", "--wanemu-arg", "7000",
+                            "--", "bash", "-c", WANEMU_JOB], capture_output=True, text=True,
+                           timeout=80, env=env)
+        out = r.stdout + r.stderr
+        self.assertEqual(r.returncode, 0, out)
+        self.assertIn("rc=0", out)
+        self.assertIn("secret ok", out)
+        self.assertNotIn("wrong byte", out)
+        data = b""
+        if capture:
+            with open(capfile, "rb") as f:
+                data = f.read()
+        return out, data, marker.encode()
+
+    def test_capture(self):
+        out, data, marker = self.run_job(capture=True)
+        self.assertGreater(len(data), 100000, out)
+        self.assertRegex(out, r"wanemu: site 1 -> 2: \d+ in")  # the job crossed the emulator
+        self.assertNotIn(marker, data)
+        out, data, marker = self.run_job(encrypt="off", capture=True, seconds=1)
+        self.assertIn(marker, data)
+
+    def test_flip(self):
+        out, _, _ = self.run_job(flip=True, seconds=4)
+        self.assertRegex(out, r"wanemu: flipped bit 0x20 of byte \d+ of the \d+-byte TCP "
+                         r"payload from 10\.0\.[12]\.1 port \d+ to 10\.0\.[12]\.1 port \d+ ")
+        self.assertIn(" 1 flipped", out)
+        self.assertEqual([l for l in out.splitlines() if l.startswith("mpirun:")], [], out)
+        self.assertRegex(out, r"metampi-gateway \(site s[12]\): the WAN link to site s[12] "
+                         r"\(10\.0\.[12]\.1:7000\) broke \(stream 0: integrity check failed")
+        self.assertRegex(out, r"the WAN link to site s[12] \(10\.0\.[12]\.1:7000\) is up "
+                         r"again after [0-9.]+ s")
+
+
 def main():
-    global MPIRUN, PROG
+    global MPIRUN, PROG, VCLUSTER, WANEMU
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog", required=True)
+    ap.add_argument("--vcluster")
+    ap.add_argument("--wanemu")
     args, rest = ap.parse_known_args()
-    MPIRUN, PROG = args.mpirun, args.prog
+    MPIRUN, PROG, VCLUSTER, WANEMU = args.mpirun, args.prog, args.vcluster, args.wanemu
     r = unittest.main(argv=[sys.argv[0]] + rest, exit=False).result
     if r.skipped and not r.failures and not r.errors and r.testsRun == len(r.skipped):
         sys.exit(77)

@@ -16,6 +16,14 @@ every kind (forge_victim.c).
   Host      a connection that claims a rank of rank 0's own host (reached through shared
             memory, never TCP) is dropped at the handshake with one logged line, and the
             job finishes its work.
+  TlsStall  two sites of this machine with --direct-wan (rank 0 at alpha, rank 2 at beta:
+            TLS between them): a connection that passes the handshake as rank 2 and then
+            sends no ClientHello holds rank 0's place for rank 2 while rank 0 has a message
+            for it; rank 0 closes it about 10 s after its WELCOME (TCP_HELLO_TIMEOUT_MS),
+            opens its own connection to the real rank 2, and the job finishes its work;
+            connector_away: rank 0 connects to rank 2 and is stopped (as a rank computing
+            without the progress thread) from its HELLO until rank 2 has closed the
+            connection for want of a ClientHello: rank 0 opens a new one, the job finishes.
 """
 import argparse
 import glob
@@ -23,6 +31,7 @@ import hashlib
 import hmac
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -209,6 +218,111 @@ class Forge(unittest.TestCase):
         drops = [l for l in err.splitlines() if "dropped a TCP connection from" in l]
         self.assertEqual(len(drops), 1, err)
         self.assertIn("rank 1", drops[0])
+
+
+def rank_pids(root):
+    """{rank: pid} of the ranks under process root."""
+    found = {}
+    for pid in child_pids(root):
+        try:
+            env = rank_environ(pid)
+        except OSError:
+            continue
+        if b"PMI_RANK" in env:
+            found[int(env[b"PMI_RANK"])] = pid
+    return found
+
+
+class TlsStall(unittest.TestCase):
+    def start(self, tmp):
+        key_file, desc = os.path.join(tmp, "key"), os.path.join(tmp, "sites.ini")
+        with open(desc, "w") as f:
+            f.write("[site alpha]\nhosts = localhost:2\n\n[site beta]\nhosts = %s:1\n"
+                    % socket.gethostname())
+        env = dict(os.environ, FORGE_KEY_FILE=key_file)
+        return subprocess.Popen([MPIRUN, "--bind-to", "none", "--metacomputer", desc,
+                                 "--direct-wan", "-n", "3", PROG], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env), key_file
+
+    def test_connector_away(self):
+        """Rank 0 opens the connection to rank 2 (at the other site) and is away (stopped,
+        as a rank that computes without the progress thread) from its HELLO until after
+        rank 2 closed the connection for want of a ClientHello: rank 0 then finds its TLS
+        handshake closed and opens a new connection, and the job finishes (before: it ended
+        with "cannot secure the connection to rank 2")."""
+        tmp = tempfile.mkdtemp(prefix="forge.")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        p, _ = self.start(tmp)
+        stopped = []
+
+        def stop(pid):
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+
+        def cont(pid):
+            os.kill(pid, signal.SIGCONT)
+            stopped.remove(pid)
+
+        try:
+            self.assertTrue(read_line(p, "READY", 30), "the job never got ready")
+            pids = rank_pids(p.pid)
+            r0, r2 = pids[0], pids[2]
+            stop(r2)
+            p.stdin.write("go\n")  # rank 0 connects to rank 2, which cannot answer yet
+            p.stdin.flush()
+            time.sleep(2)
+            stop(r0)
+            cont(r2)    # rank 2 accepts and sends its CHALLENGE
+            time.sleep(1)
+            stop(r2)
+            cont(r0)    # rank 0 reads it and sends its HELLO
+            time.sleep(1)
+            stop(r0)
+            cont(r2)    # rank 2 sends its WELCOME, waits 10 s for a ClientHello, closes
+            time.sleep(13)
+            cont(r0)    # rank 0 reads the WELCOME, begins TLS, finds the connection closed
+            out, err = p.communicate(timeout=40)
+        finally:
+            for pid in stopped:
+                os.kill(pid, signal.SIGCONT)
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("DONE", out)
+
+    def test_no_client_hello(self):
+        tmp = tempfile.mkdtemp(prefix="forge.")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        p, key_file = self.start(tmp)
+        try:
+            self.assertTrue(read_line(p, "READY", 30), "the job never got ready")
+            ranks = rank_ports(p.pid)
+            self.assertIn(0, ranks, "rank 0 has no listening socket")
+            s = connect_as(ranks[0], tcp_key(key_file), 2, 3)
+            self.assertIsNotNone(s, "the handshake as rank 2 was refused: nothing was tested")
+            t0 = time.monotonic()
+            p.stdin.write("go\n")  # rank 0 now sends to rank 2: it waits for this connection
+            p.stdin.flush()
+            s.settimeout(30)
+            try:
+                while s.recv(4096):
+                    pass
+            except OSError:
+                pass
+            closed_after = time.monotonic() - t0
+            s.close()
+            out, err = p.communicate(timeout=40)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("DONE", out)
+        # 10 s after the WELCOME, judged once a second; the test's own steps take a little
+        self.assertGreater(closed_after, 8, err)
+        self.assertLess(closed_after, 20, err)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,9 @@
  * TCP_PENDING_MAX unproven at once, the oldest evicted after TCP_EVICT_GRACE_MS, each must
  * prove the key within TCP_HELLO_TIMEOUT_MS of this rank's time in MPI, out of descriptors a
  * connection is shed, never fatal), authenticated as the acceptor of the handshake (wire.h).
+ * A proven connection from another site must begin TLS (its ClientHello) within as long
+ * after the WELCOME, or it is closed quietly (tcp_expire_securing; tcp_int.h says why only
+ * then).
  *
  * A HELLO that does not prove the job key, or claims a rank of this host (which would reach
  * us through shared memory), is dropped with a line on stderr (at most NET_NOTES_MAX a
@@ -101,6 +104,7 @@ int tcp_accept_all(int lfd)
         }
         c->fd = fd;
         c->peer = -1;
+        c->accepted = 1;
         net_addr_from_sockaddr(&c->remote, (const struct sockaddr *)&from);
         c->state = A_WAIT_HELLO;
         c->t_start = now;
@@ -201,6 +205,43 @@ int tcp_acceptor_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen)
 void tcp_expire_pending(void)
 {
     net_pending_expire(&tcp_g.acc, net_now_ms());
+}
+
+int tcp_acceptor_tls_closed(tcp_conn_t *c, char *err, int errlen)
+{
+    int q = c->peer;
+    tcp_peer_t *p = &tcp_g.peers[q];
+    tcp_peer_tls_reset(p);
+    p->c = NULL;
+    tcp_conn_free(c);
+    /* frames for the peer wait: open a connection of ours (should the peer's new one come
+     * first, the two meet as any simultaneous ones do) */
+    if (p->out.n && tcp_ensure_connection(q, err, errlen) != 0)
+        return -1;
+    return 1;
+}
+
+int tcp_expire_securing(char *err, int errlen)
+{
+    long long now = net_now_ms();
+    for (int r = 0; r < tcp_g.size; r++) {
+        tcp_peer_t *p = &tcp_g.peers[r];
+        tcp_conn_t *c = p->c;
+        if (!c || c->state != SECURING || !c->accepted || net_secure_heard(p->sec) ||
+            now < c->tls_deadline)
+            continue;
+        /* a ClientHello that came while this rank was busy is read first */
+        int rc = tcp_peer_securing(c, err, errlen);
+        if (rc < 0)
+            return -1;
+        if (p->c != c || c->state != SECURING || net_secure_heard(p->sec))
+            continue;
+        /* The peer proved the key and began no TLS handshake: away computing (its connector
+         * opens a new connection when it is back), or stalled. Not worth a line. */
+        if (tcp_acceptor_tls_closed(c, err, errlen) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 void tcp_acceptor_close(void)

@@ -175,6 +175,12 @@ static int retry_later(tcp_conn_t *c, const char *why, char *err, int errlen)
     return 1;
 }
 
+int tcp_connector_tls_closed(tcp_conn_t *c, const char *why, char *err, int errlen)
+{
+    tcp_peer_tls_reset(&tcp_g.peers[c->peer]);
+    return retry_later(c, why, err, errlen);
+}
+
 int tcp_retry_due(char *err, int errlen)
 {
     long long t = net_now_ms();

@@ -114,6 +114,7 @@ static int peer_secure(tcp_peer_t *p, tcp_conn_t *c, int server, char *err, int 
     p->rx.sec = p->out.sec = p->sec;
     p->c = c;
     c->state = SECURING;
+    c->tls_deadline = net_now_ms() + TCP_HELLO_TIMEOUT_MS;
     return tcp_peer_securing(c, err, errlen) < 0 ? -1 : 0;
 }
 
@@ -133,6 +134,9 @@ int tcp_peer_securing(tcp_conn_t *c, char *err, int errlen)
     char why[256];
     short wants = 0;
     int rc = net_secure_step(p->sec, &wants, why, sizeof why);
+    if (rc < 0 && net_secure_closed(p->sec)) /* the other end gave this attempt up */
+        return c->accepted ? tcp_acceptor_tls_closed(c, err, errlen)
+                           : tcp_connector_tls_closed(c, why, err, errlen);
     if (rc < 0) {
         snprintf(err, (size_t)errlen, "cannot secure the connection to rank %d (host %s, "
                  "another site): %s", c->peer, tcp_peer_host(c->peer), why);
@@ -150,6 +154,12 @@ static void peer_insecure(tcp_peer_t *p)
 {
     net_secure_free(p->sec);
     p->sec = p->rx.sec = p->out.sec = NULL;
+}
+
+void tcp_peer_tls_reset(tcp_peer_t *p)
+{
+    peer_insecure(p);
+    net_rx_free(&p->rx);
 }
 
 int tcp_peer_up(tcp_peer_t *p, tcp_conn_t *c, int server, char *err, int errlen)

@@ -15,7 +15,8 @@
  *
  * Liveness (net/liveness.h): a rank answers nothing while it computes outside MPI, so no
  * timer here may be tripped by a peer's absence. The acceptor drops connections that have not
- * proved the key within TCP_HELLO_TIMEOUT_MS of its own time in MPI, and evicts the oldest
+ * proved the key within TCP_HELLO_TIMEOUT_MS of its own time in MPI (or, from another site,
+ * not begun TLS within as long after its WELCOME: accept.c), and evicts the oldest
  * of more than TCP_PENDING_MAX unproven ones (floods); the connector, which may have been
  * away computing while that happened, opens a new connection whenever its attempt is closed
  * before the WELCOME (with backoff; it gives up only after attempts closed at once for the
@@ -411,7 +412,7 @@ static int tcp_progress(char *err, int errlen)
     if (t >= tcp_g.next_check) {
         tcp_g.next_check = t + CHECK_MS;
         tcp_notes_roll(t);
-        if (check_silent(err, errlen) != 0)
+        if (check_silent(err, errlen) != 0 || tcp_expire_securing(err, errlen) != 0)
             return -1;
     }
     return events;

@@ -5,7 +5,13 @@
  *
  * Connections and their states: a connector's attempt goes RETRY -> CONNECTING ->
  * WAIT_CHALLENGE -> WAIT_WELCOME -> UP; an accepted one WAIT_HELLO -> UP, or REFUSING (it
- * answered DUPLICATE, and closes once that is written). Invariant: a peer has at most one
+ * answered DUPLICATE, and closes once that is written); either goes through SECURING to UP
+ * when the peer is at another site (TLS). A SECURING connection the acceptor took whose
+ * connector sends no ClientHello within TCP_HELLO_TIMEOUT_MS is closed (accept.c), as an
+ * unproven one is; a connector whose SECURING connection is closed opens a new one (connect.c),
+ * as before its WELCOME. Only the acceptor, before the ClientHello, times the TLS handshake:
+ * the connector finishes first, so a deadline after that could close a connection its
+ * connector already uses. Invariant: a peer has at most one
  * connection in state UP, frames to it travel only on that connection, in the order send()
  * took them (they wait in the peer's queue until then), so a duplicate can neither reorder
  * nor duplicate a frame.
@@ -30,7 +36,8 @@ enum {
     TCP_MAX_COMPLETIONS = 256,
     TCP_FRAMES_PER_POLL = 64,
     TCP_RX_BUFFER = 256 << 10,
-    TCP_HELLO_TIMEOUT_MS = 10000,      /* an accepted connection must prove the key by then */
+    TCP_HELLO_TIMEOUT_MS = 10000,      /* an accepted connection must prove the key by then,
+                                        * and then begin TLS (a peer at another site) */
     TCP_PENDING_MAX = 256,             /* unproven accepted connections kept at once; beyond, */
     TCP_EVICT_GRACE_MS = 250,          /* the oldest goes once it had this long to answer */
     TCP_RETRY_MIN_MS = 10,             /* our attempt was closed in the handshake: a new one */
@@ -53,6 +60,8 @@ typedef struct tcp_conn {
     int fd, state;
     int peer;                    /* -1 until an accepted connection's HELLO names it */
     int addr_i;                  /* connector: index of the card address being tried */
+    int accepted;                /* we accepted it (the TLS server), not opened it */
+    long long tls_deadline;      /* accepted, SECURING: the ClientHello is due by then (ms) */
     unsigned char na[AUTH_NONCE], nc[AUTH_NONCE];
     net_hs_io_t hs;              /* the handshake's messages */
     net_pending_t pending;       /* acceptor: until the HELLO is proven */
@@ -141,6 +150,8 @@ int tcp_peer_flush(tcp_peer_t *p, char *err, int errlen);
 int tcp_peer_up(tcp_peer_t *p, tcp_conn_t *c, int server, char *err, int errlen);
 /* An event on a SECURING connection: 1 progress, 0 none, -1 failure (err). */
 int tcp_peer_securing(tcp_conn_t *c, char *err, int errlen);
+/* Frees the TLS state and receive buffer of the peer's connection (SECURING or UP). */
+void tcp_peer_tls_reset(tcp_peer_t *p);
 /* Frames in from rank r: the number handled, or -1 (err). */
 int tcp_peer_readable(int r, char *err, int errlen);
 /* Flushes, says BYE and waits (bounded) for each peer's end of stream. */
@@ -155,6 +166,8 @@ int tcp_connector_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen);
 /* Starts the attempts whose time has come: 1 if any did, 0, -1 on failure. */
 int tcp_retry_due(char *err, int errlen);
 void tcp_retry_unlink(tcp_conn_t *c);
+/* Our SECURING connection was closed by the acceptor: a new attempt later (1), or -1. */
+int tcp_connector_tls_closed(tcp_conn_t *c, const char *why, char *err, int errlen);
 
 /* accept.c */
 void tcp_acceptor_init(void);
@@ -163,6 +176,12 @@ int tcp_accept_all(int lfd);
 int tcp_acceptor_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen);
 /* Drops the unproven connections past their deadline (after a pass's events). */
 void tcp_expire_pending(void);
+/* Our SECURING connection from the peer was closed by its connector: forgotten (it opens a
+ * new one). 1, or -1 when frames wait for the peer and no connection of ours starts (err). */
+int tcp_acceptor_tls_closed(tcp_conn_t *c, char *err, int errlen);
+/* Closes the accepted SECURING connections whose ClientHello is past its deadline (after a
+ * pass's events): 0, or -1 as tcp_acceptor_tls_closed. */
+int tcp_expire_securing(char *err, int errlen);
 /* Frees the unproven connections (close). */
 void tcp_acceptor_close(void);
 /* The summary line of dropped connections held back, when the window is over. */

@@ -13,7 +13,8 @@
 # The addresses skip duplicate detection (nodad): they can be bound at once.
 #
 # Inputs (set by vcluster.sh): PREFIX, NHOSTS, SITES (0: flat), PER_SITE, RATE, MTU,
-# WAN_DELAY, WAN_RATE, WAN_LOSS, WAN_SEED, WANEMU, STATE (the cluster's state directory),
+# WAN_DELAY, WAN_RATE, WAN_LOSS, WAN_SEED, WANEMU, WANEMU_ARGS (more of its options, an
+# array), STATE (the cluster's state directory),
 # IPV6 ("" none; only, dual, or per site a comma-separated list of only/dual/no).
 # Outputs: HOSTS, ADDRS (each host's first address: its IPv4 one if it has one), ADDRS6 (its
 # IPv6 one or "-"), FAM_OF ("4", "6" or "46") (parallel arrays), LAN_NS, WAN_NS (empty when
@@ -277,7 +278,7 @@ start_wanemu() {
   [[ -n $WAN_NS ]] || return 0
   [[ -x $WANEMU ]] || die "the WAN emulator '$WANEMU' is not an executable (give --wanemu PATH)"
   ip netns exec "$WAN_NS" "$WANEMU" --tun wan0 --delay "$WAN_DELAY" --rate "$WAN_RATE" \
-    --loss "$WAN_LOSS" --seed "$WAN_SEED" --ready "$ready" \
+    --loss "$WAN_LOSS" --seed "$WAN_SEED" ${WANEMU_ARGS[@]+"${WANEMU_ARGS[@]}"} --ready "$ready" \
     </dev/null >"$log" 2>&1 {GUARD_FD}>&- &
   for i in $(seq 300); do
     [[ -e $ready ]] && return 0

@@ -4,10 +4,13 @@
  * to site of the destination address: the third octet, see README.md), and writes it back
  * into the device when the link lets it out, whereupon the kernel routes it to the
  * destination site. Single-threaded: one loop of ppoll() with a nanosecond timeout for the
- * next departure (the last SPIN_NS of it polled without sleeping). SIGTERM or SIGINT ends it with one line of counters per link on stderr. */
+ * next departure (the last SPIN_NS of it polled without sleeping). SIGTERM or SIGINT ends it
+ * with one line of counters per link on stderr. Each SIGUSR1 arms one flip (tamper.h): the
+ * next TCP segment with a payload (from or to --flip-port) is altered as it arrives. */
 #include "link.h"
 #include "options.h"
 #include "packet.h"
+#include "tamper.h"
 #include "tun.h"
 
 #include <errno.h>
@@ -33,6 +36,8 @@ enum {
 static const uint64_t SPIN_NS = 100000;
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t flips_asked;  /* SIGUSR1s; the handler runs only inside ppoll() */
+static int flips_done;
 static link_t *links[MAX_SITES * MAX_SITES];
 static link_t *active[MAX_SITES * MAX_SITES];
 static int nactive;
@@ -43,7 +48,24 @@ static uint64_t rng_state;
 
 static void on_signal(int sig)
 {
-    stop_signal = sig;
+    if (sig == SIGUSR1)
+        flips_asked++;
+    else
+        stop_signal = sig;
+}
+
+/* An armed flip alters k if it qualifies (tamper.h), with one line on stderr. */
+static void maybe_flip(pkt_t *k, int gso, unsigned port)
+{
+    tamper_report_t r;
+    if (flips_done >= flips_asked || !tamper_flip(k->data, k->len, gso, port, &r))
+        return;
+    flips_done++;
+    fprintf(stderr, "wanemu: flipped bit 0x%x of byte %zu of the %zu-byte TCP payload from %s "
+            "port %u to %s port %u (sequence number %u); %s\n", TAMPER_BIT, r.offset,
+            r.payload, r.src, r.sport, r.dst, r.dport, (unsigned)r.seq,
+            r.mended ? "the TCP checksum mended"
+                     : "the TCP checksum left partial, for the kernel to complete");
 }
 
 static uint64_t now_ns(void)
@@ -76,11 +98,11 @@ static link_t *link_of(int src, int dst, const wan_params_t *p)
 }
 
 /* Takes one packet read from the device at time now. */
-static void arrive(const unsigned char *buf, size_t len, int gso, const wan_params_t *p,
-                   uint64_t now)
+static void arrive(const unsigned char *buf, size_t len, const wan_options_t *o, uint64_t now)
 {
+    const wan_params_t *p = &o->p;
     packet_info_t info;
-    if (packet_classify(buf, len, gso, &info)) {
+    if (packet_classify(buf, len, o->gso, &info)) {
         not_ip++;
         return;
     }
@@ -101,10 +123,12 @@ static void arrive(const unsigned char *buf, size_t len, int gso, const wan_para
     k->len = len;
     k->wire_bytes = info.wire_bytes;
     memcpy(k->data, buf, len);
-    if (link_admit(l, p, k, now))
+    if (link_admit(l, p, k, now)) {
         queued++;
-    else
+        maybe_flip(k, o->gso, o->flip_port);
+    } else {
         free(k);
+    }
 }
 
 /* Writes every due packet; returns the earliest departure still pending (UINT64_MAX: none). */
@@ -141,9 +165,9 @@ static void report(void)
                 (unsigned long long)l->st.out_bytes, (unsigned long long)l->st.lost,
                 (unsigned long long)l->st.overflow);
     }
-    fprintf(stderr, "wanemu: %llu neither IPv4 nor IPv6, %llu without memory, %llu failed writes\n",
-            (unsigned long long)not_ip, (unsigned long long)no_memory,
-            (unsigned long long)write_errors);
+    fprintf(stderr, "wanemu: %llu neither IPv4 nor IPv6, %llu without memory, %llu failed writes, "
+            "%d flipped\n", (unsigned long long)not_ip, (unsigned long long)no_memory,
+            (unsigned long long)write_errors, flips_done);
     fprintf(stderr, "wanemu: packets left %.1f us after their due time on average, %.1f us at most\n",
             departed ? (double)late_sum_ns / (double)departed / 1e3 : 0.0, (double)late_max_ns / 1e3);
 }
@@ -180,19 +204,23 @@ int main(int argc, char **argv)
     /* nanosecond timeouts are honoured to the nanosecond, not to the default 50 us slack */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
-    /* SIGTERM/SIGINT are blocked except inside ppoll(), so none is missed between checks */
+    /* SIGTERM/SIGINT/SIGUSR1 are blocked except inside ppoll(), so none is missed between
+     * checks and the handler never runs while the loop uses what it sets */
     sigset_t block, during_poll;
     sigemptyset(&block);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGUSR1);
     sigprocmask(SIG_BLOCK, &block, &during_poll);
     sigdelset(&during_poll, SIGTERM);
     sigdelset(&during_poll, SIGINT);
+    sigdelset(&during_poll, SIGUSR1);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
 
     if (o.ready && signal_ready(o.ready))
         return 1;
@@ -229,7 +257,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "wanemu: read from %s: %s\n", o.tun, strerror(errno));
                 return 1;
             }
-            arrive(buf, (size_t)len, o.gso, &o.p, now);
+            arrive(buf, (size_t)len, &o, now);
         }
     }
     report();

@@ -8,7 +8,7 @@
 
 const char wanemu_usage[] =
     "usage: wanemu --tun NAME [--delay D] [--rate R] [--burst B] [--queue Q] [--loss P]\n"
-    "              [--seed N] [--gso 0|1] [--ready FILE]\n"
+    "              [--seed N] [--gso 0|1] [--flip-port P] [--ready FILE]\n"
     "  Carries the IPv4 packets read from TUN device NAME back into it, each direction\n"
     "  between two sites (third octet of the addresses) through its own link:\n"
     "  --delay D   one-way delay (ns, us, ms, s; default 5ms)\n"
@@ -20,7 +20,11 @@ const char wanemu_usage[] =
     "  --seed N    seed of the loss generator (default 1)\n"
     "  --gso 0|1   carry TCP segments of up to 64 KiB as one packet (default: 1 without\n"
     "              loss; with loss, packets are lost one by one as on a real link)\n"
-    "  --ready F   create file F once attached to the device\n";
+    "  --flip-port P  see SIGUSR1 (default: any port)\n"
+    "  --ready F   create file F once attached to the device\n"
+    "  Each SIGUSR1 has the next TCP segment with a payload, from or to port P, altered as\n"
+    "  an on-path attacker would: one bit of its payload's middle byte flipped, its TCP\n"
+    "  checksum mended; one line on stderr names it.\n";
 
 typedef struct unit {
     const char *name;
@@ -101,6 +105,13 @@ int options_parse(int argc, char **argv, wan_options_t *o, char *err, size_t err
         } else if (!strcmp(opt, "--gso")) {
             bad = strcmp(val, "0") && strcmp(val, "1");
             o->gso = val[0] == '1';
+        } else if (!strcmp(opt, "--flip-port")) {
+            char *end;
+            errno = 0;
+            unsigned long port = strtoul(val, &end, 10);
+            bad = *val < '0' || *val > '9' || *end != '\0' || errno != 0 || port < 1 ||
+                  port > 65535;
+            o->flip_port = (unsigned)port;
         } else if (!strcmp(opt, "--seed")) {
             char *end;
             errno = 0;

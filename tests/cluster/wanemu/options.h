@@ -12,6 +12,7 @@ typedef struct wan_options {
     const char *ready;      /* file created once attached, or NULL */
     uint64_t seed;          /* of the loss generator: equal seeds, equal losses */
     int gso;                /* large TCP segments through the device (tun.h) */
+    unsigned flip_port;     /* SIGUSR1's flip takes a segment from or to it; 0: any */
     wan_params_t p;         /* the same for every link (direction between two sites) */
 } wan_options_t;
 
