@@ -14,7 +14,8 @@ PEERS = ("openmpi", "mpich")
 # metampi's shared-memory segments as src/transport/shm sizes them (defaults, layout.h): one
 # per rank, a page of header and, per local peer, 256 B of control words and C cells of 64 B
 # (C = 128 halved while C * (N - 1) > 4096, at least 16), packed and rounded up to a page, then
-# a data ring of the largest power of two <= 16 MiB / (N - 1), within 128 KiB .. 512 KiB.
+# a data ring of the largest power of two <= 16 MiB / (N - 1), within 128 KiB .. 1 MiB
+# (transport/shm/shm.c, METAMPI_SHM_RING_BYTES).
 SHM_PAGE, SHM_CTL = 4096, 256
 
 
@@ -26,7 +27,7 @@ def shm_cells(np):
 
 
 def shm_ring_bytes(np):
-    ring = 512 << 10
+    ring = 1 << 20
     while ring > 128 << 10 and ring * (np - 1) > 16 << 20:
         ring //= 2
     return ring
