@@ -42,35 +42,45 @@ static int split(const char *s, char **copy, char ***items)
     return n;
 }
 
-/* "0*4,1*4": the site of every rank. */
-static int parse_rank_sites(const char *s, gw_config_t *c, char *err, size_t errlen)
+const char *gw_rank_sites_decode(const char *s, int nsites, long max, int **sites, int *n)
 {
     char *copy, **items;
-    int n = split(s, &copy, &items);
-    int rc = -1;
-    c->size = 0;
-    for (int i = 0; n > 0 && i < n; i++) {
+    int nitems = split(s, &copy, &items);
+    const char *why = nitems > 0 ? NULL : "out of memory";
+    int *out = NULL;
+    long len = 0;
+    for (int i = 0; !why && i < nitems; i++) {
         char *star = strchr(items[i], '*');
         if (star)
             *star = '\0';
-        long site = number(items[i], 0, GW_SITES_MAX - 1);
+        long site = number(items[i], 0, nsites - 1);
         long count = star ? number(star + 1, 1, GW_RANKS_MAX) : 1;
-        if (site < 0 || count < 0 || c->size + count > GW_RANKS_MAX) {
-            snprintf(err, errlen, "--rank-sites: entry %d is not SITE or SITE*COUNT", i + 1);
-            goto out;
+        if (site < 0) {
+            why = "a bad site";
+        } else if (count < 0) {
+            why = "a bad count";
+        } else if (count > max - len) {
+            why = "more sites than ranks";
+        } else {
+            int *r = realloc(out, (size_t)(len + count) * sizeof *r);
+            if (!r) {
+                why = "out of memory";
+                break;
+            }
+            out = r;
+            for (long k = 0; k < count; k++)
+                out[len++] = (int)site;
         }
-        int *r = realloc(c->rank_site, (size_t)(c->size + count) * sizeof *r);
-        if (!r)
-            goto out;
-        c->rank_site = r;
-        for (long k = 0; k < count; k++)
-            c->rank_site[c->size++] = (int)site;
     }
-    rc = n > 0 ? 0 : -1;
-out:
     free(copy);
     free(items);
-    return rc;
+    if (why) {
+        free(out);
+        return why;
+    }
+    *sites = out;
+    *n = (int)len;
+    return NULL;
 }
 
 int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t errlen)
@@ -232,14 +242,12 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
         free(copy);
         free(items);
     }
-    if (parse_rank_sites(ranks, c, err, errlen) != 0)
+    const char *why = gw_rank_sites_decode(ranks, c->nsites, GW_RANKS_MAX, &c->rank_site,
+                                           &c->size);
+    if (why) {
+        snprintf(err, errlen, "--rank-sites '%s': %s", ranks, why);
         goto bad;
-    for (int r = 0; r < c->size; r++)
-        if (c->rank_site[r] >= c->nsites) {
-            snprintf(err, errlen, "--rank-sites: rank %d at site %d of %d", r, c->rank_site[r],
-                     c->nsites);
-            goto bad;
-        }
+    }
     c->names = calloc((size_t)c->nsites, sizeof *c->names);
     if (!c->names)
         goto bad;

@@ -79,6 +79,11 @@ typedef struct gw_config {
 
 /* Parses argv[1..argc). 0, or -1 with one line in err naming the option. */
 int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t errlen);
+/* Decodes the sites of ranks in rank order, "0*4,1*4" (SITE alone: one rank), each below
+ * nsites, at most max of them: NULL, with a malloc'ed *sites of *n entries; or what is wrong
+ * ("a bad site", "a bad count", "more sites than ranks", "out of memory"). --rank-sites and
+ * the spawned ranks' announcements (grow.c) use it. */
+const char *gw_rank_sites_decode(const char *s, int nsites, long max, int **sites, int *n);
 void gw_config_free(gw_config_t *c);
 /* The site whose gateway opens the link between sites a and b (gw_config_t.unreachable). */
 int gw_config_dialer(const gw_config_t *c, int a, int b);

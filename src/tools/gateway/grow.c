@@ -41,26 +41,6 @@ static void *grown(void *p, size_t old_n, size_t new_n, size_t el)
     return q;
 }
 
-/* Parses "0*2,1" into sites[0..count); NULL, or what is wrong. */
-static const char *parse_sites(char *s, int *sites, long count)
-{
-    long n = 0;
-    for (char *item = strtok(s, ","); item; item = strtok(NULL, ",")) {
-        char *star = strchr(item, '*'), *end;
-        long site = strtol(item, &end, 10), k = 1;
-        if (end == item || (star ? end != star : *end) || site < 0 ||
-            site >= gwd.c->nsites)
-            return "a bad site";
-        if (star && ((k = strtol(star + 1, &end, 10)) < 1 || *end || star[1] == '\0'))
-            return "a bad count";
-        if (k > count - n)
-            return "more sites than ranks";
-        for (long i = 0; i < k; i++)
-            sites[n++] = (int)site;
-    }
-    return n == count ? NULL : "fewer sites than ranks";
-}
-
 /* Every table from gwd.size to size entries. NULL, or why not (nothing changed that
  * matters: the larger allocations stay, the sizes do not). */
 static const char *grow_to(uint32_t size, const int *sites)
@@ -134,11 +114,11 @@ static void command(char *line, char *out, size_t cap)
         why = "ranks not announced in order";
     else if (count > GW_RANKS_MAX - base)
         why = "too many ranks for a site gateway";
-    int *s = why ? NULL : malloc((size_t)count * sizeof *s);
-    if (!why && !s)
-        why = "out of memory";
+    int *s = NULL, decoded = 0;
     if (!why)
-        why = parse_sites(sites, s, count);
+        why = gw_rank_sites_decode(sites, gwd.c->nsites, count, &s, &decoded);
+    if (!why && decoded != count)
+        why = "fewer sites than ranks";
     if (!why)
         why = grow_to((uint32_t)(base + count), s);
     free(s);

@@ -29,6 +29,22 @@ static void append(char **buf, size_t *len, const char *s)
     *len += l;
 }
 
+char *gateways_rank_sites(const int *rank_site, int n)
+{
+    char *text = NULL;
+    size_t len = 0;
+    for (int r = 0; r < n;) {
+        int s = rank_site[r], k = r;
+        while (k < n && rank_site[k] == s)
+            k++;
+        char run[48];
+        snprintf(run, sizeof run, "%s%d*%d", r ? "," : "", s, k - r);
+        append(&text, &len, run);
+        r = k;
+    }
+    return text;
+}
+
 /* The plan for a job of size ranks at sites rank_site[], whose gateways listen at addr[s]
  * ("IP:PORT"), of which this mpirun starts the ranks placed at where[0..np) (host indices):
  * one gateway for each site of those ranks, on its gateway host; every site's address in the
@@ -47,7 +63,7 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
     if (!ranks || !ours)
         util_xmalloc((size_t)-1);
     char *gateways = NULL, *names = NULL, *rank_sites = NULL, *unreachable = NULL;
-    size_t gl = 0, nl = 0, rl = 0, ul = 0;
+    size_t gl = 0, nl = 0, ul = 0;
     for (int s = 0; s < mc->nsites; s++) {
         append(&gateways, &gl, s ? "," : "");
         append(&gateways, &gl, addr[s]);
@@ -59,16 +75,9 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
             append(&unreachable, &ul, b);
         }
     }
-    for (int r = 0; r < size;) {
-        int s = rank_site[r], k = r;
-        while (k < size && rank_site[k] == s)
-            k++;
-        ranks[s] += k - r;
-        char run[48];
-        snprintf(run, sizeof run, "%s%d*%d", r ? "," : "", s, k - r);
-        append(&rank_sites, &rl, run);
-        r = k;
-    }
+    for (int r = 0; r < size; r++)
+        ranks[rank_site[r]]++;
+    rank_sites = gateways_rank_sites(rank_site, size);
     for (int r = 0; r < np; r++)
         ours[mc->host_site[where[r]]] = 1;
     int rc = 0;

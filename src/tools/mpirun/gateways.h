@@ -15,6 +15,10 @@ typedef struct gw_plan {
     int *nargs;
 } gw_plan_t;
 
+/* The gateways' run-length text of the sites of n ranks in rank order ("0*4,1*4",
+ * --rank-sites and GW_RANKS); malloc'ed, NULL for n = 0. */
+char *gateways_rank_sites(const int *rank_site, int n);
+
 /* Whether the job runs in gateway mode. */
 int gateways_wanted(const mpirun_opts_t *o);
 /* Plans the gateways for the placement where[rank] = host index: fills *plan and appends the

@@ -1,6 +1,7 @@
 #include "mh_spawn.h"
 
 #include "ctl.h"
+#include "gateways.h"
 #include "jobspace.h"
 #include "kvs.h"
 #include "parts_ctl.h"
@@ -277,15 +278,22 @@ static void define(mh_part_t *p, const pmi_spawn_req_t *req, int k, const strv_t
  * the job's site names in description order, so that a site number means the same site in
  * every part; the ranks read their own sites from it at MPI_Init, the other parts' ranks
  * theirs when they meet them (runtime/sites.h, sites_of_part). */
+/* The site of each rank of the part (malloc'ed). */
+static int *part_sites(const mh_t *m, const mh_part_t *p)
+{
+    int *site_of = util_xmalloc((size_t)p->size * sizeof *site_of);
+    for (int r = 0; r < p->size; r++)
+        site_of[r] = m->opts->mc.host_site[m->host[p->slot[r]].index];
+    return site_of;
+}
+
 static void part_layout(mh_t *m, const mh_part_t *p, strv_t *kv)
 {
     const mpirun_opts_t *o = m->opts;
     if (!o->mc.nsites)
         return;
-    int *site_of = util_xmalloc((size_t)p->size * sizeof *site_of);
+    int *site_of = part_sites(m, p);
     const char **names = util_xmalloc((size_t)o->mc.nsites * sizeof *names);
-    for (int r = 0; r < p->size; r++)
-        site_of[r] = o->mc.host_site[m->host[p->slot[r]].index];
     for (int i = 0; i < o->mc.nsites; i++)
         names[i] = o->mc.site[i].name;
     char **pairs = NULL;
@@ -324,20 +332,9 @@ static void announce_to_gateways(mh_t *m, mh_part_t *p)
     if (!o->mc.nsites || o->direct_wan)
         return;
     strv_t runs = { 0 };
-    char *text = NULL;
-    size_t len = 0;
-    for (int r = 0; r < p->size;) {
-        int site = o->mc.host_site[m->host[p->slot[r]].index], n = 1;
-        while (r + n < p->size && o->mc.host_site[m->host[p->slot[r + n]].index] == site)
-            n++;
-        char item[32];
-        int k = n > 1 ? snprintf(item, sizeof item, "%s%d*%d", r ? "," : "", site, n)
-                      : snprintf(item, sizeof item, "%s%d", r ? "," : "", site);
-        text = util_xrealloc(text, len + (size_t)k + 1);
-        memcpy(text + len, item, (size_t)k + 1);
-        len += (size_t)k;
-        r += n;
-    }
+    int *site_of = part_sites(m, p);
+    char *text = gateways_rank_sites(site_of, p->size);
+    free(site_of);
     for (int k = 0; k < m->nhost; k++) {
         if (!m->host[k].ngw_args || !mh_live(&m->host[k]))
             continue;
@@ -459,6 +456,15 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
 
 static void decide(mh_spawn_t *s, mh_part_t *p);
 
+/* A helper's or gateway's answer: "" agrees; the first reason given refuses the part. */
+static void note_refusal(mh_part_t *p, const char *why)
+{
+    if (*why && !p->refused) {
+        p->refused = 1;
+        snprintf(p->why, sizeof p->why, "%s", why);
+    }
+}
+
 static void on_gw_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
 {
     mh_part_t *p = find(s, f->u.parts.node);
@@ -468,12 +474,8 @@ static void on_gw_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         mh_protocol_error(h, "a GW_READY for a part its gateway was not asked about");
         return;
     }
-    const char *why = ctl_strs_next(&fl);
     p->gw_asked[k] = 0;
-    if (*why && !p->refused) {
-        p->refused = 1;
-        snprintf(p->why, sizeof p->why, "%s", why);
-    }
+    note_refusal(p, ctl_strs_next(&fl));
     if (--p->gw_wait == 0 && p->nready == p->ninvolved)
         decide(s, p);
 }
@@ -511,12 +513,8 @@ static void on_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         mh_protocol_error(h, "a READY for a part it was not asked to start");
         return;
     }
-    const char *why = ctl_strs_next(&fl);
     p->ready[k] = 1;
-    if (*why && !p->refused) {
-        p->refused = 1;
-        snprintf(p->why, sizeof p->why, "%s", why);
-    }
+    note_refusal(p, ctl_strs_next(&fl));
     if (++p->nready == p->ninvolved && p->gw_wait == 0)
         decide(s, p);
 }
