@@ -57,15 +57,12 @@ int gwproc_start(gwproc_t *g, ctl_strs_t args, const char *key_hex, char *err, s
     sprintf(keyvar, "METAMPI_JOB_KEY=%s", key_hex);
     envp[k++] = keyvar;
     envp[k] = NULL;
-    int p[2] = { -1, -1 }, null = -1;
-    int rc = -1, sp[2] = { -1, -1 };
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0)
-        null = sp[1];
-    if (null < 0 || pipe2(p, O_CLOEXEC) != 0) {
+    int p[2] = { -1, -1 }, rc = -1, sp[2] = { -1, -1 };   /* sp[1]: the gateway's stdin */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0 || pipe2(p, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "cannot start the site gateway: %s", strerror(errno));
         goto out;
     }
-    spawn_req_t req = { .path = path, .argv = argv, .envp = envp, .stdin_fd = null,
+    spawn_req_t req = { .path = path, .argv = argv, .envp = envp, .stdin_fd = sp[1],
                         .stdout_fd = STDERR_FILENO, .stderr_fd = STDERR_FILENO,
                         .pmi_fd = p[1] };
     spawn_err_t why;
@@ -89,8 +86,8 @@ out:
         close(p[0]);
     if (p[1] >= 0)
         close(p[1]);
-    if (null >= 0)
-        close(null);
+    if (sp[1] >= 0)
+        close(sp[1]);
     if (sp[0] >= 0)
         close(sp[0]);
     free(keyvar);
@@ -181,6 +178,8 @@ int gwproc_exited(gwproc_t *g, int status, const char *host, char *text, size_t 
 
 void gwproc_close(gwproc_t *g)
 {
+    if (g->pid <= 0)   /* never started (a zeroed record's descriptors are not its) */
+        return;
     if (g->report_fd >= 0)
         close(g->report_fd);
     g->report_fd = -1;
