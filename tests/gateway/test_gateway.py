@@ -35,7 +35,11 @@ their gateways on free ports of 127.0.0.1:
                    closed, from before the job starts (the ranks connect through them) to its
                    end, under a descriptor limit of 1024: the job finishes, a few lines at most;
   silent_gateway   the other site's "gateway" takes the connection but never answers: the
-                   gateway that opens the link ends with one line within its link timeout.
+                   gateway that opens the link ends with one line within its link timeout;
+  first_unanswered the first connection of each WAN stream is taken and never answered (as
+                   when the other gateway's accept queue overflowed in a flood and its kernel
+                   dropped the ACK): the dialling gateway tries again after its 2 s step
+                   instead of waiting out the link timeout, and the job runs.
 Wan (root: an emulated metacomputer, vcluster.sh --sites 2 with the WAN emulator; gw_ring
 checks every message of a ring over 2 sites of 2 ranks and an Allreduce checksum):
   link_cut         the WAN stops carrying anything (the emulator is stopped) in the middle of
@@ -72,6 +76,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -118,6 +123,59 @@ def mpirun_lines(err):
             if l.startswith("mpirun:") and not l.startswith("mpirun: still waiting for ")]
 
 
+class HoldFirst:
+    """A relay to target (METAMPI_GW_LINK_VIA) that takes its first `hold` connections and
+    never answers them (nor closes them until the end), and relays the later ones."""
+
+    def __init__(self, target, hold):
+        self.target, self.hold, self.taken, self.socks = target, hold, 0, []
+        self.ls = socket.socket()
+        self.ls.bind(("127.0.0.1", 0))
+        self.ls.listen(16)
+        self.port = self.ls.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                c, _ = self.ls.accept()
+            except OSError:
+                return
+            self.taken += 1
+            self.socks.append(c)
+            if self.taken <= self.hold:
+                continue
+            try:
+                s = socket.create_connection(self.target)
+            except OSError:
+                c.close()
+                continue
+            self.socks.append(s)
+            for a, b in ((c, s), (s, c)):
+                threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def pump(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for x in (src, dst):
+            try:
+                x.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def close(self):
+        self.ls.close()
+        for x in self.socks:
+            x.close()
+
+
 class Local(unittest.TestCase):
     def setUp(self):
         self.ports = [free_port(), free_port()]
@@ -133,7 +191,7 @@ class Local(unittest.TestCase):
             for pid in gateway_pids(p):
                 os.kill(pid, signal.SIGKILL)
 
-    def start(self, seconds, wan=None, nofile=None):
+    def start(self, seconds, wan=None, nofile=None, env=None):
         desc = self.desc
         if wan is not None:  # the description with a [wan] section first
             with open(self.desc) as f:
@@ -148,7 +206,8 @@ class Local(unittest.TestCase):
                 resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
         return subprocess.Popen([MPIRUN, "--bind-to", "none", "--metacomputer", desc,
                                  "-n", "4", PROG, str(seconds)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+                                stderr=subprocess.PIPE, text=True, preexec_fn=limit,
+                                env=env)
 
     def link_congestion(self):
         """The congestion control of both ends of the WAN stream (alpha's gateway connects to
@@ -261,6 +320,21 @@ class Local(unittest.TestCase):
             "gateway of site alpha: cannot open the WAN link to site beta (127.0.0.1:%d): its "
             "gateway took the connection but did not answer for 2000 ms" % self.ports[1]])
         self.assertLess(elapsed, 10)
+
+    def test_first_unanswered(self):
+        relay = HoldFirst(("127.0.0.1", self.ports[1]), hold=2)
+        self.addCleanup(relay.close)
+        env = dict(os.environ, METAMPI_GW_LINK_VIA="127.0.0.1:%d" % relay.port)
+        t0 = time.monotonic()
+        p = self.start(1, env=env)
+        out, err = p.communicate(timeout=60)
+        elapsed = time.monotonic() - t0
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("loop ok", out)
+        self.assertEqual(mpirun_lines(err), [])
+        self.assertGreaterEqual(relay.taken, 3, "no stream was opened again")
+        self.assertLess(elapsed, 9, "the link waited out its timeout")
+        self.assert_clean()
 
     def test_port_taken(self):
         s = socket.socket()

@@ -46,6 +46,9 @@ typedef struct hs {
     net_pending_t pending;          /* accepted: until its HELLO */
     long long deadline, retry_at;   /* ours: the last try's, the next */
     long long step_deadline;        /* ours: the other gateway's answer to this step */
+    long long silent_since;         /* ours, first opening: since when its kernel has taken
+                                     * our connections and its process answered none (0: it
+                                     * answered, or nothing was taken yet) */
     struct sockaddr_storage from;
     struct hs *next;
 } hs_t;

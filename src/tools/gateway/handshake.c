@@ -10,9 +10,12 @@
  *   - opened by us, the streams of the links we dial (to the higher sites, unless one is
  *     unreachable: [site] reachable = no, config.h): retried every RETRY_MS
  *     while the other gateway does not listen or closes the attempt in its handshake (it may
- *     be evicting in a flood), for CONNECT_TIMEOUT_MS; each step must be answered within the
- *     link timeout (a gateway whose kernel takes the connection while the process does not
- *     answer is stopped or hung, and that ends the job);
+ *     be evicting in a flood), for CONNECT_TIMEOUT_MS; each step must be answered within
+ *     OPEN_STEP_MS (at most the link timeout), else it is tried again: in a flood the other
+ *     gateway's accept queue overflows, and its kernel, having dropped our ACK, may offer the
+ *     connection again only seconds later; a gateway whose kernel takes our connections while
+ *     its process answers none of them for the link timeout is stopped or hung, and that ends
+ *     the job;
  *   - opened by us again after the link broke (reconnect.c): every failure is retried, after
  *     REDIAL_MIN_MS doubling up to REDIAL_MAX_MS, each step bounded by REDIAL_STEP_MS (a lost
  *     SYN is not waited for: the kernel would send the next one only after 1 s, then 3 s),
@@ -44,6 +47,7 @@ enum {
     REDIAL_MIN_MS = 100,               /* a reconnection's attempts: the first wait, */
     REDIAL_MAX_MS = 500,               /* doubling up to this */
     REDIAL_STEP_MS = 1000,             /* each step's answer (SYN, CHALLENGE, WELCOME) */
+    OPEN_STEP_MS = 2000,               /* the same in the first opening (or the link timeout) */
 };
 
 static void on_hs(void *arg, int fd, short revents);
@@ -201,10 +205,21 @@ static void connect_failed(hs_t *h, const char *why)
     h->retry_at = t + (h->again ? net_retry_failed(&h->retry, t) : RETRY_MS);
 }
 
-/* A step's deadline: the link timeout, or REDIAL_STEP_MS in a reconnection. */
+/* A step's deadline: OPEN_STEP_MS (at most the link timeout), REDIAL_STEP_MS in a
+ * reconnection. */
 static long long step_deadline(const hs_t *h)
 {
-    return net_now_ms() + (h->again ? REDIAL_STEP_MS : gwd.c->timeout_ms);
+    int open_ms = gwd.c->timeout_ms < OPEN_STEP_MS ? gwd.c->timeout_ms : OPEN_STEP_MS;
+    return net_now_ms() + (h->again ? REDIAL_STEP_MS : open_ms);
+}
+
+/* Our connection is taken: the CHALLENGE is awaited (its silence counted from now on). */
+static void enter_challenge(hs_t *h)
+{
+    h->state = HS_CHALLENGE;
+    h->step_deadline = step_deadline(h);
+    if (!h->silent_since)
+        h->silent_since = net_now_ms();
 }
 
 /* What the other gateway answered is not what it should be: the end at the first opening
@@ -242,14 +257,14 @@ static void on_hs(void *arg, int fd, short revents)
             connect_failed(h, connect_cause(soerr, &gwd.c->addr[h->site]));
             return;
         }
-        h->state = HS_CHALLENGE;
-        h->step_deadline = step_deadline(h);
+        enter_challenge(h);
         ev_set_events(&gwd.loop, h->fd, POLLIN);
     }
     if (h->state == HS_CHALLENGE) {
         int rc = net_hs_read(&h->io, h->fd, GW_CHALLENGE_LEN);
         if (rc == 0)
             return;
+        h->silent_since = 0; /* an answer or a close: its process runs */
         if (rc < 0) {
             connect_failed(h, h->io.last_errno ? strerror(h->io.last_errno)
                                                 : "the other side closed it at once");
@@ -334,8 +349,12 @@ static void try_connect(hs_t *h)
         connect_failed(h, connect_cause(e, &to));
         return;
     }
-    h->state = rc == 0 ? HS_CHALLENGE : HS_CONNECTING;
-    h->step_deadline = step_deadline(h);
+    if (rc == 0)
+        enter_challenge(h);
+    else {
+        h->state = HS_CONNECTING;
+        h->step_deadline = step_deadline(h);
+    }
     ev_watch(&gwd.loop, h->fd, rc == 0 ? POLLIN : POLLOUT, on_hs, h);
 }
 
@@ -443,12 +462,14 @@ void gwd_hs_after_pass(long long t)
             try_connect(h);
         else if (h->state == HS_CONNECTING && t >= h->step_deadline)
             connect_failed(h, "the connection attempt timed out"); /* SYNs lost: again */
-        else if (h->state != HS_NONE && t >= h->step_deadline && h->again)
+        else if (h->state != HS_NONE && t >= h->step_deadline) {
+            /* its kernel took our connections for the link timeout, its process answered
+             * none: stopped or hung (timed like a silent link) */
+            if (!h->again && h->state == HS_CHALLENGE &&
+                t - h->silent_since >= gwd.c->timeout_ms)
+                gwd_fail("cannot open %s: its gateway took the connection but did not answer "
+                         "for %d ms", gwd_link_text(h->site), gwd.c->timeout_ms);
             connect_failed(h, "no answer in the handshake");
-        else if (h->state != HS_NONE && t >= h->step_deadline)
-            /* its kernel took the connection, its process does not answer: stopped or hung
-             * (a running gateway answers at once; it is timed like a silent link) */
-            gwd_fail("cannot open %s: its gateway took the connection but did not answer for "
-                     "%d ms", gwd_link_text(h->site), gwd.c->timeout_ms);
+        }
     }
 }
