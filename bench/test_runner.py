@@ -207,7 +207,7 @@ def made_up_record(only=None):
         rec.threads = th
     if only in (None, "hetero"):
         hr = hetero_measure.HeteroRun()
-        for s in ("metampi", hetero_measure.NOHETERO):
+        for s in ("metampi", hetero_measure.NOHETERO, hetero_measure.CONTROL):
             for where in hetero_measure.WHERE:
                 for b in hetero_measure.SIZES:
                     for rnd in range(2):
@@ -372,6 +372,8 @@ class RawResults(unittest.TestCase):
                 self.assertIn("| two hosts | 64 KiB |", text)
                 self.assertIn("| Heterogeneity: 0–8 B latency between like peers", text)
                 self.assertIn("- metampi-nohetero two hosts: exit status 77", text)
+                self.assertIn("| control / out, best |", text)
+                self.assertIn("(control):", text)
             if only == "scale":
                 text = report_text(back, self.tmp)
                 self.assertIn("### 256 ranks", text)

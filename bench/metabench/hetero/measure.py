@@ -1,6 +1,8 @@
 """The hetero family's rounds: p2p latency (0 B .. RNDV_BYTES) with metampi as built and
-without heterogeneity support, the two builds taking turns in an order rotated every round, on
-one host and (as root) between two emulated hosts."""
+without heterogeneity support, and the build without once more as a control (the same
+binaries measured twice: what the method reports for no difference at all), taking turns in an
+order rotated every round, on one host and (as root) between two emulated hosts."""
+import copy
 import os
 import re
 
@@ -12,6 +14,7 @@ from metabench.schedule import rotated
 from metabench.variant import build_variant
 
 NOHETERO = "metampi-nohetero"   # the slug of metampi built with -DMETAMPI_HETERO=OFF
+CONTROL = "metampi-nohetero-control"   # the same build, measured again as its own control
 SMALL = (0, 1, 2, 4, 8)
 EAGER_BYTES = 4096              # eager on every transport (shm 8 KiB, TCP 32 KiB)
 RNDV_BYTES = 65536              # rendezvous on every transport
@@ -21,7 +24,7 @@ SOURCE_DIR = os.path.dirname(BENCH_DIR)
 
 
 class HeteroRun:
-    """samples {slug: {(where, bytes): [µs per round]}} (slugs metampi and NOHETERO);
+    """samples {slug: {(where, bytes): [µs per round]}} (slugs metampi, NOHETERO, CONTROL);
     failed {"slug where": why}; busy: loads seen."""
 
     def __init__(self):
@@ -52,8 +55,8 @@ def one_run(hr, slug, where, cmd, timeout):
 
 
 def measure_hetero(mpis, args, idle, busy):
-    """A HeteroRun; metampi and metampi without heterogeneity support take turns every
-    round. The runner has built "latency" for mpis."""
+    """A HeteroRun; metampi, metampi without heterogeneity support and its control take
+    turns every round. The runner has built "latency" for mpis."""
     hr = HeteroRun()
     builds = [m for m in mpis if m.slug == "metampi" and "latency" in m.programs]
     if not builds:
@@ -66,7 +69,9 @@ def measure_hetero(mpis, args, idle, busy):
                   [os.path.join(nohetero, "bin", "mpirun")], [], builds[0].bind_opts, [])
         build_programs([off], args.work, ["latency"])
         if "latency" in off.programs:
-            builds.append(off)
+            control = copy.copy(off)
+            control.name, control.slug = "metampi (no hetero, control)", CONTROL
+            builds += [off, control]
         else:
             hr.failed[f"{NOHETERO} build"] = off.unavailable.get("latency", "latency")
     else:
