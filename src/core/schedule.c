@@ -94,6 +94,10 @@ static unsigned removals;
 /* Finished schedules kept with their entry arrays, so that a blocking collective in a loop
  * allocates nothing (at most MAX_SPARES). */
 enum { MAX_SPARES = 4 };
+/* A spare keeps an entry array of at most this many entries: a larger one (a collective with
+ * many peers, two entries per peer) would stay with the process for as long as it runs, a
+ * cost per peer; its collective allocates it again, once per call. */
+enum { SPARE_ENTRIES_MAX = 64 };
 static icoll_sched_t *spares;
 static int nspares;
 
@@ -174,6 +178,11 @@ static void sched_free(icoll_sched_t *s)
         free(b);
     }
     if (nspares < MAX_SPARES) {
+        if (s->cap > SPARE_ENTRIES_MAX) {
+            free(s->e);
+            s->e = NULL;
+            s->cap = 0;
+        }
         s->next = spares;
         spares = s;
         nspares++;
