@@ -81,6 +81,7 @@ enum {
     CONNECT_TIMEOUT_MS = 60000,    /* the gateway starts with the ranks: wait for it */
     RETRY_MIN_MS = 20,             /* between attempts, doubling up to */
     RETRY_MAX_MS = 640,
+    STEP_MS = 2000,                /* an attempt's connect and CHALLENGE: else another one */
     CLOSE_TIMEOUT_MS = 5000,
     LOST_GRACE_MS = 3000,
     CHECK_MS = 1000,               /* how often the connection is checked for silence */
@@ -270,9 +271,14 @@ static int gw_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int 
 
 /* One attempt: connect and prove the key. 1 up; 0 try again: the gateway is not listening
  * yet, or closed the connection before its WELCOME (it may be starting, or evicting unproven
- * connections in a flood), with why in err; -1 failed (err). */
+ * connections in a flood), or the connection or the CHALLENGE took longer than STEP_MS (in a
+ * flood its accept queue overflows and its kernel, having dropped our ACK, offers the
+ * connection again only seconds later), with why in err; -1 failed (err). */
 static int attempt(long long deadline, char *err, int errlen)
 {
+    long long step = net_now_ms() + STEP_MS;
+    if (step > deadline)
+        step = deadline;
     int fd = net_socket_for(&g.gw, 0);
     if (fd < 0 || net_stream_options(fd, g.timeout_s) != 0) {
         snprintf(err, (size_t)errlen, "cannot make a socket: %s", strerror(errno));
@@ -284,7 +290,7 @@ static int attempt(long long deadline, char *err, int errlen)
     if (rc != 0 && errno == EINPROGRESS) {
         int soerr = 0;
         socklen_t l = sizeof soerr;
-        if (net_wait(fd, POLLOUT, deadline) != 0)
+        if (net_wait(fd, POLLOUT, step) != 0)
             soerr = ETIMEDOUT;
         else
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l);
@@ -296,14 +302,19 @@ static int attempt(long long deadline, char *err, int errlen)
         close(fd);
         if (e == ECONNREFUSED || e == ENETUNREACH || e == EHOSTUNREACH)
             return 0;
+        if (e == ETIMEDOUT) {
+            snprintf(err, (size_t)errlen, "the connection attempts timed out");
+            return 0;
+        }
         snprintf(err, (size_t)errlen, "%s", strerror(e));
         return -1;
     }
     unsigned char ch[GW_CHALLENGE_LEN], na[AUTH_NONCE], nc[AUTH_NONCE];
     unsigned char hello[GW_HELLO_LEN], wel[GW_WELCOME_LEN];
     const char *bad = NULL, *again = NULL;
-    if (net_read_full(fd, ch, sizeof ch, deadline) != 0)
-        again = "it closed the connection at once";
+    if (net_read_full(fd, ch, sizeof ch, step) != 0)
+        again = net_now_ms() >= step ? "it took the connection but did not answer"
+                                     : "it closed the connection at once";
     else if ((bad = gw_challenge_parse(ch, na)) == NULL) {
         if (auth_nonce(nc) != 0) {
             bad = "no randomness for a nonce";
