@@ -76,9 +76,10 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import unittest
+
+from test_wan_security import Relay
 
 MPIRUN = PROG = FLOOD = WINDOW = NEIGHBOR = SLOWRANK = RING = GATEWAY = VCLUSTER = WANEMU = None
 DEMO = None
@@ -123,57 +124,25 @@ def mpirun_lines(err):
             if l.startswith("mpirun:") and not l.startswith("mpirun: still waiting for ")]
 
 
-class HoldFirst:
+class HoldFirst(Relay):
     """A relay to target (METAMPI_GW_LINK_VIA) that takes its first `hold` connections and
     never answers them (nor closes them until the end), and relays the later ones."""
 
     def __init__(self, target, hold):
-        self.target, self.hold, self.taken, self.socks = target, hold, 0, []
-        self.ls = socket.socket()
-        self.ls.bind(("127.0.0.1", 0))
-        self.ls.listen(16)
-        self.port = self.ls.getsockname()[1]
-        threading.Thread(target=self.accept, daemon=True).start()
+        self.hold, self.taken, self.held = hold, 0, []
+        super().__init__(target, "capture")
 
-    def accept(self):
-        while True:
-            try:
-                c, _ = self.ls.accept()
-            except OSError:
-                return
-            self.taken += 1
-            self.socks.append(c)
-            if self.taken <= self.hold:
-                continue
-            try:
-                s = socket.create_connection(self.target)
-            except OSError:
-                c.close()
-                continue
-            self.socks.append(s)
-            for a, b in ((c, s), (s, c)):
-                threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def pump(src, dst):
-        try:
-            while True:
-                data = src.recv(65536)
-                if not data:
-                    break
-                dst.sendall(data)
-        except OSError:
-            pass
-        for x in (src, dst):
-            try:
-                x.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+    def hold_back(self, c):
+        self.taken += 1
+        if self.taken > self.hold:
+            return False
+        self.held.append(c)
+        return True
 
     def close(self):
-        self.ls.close()
-        for x in self.socks:
-            x.close()
+        super().close()
+        for c in self.held:
+            c.close()
 
 
 class Local(unittest.TestCase):

@@ -77,6 +77,8 @@ class Relay:
                 c, _ = self.ls.accept()
             except OSError:
                 return
+            if self.hold_back(c):
+                continue
             try:
                 s = socket.create_connection(self.target)
             except OSError:  # beta's gateway does not listen yet: alpha's tries again
@@ -84,6 +86,10 @@ class Relay:
                 continue
             threading.Thread(target=self.pump, args=(s, c, False), daemon=True).start()
             threading.Thread(target=self.pump, args=(c, s, True), daemon=True).start()
+
+    def hold_back(self, c):
+        """Whether to keep connection c without relaying it (never here; a subclass may)."""
+        return False
 
     def record(self, data):
         with self.lock:
