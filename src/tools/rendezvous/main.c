@@ -260,6 +260,8 @@ int main(int argc, char **argv)
                                  mc.rdv_x509[MC_CRL], err, sizeof err) != 0) {
             msg("X.509 ([rendezvous] cert, key, ca%s): %s", mc.rdv_x509[MC_CRL] ? ", crl" : "",
                 err);
+            free(sites);
+            mc_free(&mc);
             return 2;
         }
         cfg.x509 = 1;
