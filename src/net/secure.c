@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
@@ -26,12 +27,16 @@ struct net_secure {
     int x509;                      /* authenticated by certificates (net_secure_start_x509) */
     int refused;                   /* NET_SECURE_REFUSED_HERE / _THERE, or 0 */
     int closed;                    /* the handshake failed: the peer closed the connection */
-    char peer[72];                 /* x509: the name the peer's certificate must carry */
-    char why[300];
+    char peer[256];                /* x509: the name the peer's certificate must carry ("":
+                                    * any, net_secure_peer_names judges it later) */
+    char revoked[300];             /* x509: the revoked certificate the verification met */
+    char why[600];
 };
 
 static SSL_CTX *x509_ctx;          /* net_secure_x509_load's */
 static char x509_ca[256];          /* its CA file, for messages */
+static char x509_crl[256];         /* its CRL file ("" none), for messages */
+static STACK_OF(X509_CRL) *x509_crls; /* the CRLs loaded from it (their entries' reasons) */
 
 void net_secure_psk(const auth_key_t *k, const char *kind, const unsigned char na[AUTH_NONCE],
                     const unsigned char nc[AUTH_NONCE], unsigned char psk[NET_SECURE_PSK])
@@ -136,11 +141,100 @@ static int readable(const char *what, const char *path, char *err, int errlen)
     return -1;
 }
 
-int net_secure_x509_load(const char *cert, const char *key, const char *ca, char *err,
-                         int errlen)
+/* The reason code of a CRL entry, as RFC 5280 §5.3.1 names it. */
+static const char *crl_reason(const X509_REVOKED *rev)
+{
+    static const char *const names[] = { "unspecified", "keyCompromise", "cACompromise",
+                                         "affiliationChanged", "superseded",
+                                         "cessationOfOperation", "certificateHold", "(7)",
+                                         "removeFromCRL", "privilegeWithdrawn", "aACompromise" };
+    ASN1_ENUMERATED *e = X509_REVOKED_get_ext_d2i(rev, NID_crl_reason, NULL, NULL);
+    long r = e ? ASN1_ENUMERATED_get(e) : 0;
+    ASN1_ENUMERATED_free(e);
+    return r >= 0 && r < (long)(sizeof names / sizeof *names) ? names[r] : "unknown";
+}
+
+/* "serial S, subject N, reason R, revoked at T" of cert, as the loaded CRLs list it. */
+static void describe_revoked(X509 *cert, char *out, size_t len)
+{
+    char subject[128] = "?", serial[80] = "?", when[40] = "?", reason[32] = "unspecified";
+    X509_NAME_oneline(X509_get_subject_name(cert), subject, sizeof subject);
+    BIGNUM *bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(cert), NULL);
+    char *hex = bn ? BN_bn2hex(bn) : NULL;
+    if (hex)
+        snprintf(serial, sizeof serial, "%s", hex);
+    OPENSSL_free(hex);
+    BN_free(bn);
+    for (int i = 0; i < sk_X509_CRL_num(x509_crls); i++) {
+        X509_REVOKED *rev = NULL;
+        if (X509_CRL_get0_by_cert(sk_X509_CRL_value(x509_crls, i), &rev, cert) != 1 || !rev)
+            continue;
+        struct tm tm;
+        if (ASN1_TIME_to_tm(X509_REVOKED_get0_revocationDate(rev), &tm))
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+        snprintf(reason, sizeof reason, "%s", crl_reason(rev));
+        break;
+    }
+    snprintf(out, len, "serial %s, subject %s, reason %s, revoked at %s", serial, subject,
+             reason, when);
+}
+
+/* The verification's callback: notes which certificate a CRL revoked, and why, for the one
+ * line that reports the refusal (refusal()). It decides nothing: ok stays OpenSSL's. */
+static int verify_note(int ok, X509_STORE_CTX *x)
+{
+    if (!ok && X509_STORE_CTX_get_error(x) == X509_V_ERR_CERT_REVOKED) {
+        SSL *ssl = X509_STORE_CTX_get_ex_data(x, SSL_get_ex_data_X509_STORE_CTX_idx());
+        net_secure_t *s = ssl ? SSL_get_app_data(ssl) : NULL;
+        X509 *cert = X509_STORE_CTX_get_current_cert(x);
+        if (s && cert && !s->revoked[0])
+            describe_revoked(cert, s->revoked, sizeof s->revoked);
+    }
+    return ok;
+}
+
+/* Adds the CRLs of the PEM file crl to c's store and turns on their check for every
+ * certificate of a peer's chain (CRL_CHECK | CRL_CHECK_ALL). 0, or -1 with what in `what`. */
+static int load_crls(SSL_CTX *c, const char *crl, char *what, size_t len)
+{
+    FILE *f = fopen(crl, "r");
+    if (!f) {
+        snprintf(what, len, "cannot read the CRL '%s': %s", crl, strerror(errno));
+        return -1;
+    }
+    STACK_OF(X509_CRL) *list = sk_X509_CRL_new_null();
+    X509_STORE *store = SSL_CTX_get_cert_store(c);
+    X509_CRL *x;
+    int n = 0;
+    while (list && (x = PEM_read_X509_CRL(f, NULL, NULL, NULL))) {
+        if (!X509_STORE_add_crl(store, x) || !sk_X509_CRL_push(list, x)) {
+            X509_CRL_free(x);
+            break;
+        }
+        n++;
+    }
+    fclose(f);
+    /* the end of the file shows as "no start line"; anything else is a broken CRL */
+    unsigned long e = ERR_peek_last_error();
+    int end = ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE;
+    if (!list || n == 0 || !end) {
+        sk_X509_CRL_pop_free(list, X509_CRL_free);
+        snprintf(what, len, n == 0 && end ? "the CRL '%s' holds no PEM CRL"
+                                          : "the CRL '%s' is not a PEM CRL (list)", crl);
+        return -1;
+    }
+    ERR_clear_error();
+    X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+    sk_X509_CRL_pop_free(x509_crls, X509_CRL_free);
+    x509_crls = list;
+    return 0;
+}
+
+int net_secure_x509_load(const char *cert, const char *key, const char *ca, const char *crl,
+                         char *err, int errlen)
 {
     if (readable("certificate", cert, err, errlen) || readable("key", key, err, errlen) ||
-        readable("CA", ca, err, errlen))
+        readable("CA", ca, err, errlen) || (crl && readable("CRL", crl, err, errlen)))
         return -1;
     SSL_CTX *c = SSL_CTX_new(TLS_method());
     if (!c) {
@@ -161,6 +255,8 @@ int net_secure_x509_load(const char *cert, const char *key, const char *ca, char
                  key, cert);
     else if (SSL_CTX_load_verify_locations(c, ca, NULL) != 1)
         snprintf(what, sizeof what, "the CA '%s' holds no PEM certificate", ca);
+    else if (crl && load_crls(c, crl, what, sizeof what) != 0)
+        ;
     else
         what[0] = '\0';
     if (what[0]) {
@@ -169,10 +265,11 @@ int net_secure_x509_load(const char *cert, const char *key, const char *ca, char
         return -1;
     }
     /* both ends show a certificate: the acceptor asks for the connector's and insists */
-    SSL_CTX_set_verify(c, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+    SSL_CTX_set_verify(c, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, verify_note);
     SSL_CTX_free(x509_ctx);
     x509_ctx = c;
     snprintf(x509_ca, sizeof x509_ca, "%s", ca);
+    snprintf(x509_crl, sizeof x509_crl, "%s", crl ? crl : "");
     return 0;
 }
 
@@ -219,8 +316,11 @@ net_secure_t *net_secure_start_x509(int fd, int server, const char *peer_name, c
     if (!s)
         return NULL;
     s->x509 = 1;
+    if (!peer_name)
+        return s; /* any name: the owner asks net_secure_peer_names once it knows which */
     snprintf(s->peer, sizeof s->peer, "%s", peer_name);
-    /* the peer's certificate must name it (subjectAltName DNS, else the subject's CN) */
+    /* the peer's certificate must name it (subjectAltName DNS or IP, else the subject's CN;
+     * an IP address is matched as one: SSL_set1_host) */
     SSL_set_hostflags(s->ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
     if (SSL_set1_host(s->ssl, peer_name) != 1) {
         ssl_reason(err, (size_t)errlen, "cannot set up TLS");
@@ -228,6 +328,18 @@ net_secure_t *net_secure_start_x509(int fd, int server, const char *peer_name, c
         return NULL;
     }
     return s;
+}
+
+int net_secure_peer_names(const net_secure_t *s, const char *name, char *subject, size_t cap)
+{
+    X509 *cert = s->x509 ? SSL_get0_peer_certificate(s->ssl) : NULL;
+    if (subject && cap) {
+        subject[0] = '\0';
+        if (cert)
+            X509_NAME_oneline(X509_get_subject_name(cert), subject, (int)cap);
+    }
+    return cert && X509_check_host(cert, name, 0, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS,
+                                   NULL) == 1;
 }
 
 /* Nonzero when the alert the peer sent (an error's reason from SSL_AD_REASON_OFFSET on)
@@ -241,6 +353,19 @@ static int certificate_alert(unsigned long e)
            r == TLS1_AD_ACCESS_DENIED || r == TLS13_AD_CERTIFICATE_REQUIRED;
 }
 
+/* Whether a verification error is about revocation: the CRL's verdict, or no usable CRL. */
+static int crl_error(long v)
+{
+    return v == X509_V_ERR_CERT_REVOKED || v == X509_V_ERR_UNABLE_TO_GET_CRL ||
+           v == X509_V_ERR_CRL_HAS_EXPIRED || v == X509_V_ERR_CRL_NOT_YET_VALID ||
+           v == X509_V_ERR_CRL_SIGNATURE_FAILURE ||
+           v == X509_V_ERR_UNABLE_TO_DECRYPT_CRL_SIGNATURE ||
+           v == X509_V_ERR_ERROR_IN_CRL_LAST_UPDATE_FIELD ||
+           v == X509_V_ERR_ERROR_IN_CRL_NEXT_UPDATE_FIELD ||
+           v == X509_V_ERR_UNABLE_TO_GET_CRL_ISSUER || v == X509_V_ERR_DIFFERENT_CRL_SCOPE ||
+           v == X509_V_ERR_CRL_PATH_VALIDATION_ERROR;
+}
+
 /* x509: why the handshake or the first read failed, when a certificate was refused (here:
  * the verification result; there: its alert); 0 when it was something else. */
 static int refusal(net_secure_t *s, char *out, size_t len)
@@ -249,17 +374,41 @@ static int refusal(net_secure_t *s, char *out, size_t len)
         return 0;
     long v = SSL_get_verify_result(s->ssl);
     unsigned long e = ERR_peek_error();
-    if (v != X509_V_OK) {
+    char whose[300], who[300];
+    if (s->peer[0])
+        snprintf(whose, sizeof whose, "the certificate of '%s'", s->peer);
+    else
+        snprintf(whose, sizeof whose, "the peer's certificate");
+    if (s->peer[0])
+        snprintf(who, sizeof who, "'%s'", s->peer);
+    else
+        snprintf(who, sizeof who, "the peer");
+    if (v == X509_V_ERR_CERT_REVOKED) {
         s->refused = NET_SECURE_REFUSED_HERE;
-        snprintf(out, len, "refused the certificate of '%s': %s (expected one that chains to "
-                 "the CA '%s' and names '%s')", s->peer, X509_verify_cert_error_string(v),
-                 x509_ca, s->peer);
+        snprintf(out, len, "refused %s: certificate revoked (%s; by the CRL '%s')", whose,
+                 s->revoked[0] ? s->revoked : "a certificate of its chain", x509_crl);
+    } else if (crl_error(v)) {
+        /* no trustworthy CRL for a certificate of its chain: refused, as OpenSSL says */
+        s->refused = NET_SECURE_REFUSED_HERE;
+        snprintf(out, len, "refused %s: %s (checked against the CRL '%s', which must hold a "
+                 "current CRL of every CA of the chain)", whose,
+                 X509_verify_cert_error_string(v), x509_crl);
+    } else if (v != X509_V_OK) {
+        s->refused = NET_SECURE_REFUSED_HERE;
+        if (s->peer[0])
+            snprintf(out, len, "refused %s: %s (expected one that chains to the CA '%s' and "
+                     "names '%s')", whose, X509_verify_cert_error_string(v), x509_ca, s->peer);
+        else
+            snprintf(out, len, "refused %s: %s (expected one that chains to the CA '%s')",
+                     whose, X509_verify_cert_error_string(v), x509_ca);
     } else if (e && certificate_alert(e)) {
         s->refused = NET_SECURE_REFUSED_THERE;
         char r[160];
         ERR_error_string_n(e, r, sizeof r);
-        snprintf(out, len, "'%s' refused this end's certificate (%s: it does not chain to "
-                 "the CA there, or does not name this end)", s->peer, r);
+        int revoked = ERR_GET_REASON(e) - SSL_AD_REASON_OFFSET == SSL3_AD_CERTIFICATE_REVOKED;
+        snprintf(out, len, "%s refused this end's certificate (%s: %s)", who, r,
+                 revoked ? "a CRL there revokes it"
+                         : "it does not chain to the CA there, or does not name this end");
     } else {
         return 0;
     }

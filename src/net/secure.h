@@ -46,15 +46,25 @@ net_secure_t *net_secure_start(int fd, int server, const unsigned char psk[NET_S
                                char *err, int errlen);
 /* X.509 per site, in place of the PSK (docs/wan-security.md, "X.509 per site"): this
  * process's certificate (chain) and key, and the CA its peers' certificates must chain to,
- * all PEM files; a key with a passphrase is refused. Once per process, before
- * net_secure_start_x509. 0, or -1 with one line in err naming the file and what is wrong. */
-int net_secure_x509_load(const char *cert, const char *key, const char *ca, char *err,
-                         int errlen);
+ * all PEM files; a key with a passphrase is refused. crl (NULL: none) is a PEM file of CRLs:
+ * then every certificate of a peer's chain must be covered by a current CRL of its issuer
+ * in it and not be revoked (X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL). Once per
+ * process, before net_secure_start_x509. 0, or -1 with one line in err naming the file and
+ * what is wrong. */
+int net_secure_x509_load(const char *cert, const char *key, const char *ca, const char *crl,
+                         char *err, int errlen);
 /* As net_secure_start, authenticated by certificates both ways: the peer's must chain to the
- * loaded CA and name peer_name (a subjectAltName DNS entry, or without one the subject's CN).
- * TLS 1.3 with a fresh ECDHE share; no PSK (TLS 1.3 does not combine the two). */
+ * loaded CA (and pass its CRLs) and name peer_name (a subjectAltName DNS or IP entry, or
+ * without one the subject's CN; an IP address is matched as an address). peer_name NULL: any
+ * name, for a server that learns only later whom the peer claims to be (then
+ * net_secure_peer_names). TLS 1.3 with a fresh ECDHE share; no PSK (TLS 1.3 does not
+ * combine the two). */
 net_secure_t *net_secure_start_x509(int fd, int server, const char *peer_name, char *err,
                                     int errlen);
+/* After the handshake of net_secure_start_x509: 1 when the peer's (verified) certificate
+ * names `name` (as above), else 0. subject (NULL: not wanted) gets the certificate's subject,
+ * for messages. */
+int net_secure_peer_names(const net_secure_t *s, const char *name, char *subject, size_t cap);
 /* Once a certificate was refused (the failure of net_secure_step, or with TLS 1.3 of the
  * connector's first read), trying again will not help: NET_SECURE_REFUSED_HERE, the peer's
  * (the error says why: another CA, another name, expired ...), or NET_SECURE_REFUSED_THERE,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""X.509 per site on the gateways' WAN links ([site] cert, key, ca; docs/wan-security.md),
-with certificates this test makes with `openssl req` / `openssl x509` (standard library and
-the openssl command only).
+"""X.509 per site on the gateways' WAN links ([site] cert, key, ca, crl;
+docs/wan-security.md), with certificates and CRLs this test makes with `openssl req` /
+`openssl x509` / `openssl ca` (x509_files.py; standard library and the openssl command only).
 
 Two sites on this machine as in test_wan_security.py's Mitm, alpha's link to beta through its
 relay (capture mode):
@@ -11,11 +11,19 @@ relay (capture mode):
                     sites and the refused certificate, nothing of the program's output;
   test_wrong_site   beta's certificate from the right CA but naming gamma, then alpha's: the
                     same;
+  test_revoked      a CRL (crl = at both sites) revokes beta's certificate, then alpha's: the
+                    job ends with one line naming both sites, "certificate revoked", the
+                    certificate's serial, subject and the CRL's reason; a CRL that revokes
+                    nothing: the job runs;
+  test_crl_errors   a CRL file that is not there, one that holds no CRL (the gateway ends the
+                    job naming the file), an expired one (alpha refuses beta's certificate with
+                    OpenSSL's "CRL has expired");
   test_direct_wan   the same files secure --direct-wan (the ranks' connections between sites):
-                    good certificates run; another CA's, or one naming another site, end the
-                    job naming the rank and the refused certificate;
+                    good certificates run; another CA's, one naming another site, or a revoked
+                    one end the job naming the rank and the refused certificate;
   test_description  mpirun's one-line errors: a site with cert but no key, certificates at one
-                    site only, encrypt = off with certificates, an unreadable file.
+                    site only, encrypt = off with certificates, crl without them, an
+                    unreadable file.
 
 Run: test_x509.py --mpirun PATH --prog PATH/gw_secret [unittest args]
 """
@@ -30,31 +38,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_wan_security as ws  # noqa: E402
-
-DAYS = "2"
-
-
-def openssl(*args, cwd):
-    subprocess.run(["openssl"] + list(args), cwd=cwd, check=True, capture_output=True,
-                   timeout=30)
-
-
-def make_ca(d, name):
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-keyout", name + ".key", "-out", name + ".pem", "-days", DAYS,
-            "-subj", "/CN=metampi test " + name, cwd=d)
-
-
-def make_cert(d, out, site, ca):
-    """out.pem/out.key: a certificate for site, signed by ca, naming it in CN and SAN."""
-    openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-keyout", out + ".key", "-out", out + ".csr", "-subj", "/CN=" + site,
-            cwd=d)
-    with open(os.path.join(d, out + ".ext"), "w") as f:
-        f.write("subjectAltName = DNS:%s\n" % site)
-    openssl("x509", "-req", "-in", out + ".csr", "-CA", ca + ".pem", "-CAkey", ca + ".key",
-            "-CAcreateserial", "-days", DAYS, "-out", out + ".pem", "-extfile", out + ".ext",
-            cwd=d)
+from x509_files import make_ca, make_cert, make_crl  # noqa: E402
 
 
 class X509(unittest.TestCase):
@@ -69,21 +53,30 @@ class X509(unittest.TestCase):
         make_cert(cls.d, "beta", "beta", "ca")
         make_cert(cls.d, "beta-rogue", "beta", "rogue")
         make_cert(cls.d, "beta-gamma", "gamma", "ca")
+        make_crl(cls.d, "crl-none", "ca")
+        make_crl(cls.d, "crl-beta", "ca", revoke=["beta"])
+        make_crl(cls.d, "crl-alpha", "ca", revoke=["alpha"])
+        make_crl(cls.d, "crl-expired", "ca", expired=True)
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.d, ignore_errors=True)
 
-    def description(self, alpha="alpha", beta="beta", extra_alpha="", wan=""):
-        """Both sites with certificates (relative paths: beside the description)."""
+    def description(self, alpha="alpha", beta="beta", extra_alpha="", wan="", crl=None,
+                    crl_beta=None):
+        """Both sites with certificates (relative paths: beside the description); crl: the
+        CRL file of alpha (and of beta unless crl_beta is given)."""
         port_a, port_b = ws.free_port(), ws.free_port()
         self.relay = ws.Relay(("127.0.0.1", port_b), "capture")
         self.addCleanup(self.relay.close)
+        crl_beta = crl if crl_beta is None else crl_beta
         site = "cert = %s.pem\nkey = %s.key\nca = ca.pem\n"
-        text = ("%s[site alpha]\nhosts = localhost:2\nwan = 127.0.0.1:%d\n%s%s\n"
-                "[site beta]\nhosts = %s:2\nwan = 127.0.0.1:%d\n%s"
+        text = ("%s[site alpha]\nhosts = localhost:2\nwan = 127.0.0.1:%d\n%s%s%s\n"
+                "[site beta]\nhosts = %s:2\nwan = 127.0.0.1:%d\n%s%s"
                 % (wan, port_a, site % (alpha, alpha) if alpha else "", extra_alpha,
-                   socket.gethostname(), port_b, site % (beta, beta) if beta else ""))
+                   "crl = %s.pem\n" % crl if crl else "",
+                   socket.gethostname(), port_b, site % (beta, beta) if beta else "",
+                   "crl = %s.pem\n" % crl_beta if crl_beta else ""))
         fd, path = tempfile.mkstemp(suffix=".ini", dir=self.d)
         self.addCleanup(os.unlink, path)
         with os.fdopen(fd, "w") as f:
@@ -137,6 +130,58 @@ class X509(unittest.TestCase):
         self.assert_refused(r, "hostname mismatch", "bad certificate", bad="alpha",
                             judge="beta")
 
+    def one_line(self, r):
+        """The job failed with one mpirun line (progress notes aside): that line."""
+        self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("secret ok", r.stdout)
+        lines = [l for l in r.stderr.splitlines()
+                 if l.startswith("mpirun:") and not l.startswith("mpirun: still waiting for ")]
+        self.assertEqual(len(lines), 1, r.stderr)
+        return lines[0]
+
+    def assert_revoked(self, line, bad, judge):
+        """judge's gateway refused bad's certificate as revoked by the CRL; or (under load)
+        bad's, told so by judge's alert."""
+        self.assertRegex(line, r"gateway of site %s: the WAN link to site %s "
+                         r"\(127\.0\.0\.1:\d+\) failed: stream 0: refused the certificate of "
+                         r"'%s': certificate revoked \(serial [0-9A-F]+, subject /CN=%s, reason "
+                         r"keyCompromise, revoked at \d{4}-\d\d-\d\d [\d:]+ UTC; by the CRL "
+                         r"'.*crl-%s.pem'\)$|gateway of site %s: the WAN link to site %s "
+                         r"\(127\.0\.0\.1:\d+\) failed: stream 0: '%s' refused this end's "
+                         r"certificate \(.*certificate revoked: a CRL there revokes it\)$"
+                         % (judge, bad, bad, bad, bad, bad, judge, judge))
+
+    def test_revoked(self):
+        """Both sites check the CRL: beta's certificate revoked (alpha, the TLS client, refuses
+        it), then alpha's (beta refuses it); a CRL revoking neither: the job runs."""
+        r = self.run_job(self.description(crl="crl-none"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("secret ok", r.stdout)
+        self.assert_revoked(self.one_line(self.run_job(self.description(crl="crl-beta"))),
+                            bad="beta", judge="alpha")
+        self.assert_revoked(self.one_line(self.run_job(self.description(crl="crl-alpha"))),
+                            bad="alpha", judge="beta")
+
+    def test_crl_errors(self):
+        """A CRL file that is not there or holds no CRL ends the job at its gateway's start;
+        an expired CRL (at alpha only) makes alpha refuse beta's certificate, saying what
+        OpenSSL says."""
+        r = self.run_job(self.description(crl="nothing-here", crl_beta=""))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, r"gateway of site alpha: X.509 \(\[site alpha\] cert, key, "
+                         r"ca, crl\): cannot read the CRL '.*nothing-here.pem': No such file or "
+                         r"directory")
+        r = self.run_job(self.description(crl="ca", crl_beta=""))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, r"gateway of site alpha: X.509 \(\[site alpha\] cert, key, "
+                         r"ca, crl\): the CRL '.*/ca.pem' holds no PEM CRL")
+        line = self.one_line(self.run_job(self.description(crl="crl-expired", crl_beta="")))
+        self.assertRegex(line, r"gateway of site alpha: the WAN link to site beta "
+                         r"\(127\.0\.0\.1:\d+\) failed: stream 0: refused the certificate of "
+                         r"'beta': CRL has expired \(checked against the CRL "
+                         r"'.*crl-expired.pem', which must hold a current CRL of every CA of the "
+                         r"chain\)$")
+
     def run_direct(self, desc):
         return subprocess.run([ws.MPIRUN, "--bind-to", "none", "--metacomputer", desc,
                                "--direct-wan", "-n", "4", ws.PROG, "1"], capture_output=True,
@@ -144,15 +189,19 @@ class X509(unittest.TestCase):
 
     def test_direct_wan(self):
         """--direct-wan: the ranks' connections between the sites take the same certificates
-        (METAMPI_WAN_X509 from mpirun): good ones run; beta's from another CA, or naming
-        gamma, end the job with a line naming the rank, its host and the refused
-        certificate."""
-        r = self.run_direct(self.description())
+        (METAMPI_WAN_X509 from mpirun, with the CRLs): good ones run; beta's from another CA,
+        naming gamma, or revoked, end the job with a line naming the rank, its host and the
+        refused certificate."""
+        r = self.run_direct(self.description(crl="crl-none"))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("secret ok", r.stdout)
-        for beta, why in (("beta-rogue", "unable to get local issuer certificate|unknown ca"),
-                          ("beta-gamma", "hostname mismatch|bad certificate")):
-            r = self.run_direct(self.description(beta=beta))
+        for beta, why, crl in (
+                ("beta-rogue", "unable to get local issuer certificate|unknown ca", None),
+                ("beta-gamma", "hostname mismatch|bad certificate", None),
+                ("beta", "refused the certificate of 'beta': certificate revoked \\(serial "
+                 "[0-9A-F]+, subject /CN=beta, reason keyCompromise|certificate revoked: a CRL "
+                 "there revokes it", "crl-beta")):
+            r = self.run_direct(self.description(beta=beta, crl=crl))
             self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertNotIn("secret ok", r.stdout)
             self.assertRegex(r.stderr, r"cannot secure the connection to rank \d \(host "
@@ -171,6 +220,8 @@ class X509(unittest.TestCase):
                       "used at every site or at none", err(self.description(beta=None)))
         self.assertIn("encrypt = off with cert, key and ca at the sites",
                       err(self.description(wan="[wan]\nencrypt = off\n")))
+        self.assertIn("site 'alpha': crl needs cert, key and ca",
+                      err(self.description(alpha=None, beta=None, crl="crl-none")))
         missing = self.description(alpha="nothing-here")
         r = self.run_job(missing)
         self.assertNotEqual(r.returncode, 0)

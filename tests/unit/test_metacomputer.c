@@ -167,7 +167,7 @@ static void bad_cases(void)
     char e[1024];
 #define BAD(text, line, msg) do { snprintf(e, sizeof e, "%s%d: %s", P, line, msg); bad(text, e); } while (0)
     BAD("[site a]\nhosts = h\n[sites b]\n", 3,
-        "unknown section [sites b] (expected [wan] or [site NAME])");
+        "unknown section [sites b] (expected [wan], [rendezvous] or [site NAME])");
     BAD("[wan]\nstreams = 2\n[wan]\n", 3, "[wan] appears twice (first on line 1)");
     BAD("[site]\nhosts = h\n", 1, "a site needs a name: [site NAME]");
     BAD("[site a b]\n", 1,
@@ -182,10 +182,10 @@ static void bad_cases(void)
     BAD("[site a]\nhosts h\n", 2,
         "expected KEY = VALUE, a section header ([wan], [site NAME]) or a comment (';' or '#')");
     BAD("hosts = h\n[site a]\n", 1,
-        "'hosts' outside a section (expected [wan] or [site NAME] before it)");
+        "'hosts' outside a section (expected [wan], [rendezvous] or [site NAME] before it)");
     BAD("[site a]\nhosts = h\nslots = 4\n", 3,
         "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix, "
-        "reachable, cert, key or ca)");
+        "reachable, cert, key, ca or crl)");
     BAD("[site a]\nhosts = h\nreachable = maybe\n", 3,
         "invalid reachable 'maybe' (expected yes, or no: the site's gateway accepts no "
         "connection from other sites and opens its links itself)");
@@ -294,7 +294,7 @@ static void bad_cases(void)
     /* ... and a meaning error before a syntax error */
     BAD("[site a]\nslots = 1\nnonsense\n", 2,
         "unknown key 'slots' in [site a] (expected hosts, gateway, wan, exec_prefix, "
-        "reachable, cert, key or ca)");
+        "reachable, cert, key, ca or crl)");
     bad("", "metacomputer 't.ini': describes no site (expected at least one [site NAME] section "
             "with hosts = NAME[:SLOTS], ...)");
     bad("; only a comment\n[wan]\nstreams = 2\n",
@@ -451,6 +451,33 @@ static void x509_cases(void)
     BAD("[site a]\nhosts = h\nca =\n", 3,
         "site 'a': ca is empty (expected the path of a PEM file on the gateway's host)");
     BAD("[site a]\nhosts = h\nkey = a\nkey = b\n", 4, "'key' appears twice (first on line 3)");
+    /* crl: optional, with the three */
+    BAD("[site a]\nhosts = h\ncrl = r.pem\n", 3,
+        "site 'a': crl needs cert, key and ca (a CRL is checked on links that use X.509)");
+    /* [rendezvous]: the server's three (crl optional), with X.509 at the sites */
+    const char *rdv = "[site a]\nhosts = h\ncert = a\nkey = k\nca = c\ncrl = r\n"
+                      "[rendezvous]\ncert = s.pem\nkey = /s.key\nca = c\ncrl = r2\n";
+    if (mc_parse(rdv, "/etc/mc/t.ini", &mc, err, sizeof err) != 0) {
+        fprintf(stderr, "unexpected error: %s\n", err);
+        failures++;
+    } else {
+        CHECK(strcmp(mc.site[0].x509[MC_CRL], "/etc/mc/r") == 0);
+        CHECK(strcmp(mc.rdv_x509[MC_CERT], "/etc/mc/s.pem") == 0);
+        CHECK(strcmp(mc.rdv_x509[MC_KEY], "/s.key") == 0);
+        CHECK(strcmp(mc.rdv_x509[MC_CRL], "/etc/mc/r2") == 0);
+        mc_free(&mc);
+    }
+    BAD("[site a]\nhosts = h\ncert = a\nkey = k\nca = c\n[rendezvous]\ncert = s\nca = c\n", 6,
+        "[rendezvous]: cert, key and ca go together (key is missing)");
+    BAD("[site a]\nhosts = h\n[rendezvous]\ncert = s\nkey = k\nca = c\n", 3,
+        "[rendezvous] has cert, key and ca but the sites have none: the parts show their "
+        "sites' certificates to the server");
+    BAD("[rendezvous]\nlisten = x\n[site a]\nhosts = h\n", 2,
+        "unknown key 'listen' in [rendezvous] (expected cert, key, ca or crl)");
+    BAD("[rendezvous]\n[rendezvous]\n", 2, "[rendezvous] appears twice (first on line 1)");
+    BAD("[site a]\nhosts = h\n[rendezvous]\nkey =\n", 4,
+        "[rendezvous]: key is empty (expected the path of a PEM file on the rendezvous "
+        "server's host)");
 #undef BAD
 }
 

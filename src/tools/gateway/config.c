@@ -173,6 +173,8 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
             c->key = v;
         } else if (strcmp(o, "--ca") == 0) {
             c->ca = v;
+        } else if (strcmp(o, "--crl") == 0) {
+            c->crl = v;
         } else if (strcmp(o, "--control-fd") == 0) {
             if ((n = number(v, 0, 1 << 20)) < 0) {
                 snprintf(err, errlen, "--control-fd: '%s' is not a file descriptor", v);
@@ -194,8 +196,9 @@ int gw_config_parse(int argc, char **argv, gw_config_t *c, char *err, size_t err
         snprintf(err, errlen, "--site, --gateways and --rank-sites are required");
         goto bad;
     }
-    if ((c->cert || c->key || c->ca) && !(c->cert && c->key && c->ca && c->encrypt)) {
-        snprintf(err, errlen, "--cert, --key and --ca go together, with --encrypt on");
+    if ((c->cert || c->key || c->ca || c->crl) && !(c->cert && c->key && c->ca && c->encrypt)) {
+        snprintf(err, errlen, "--cert, --key and --ca go together, with --encrypt on (and "
+                 "--crl with them)");
         goto bad;
     }
     char *copy, **items;

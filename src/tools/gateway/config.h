@@ -7,7 +7,7 @@
  *                   [--names NAME,NAME,...] [--streams N] [--compression auto|on|off]
  *                   [--congestion auto|system|NAME] [--encrypt on|off] [--timeout MS]
  *                   [--outage MS] [--unreachable SITE,...] [--report-fd FD] [--stats on|off]
- *                   [--cert FILE --key FILE --ca FILE]
+ *                   [--cert FILE --key FILE --ca FILE [--crl FILE]]
  *
  *   --site S          this gateway's site, 0-based in description order
  *   --gateways        every site's gateway WAN address, in site order; this gateway listens
@@ -34,6 +34,8 @@
  *                     with this site's certificate and key, and takes from another gateway
  *                     only a certificate that chains to the CA and names that site (default:
  *                     the PSK from the job key); the three together, paths on this host
+ *   --crl FILE        with them: CRLs (PEM) every certificate of another gateway's chain is
+ *                     checked against; a revoked one is refused
  *   --report-fd FD    where the one-line failure report goes (default 2)
  *   --control-fd FD   a socket on which its helper announces ranks spawned while the job runs
  *                     (grow.c: "ranks TAG BASE COUNT SITES" lines, each answered "ok TAG" or
@@ -75,6 +77,7 @@ typedef struct gw_config {
     int control_fd;                /* --control-fd (grow.c), or -1 */
     int stats;                     /* --stats on */
     const char *cert, *key, *ca;   /* --cert/--key/--ca (argv's), or all NULL */
+    const char *crl;               /* --crl (argv's), or NULL */
 } gw_config_t;
 
 /* Parses argv[1..argc). 0, or -1 with one line in err naming the option. */

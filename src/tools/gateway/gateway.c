@@ -141,8 +141,9 @@ int gateway_run(const gw_config_t *c, const auth_key_t *key)
         gwd_fail("cannot derive its keys from the job key (libcrypto)");
     auth_key_wipe(&ranks);
     char err[512];
-    if (c->cert && net_secure_x509_load(c->cert, c->key, c->ca, err, sizeof err) != 0)
-        gwd_fail("X.509 ([site %s] cert, key, ca): %s", gwd_site_name(c->site), err);
+    if (c->cert && net_secure_x509_load(c->cert, c->key, c->ca, c->crl, err, sizeof err) != 0)
+        gwd_fail("X.509 ([site %s] cert, key, ca%s): %s", gwd_site_name(c->site),
+                 c->crl ? ", crl" : "", err);
     gwd.size = (uint32_t)c->size;
     ev_init(&gwd.loop);
     take_signals();

@@ -21,7 +21,8 @@ int main(int argc, char **argv)
                         "usage: metampi-gateway --site S --gateways IP:PORT,... --rank-sites "
                         "LIST [--names N,...] [--streams N] [--compression auto|on|off] "
                         "[--congestion auto|system|NAME] [--encrypt on|off] [--timeout MS] "
-                        "[--report-fd FD] [--stats on|off] [--cert FILE --key FILE --ca FILE]\n"
+                        "[--report-fd FD] [--stats on|off] [--cert FILE --key FILE --ca FILE "
+                        "[--crl FILE]]\n"
                         "The site gateway of a metampi job; mpirun starts it.\n", err);
         return 2;
     }

@@ -138,13 +138,13 @@ _Noreturn static void certificate_refused(int site, int i, const char *err)
 static void stream_secure(int site, int i)
 {
     gw_stream_t *s = &gwd.links[site].st[i];
-    char err[256];
+    char err[700];  /* a refused certificate's reason: its serial, subject, CRL ... */
     short wants = 0;
     int rc = net_secure_step(s->sec, &wants, err, sizeof err);
     if (rc < 0) {
         if (net_secure_refused(s->sec))
             certificate_refused(site, i, err);
-        char why[400];
+        char why[760];
         snprintf(why, sizeof why, "stream %d: %s", i, err);
         gwd_link_lost(site, i, why);
         return;
@@ -219,7 +219,7 @@ static void stream_read(int site, int i)
         return;
     gwd.cur_link = l;
     int eof = 0;
-    char err[256];
+    char err[700];
     gwd.cur_bad = 0;
     int n = net_rx_run(&s->rx, s->fd, i, &gwd.wan_ops, FRAMES_PER_EVENT, &eof, err, sizeof err);
     if (gwd.cur_bad)

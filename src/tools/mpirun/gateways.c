@@ -128,8 +128,11 @@ int gateways_plan_part(const mpirun_opts_t *o, int size, const int *rank_site,
         push(v, n, mc->plaintext ? "off" : "on");
         push(v, n, "--outage");
         push(v, n, outage);
-        static const char *const x509_opt[3] = { "--cert", "--key", "--ca" };
-        for (int k = 0; k < 3 && mc->site[s].x509[MC_CERT]; k++) {
+        static const char *const x509_opt[MC_X509_KEYS] = { "--cert", "--key", "--ca",
+                                                             "--crl" };
+        for (int k = 0; k < MC_X509_KEYS && mc->site[s].x509[MC_CERT]; k++) {
+            if (!mc->site[s].x509[k])
+                continue; /* crl: optional */
             push(v, n, x509_opt[k]);
             push(v, n, mc->site[s].x509[k]);
         }

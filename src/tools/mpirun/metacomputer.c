@@ -36,11 +36,11 @@
 #define MC_FILE_MAX (1u << 20)
 #define SHOWN_MAX 80   /* characters of user text quoted in a message */
 
-typedef enum { SEC_NONE, SEC_WAN, SEC_SITE, SEC_BAD } section_t;
+typedef enum { SEC_NONE, SEC_WAN, SEC_RDV, SEC_SITE, SEC_BAD } section_t;
 
 /* What the parser remembers of a site beyond mc_site_t. */
 typedef struct site_state {
-    int hosts_line, gateway_line, wan_line, exec_prefix_line, reachable_line, x509_line[3];
+    int hosts_line, gateway_line, wan_line, exec_prefix_line, reachable_line, x509_line[MC_X509_KEYS];
     char *gateway;
 } site_state_t;
 
@@ -57,6 +57,7 @@ typedef struct parser {
     int site;                  /* SEC_SITE: index */
     char prev_key[64];         /* the key an indented line continues; "" after a header */
     int wan_line, streams_line, compression_line, congestion_line, encrypt_line, outage_line;
+    int rdv_line, rdv_x509_line[MC_X509_KEYS]; /* [rendezvous] and its keys */
     int failed, err_line;
     char *err;
     size_t errlen;
@@ -155,6 +156,11 @@ static void header(parser_t *p, const char *c, size_t n, const char *rest, const
             fail_at(p, p->lineno, "[wan] appears twice (first on line %d)", p->wan_line);
         p->wan_line = p->lineno;
         p->sec = SEC_WAN;
+    } else if (n == 10 && memcmp(c, "rendezvous", 10) == 0) {
+        if (p->rdv_line)
+            fail_at(p, p->lineno, "[rendezvous] appears twice (first on line %d)", p->rdv_line);
+        p->rdv_line = p->lineno;
+        p->sec = SEC_RDV;
     } else if (n >= 4 && memcmp(c, "site", 4) == 0 && (n == 4 || blank(c[4]))) {
         const char *name = c + 4;
         size_t len = n - 4;
@@ -168,7 +174,7 @@ static void header(parser_t *p, const char *c, size_t n, const char *rest, const
         else
             new_site(p, name, len);
     } else {
-        fail_at(p, p->lineno, "unknown section [%s] (expected [wan] or [site NAME])",
+        fail_at(p, p->lineno, "unknown section [%s] (expected [wan], [rendezvous] or [site NAME])",
                 shown(tmp, sizeof tmp, c, n));
     }
 }
@@ -393,11 +399,11 @@ static void wan_key(parser_t *p, const char *key, const char *value)
     }
 }
 
-static const char *const X509_KEYS[3] = { "cert", "key", "ca" };
+static const char *const X509_KEYS[MC_X509_KEYS] = { "cert", "key", "ca", "crl" };
 
 static int x509_key(const char *key)
 {
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < MC_X509_KEYS; k++)
         if (strcmp(key, X509_KEYS[k]) == 0)
             return k;
     return -1;
@@ -476,9 +482,28 @@ static void site_key(parser_t *p, const char *key, const char *value, int cont)
                     shown(tmp, sizeof tmp, value, strlen(value)));
     } else {
         fail_at(p, p->lineno, "unknown key '%s' in [site %s] (expected hosts, gateway, wan, "
-                "exec_prefix, reachable, cert, key or ca)",
+                "exec_prefix, reachable, cert, key, ca or crl)",
                 shown(tmp, sizeof tmp, key, strlen(key)), st->name);
     }
+}
+
+/* [rendezvous]: the server's certificate files (paths on the server's host). */
+static void rdv_key(parser_t *p, const char *key, const char *value)
+{
+    char tmp[SHOWN_MAX * 4 + 8];
+    int k = x509_key(key);
+    if (k < 0) {
+        fail_at(p, p->lineno, "unknown key '%s' in [rendezvous] (expected cert, key, ca or crl)",
+                shown(tmp, sizeof tmp, key, strlen(key)));
+        return;
+    }
+    if (once(p, key, &p->rdv_x509_line[k]) != 0)
+        return;
+    if (!value[0])
+        fail_at(p, p->lineno, "[rendezvous]: %s is empty (expected the path of a PEM file on "
+                "the rendezvous server's host)", key);
+    else
+        p->mc->rdv_x509[k] = beside(p->name, value);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -500,11 +525,15 @@ static int handler(void *user, const char *section, const char *name, const char
     }
     switch (p->sec) {
     case SEC_NONE:
-        fail_at(p, p->lineno, "'%s' outside a section (expected [wan] or [site NAME] before it)",
+        fail_at(p, p->lineno, "'%s' outside a section (expected [wan], [rendezvous] or "
+                "[site NAME] before it)",
                 shown(tmp, sizeof tmp, name, strlen(name)));
         break;
     case SEC_WAN:
         wan_key(p, name, value);
+        break;
+    case SEC_RDV:
+        rdv_key(p, name, value);
         break;
     case SEC_SITE:
         site_key(p, name, value, cont);
@@ -567,6 +596,11 @@ static void checks(parser_t *p)
                     st->name, X509_KEYS[!st->x509[MC_CERT] ? 0 : !st->x509[MC_KEY] ? 1 : 2]);
             return;
         }
+        if (st->x509[MC_CRL] && !given) {
+            fail_at(p, ss->x509_line[MC_CRL], "site '%s': crl needs cert, key and ca (a CRL "
+                    "is checked on links that use X.509)", st->name);
+            return;
+        }
         if (!given != !mc->site[0].x509[MC_CERT]) {
             const mc_site_t *has = given ? st : &mc->site[0], *lacks = given ? &mc->site[0] : st;
             fail_at(p, st->line, "site '%s' has cert, key and ca but site '%s' has none: "
@@ -587,6 +621,17 @@ static void checks(parser_t *p)
                         p->ss[o].reachable_line, st->name);
                 return;
             }
+    }
+    /* [rendezvous]: the server's certificate, shown to parts that show their sites' */
+    if (!p->failed && p->rdv_line) {
+        char **r = mc->rdv_x509;
+        int given = !!r[MC_CERT] + !!r[MC_KEY] + !!r[MC_CA];
+        if (given < 3)
+            fail_at(p, p->rdv_line, "[rendezvous]: cert, key and ca go together (%s is "
+                    "missing)", X509_KEYS[!r[MC_CERT] ? 0 : !r[MC_KEY] ? 1 : 2]);
+        else if (!mc->site[0].x509[MC_CERT])
+            fail_at(p, p->rdv_line, "[rendezvous] has cert, key and ca but the sites have "
+                    "none: the parts show their sites' certificates to the server");
     }
 }
 
@@ -670,9 +715,11 @@ void mc_free(metacomputer_t *mc)
     for (int s = 0; s < mc->nsites; s++) {
         free(mc->site[s].name);
         free(mc->site[s].exec_prefix);
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < MC_X509_KEYS; k++)
             free(mc->site[s].x509[k]);
     }
+    for (int k = 0; k < MC_X509_KEYS; k++)
+        free(mc->rdv_x509[k]);
     free(mc->site);
     free(mc->host_site);
     hostlist_free(&mc->hosts);

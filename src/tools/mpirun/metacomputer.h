@@ -22,6 +22,11 @@
  *                                X.509 per site on the WAN links instead of the job key's
  *                                PSK (PEM files on the gateway's host; relative to the
  *                                description's folder)
+ *   crl = F                      optional, with cert, key and ca: the CRLs the site checks
+ *                                the other ends' certificates against
+ *   [rendezvous]                 optional, at most once, with X.509 at the sites: cert, key
+ *                                and ca (crl optional) of metampi-rendezvous, which then
+ *                                authenticates the parts (and they it) by certificate
  *
  * The parser is a pure function over a string (mc_parse); mc_read_file reads a file and
  * calls it. Errors: one line, "metacomputer 'FILE', line N: what is wrong".
@@ -56,10 +61,10 @@ typedef struct mc_site {
     char *exec_prefix;     /* exec_prefix given: its text (owned); else NULL */
     int unreachable;       /* reachable = no: behind NAT or a firewall, its gateway opens its
                             * links to the other sites (which must be reachable) */
-    char *x509[3];         /* cert, key, ca (MC_CERT, MC_KEY, MC_CA): paths (owned), or NULL */
+    char *x509[4];         /* cert, key, ca, crl (MC_CERT ... MC_CRL): paths (owned), or NULL */
 } mc_site_t;
 
-enum { MC_CERT, MC_KEY, MC_CA };
+enum { MC_CERT, MC_KEY, MC_CA, MC_CRL, MC_X509_KEYS };
 
 typedef struct metacomputer {
     mc_site_t *site;
@@ -71,6 +76,8 @@ typedef struct metacomputer {
     char congestion[MC_CONGESTION_MAX];  /* [wan] congestion (default "auto") */
     int plaintext;         /* [wan] encrypt = off (default on: TLS on every WAN stream) */
     int outage;            /* [wan] outage in s; -1 = not given (mc_outage) */
+    char *rdv_x509[4];     /* [rendezvous] cert, key, ca, crl: paths (owned), or NULL: the
+                            * rendezvous keeps the PSK */
 } metacomputer_t;
 
 /* Parses the description in text; name is the file name for messages. 0, or -1 with one line

@@ -287,19 +287,21 @@ static int find_site(mpirun_opts_t *o)
     return -1;
 }
 
-/* "METAMPI_WAN_X509=SITE=CERT,KEY,CA;...": every site's certificate files, for the ranks'
- * --direct-wan TLS (transport/tcp/wan_x509.c picks its own site's). NULL after a message
- * when a name or path holds a separator of that format. */
+/* "METAMPI_WAN_X509=SITE=CERT,KEY,CA[,CRL];...": every site's certificate files, for the
+ * ranks' --direct-wan TLS (transport/tcp/wan_x509.c picks its own site's). NULL after a
+ * message when a name or path holds a separator of that format. */
 static char *wan_x509_setting(const metacomputer_t *mc)
 {
     size_t len = sizeof "METAMPI_WAN_X509=";
     for (int s = 0; s < mc->nsites; s++) {
-        const char *parts[4] = { mc->site[s].name, mc->site[s].x509[MC_CERT],
-                                 mc->site[s].x509[MC_KEY], mc->site[s].x509[MC_CA] };
-        for (int k = 0; k < 4; k++) {
+        const char *parts[5] = { mc->site[s].name, mc->site[s].x509[MC_CERT],
+                                 mc->site[s].x509[MC_KEY], mc->site[s].x509[MC_CA],
+                                 mc->site[s].x509[MC_CRL] ? mc->site[s].x509[MC_CRL] : "" };
+        for (int k = 0; k < 5; k++) {
             if (strpbrk(parts[k], k == 0 ? "=,;" : ",;")) {
                 util_msg("--direct-wan with certificates: %s '%s' of site '%s' holds one of "
-                         "'%s' (the ranks get the files as SITE=CERT,KEY,CA;...): rename it",
+                         "'%s' (the ranks get the files as SITE=CERT,KEY,CA[,CRL];...): rename "
+                         "it",
                          k == 0 ? "the name" : "the path", parts[k], mc->site[s].name,
                          k == 0 ? "=,;" : ",;");
                 return NULL;
@@ -310,9 +312,10 @@ static char *wan_x509_setting(const metacomputer_t *mc)
     char *v = util_xmalloc(len);
     size_t n = (size_t)sprintf(v, "METAMPI_WAN_X509=");
     for (int s = 0; s < mc->nsites; s++)
-        n += (size_t)sprintf(v + n, "%s%s=%s,%s,%s", s ? ";" : "", mc->site[s].name,
+        n += (size_t)sprintf(v + n, "%s%s=%s,%s,%s%s%s", s ? ";" : "", mc->site[s].name,
                              mc->site[s].x509[MC_CERT], mc->site[s].x509[MC_KEY],
-                             mc->site[s].x509[MC_CA]);
+                             mc->site[s].x509[MC_CA], mc->site[s].x509[MC_CRL] ? "," : "",
+                             mc->site[s].x509[MC_CRL] ? mc->site[s].x509[MC_CRL] : "");
     return v;
 }
 

@@ -17,6 +17,7 @@
  * at the rendezvous leaves nothing behind.
  */
 #include "job.h"
+#include "net/secure.h"
 
 #include "placement.h"
 #include "rdv_client.h"
@@ -187,6 +188,23 @@ int part_run(const mpirun_opts_t *opts)
                           .hosts = hosts, .nhosts = (uint32_t)site->nhosts,
                           .rank_host = rank_host, .gateway = gateway,
                           .waiting = say_waiting };
+    if (opts->mc.rdv_x509[MC_CERT]) {
+        /* [rendezvous]: this part shows its site's certificate and checks the server's
+         * against its site's CA (and CRLs) */
+        const mc_site_t *st = site;
+        if (net_secure_x509_load(st->x509[MC_CERT], st->x509[MC_KEY], st->x509[MC_CA],
+                                 st->x509[MC_CRL], err, sizeof err) != 0) {
+            util_msg("site %s of job %s: X.509 for the rendezvous ([site %s] cert, key, ca%s): "
+                     "%s; nothing was started", opts->site_name, opts->job_id, st->name,
+                     st->x509[MC_CRL] ? ", crl" : "", err);
+            free(local_where);
+            free(rank_host);
+            free(hosts);
+            free(sites);
+            return 1;
+        }
+        req.x509 = 1;
+    }
 
     int status = 1;
     int sigfd = job_setup_signals();

@@ -12,6 +12,7 @@
 #include "rdv_wire.h"
 
 #include "net/addr.h"
+#include "net/secure.h"
 #include "net/sock.h"
 
 #include <arpa/inet.h>
@@ -60,6 +61,9 @@ static void usage(FILE *f)
             "  --version            print the version and exit\n"
             "  -h, --help           print this help and exit\n"
             "\n"
+            "With cert, key and ca in a [rendezvous] section of FILE (and at its sites), the\n"
+            "server shows that certificate and takes only parts whose certificate chains to\n"
+            "that ca (and passes its crl) and names the site they join.\n"
             "Log lines (who joined, who was refused and why) go to stderr; the first one says\n"
             "where the server listens.\n",
             TIMEOUT_DEFAULT_S);
@@ -250,6 +254,18 @@ int main(int argc, char **argv)
     rdv_wan_text(mc.streams, mc_compression_name(mc.compression), mc.congestion, !mc.plaintext,
                  mc_outage(&mc), wan, sizeof wan);
     cfg.wan = wan;
+    if (mc.rdv_x509[MC_CERT]) {
+        /* [rendezvous]: this server's certificate; the parts show their sites' */
+        if (net_secure_x509_load(mc.rdv_x509[MC_CERT], mc.rdv_x509[MC_KEY], mc.rdv_x509[MC_CA],
+                                 mc.rdv_x509[MC_CRL], err, sizeof err) != 0) {
+            msg("X.509 ([rendezvous] cert, key, ca%s): %s", mc.rdv_x509[MC_CRL] ? ", crl" : "",
+                err);
+            free(sites);
+            mc_free(&mc);
+            return 2;
+        }
+        cfg.x509 = 1;
+    }
 
     signal(SIGPIPE, SIG_IGN);
     sigset_t set;
@@ -268,7 +284,8 @@ int main(int argc, char **argv)
     if (cfg.listen_fd < 0)
         return 1;
     msg("listening on %s for job %s: %d site%s (%s), %ld s for the others after the first "
-        "joins", shown, job, mc.nsites, mc.nsites == 1 ? "" : "s", names, timeout);
+        "joins%s", shown, job, mc.nsites, mc.nsites == 1 ? "" : "s", names, timeout,
+        cfg.x509 ? "; parts authenticated by X.509 ([rendezvous] ca)" : "");
     int status = rdv_server_run(&cfg);
     close(cfg.listen_fd);
     close(cfg.signal_fd);

@@ -24,6 +24,7 @@ typedef struct cl {
     int closed;       /* the server closed the connection (end of stream, a reset) */
     int *signo;
     const char *server;
+    const char *x509_host; /* X.509: the name the server's certificate must carry; NULL: PSK */
     char *err;
     size_t errlen;
 } cl_t;
@@ -192,9 +193,18 @@ static int send_all(cl_t *c, const void *buf, size_t len, long long deadline)
             }
             continue;
         }
-        c->closed = errno == ECONNRESET || errno == EPIPE;
+        int e = errno;
+        c->closed = e == ECONNRESET || e == EPIPE;
+        if (e != EBADMSG && c->sec) {
+            /* an X.509 server that refused this part's certificate has sent its alert and
+             * closed: the alert, still to be read, says why */
+            unsigned char b;
+            struct iovec one = { .iov_base = &b, .iov_len = 1 };
+            if (net_secure_readv(c->sec, &one, 1) < 0 && errno == EBADMSG)
+                e = EBADMSG;
+        }
         fail(c, "lost the connection to the rendezvous server at %s: %s", c->server,
-             errno == EBADMSG ? net_secure_error(c->sec) : strerror(errno));
+             e == EBADMSG ? net_secure_error(c->sec) : strerror(e));
         return RDV_CLIENT_FAIL;
     }
     return RDV_CLIENT_OK;
@@ -253,10 +263,14 @@ static int secure(cl_t *c, const auth_key_t *key, const unsigned char na[AUTH_NO
                   const unsigned char nc[AUTH_NONCE], long long deadline)
 {
     unsigned char psk[NET_SECURE_PSK];
-    char why[256];
-    net_secure_psk(key, "rdv", na, nc, psk);
-    c->sec = net_secure_start(c->fd, 0, psk, why, sizeof why);
-    OPENSSL_cleanse(psk, sizeof psk);
+    char why[700];
+    if (c->x509_host) {
+        c->sec = net_secure_start_x509(c->fd, 0, c->x509_host, why, sizeof why);
+    } else {
+        net_secure_psk(key, "rdv", na, nc, psk);
+        c->sec = net_secure_start(c->fd, 0, psk, why, sizeof why);
+        OPENSSL_cleanse(psk, sizeof psk);
+    }
     int rc = c->sec ? 0 : -1;
     short wants = POLLOUT;
     while (c->sec && (rc = net_secure_step(c->sec, &wants, why, sizeof why)) == 0) {
@@ -274,7 +288,9 @@ static int secure(cl_t *c, const auth_key_t *key, const unsigned char na[AUTH_NO
          * connect again (rdv_client_join), as when that happens before the verdict */
         char b;
         ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-        c->closed = n == 0 || (n < 0 && errno == ECONNRESET);
+        /* (a refused certificate is final: the server closing after it is no flood) */
+        c->closed = c->sec && !net_secure_refused(c->sec) &&
+                    (n == 0 || (n < 0 && errno == ECONNRESET));
         fail(c, "no secure connection to the rendezvous server at %s: %s", c->server, why);
         return RDV_CLIENT_FAIL;
     }
@@ -441,6 +457,14 @@ int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request
                .errlen = errlen };
     memset(res, 0, sizeof *res);
     err[0] = '\0';
+    char host[256], port[8];
+    if (req->x509) {
+        if (rdv_split_hostport(server, host, sizeof host, port, sizeof port, 1) != 0) {
+            fail(&c, "the rendezvous address '%s' is not HOST:PORT", server);
+            return RDV_CLIENT_FAIL;
+        }
+        c.x509_host = host;
+    }
     /* A server flooded with idle connections drops the oldest ones in the handshake: a part
      * whose connection is closed before the server's verdict connects again, for as long as
      * it would wait for the server to be there at all. */

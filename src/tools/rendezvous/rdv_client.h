@@ -28,6 +28,10 @@ typedef struct rdv_request {
     uint32_t nhosts;
     const uint32_t *rank_host; /* nranks entries */
     const char *gateway;       /* "IPv4:port" or "" */
+    /* TLS by certificates (net_secure_x509_load done with this site's files): the server's
+     * must chain to the CA and name the host of `server` (DNS name or IP address, as
+     * given); else the PSK from the key */
+    int x509;
     /* called once when the server says which sites have not joined yet (names separated by
      * ", ") and how long it waits for them; NULL: not told */
     void (*waiting)(const char *missing, unsigned seconds_left);

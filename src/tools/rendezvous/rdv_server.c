@@ -31,9 +31,14 @@ static void on_hello(srv_t *s, conn_t *c)
      * acceptor of the handshake is the TLS server) */
     unsigned char psk[NET_SECURE_PSK];
     char why[256];
-    net_secure_psk(&s->cfg->key, "rdv", c->na, c->rx.nc, psk);
-    c->sec = net_secure_start(c->fd, 1, psk, why, sizeof why);
-    OPENSSL_cleanse(psk, sizeof psk);
+    if (s->cfg->x509) {
+        /* which site the certificate must name comes with the JOIN (rdv_srv_on_join) */
+        c->sec = net_secure_start_x509(c->fd, 1, NULL, why, sizeof why);
+    } else {
+        net_secure_psk(&s->cfg->key, "rdv", c->na, c->rx.nc, psk);
+        c->sec = net_secure_start(c->fd, 1, psk, why, sizeof why);
+        OPENSSL_cleanse(psk, sizeof psk);
+    }
     if (!c->sec) {
         rdv_srv_log(s, "dropped the connection from %s: %s", c->peer, why);
         rdv_conn_drop(s, c);
@@ -60,7 +65,7 @@ static int tls_step(srv_t *s, conn_t *c, long long now)
         if (c->out.len)
             return 0;
     }
-    char why[256];
+    char why[700];
     int rc = net_secure_step(c->sec, &c->tls_wants, why, sizeof why);
     if (rc < 0) {
         rdv_srv_drop_note(s, "dropped a connection from %s: %s", c->peer, why);

@@ -9,7 +9,10 @@
  *     or takes longer than RDV_JOIN_WAIT_MS for them, is dropped (logged); the other parts
  *     notice nothing;
  *   - a JOIN for another job, an unknown site, a site that has already joined, another list
- *     of sites or [wan] settings, or too many ranks is REFUSED with the reason (logged); the rest go on;
+ *     of sites or [wan] settings, or too many ranks is REFUSED with the reason (logged); so
+ *     is, with X.509, a JOIN for a site the part's certificate does not name; the rest go on;
+ *   - with X.509, a part whose certificate does not chain to the CA or is revoked fails the
+ *     TLS handshake and is dropped (logged, naming the certificate and why);
  *   - a joined part whose connection ends before the layout has left: its site is missing
  *     again and may join anew;
  *   - the clock starts with the first JOIN accepted (the server may be started long before
@@ -42,6 +45,9 @@ typedef struct rdv_server_config {
     int nsites;
     const char *wan;                 /* its [wan] settings, as the parts send them */
     auth_key_t key;                  /* the rendezvous key (auth.h: AUTH_RENDEZVOUS) */
+    int x509;                        /* TLS by certificates (net_secure_x509_load done): a
+                                      * part's must chain to the CA and name the site it
+                                      * joins; else the PSK from the key */
     long long timeout_ms;            /* from the first JOIN accepted */
     int listen_fd;                   /* listening, non-blocking */
     int signal_fd;                   /* signalfd for SIGINT/SIGTERM/SIGHUP, or -1 */

@@ -171,6 +171,13 @@ int rdv_srv_on_join(srv_t *s, conn_t *c, const unsigned char *body, size_t len,
                             "description)", theirs, ours);
         return 0;
     }
+    char subject[256];
+    if (cfg->x509 && !net_secure_peer_names(c->sec, j->site, subject, sizeof subject)) {
+        rdv_conn_refuse(s, c, j->site, "its certificate (subject %s) does not name site '%s' "
+                        "(a subjectAltName DNS entry '%s', or without any the subject's CN)",
+                        subject[0] ? subject : "unknown", j->site, j->site);
+        return 0;
+    }
     if (strcmp(j->wan, cfg->wan ? cfg->wan : "") != 0) {
         rdv_conn_refuse(s, c, j->site, "the part's description has the [wan] settings '%s', "
                         "the server's '%s' (the gateways of all sites must agree; give every part "

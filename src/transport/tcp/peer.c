@@ -97,7 +97,7 @@ int tcp_peer_flush(tcp_peer_t *p, char *err, int errlen)
 static int peer_secure(tcp_peer_t *p, tcp_conn_t *c, int server, char *err, int errlen)
 {
     unsigned char psk[NET_SECURE_PSK];
-    char why[256];
+    char why[700];
     if (tcp_g.x509) { /* the peer's certificate must name its site */
         p->sec = net_secure_start_x509(c->fd, server, sites_name(tcp_g.site_of[c->peer]), why,
                                        sizeof why);
@@ -131,7 +131,7 @@ int tcp_peer_securing(tcp_conn_t *c, char *err, int errlen)
         if (net_hs_sending(&c->hs))
             return tcp_set_events(c, EPOLLOUT) == 0 ? 0 : -1;
     }
-    char why[256];
+    char why[700];
     short wants = 0;
     int rc = net_secure_step(p->sec, &wants, why, sizeof why);
     if (rc < 0 && net_secure_closed(p->sec)) /* the other end gave this attempt up */

@@ -1,5 +1,5 @@
 /* X.509 per site on --direct-wan connections (docs/wan-security.md, "X.509 per site"): mpirun
- * hands every rank all sites' files in METAMPI_WAN_X509 ("SITE=CERT,KEY,CA;..."), the rank
+ * hands every rank all sites' files in METAMPI_WAN_X509 ("SITE=CERT,KEY,CA[,CRL];..."), the rank
  * loads its own site's (net_secure_x509_load, once), and every TLS handshake with a rank at
  * another site then demands a certificate from that CA naming the peer's site, in place of the
  * PSK (tcp_peer_up). Without the variable, or with [wan] encrypt = off, nothing changes. */
@@ -32,20 +32,25 @@ int tcp_wan_x509_init(char *err, int errlen)
     if (!spec || !*spec || !tcp_g.wan_tls || !tcp_g.site_of)
         return 0;
     const char *mine = sites_name(tcp_g.site_of[tcp_g.rank]);
-    char site[256], file[3][PATH_MAX];
+    char site[256], file[4][PATH_MAX];
     for (const char *p = spec; *p;) {
-        if (field(&p, "=;", site, sizeof site) < 0 || p[-1] != '=' ||
-            field(&p, ",;", file[0], sizeof file[0]) <= 0 ||
-            field(&p, ",;", file[1], sizeof file[1]) <= 0 ||
-            field(&p, ";", file[2], sizeof file[2]) <= 0) {
-            snprintf(err, (size_t)errlen, "METAMPI_WAN_X509 is not 'SITE=CERT,KEY,CA;...' "
+        int bad = field(&p, "=;", site, sizeof site) < 0 || p[-1] != '=' ||
+                  field(&p, ",;", file[0], sizeof file[0]) <= 0 ||
+                  field(&p, ",;", file[1], sizeof file[1]) <= 0 ||
+                  field(&p, ",;", file[2], sizeof file[2]) <= 0;
+        file[3][0] = '\0';
+        if (!bad && p[-1] == ',') /* the optional CRL */
+            bad = field(&p, ";", file[3], sizeof file[3]) <= 0;
+        if (bad) {
+            snprintf(err, (size_t)errlen, "METAMPI_WAN_X509 is not 'SITE=CERT,KEY,CA[,CRL];...' "
                      "(near '%.40s'; mpirun sets it from the description)", p);
             return -1;
         }
         if (strcmp(site, mine) != 0)
             continue;
         char why[512];
-        if (net_secure_x509_load(file[0], file[1], file[2], why, sizeof why) != 0) {
+        if (net_secure_x509_load(file[0], file[1], file[2], file[3][0] ? file[3] : NULL, why,
+                                 sizeof why) != 0) {
             snprintf(err, (size_t)errlen, "--direct-wan, site '%s': %s", mine, why);
             return -1;
         }
