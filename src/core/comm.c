@@ -27,7 +27,7 @@ static void init_predefined(comm_t *c, MPI_Comm h, uint32_t ctx, group_t *g, con
     c->group = g;
     c->rank = g->rank;
     c->size = g->size;
-    c->refs = 1;
+    atomic_init(&c->refs, 1);
     c->errhandler = MPI_ERRORS_ARE_FATAL;
     strcpy(c->name, name);
     c->ready = 1;
@@ -114,7 +114,7 @@ comm_t *comm_new_object(comm_t *parent, group_t *group, group_t *remote)
         c->remote_group = remote;
         group_retain(remote);
     }
-    c->refs = 1;
+    atomic_init(&c->refs, 1);
     c->errhandler = parent->errhandler;
     errhandler_retain(c->errhandler);
     return c;
@@ -180,13 +180,13 @@ void comm_finalize(void)
 {
     /* Whatever the user left: destroyed regardless of references (requests and schedules
      * that still name them are erroneous leftovers). */
-    int n = table.used;
+    int n = handle_count(&table);
     comm_t **all = malloc((size_t)(n > 0 ? n : 1) * sizeof *all), **end = all;
     if (all) {
         handle_foreach(&table, collect, &end);
         for (comm_t **p = all; p < end; p++) {
             (*p)->handle = MPI_COMM_NULL;
-            (*p)->refs = 1;
+            atomic_store_explicit(&(*p)->refs, 1, memory_order_relaxed);
             comm_release(*p);
         }
         free(all);

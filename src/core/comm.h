@@ -15,6 +15,13 @@
  *    handle, so a pending receive never matches a later communicator's messages.
  *  - refs counts the user handle, every request (nonblocking or persistent) and every
  *    running internal schedule that uses the communicator; the last release destroys it.
+ *    It is atomic (docs/threads.md, "Splitting the lock", step (a)): a reference may be
+ *    taken or dropped by any thread without a lock, as long as the taker already holds one
+ *    (a handle it looked up, a request) — increments relaxed, decrements acq_rel, so the
+ *    thread that drops the last one sees every other thread's writes to the communicator
+ *    before it destroys it. The destruction itself changes object state (the handle table,
+ *    groups, context ids) and runs under the lock that serialises creation and freeing (the
+ *    core lock today, the object lock once split).
  *  - key is the same at every member (of both groups for an inter-communicator) and
  *    distinct among the communicators of one process; with coll_seq it names each
  *    collective operation consistently everywhere (tags, agreement priorities).
@@ -27,6 +34,7 @@
 #include "core/info.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 struct topo;
@@ -38,7 +46,7 @@ typedef struct comm {
     group_t *group;              /* local group */
     group_t *remote_group;       /* inter-communicators; NULL otherwise */
     struct comm *local_comm;     /* inter-communicators: intra-communicator over the local group */
-    int refs;                    /* the user handle + pending operations */
+    atomic_int refs;             /* the user handle + pending operations (above) */
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
     attr_list_t attrs;
@@ -170,12 +178,12 @@ int comm_publish(comm_t *c);
 /* Reference counting: see the invariants above. */
 static inline void comm_retain(comm_t *c)
 {
-    c->refs++;
+    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 }
 void comm_destroy(comm_t *c);
 static inline void comm_release(comm_t *c)
 {
-    if (--c->refs == 0)
+    if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
         comm_destroy(c);
 }
 /* MPI_Comm_free after the attributes are deleted: the handle goes, the object stays while

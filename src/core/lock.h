@@ -10,6 +10,19 @@
  * sleeps, so other threads enter meanwhile. The lock is split later behind the same calls
  * (docs/threads.md says where): callers name only enter/exit/wait/notify.
  *
+ * Ready for the split (docs/threads.md, "Splitting the lock", step (a)); every call still
+ * takes this lock, so these hold today with room to spare:
+ *  - Handle lookups need no lock: every handle table (util/handles.h: groups, communicators,
+ *    datatypes, requests, messages, info, error handlers, keyvals, ops, windows, files) keeps
+ *    its slots in chunks that never move, so handle_get — and comm_lookup, dtype_lookup,
+ *    request_lookup, ... over it — may run while another thread creates an object. Creating
+ *    and freeing handles (handle_new/set/release) stays under this lock (the object lock
+ *    after the split).
+ *  - The reference counts of communicators and datatypes are atomic (comm_retain/release,
+ *    dtype_retain/release): a thread that holds a reference may take or drop one without a
+ *    lock. The last release destroys the object, which changes tables and so must still run
+ *    under this lock (the object lock): a caller that may drop the last reference holds it.
+ *
  * Off unless the program asked for MPI_THREAD_MULTIPLE or METAMPI_ASYNC_PROGRESS starts the
  * progress thread (core_lock_enable, from MPI_Init): a program of a lower level pays one
  * predictable branch per call. The lock is recursive (library code may re-enter an MPI

@@ -1,18 +1,18 @@
 #include "core/request.h"
 
 #include "datatype/dtype.h"
+#include "util/handles.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Handles are REQUEST_KIND | index; index 0 is MPI_REQUEST_NULL. Freed slots are reused
- * (LIFO), so handles stay small and the table stays dense. */
-#define REQUEST_KIND 0x18000000
-#define INDEX_MASK 0x03ffffff
+/* Handles are REQUEST_KIND | index, in a handle table (util/handles.h: chunks that never
+ * move, so request_lookup reads it without a lock while another thread adds a request); index
+ * 0 is MPI_REQUEST_NULL. Freed slots are reused (LIFO), so handles stay small and the table
+ * stays dense. */
+#define REQUEST_KIND 0x18000000u
 
-static request_t **table;
-static int table_cap, table_used;
-static int *free_slots, nfree;
+static handle_table_t table = HANDLE_TABLE_INIT(REQUEST_KIND, 1);
 
 void status_set_empty(MPI_Status *st)
 {
@@ -72,27 +72,6 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
     r->next = NULL;
 }
 
-static int new_slot(void)
-{
-    if (nfree)
-        return free_slots[--nfree];
-    if (table_used + 1 >= table_cap) {
-        int cap = table_cap ? 2 * table_cap : 256;
-        if (cap > INDEX_MASK)
-            return -1;
-        request_t **t = realloc(table, (size_t)cap * sizeof *t);
-        int *f = realloc(free_slots, (size_t)cap * sizeof *f);
-        if (t)
-            table = t;
-        if (f)
-            free_slots = f;
-        if (!t || !f)
-            return -1;
-        table_cap = cap;
-    }
-    return ++table_used;
-}
-
 /* Freed requests are kept for reuse (LIFO, so the next one is warm in the cache): one
  * malloc per request in flight at the peak, not one per message. */
 static request_t *spare;
@@ -108,26 +87,20 @@ request_t *request_new(req_kind_t kind, comm_t *comm)
     } else if (!(r = malloc(sizeof *r))) {
         return NULL;
     }
-    int slot = new_slot();
-    if (slot < 0) {
+    request_init_local(r, kind, comm);
+    int h = handle_new(&table, r);
+    if (!h) {
         free(r);
         return NULL;
     }
-    request_init_local(r, kind, comm);
     comm_retain(comm);
-    table[slot] = r;
-    r->handle = REQUEST_KIND | slot;
+    r->handle = h;
     return r;
 }
 
 request_t *request_lookup(MPI_Request h)
 {
-    if ((h & ~INDEX_MASK) != REQUEST_KIND)
-        return NULL;
-    int slot = h & INDEX_MASK;
-    if (slot < 1 || slot > table_used)
-        return NULL;
-    return table[slot];
+    return handle_get(&table, h);
 }
 
 void request_set_data(request_t *r, void *buf, size_t bytes, const dt_layout_t *layout,
@@ -152,10 +125,8 @@ void request_free(request_t *r)
     free(r->greq);
     r->greq = NULL;
     if (r->handle != MPI_REQUEST_NULL) {
-        int slot = r->handle & INDEX_MASK;
-        table[slot] = NULL;
+        handle_release_live(&table, r->handle);
         comm_release(r->comm);
-        free_slots[nfree++] = slot;
         if (nspare < SPARE_MAX) {
             r->next = spare;
             spare = r;

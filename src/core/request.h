@@ -58,7 +58,8 @@ typedef struct request {
 request_t *request_new(req_kind_t kind, comm_t *comm);
 /* Initialises a handle-less request (blocking calls). */
 void request_init_local(request_t *r, req_kind_t kind, comm_t *comm);
-/* The request behind a handle, or NULL for MPI_REQUEST_NULL and invalid handles. */
+/* The request behind a handle, or NULL for MPI_REQUEST_NULL and invalid handles. Lock-free
+ * (util/handles.h). */
 request_t *request_lookup(MPI_Request h);
 /* Releases the request and its handle (and its datatype reference). */
 void request_free(request_t *r);

@@ -42,7 +42,7 @@ dtype_t *dtype_lookup_user(MPI_Datatype h)
 void dtype_retain(dtype_t *t)
 {
     if (!t->predefined)
-        t->refs++;
+        atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
 }
 
 static void destroy(dtype_t *t)
@@ -70,7 +70,7 @@ void dtype_release(dtype_t *t)
 {
     if (t->predefined)
         return;
-    if (--t->refs == 0)
+    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
         destroy(t);
 }
 
@@ -79,7 +79,7 @@ dtype_t *dtype_alloc(int nints, int naddrs, int ntypes)
     dtype_t *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->refs = 1;
+    atomic_init(&t->refs, 1);
     t->basic = -1;
     t->nints = nints;
     t->naddrs = naddrs;
@@ -145,7 +145,7 @@ static void init_basic(int i)
     dtype_t *t = &basics[i];
     memset(t, 0, sizeof *t);
     t->handle = b->handle;
-    t->refs = 1;
+    atomic_init(&t->refs, 1);
     t->committed = 1;
     t->predefined = 1;
     t->size = (MPI_Count)dtype_predefined_size(b->handle);

@@ -32,6 +32,7 @@
 #include "datatype/engine/layout.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 #define DTYPE_NPAIRS 9
 
@@ -39,7 +40,7 @@ struct attr_node; /* an attribute (core/attr.c) */
 
 typedef struct dtype {
     MPI_Datatype handle;       /* valid while the object lives */
-    int refs;                  /* all references, user_refs included */
+    atomic_int refs;           /* all references, user_refs included; atomic (dtype_retain) */
     int user_refs;             /* handles the user holds (0: freed, or internal) */
     int committed;             /* predefined types are always committed */
     int predefined;            /* single-element and pair types */
@@ -76,7 +77,11 @@ dtype_t *dtype_lookup(MPI_Datatype h);
 /* The same for a handle the user passed: also NULL when the user freed every handle to it
  * (MPI_ERR_TYPE). Argument checks use this one. */
 dtype_t *dtype_lookup_user(MPI_Datatype h);
-/* References for types built on t and for pending operations; no-ops on predefined types. */
+/* References for types built on t and for pending operations; no-ops on predefined types.
+ * Atomic, as comm_retain's (core/comm.h): any thread that holds a reference may take or drop
+ * one without a lock (increments relaxed, decrements acq_rel); the last release destroys the
+ * type, which changes the handle table and runs under the lock that serialises creation and
+ * freeing. user_refs changes only under that lock (MPI_Type_free, MPI_Type_get_contents). */
 void dtype_retain(dtype_t *t);
 /* Drops a reference; the last one frees the type (its layout, envelope, attributes). */
 void dtype_release(dtype_t *t);

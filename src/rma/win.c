@@ -248,5 +248,4 @@ void win_finalize(void)
         win_free(l.w[i]);
     free(l.w);
     handle_table_destroy(&table);
-    table = (handle_table_t)HANDLE_TABLE_INIT(WIN_KIND, 1);
 }
