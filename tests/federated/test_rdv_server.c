@@ -19,6 +19,9 @@
  *             its own; numbers come from one sequence after the world's (RANKS to both), a
  *             gateway's answer (GW_OK, with a reason too) reaches the asker, the closed part
  *             counts as answered, and the server ends with 0 once the parts have closed
+ *   stopped   SIGTERM to the server while the parts run: each part's link reports the
+ *             closed connection (its job would run on without spawning), the server ends
+ *             with 0
  * Usage: test_rdv_server SCENARIO (one ctest entry each).
  */
 #include "rdv_client.h"
@@ -460,7 +463,7 @@ static int await(seen_t *s, int want, int want_ok)
 }
 
 /* A part that keeps its link; role 0 (alpha) asks for numbers, 1 (beta) answers, 2 (gamma)
- * closes at once, 3 (gamma) breaks the protocol after the first RANKS. */
+ * closes at once, 3 waits until the link is lost. */
 static void run_link_part(const char *server, const join_args_t *a, int role, int out)
 {
     const char *hosts[1] = { "h0" };
@@ -495,6 +498,10 @@ static void run_link_part(const char *server, const join_args_t *a, int role, in
         for (int b = 6; b <= 8; b += 2)
             s.len += (size_t)snprintf(s.text + s.len, sizeof s.text - s.len,
                                       " OK %d '%s' '%s'", b, s.ok[b][0], s.ok[b][1]);
+    } else if (role == 3) {
+        rdv_result_free(&res);
+        if (await(&s, 1, 0) == 0)
+            s.len += (size_t)snprintf(s.text + s.len, sizeof s.text - s.len, " RANKS?");
     } else if (role == 1) {
         rdv_result_free(&res);
         s.answer = 1;
@@ -543,6 +550,22 @@ static void scenario_numbers(void)
     CHECK(wait_status(s.pid) == 0);
 }
 
+static void scenario_stopped(void)
+{
+    server_t s = start_server("job7", SITES3, 3, 20000);
+    part_t p[3] = { start_link_part(s.addr, part_args("alpha", 2), 3),
+                    start_link_part(s.addr, part_args("beta", 1), 3),
+                    start_link_part(s.addr, part_args("gamma", 1), 3) };
+    usleep(800000);   /* all have their layout */
+    kill(s.pid, SIGTERM);
+    for (int i = 0; i < 3; i++) {
+        const char *out = finish_part(&p[i]);
+        CHECK(strstr(out, " LOST the rendezvous server at ") == out &&
+              strstr(out, "closed the connection"));
+    }
+    CHECK(wait_status(s.pid) == 0);
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -551,7 +574,7 @@ int main(int argc, char **argv)
         { "refused", scenario_refused }, { "rejoin", scenario_rejoin },
         { "signal", scenario_signal }, { "noserver", scenario_noserver },
         { "flood", scenario_flood }, { "emfile", scenario_emfile },
-        { "numbers", scenario_numbers },
+        { "numbers", scenario_numbers }, { "stopped", scenario_stopped },
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)

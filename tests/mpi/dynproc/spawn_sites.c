@@ -19,11 +19,16 @@
  * merged communicator, disconnect. Before, a child asked for on a host of another site fails
  * the spawn with MPI_ERR_SPAWN, and a port with MPI_ERR_PORT, at every rank.
  * spawn_sites fedwhy spawn|port: the same refusals under MPI_ERRORS_ARE_FATAL (the report
- * says why; the test checks it). */
+ * says why; the test checks it).
+ * spawn_sites fedlost STOPFILE: rank 0 creates STOPFILE, whereupon the test stops the
+ * rendezvous server; the ranks spawn one child a second (each disconnects at once) until a
+ * spawn fails, which must be MPI_ERR_SPAWN at every rank within 60 s, then once more under
+ * MPI_ERRORS_ARE_FATAL (the report says why; the test checks it). */
 #include "../check.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { BIG = 1 << 20 };
 
@@ -222,9 +227,55 @@ static void federated(char *self, int nchild, const char *why)
     free(names);
 }
 
+static void fed_lost(char *self, const char *stopfile)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        FILE *f = fopen(stopfile, "w");
+        CHECK(f != NULL);
+        if (f)
+            fclose(f);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    char *args[] = { "lostchild", NULL };
+    int refused = 0;
+    for (int tries = 0; tries < 60 && !refused; tries++) {
+        sleep(1);
+        MPI_Comm inter = MPI_COMM_NULL;
+        int code = 0, cls = -1;
+        int rc = MPI_Comm_spawn(self, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, &code);
+        if (rc == MPI_SUCCESS) {   /* the server was still there */
+            CHECK_RC(MPI_Comm_disconnect(&inter), MPI_SUCCESS);
+            continue;
+        }
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_SPAWN && inter == MPI_COMM_NULL);
+        refused = 1;
+    }
+    CHECK(refused);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm inter;
+    MPI_Comm_spawn(self, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                   MPI_ERRCODES_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc >= 3 && strcmp(argv[1], "fedlost") == 0) {
+        fed_lost(argv[0], argv[2]);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "lostchild") == 0) {
+        MPI_Comm parent;
+        MPI_Comm_get_parent(&parent);
+        CHECK(parent != MPI_COMM_NULL);
+        CHECK_RC(MPI_Comm_disconnect(&parent), MPI_SUCCESS);
+        MPI_Finalize();
+        return 0;
+    }
     if (argc >= 2 && (strcmp(argv[1], "fed") == 0 || strcmp(argv[1], "fedwhy") == 0)) {
         int why = strcmp(argv[1], "fedwhy") == 0;
         federated(argv[0], !why && argc >= 3 ? atoi(argv[2]) : 2,
