@@ -32,6 +32,8 @@ struct mh_fed {
     fed_part_t *p;
     uint32_t n;
     uint32_t next;    /* the base the next RANKS must have */
+    int early;        /* frames came with the layout: read them at the first round of the
+                       * loop (after the helpers have their JOB), announced by POLLOUT */
 };
 
 static void on_link(void *arg, int fd, short revents);
@@ -40,7 +42,8 @@ static void watch(mh_fed_t *f)
 {
     if (!f->lost)
         ev_watch(&f->m->loop, rdv_link_fd(f->l),
-                 (short)(POLLIN | (rdv_link_wants_out(f->l) ? POLLOUT : 0)), on_link, f);
+                 (short)(POLLIN | (rdv_link_wants_out(f->l) || f->early ? POLLOUT : 0)),
+                 on_link, f);
 }
 
 /* The connection is of no further use: the job runs on, spawning fails from now on. */
@@ -65,6 +68,7 @@ mh_fed_t *mh_fed_new(mh_spawn_t *s, mh_t *m, rdv_link_t *l)
     f->m = m;
     f->l = l;
     f->next = (uint32_t)m->plan->size;
+    f->early = l->inlen > 0;
     watch(f);
     return f;
 }
@@ -261,7 +265,9 @@ static void on_link(void *arg, int fd, short revents)
         lose(f, err);
         return;
     }
-    if ((revents & (POLLIN | POLLHUP | POLLERR)) &&
+    int early = f->early;
+    f->early = 0;
+    if ((revents & (POLLIN | POLLHUP | POLLERR) || early) &&
         rdv_link_read(f->l, on_frame, f, err, sizeof err) != 0) {
         lose(f, err);
         return;

@@ -101,6 +101,9 @@ static int frames(rdv_link_t *l, rdv_link_cb cb, void *ctx, char *err, size_t er
 
 int rdv_link_read(rdv_link_t *l, rdv_link_cb cb, void *ctx, char *err, size_t errlen)
 {
+    /* frames read with the layout come first (no poll announces them) */
+    if (l->inlen && frames(l, cb, ctx, err, errlen) != 0)
+        return -1;
     for (;;) {
         if (l->incap - l->inlen < 4096) {
             size_t cap = l->incap < RDV_MAX_FRAME + 8 ? RDV_MAX_FRAME + 8 : 2 * l->incap;

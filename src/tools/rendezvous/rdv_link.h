@@ -35,8 +35,10 @@ int rdv_link_numbers(rdv_link_t *l, const char *kvsname, uint32_t count, const c
 int rdv_link_gw_ok(rdv_link_t *l, uint32_t base, uint32_t site, const char *why, char *err,
                    size_t errlen);
 int rdv_link_flush(rdv_link_t *l, char *err, size_t errlen);
-/* Reads what is there and calls cb for each frame. 0, or -1 with err (the server closed the
- * connection, or broke the protocol: the link is of no further use). */
+/* Reads what is there and calls cb for each frame, first those read with the layout (the
+ * owner calls it once without a poll's word when the link has such bytes: inlen > 0). 0, or
+ * -1 with err (the server closed the connection, or broke the protocol: the link is of no
+ * further use). */
 int rdv_link_read(rdv_link_t *l, rdv_link_cb cb, void *ctx, char *err, size_t errlen);
 /* Closes and frees it; NULL is accepted. */
 void rdv_link_close(rdv_link_t *l);
