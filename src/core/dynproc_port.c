@@ -22,13 +22,13 @@ static int ports_opened, connections;
 
 static int no_launcher(char *why, int whylen)
 {
-    snprintf(why, (size_t)whylen, "ports and names: %s", job_spawn_refusal());
+    snprintf(why, (size_t)whylen, "ports and names: %s", job_ports_refusal());
     return MPI_ERR_PORT;
 }
 
 int dynproc_open_port(char *port, int cap, char *why, int whylen)
 {
-    if (!job_can_spawn())
+    if (!job_can_use_ports())
         return no_launcher(why, whylen);
     snprintf(port, (size_t)cap, "metampi-port:%s:%d:%d", job.id, job.rank, ports_opened++);
     pmi_msg_t r;
@@ -44,7 +44,7 @@ int dynproc_open_port(char *port, int cap, char *why, int whylen)
 
 int dynproc_close_port(const char *port, char *why, int whylen)
 {
-    if (!job_can_spawn())
+    if (!job_can_use_ports())
         return no_launcher(why, whylen);
     pmi_msg_t r;
     if (job_shared("port_close", "port_result", "port", port, 1, NULL, NULL, 0, &r, why,
@@ -247,7 +247,7 @@ static int join(const char *port, comm_t *comm, int root, int accepting, comm_t 
                 char *why, int whylen)
 {
     *out = NULL;
-    if (!job_can_spawn())
+    if (!job_can_use_ports())
         return no_launcher(why, whylen);
     if (p2p_grow(why, whylen) != 0)
         return MPI_ERR_OTHER;
@@ -302,7 +302,7 @@ int dynproc_connect(const char *port, comm_t *comm, int root, comm_t **out, char
 
 int dynproc_publish(const char *service, const char *port, char *why, int whylen)
 {
-    if (!job_can_spawn())
+    if (!job_can_use_ports())
         return no_launcher(why, whylen);
     pmi_msg_t r;
     if (job_shared("publish", "publish_result", "service", service, 1, "port", port, 1, &r,
@@ -317,7 +317,7 @@ int dynproc_publish(const char *service, const char *port, char *why, int whylen
 
 int dynproc_lookup(const char *service, char *port, int cap, char *why, int whylen)
 {
-    if (!job_can_spawn())
+    if (!job_can_use_ports())
         return no_launcher(why, whylen);
     pmi_msg_t r;
     if (job_shared("lookup", "lookup_result", "service", service, 1, NULL, NULL, 0, &r, why,
@@ -341,7 +341,7 @@ int dynproc_lookup(const char *service, char *port, int cap, char *why, int whyl
 
 int dynproc_unpublish(const char *service, char *why, int whylen)
 {
-    if (!job_can_spawn())
+    if (!job_can_use_ports())
         return no_launcher(why, whylen);
     pmi_msg_t r;
     if (job_shared("unpublish", "unpublish_result", "service", service, 1, NULL, NULL, 0, &r,
@@ -404,7 +404,7 @@ static int exchange_unlocked(int fd, char *line, size_t cap)
 int dynproc_join(int fd, comm_t **out, char *why, int whylen)
 {
     *out = NULL;
-    if (!job_can_spawn())
+    if (!job_can_use_ports())
         return no_launcher(why, whylen);
     comm_t *self = comm_lookup(MPI_COMM_SELF);
     if (p2p_grow(why, whylen) != 0)

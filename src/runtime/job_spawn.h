@@ -27,6 +27,11 @@ int job_get_in(const char *kvsname, const char *key, char *value, int vallen, ch
 /* Nonzero when the launcher can start ranks and keeps the shared space (our mpirun, which
  * puts metampi.spawn into the space of the parts it serves so). */
 int job_can_spawn(void);
+/* Nonzero when ports, names and MPI_Comm_join work too: not in a part of a federated job,
+ * which can spawn but has no space shared by all parts (our mpirun's metampi.noports). */
+int job_can_use_ports(void);
+/* Why not (for messages). */
+const char *job_ports_refusal(void);
 /* Why not (for messages): a job of several sites (our mpirun's metampi.nospawn = sites), or
  * a process manager that cannot. */
 const char *job_spawn_refusal(void);

@@ -9,7 +9,9 @@
 #   LAYOUT  SxHxR or R,R,.../R,.../...  as run_on_sites.sh (2x2x2: 2 sites of 2 hosts of 2
 #           ranks; 2,1/2/1: three sites of 3, 2 and 1 ranks)
 #   BINDIR  the build's bin/ (mpirun, metampi-rendezvous, metampi-hostd, metampi-gateway)
-# PROGRAM finds EXPECT_SIZE and EXPECT_SITE_SIZES (the ranks of each site: 4,4).
+# PROGRAM finds EXPECT_SIZE and EXPECT_SITE_SIZES (the ranks of each site: 4,4). An argument
+# @STOPFILE@ becomes the path of a file whose creation (by a rank) stops the server with
+# SIGTERM while the job runs (the parts lose their connection to it: no more spawning).
 # Options:
 #   --delay S           between the starts of two sites' parts (default 2)
 #   --reverse           start the parts from the last site to the first
@@ -77,6 +79,21 @@ if [[ ${1:-} == --inside ]]; then
     --timeout "$TIMEOUT" 2>&1 | sed -u 's/^/[server] /' &
   server=$!
   pids+=("$server")
+  args=()
+  for a in "$@"; do
+    if [[ $a == @STOPFILE@ ]]; then
+      args+=("$dir/stop-server")
+      # the file appears: SIGTERM to the server (the one metampi-rendezvous of host 1)
+      ( while [[ ! -e $dir/stop-server ]]; do sleep 0.2; done
+        for p in $(ip netns pids "$(host 1)"); do
+          [[ $(cat "/proc/$p/comm" 2>/dev/null) == metampi-rendez* ]] && kill -TERM "$p"
+        done ) &
+      pids+=("$!")
+    else
+      args+=("$a")
+    fi
+  done
+  set -- "${args[@]}"
   order=$(seq 1 "$nsites")
   [[ $REVERSE == 1 ]] && order=$(seq "$nsites" -1 1)
   declare -A part

@@ -15,9 +15,17 @@
  *   emfile    the server out of descriptors (a limit of 32) under 60 idle connections: it
  *             drops the oldest in the handshake for each newcomer, so the parts get the
  *             layout at once, not after the idle ones' 10 s (nor does it spin meanwhile)
+ *   numbers   the running job (spawning): two parts keep their connections, a third closes
+ *             its own; numbers come from one sequence after the world's (RANKS to both), a
+ *             gateway's answer (GW_OK, with a reason too) reaches the asker, the closed part
+ *             counts as answered, and the server ends with 0 once the parts have closed
+ *   stopped   SIGTERM to the server while the parts run: each part's link reports the
+ *             closed connection (its job would run on without spawning), the server ends
+ *             with 0
  * Usage: test_rdv_server SCENARIO (one ctest entry each).
  */
 #include "rdv_client.h"
+#include "rdv_link.h"
 #include "rdv_server.h"
 
 #include <arpa/inet.h>
@@ -152,7 +160,8 @@ static void run_part(const char *server, const join_args_t *a, int out)
     rdv_result_t res;
     int signo;
     char err[1024], text[8192];
-    int rc = rdv_client_join(server, a->key, &q, 3000, sfd, &res, &signo, err, sizeof err);
+    int rc = rdv_client_join(server, a->key, &q, 3000, sfd, &res, &signo, NULL, err,
+                             sizeof err);
     if (rc != RDV_CLIENT_OK) {
         snprintf(text, sizeof text, "FAIL %s", err);
     } else {
@@ -406,6 +415,157 @@ static void scenario_emfile(void)
     free(idle);
 }
 
+/* ---- the running job ------------------------------------------------------------------- */
+
+typedef struct seen {
+    char text[4096];
+    size_t len;
+    int ranks, gw_ok;
+    rdv_link_t *l;
+    int answer;     /* answer every RANKS with a GW_OK (why "no room" for base 8) */
+    uint32_t site;
+    char ok[16][2][32];   /* per base, per site: the GW_OK's why ("-": none came) */
+} seen_t;
+
+static void on_frame(void *ctx, uint8_t type, const rdv_ranks_t *r)
+{
+    seen_t *s = ctx;
+    char err[256];
+    if (type == RDV_RANKS) {
+        s->ranks++;
+        s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len,
+                                   " RANKS %s %u %u %s %u %u '%s'", r->kvsname, r->base,
+                                   r->count, r->sites, r->site, r->parts, r->why);
+        if (s->answer && rdv_link_gw_ok(s->l, r->base, s->site, r->base == 8 ? "no room" : "",
+                                        err, sizeof err) != 0)
+            _exit(4);
+    } else {
+        s->gw_ok++;
+        if (r->base < 16 && r->site < 2)
+            snprintf(s->ok[r->base][r->site], sizeof s->ok[0][0], "%s", r->why);
+    }
+}
+
+/* Reads frames until want RANKS and want_ok GW_OKs came (5 s at most). */
+static int await(seen_t *s, int want, int want_ok)
+{
+    char err[256];
+    long long end = now_ms() + 5000;
+    while ((s->ranks < want || s->gw_ok < want_ok) && now_ms() < end) {
+        struct pollfd p = { .fd = rdv_link_fd(s->l), .events = POLLIN };
+        if (poll(&p, 1, 100) > 0 && rdv_link_read(s->l, on_frame, s, err, sizeof err) != 0) {
+            s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, " LOST %s",
+                                       err);
+            return -1;
+        }
+    }
+    return s->ranks >= want && s->gw_ok >= want_ok ? 0 : -1;
+}
+
+/* A part that keeps its link; role 0 (alpha) asks for numbers, 1 (beta) answers, 2 (gamma)
+ * closes at once, 3 waits until the link is lost. */
+static void run_link_part(const char *server, const join_args_t *a, int role, int out)
+{
+    const char *hosts[1] = { "h0" };
+    uint32_t rank_host[8] = { 0 };
+    rdv_request_t q = { .job = a->job, .site = a->site, .sites = a->sites,
+                        .nsites = a->nsites, .wan = a->wan, .nranks = a->nranks, .hosts = hosts,
+                        .nhosts = 1, .rank_host = rank_host, .gateway = "" };
+    sigset_t set;
+    sigemptyset(&set);
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    rdv_result_t res;
+    int signo;
+    char err[1024];
+    static seen_t s;
+    s.site = (uint32_t)role;
+    for (int i = 0; i < 16; i++)
+        strcpy(s.ok[i][0], "-"), strcpy(s.ok[i][1], "-");
+    int rc = rdv_client_join(server, a->key, &q, 3000, sfd, &res, &signo,
+                             role == 2 ? NULL : &s.l, err, sizeof err);
+    if (rc != RDV_CLIENT_OK || (role != 2 && !s.l)) {
+        s.len = (size_t)snprintf(s.text, sizeof s.text, "FAIL %s", err);
+    } else if (role == 0) {
+        rdv_result_free(&res);
+        usleep(300000);   /* gamma has closed: two parts serve */
+        s.answer = 1;
+        if (rdv_link_numbers(s.l, "kA.s1", 2, "0*2", err, sizeof err) != 0 ||
+            await(&s, 1, 2) != 0 ||
+            rdv_link_numbers(s.l, "kA.s2", 3, "0,1*2", err, sizeof err) != 0 ||
+            await(&s, 2, 4) != 0)
+            s.len += (size_t)snprintf(s.text + s.len, sizeof s.text - s.len, " FAIL");
+        /* the answers of both sites, whatever order they came in */
+        for (int b = 6; b <= 8; b += 2)
+            s.len += (size_t)snprintf(s.text + s.len, sizeof s.text - s.len,
+                                      " OK %d '%s' '%s'", b, s.ok[b][0], s.ok[b][1]);
+    } else if (role == 3) {
+        rdv_result_free(&res);
+        if (await(&s, 1, 0) == 0)
+            s.len += (size_t)snprintf(s.text + s.len, sizeof s.text - s.len, " RANKS?");
+    } else if (role == 1) {
+        rdv_result_free(&res);
+        s.answer = 1;
+        if (await(&s, 2, 0) != 0)
+            s.len += (size_t)snprintf(s.text + s.len, sizeof s.text - s.len, " FAIL");
+        usleep(200000);   /* the answers leave before the connection closes */
+    } else {
+        rdv_result_free(&res);
+    }
+    rdv_link_close(s.l);
+    if (write(out, s.text, s.len) < 0)
+        _exit(3);
+}
+
+static part_t start_link_part(const char *server, join_args_t a, int role)
+{
+    part_t p;
+    int fds[2];
+    if (pipe(fds) != 0)
+        exit(2);
+    p.pid = fork();
+    if (p.pid == 0) {
+        close(fds[0]);
+        run_link_part(server, &a, role, fds[1]);
+        _exit(0);
+    }
+    close(fds[1]);
+    p.fd = fds[0];
+    p.out[0] = '\0';
+    return p;
+}
+
+static void scenario_numbers(void)
+{
+    server_t s = start_server("job7", SITES3, 3, 20000);
+    join_args_t a = part_args("alpha", 2), b = part_args("beta", 1), g = part_args("gamma", 3);
+    part_t p[3] = { start_link_part(s.addr, a, 0), start_link_part(s.addr, b, 1),
+                    start_link_part(s.addr, g, 2) };
+    /* world ranks 0-5: the first numbers are 6-7, then 8-10; alpha answers for itself */
+    const char *want_a = " RANKS kA.s1 6 2 0*2 0 2 '' RANKS kA.s2 8 3 0,1*2 0 2 ''"
+                         " OK 6 '' '' OK 8 'no room' 'no room'";
+    const char *want_b = " RANKS kA.s1 6 2 0*2 0 2 '' RANKS kA.s2 8 3 0,1*2 0 2 ''";
+    CHECK(strcmp(finish_part(&p[0]), want_a) == 0);
+    CHECK(strcmp(finish_part(&p[1]), want_b) == 0);
+    CHECK(strcmp(finish_part(&p[2]), "") == 0);
+    CHECK(wait_status(s.pid) == 0);
+}
+
+static void scenario_stopped(void)
+{
+    server_t s = start_server("job7", SITES3, 3, 20000);
+    part_t p[3] = { start_link_part(s.addr, part_args("alpha", 2), 3),
+                    start_link_part(s.addr, part_args("beta", 1), 3),
+                    start_link_part(s.addr, part_args("gamma", 1), 3) };
+    usleep(800000);   /* all have their layout */
+    kill(s.pid, SIGTERM);
+    for (int i = 0; i < 3; i++) {
+        const char *out = finish_part(&p[i]);
+        CHECK(strstr(out, " LOST the rendezvous server at ") == out &&
+              strstr(out, "closed the connection"));
+    }
+    CHECK(wait_status(s.pid) == 0);
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -414,6 +574,7 @@ int main(int argc, char **argv)
         { "refused", scenario_refused }, { "rejoin", scenario_rejoin },
         { "signal", scenario_signal }, { "noserver", scenario_noserver },
         { "flood", scenario_flood }, { "emfile", scenario_emfile },
+        { "numbers", scenario_numbers }, { "stopped", scenario_stopped },
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)

@@ -433,8 +433,81 @@ static void test_frames(void)
     rdv_buf_free(&b);
 }
 
+/* The frames of a running job (spawning): NUMBERS, RANKS, GW_OK and what they refuse. */
+static void ranks_body(rdv_buf_t *b, const char *kvs, uint32_t base, uint32_t count,
+                       const char *sites, const char *why)
+{
+    b->len = 0;
+    rdv_put_str(b, kvs);
+    rdv_put_u32(b, base);
+    rdv_put_u32(b, count);
+    rdv_put_str(b, sites);
+    rdv_put_u32(b, 1);
+    rdv_put_u32(b, 2);
+    rdv_put_str(b, why);
+}
+
+static void test_spawn_frames(void)
+{
+    rdv_buf_t b = { 0 };
+    rdv_ranks_t r;
+    char err[256];
+    rdv_put_str(&b, "kvs_1_2.s3");
+    rdv_put_u32(&b, 4);
+    rdv_put_str(&b, "0*3,1*1");
+    CHECK(rdv_numbers_parse(b.p, b.len, &r, err, sizeof err) == 0);
+    CHECK(strcmp(r.kvsname, "kvs_1_2.s3") == 0 && r.count == 4 &&
+          strcmp(r.sites, "0*3,1*1") == 0 && !*r.why);
+    b.len = 0;
+    rdv_put_str(&b, "kvs 1");   /* a blank in the kvsname */
+    rdv_put_u32(&b, 4);
+    rdv_put_str(&b, "0*4");
+    CHECK(rdv_numbers_parse(b.p, b.len, &r, err, sizeof err) != 0 && strstr(err, "kvsname"));
+    b.len = 0;
+    rdv_put_str(&b, "k.s1");
+    rdv_put_u32(&b, 0);   /* no ranks */
+    rdv_put_str(&b, "0*4");
+    CHECK(rdv_numbers_parse(b.p, b.len, &r, err, sizeof err) != 0 && strstr(err, "count"));
+    b.len = 0;
+    rdv_put_str(&b, "k.s1");
+    rdv_put_u32(&b, 4);
+    rdv_put_str(&b, "0*4;rm");   /* not a list of sites */
+    CHECK(rdv_numbers_parse(b.p, b.len, &r, err, sizeof err) != 0 && strstr(err, "sites"));
+
+    ranks_body(&b, "k.s1", 8, 3, "1*3", "");
+    CHECK(rdv_ranks_parse(b.p, b.len, &r, err, sizeof err) == 0);
+    CHECK(r.base == 8 && r.count == 3 && r.site == 1 && r.parts == 2 && !*r.why);
+    ranks_body(&b, "k.s1", RDV_ID_MAX - 2, 3, "1*3", "");   /* beyond the numbers */
+    CHECK(rdv_ranks_parse(b.p, b.len, &r, err, sizeof err) != 0 && strstr(err, "beyond"));
+    ranks_body(&b, "k.s1", 0, 3, "1*3", "too many ranks");  /* a refusal names no numbers */
+    CHECK(rdv_ranks_parse(b.p, b.len, &r, err, sizeof err) == 0 && !strcmp(r.why,
+                                                                          "too many ranks"));
+    ranks_body(&b, "k.s1", 8, 3, "1*3", "bell\a");
+    CHECK(rdv_ranks_parse(b.p, b.len, &r, err, sizeof err) != 0 && strstr(err, "why"));
+    rdv_put_u32(&b, 0);   /* a field too many */
+    ranks_body(&b, "k.s1", 8, 3, "1*3", "");
+    rdv_put_u32(&b, 0);
+    CHECK(rdv_ranks_parse(b.p, b.len, &r, err, sizeof err) != 0);
+
+    uint32_t base, site;
+    const char *why;
+    b.len = 0;
+    rdv_put_u32(&b, 8);
+    rdv_put_u32(&b, 1);
+    rdv_put_str(&b, "");
+    CHECK(rdv_gw_ok_parse(b.p, b.len, &base, &site, &why, err, sizeof err) == 0 &&
+          base == 8 && site == 1 && !*why);
+    b.len = 0;
+    rdv_put_u32(&b, 8);
+    rdv_put_u32(&b, RDV_SITES_MAX);   /* no such site */
+    rdv_put_str(&b, "");
+    CHECK(rdv_gw_ok_parse(b.p, b.len, &base, &site, &why, err, sizeof err) != 0);
+    rdv_buf_free(&b);
+}
+
 int main(void)
 {
+    test_spawn_frames();
     test_names();
     test_handshake();
     test_bodies();

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(fixed, 0, sizeof fixed);
     memcpy(fixed, in, n < sizeof fixed ? n : sizeof fixed);
     char err[256];
-    switch (data[0] % 8) {
+    switch (data[0] % 11) {
     case 0:
         rdv_challenge_parse(fixed, na);
         break;
@@ -90,13 +90,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rdv_text_parse(body, n, &t, err, sizeof err);
         break;
     }
-    default: {
+    case 7: {
         uint32_t ms;
         rdv_strs_t m;
         if (rdv_waiting_parse(body, n, &ms, &m, err, sizeof err) == 0)
             for (uint32_t i = 0; i < m.n; i++)
                 if (!rdv_valid_name(rdv_strs_next(&m)))
                     abort();
+        break;
+    }
+    case 8:
+    case 9: {   /* NUMBERS, RANKS: the spawning frames of a running job */
+        rdv_ranks_t r;
+        int rc = data[0] % 11 == 8 ? rdv_numbers_parse(body, n, &r, err, sizeof err)
+                                   : rdv_ranks_parse(body, n, &r, err, sizeof err);
+        if (rc == 0 && (!*r.kvsname || strlen(r.kvsname) > RDV_KVSNAME_MAX || !*r.sites ||
+                        strspn(r.sites, "0123456789*,") != strlen(r.sites) || r.count == 0 ||
+                        (!*r.why && r.count > RDV_ID_MAX - r.base)))
+            abort();
+        break;
+    }
+    default: {
+        uint32_t base, site;
+        const char *why;
+        if (rdv_gw_ok_parse(body, n, &base, &site, &why, err, sizeof err) == 0 &&
+            (base >= RDV_ID_MAX || site >= RDV_SITES_MAX))
+            abort();
         break;
     }
     }
@@ -179,6 +198,26 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     rdv_put_u32(&b, 1234);
     rdv_put_strs(&b, sites, 2);
     add_body(add, 7, &b);
+
+    b.len = 0;   /* NUMBERS, RANKS, GW_OK */
+    rdv_put_str(&b, "kvs_12_34.s1");
+    rdv_put_u32(&b, 3);
+    rdv_put_str(&b, "0*2,1*1");
+    add_body(add, 8, &b);
+    b.len = 0;
+    rdv_put_str(&b, "kvs_12_34.s1");
+    rdv_put_u32(&b, 8);
+    rdv_put_u32(&b, 3);
+    rdv_put_str(&b, "0*2,1*1");
+    rdv_put_u32(&b, 0);
+    rdv_put_u32(&b, 2);
+    rdv_put_str(&b, "");
+    add_body(add, 9, &b);
+    b.len = 0;
+    rdv_put_u32(&b, 8);
+    rdv_put_u32(&b, 1);
+    rdv_put_str(&b, "no room");
+    add_body(add, 10, &b);
     rdv_buf_free(&b);
     rdv_buf_free(&f);
 }

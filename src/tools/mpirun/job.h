@@ -68,6 +68,7 @@ int part_run(const mpirun_opts_t *opts);       /* part.c: one site of a federate
 /* What a run on several hosts starts (multihost_exec): the whole job's shape and this
  * mpirun's share of it. multihost_run makes it from the options (all ranks); a part of a
  * federated job from the layout the rendezvous handed out (its site's ranks). */
+struct rdv_link;
 typedef struct mh_plan {
     int size;              /* ranks in the job */
     int first, np;         /* this mpirun starts ranks first .. first + np - 1 */
@@ -77,6 +78,9 @@ typedef struct mh_plan {
     int nkv;               /* pairs */
     char key[AUTH_KEY_HEX + 1];  /* the job key */
     gw_plan_t gw;          /* the gateways this mpirun starts (gateway mode), or none */
+    struct rdv_link *rdv;  /* a part of a federated job: its connection to the rendezvous
+                            * server, kept for spawning (docs/dynproc.md, "Federated
+                            * jobs"); NULL otherwise */
 } mh_plan_t;
 
 int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan);

@@ -95,8 +95,8 @@ static int rank_here(const mhost_t *h, uint32_t rank)
 {
     mh_t *m = h->mh;
     uint32_t i = rank - (uint32_t)m->plan->first;  /* wraps below first */
-    if (i >= (uint32_t)m->plan->size)
-        return mh_spawn_rank_here(m->spawn, h, rank);   /* a spawned rank */
+    if (rank >= (uint32_t)m->plan->size)   /* a spawned rank (a federated part's first > 0) */
+        return mh_spawn_rank_here(m->spawn, h, rank);
     return i < (uint32_t)m->plan->np && &m->host[m->host_of[i]] == h;
 }
 

@@ -4,6 +4,7 @@
 #include "gateways.h"
 #include "jobspace.h"
 #include "kvs.h"
+#include "mh_fed.h"
 #include "parts_ctl.h"
 #include "placement.h"
 #include "runtime/pmi_wire.h"
@@ -33,7 +34,11 @@ typedef struct mh_part {
     int nbarrier;
     unsigned char *departed;    /* per rank */
     unsigned char *gw_asked;    /* per helper: a GW_RANKS went there, no GW_READY yet */
-    int gw_wait;                /* GW_READYs still to come (several sites, gateways) */
+    int gw_wait;                /* GW_READYs still to come (several sites, gateways); in a
+                                 * federated job the sites' GW_OKs */
+    int numbering;              /* federated: waiting for its numbers (mh_fed.h) */
+    pmi_spawn_req_t req;        /* federated: the request, kept until the numbers come */
+    char *parent;               /* federated: metampi.part.parent, kept as well */
 } mh_part_t;
 
 struct mh_spawn {
@@ -46,14 +51,16 @@ struct mh_spawn {
     int next_id;                /* job-wide number of the next rank placed */
     int *used;                  /* per host of the list: ranks placed there */
     int cursor;                 /* the next host (of the list) of the round robin */
+    mh_fed_t *fed;              /* a part of a federated job: numbers and the other parts'
+                                 * gateways through the rendezvous server (mh_fed.h) */
 };
 
 mh_spawn_t *mh_spawn_new(mh_t *m)
 {
-    /* one mpirun for the whole job (a federated one has no mpirun that holds every part's
-     * keys: docs/dynproc.md, "Several sites") */
-    if ((m->opts->mc.nsites && m->opts->rendezvous) || m->plan->first != 0 ||
-        m->plan->np != m->plan->size)
+    /* one mpirun for the whole job, or a part of a federated job that keeps its connection
+     * to the rendezvous server (docs/dynproc.md, "Federated jobs") */
+    int fed = m->opts->mc.nsites && m->opts->rendezvous;
+    if (fed ? !m->plan->rdv : (m->plan->first != 0 || m->plan->np != m->plan->size))
         return NULL;
     mh_spawn_t *s = util_xmalloc(sizeof *s);
     memset(s, 0, sizeof *s);
@@ -70,6 +77,8 @@ mh_spawn_t *mh_spawn_new(mh_t *m)
         util_xmalloc((size_t)-1);
     for (int k = 0; k < m->nhost; k++)
         s->used[m->host[k].index] = m->host[k].nranks;
+    if (fed)
+        s->fed = mh_fed_new(s, m, m->plan->rdv);
     return s;
 }
 
@@ -81,6 +90,8 @@ static void part_free(mh_part_t *p)
     free(p->in_barrier);
     free(p->departed);
     free(p->gw_asked);
+    free(p->parent);
+    pmi_spawn_free(&p->req);
     kvs_free(&p->kvs);
     strv_free(&p->journal);
     free(p);
@@ -90,6 +101,7 @@ void mh_spawn_free(mh_spawn_t *s)
 {
     if (!s)
         return;
+    mh_fed_free(s->fed);
     for (int i = 0; i < s->nparts; i++)
         part_free(s->part[i]);
     free(s->part);
@@ -101,13 +113,19 @@ void mh_spawn_free(mh_spawn_t *s)
 
 char **mh_spawn_kv(const mh_spawn_t *s, char **kv, int npairs, int *nout)
 {
-    char **out = util_xmalloc((size_t)(2 * (npairs + 1)) * sizeof *out);
+    char **out = util_xmalloc((size_t)(2 * (npairs + 2)) * sizeof *out);
     for (int i = 0; i < 2 * npairs; i++)
         out[i] = util_xstrdup(kv[i]);
-    /* the library may spawn and use ports, or why not (runtime/job_spawn.h) */
+    /* the library may spawn and use ports, or why not (runtime/job_spawn.h); a part of a
+     * federated job spawns but keeps no ports across parts */
     out[2 * npairs] = util_xstrdup(s ? "metampi.spawn" : "metampi.nospawn");
     out[2 * npairs + 1] = util_xstrdup(s ? "1" : "sites");
     *nout = npairs + 1;
+    if (s && s->fed) {
+        out[2 * npairs + 2] = util_xstrdup("metampi.noports");
+        out[2 * npairs + 3] = util_xstrdup("sites");
+        *nout = npairs + 2;
+    }
     return out;
 }
 
@@ -150,6 +168,9 @@ static int usable(const mhost_t *h)
  * yet and one can be started (mh_late.c). */
 static int usable_entry(const mh_spawn_t *s, int i)
 {
+    const mpirun_opts_t *o = s->m->opts;
+    if (s->fed && o->mc.host_site[i] != o->site)
+        return 0;   /* another site's mpirun runs its hosts */
     int k = s->m->helper_of[i];
     return k >= 0 ? usable(&s->m->host[k]) : !s->m->job.condemned;
 }
@@ -190,8 +211,15 @@ static int next_host(mh_spawn_t *s)
 static int named_host(mh_spawn_t *s, const char *name, char *why, size_t cap)
 {
     mh_t *m = s->m;
+    const mpirun_opts_t *o = m->opts;
     for (int i = 0; i < m->opts->hosts.n; i++)
         if (strcmp(m->opts->hosts.h[i].name, name) == 0) {
+            if (s->fed && o->mc.host_site[i] != o->site) {
+                snprintf(why, cap, "host '%s' (info key host) is at site %s; in a federated "
+                         "job spawned ranks start at the spawning root's site (%s) only",
+                         name, o->mc.site[o->mc.host_site[i]].name, o->site_name);
+                return -1;
+            }
             if (usable_entry(s, i))
                 return i;
             snprintf(why, cap, "host '%s' (info key host) has finished its part of the job",
@@ -348,6 +376,69 @@ static void announce_to_gateways(mh_t *m, mh_part_t *p)
     free(text);
 }
 
+/* The part has its numbers (p->base): its space, every chosen helper's share (PART), the
+ * gateways (one mpirun; a federated part's are told by mh_fed). */
+static void launch(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req,
+                   const char *parent)
+{
+    mh_t *m = s->m;
+    /* the part's layout: its ranks by the host-list index of their hosts */
+    int *where = util_xmalloc((size_t)p->size * sizeof *where);
+    for (int r = 0; r < p->size; r++) {
+        where[r] = m->host[p->slot[r]].index;
+        if (!p->involved[p->slot[r]]) {
+            p->involved[p->slot[r]] = 1;
+            p->ninvolved++;
+        }
+    }
+    char *mapping = placement_mapping(where, p->size, PMI_WIRE_VALLEN_MAX - 1);
+    /* the part's space before any of its ranks starts, here (for the other parts' gets)
+     * and at its hosts */
+    strv_t kv = { 0 };
+    strv_push(&kv, "metampi.spawn");
+    strv_push(&kv, "1");
+    if (s->fed) {
+        strv_push(&kv, "metampi.noports");
+        strv_push(&kv, "sites");
+    }
+    strv_push(&kv, "metampi.part.base");
+    strv_pushf(&kv, "%d", p->base);
+    strv_push(&kv, "metampi.part.parent");
+    strv_push(&kv, parent);
+    strv_push(&kv, UNIVERSE_KEY);
+    strv_pushf(&kv, "%d", m->universe);
+    part_layout(m, p, &kv);
+    for (int i = 0; i < m->plan->nkv; i++)   /* the site gateways' addresses */
+        if (strncmp(m->plan->kv[2 * i], "metampi.gw.", 11) == 0) {
+            strv_push(&kv, m->plan->kv[2 * i]);
+            strv_push(&kv, m->plan->kv[2 * i + 1]);
+        }
+    for (int i = 0; i < 2 * req->npreput; i++)
+        strv_push(&kv, req->preput[i]);
+    for (uint32_t i = 0; i < kv.n; i += 2)
+        kvs_put(&p->kvs, kv.v[i], kv.v[i + 1]);
+    for (int k = 0; k < m->nhost; k++) {
+        if (!p->involved[k])
+            continue;
+        strv_t def = { 0 };
+        define(p, req, k, &kv, mapping, &def);
+        tell(&m->host[k], CTL_PARTS_PART, p->id, 0, &def);
+    }
+    if (!s->fed)
+        announce_to_gateways(m, p);
+    strv_free(&kv);
+    free(mapping);
+    free(where);
+}
+
+static void drop(mh_spawn_t *s, mh_part_t *p)
+{
+    for (int i = 0; i < s->nparts; i++)
+        if (s->part[i] == p)
+            s->part[i] = s->part[--s->nparts];
+    part_free(p);
+}
+
 static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
 {
     mh_t *m = s->m;
@@ -383,9 +474,12 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     memcpy(used_before, s->used, cap * sizeof *used_before);
     char why[600];
     int ok = 0;
+    const char *broken = s->fed ? mh_fed_broken(s->fed) : NULL;
     if (m->job.condemned)
         snprintf(why, sizeof why, "the job is ending");
-    else if (req.nprocs > (int)CTL_MAX_RANK_ID - s->next_id)
+    else if (broken)
+        snprintf(why, sizeof why, "%s", broken);
+    else if (!s->fed && req.nprocs > (int)CTL_MAX_RANK_ID - s->next_id)
         snprintf(why, sizeof why, "too many ranks started in the job (job-wide numbers stop "
                  "at %u on several hosts)", CTL_MAX_RANK_ID);
     else
@@ -393,6 +487,14 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     if (ok && find_helpers(s, p) != 0) {
         ok = 0;
         snprintf(why, sizeof why, "the job is ending");
+    }
+    char parent[PMI_WIRE_KVSNAME_MAX + 32];
+    snprintf(parent, sizeof parent, "%s,%s", node ? from->kvsname : m->kvsname, pmirank);
+    if (ok && s->fed) {
+        /* the numbers come from the rendezvous server (mh_spawn_numbered) */
+        int *site_of = part_sites(m, p);
+        ok = mh_fed_ask(s->fed, p->kvsname, site_of, p->size, why, sizeof why) == 0;
+        free(site_of);
     }
     if (!ok) {
         memcpy(s->used, used_before, cap * sizeof *used_before);
@@ -404,53 +506,16 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     }
     free(used_before);
     s->made++;
-    s->next_id += p->size;
     s->part = util_xrealloc(s->part, (size_t)(s->nparts + 1) * sizeof *s->part);
     s->part[s->nparts++] = p;
-    /* the part's layout: its ranks by the host-list index of their hosts */
-    int *where = util_xmalloc((size_t)p->size * sizeof *where);
-    for (int r = 0; r < p->size; r++) {
-        where[r] = m->host[p->slot[r]].index;
-        if (!p->involved[p->slot[r]]) {
-            p->involved[p->slot[r]] = 1;
-            p->ninvolved++;
-        }
+    if (s->fed) {
+        p->numbering = 1;
+        p->req = req;   /* owned by p from now on */
+        p->parent = util_xstrdup(parent);
+        return;
     }
-    char *mapping = placement_mapping(where, p->size, PMI_WIRE_VALLEN_MAX - 1);
-    /* the part's space before any of its ranks starts, here (for the other parts' gets)
-     * and at its hosts */
-    strv_t kv = { 0 };
-    strv_push(&kv, "metampi.spawn");
-    strv_push(&kv, "1");
-    strv_push(&kv, "metampi.part.base");
-    strv_pushf(&kv, "%d", p->base);
-    strv_push(&kv, "metampi.part.parent");
-    char parent[PMI_WIRE_KVSNAME_MAX + 32];
-    snprintf(parent, sizeof parent, "%s,%s", node ? from->kvsname : m->kvsname, pmirank);
-    strv_push(&kv, parent);
-    strv_push(&kv, UNIVERSE_KEY);
-    strv_pushf(&kv, "%d", m->universe);
-    part_layout(m, p, &kv);
-    for (int i = 0; i < m->plan->nkv; i++)   /* the site gateways' addresses */
-        if (strncmp(m->plan->kv[2 * i], "metampi.gw.", 11) == 0) {
-            strv_push(&kv, m->plan->kv[2 * i]);
-            strv_push(&kv, m->plan->kv[2 * i + 1]);
-        }
-    for (int i = 0; i < 2 * req.npreput; i++)
-        strv_push(&kv, req.preput[i]);
-    for (uint32_t i = 0; i < kv.n; i += 2)
-        kvs_put(&p->kvs, kv.v[i], kv.v[i + 1]);
-    for (int k = 0; k < m->nhost; k++) {
-        if (!p->involved[k])
-            continue;
-        strv_t def = { 0 };
-        define(p, &req, k, &kv, mapping, &def);
-        tell(&m->host[k], CTL_PARTS_PART, p->id, 0, &def);
-    }
-    announce_to_gateways(m, p);
-    strv_free(&kv);
-    free(mapping);
-    free(where);
+    s->next_id += p->size;
+    launch(s, p, &req, parent);
     pmi_spawn_free(&req);
 }
 
@@ -467,6 +532,10 @@ static void note_refusal(mh_part_t *p, const char *why)
 
 static void on_gw_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
 {
+    if (s->fed) {   /* the answer goes to the spawning part, through the server */
+        mh_fed_gw_ready(s->fed, h, f);
+        return;
+    }
     mh_part_t *p = find(s, f->u.parts.node);
     int k = (int)(h - s->m->host);
     ctl_strs_t fl = f->u.parts.fields;
@@ -498,10 +567,69 @@ static void decide(mh_spawn_t *s, mh_part_t *p)
     send_result(p, NULL, 0, m->job.condemned && !p->refused ? "the job is ending" : p->why);
     for (int r = 0; r < p->size; r++)
         s->used[m->host[p->slot[r]].index]--;
-    for (int i = 0; i < s->nparts; i++)
-        if (s->part[i] == p)
-            s->part[i] = s->part[--s->nparts];
-    part_free(p);
+    drop(s, p);
+}
+
+/* ---- a part of a federated job (mh_fed.h) ------------------------------------------------ */
+
+void mh_spawn_numbered(mh_spawn_t *s, const char *kvsname, uint32_t base, uint32_t parts,
+                       const char *why)
+{
+    mh_part_t *p = NULL;
+    for (int i = 0; i < s->nparts && !p; i++)
+        if (s->part[i]->numbering && strcmp(s->part[i]->kvsname, kvsname) == 0)
+            p = s->part[i];
+    if (!p)
+        return;   /* refused meanwhile (the connection was lost): the gateways grow anyway */
+    p->numbering = 0;
+    if (*why) {
+        send_result(p, NULL, 0, why);
+        for (int r = 0; r < p->size; r++)
+            s->used[s->m->host[p->slot[r]].index]--;
+        drop(s, p);
+        return;
+    }
+    p->base = (int)base;
+    p->gw_wait = (int)parts;
+    launch(s, p, &p->req, p->parent);
+    pmi_spawn_free(&p->req);
+}
+
+void mh_spawn_gw_answer(mh_spawn_t *s, uint32_t base, const char *site, const char *why)
+{
+    for (int i = 0; i < s->nparts; i++) {
+        mh_part_t *p = s->part[i];
+        if (p->numbering || p->go || p->gw_wait <= 0 || (uint32_t)p->base != base)
+            continue;
+        if (*why) {
+            char text[sizeof p->why];
+            snprintf(text, sizeof text, "site %s: %s", site, why);
+            note_refusal(p, text);
+        }
+        if (--p->gw_wait == 0 && p->nready == p->ninvolved)
+            decide(s, p);
+        return;
+    }
+}
+
+void mh_spawn_fed_lost(mh_spawn_t *s, const char *why)
+{
+    /* the parts still waiting for their numbers are refused; those waiting for the gateways
+     * too (they would wait for ever), once their helpers have answered */
+    for (int i = s->nparts - 1; i >= 0; i--) {
+        mh_part_t *p = s->part[i];
+        if (p->numbering) {
+            send_result(p, NULL, 0, why);
+            for (int r = 0; r < p->size; r++)
+                s->used[s->m->host[p->slot[r]].index]--;
+            drop(s, p);
+        } else if (!p->go && p->gw_wait > 0) {
+            note_refusal(p, why);
+            p->gw_wait = 0;
+            if (p->nready == p->ninvolved)
+                decide(s, p);
+        }
+    }
 }
 
 static void on_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
@@ -528,7 +656,7 @@ static const kvs_t *space_of(const mh_spawn_t *s, const char *kvsname)
     for (int i = 0; i < s->nparts; i++)
         if (s->part[i]->go && strcmp(kvsname, s->part[i]->kvsname) == 0)
             return &s->part[i]->kvs;
-    return NULL;
+    return mh_fed_space(s->fed, kvsname);   /* another part's children (federated) */
 }
 
 static void on_ask(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)

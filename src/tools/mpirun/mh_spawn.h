@@ -11,8 +11,9 @@
  * across its hosts, and keeps the job's names and ports (jobspace.h).
  *
  * Numbers: part k is "<job's kvsname>.s<k>"; its rank r is rank base + r of the job in
- * mpirun's reports, base = the ranks placed before it. A job of several sites cannot spawn
- * (no metampi.spawn in its space).
+ * mpirun's reports, base = the ranks placed before it. A part of a federated job spawns at
+ * its own site, with numbers from the rendezvous server (mh_fed.h); one without its
+ * connection to the server cannot (metampi.nospawn in its space).
  */
 #ifndef MPIRUN_MH_SPAWN_H
 #define MPIRUN_MH_SPAWN_H
@@ -23,7 +24,7 @@
 
 typedef struct mh_spawn mh_spawn_t;
 
-/* NULL when the job cannot spawn (several sites). */
+/* NULL when the job cannot spawn (a federated part without its server connection). */
 mh_spawn_t *mh_spawn_new(mh_t *m);
 void mh_spawn_free(mh_spawn_t *s);
 /* kv (npairs) plus the pair that lets the library spawn (metampi.spawn = 1), or says why

@@ -457,8 +457,8 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
             break;
         ev_run_once(&m.loop, timeout);
     }
+    mh_spawn_free(m.spawn);   /* first: a federated part's link leaves the loop */
     free_job(&m);
-    mh_spawn_free(m.spawn);
     free(hostd_path);
     return m.job.status;
 }

@@ -13,7 +13,8 @@
  *     gateways of different sites can prove it to each other.
  * The PMI key-value space and its barriers stay within the part: ranks learn only their own
  * site's address cards; other sites are reached through the site gateways, whose addresses
- * the layout carries. Nothing is started before the layout has arrived, so a job called off
+ * the layout carries. The connection to the server stays open while the part runs: it is how
+ * the part spawns (mh_fed.c; docs/dynproc.md, "Federated jobs"). Nothing is started before the layout has arrived, so a job called off
  * at the rendezvous leaves nothing behind.
  */
 #include "job.h"
@@ -22,6 +23,7 @@
 #include "placement.h"
 #include "rdv_client.h"
 #include "rdv_key.h"
+#include "rdv_link.h"
 #include "runtime/pmi_wire.h"
 #include "runtime/sitemap.h"
 #include "util.h"
@@ -213,6 +215,7 @@ int part_run(const mpirun_opts_t *opts)
         goto out;
     }
     rdv_result_t res;
+    rdv_link_t *link = NULL;
     int signo = 0;
     auth_key_t rdv_key;
     int rc = RDV_CLIENT_FAIL;
@@ -220,7 +223,7 @@ int part_run(const mpirun_opts_t *opts)
         snprintf(err, sizeof err, "cannot derive the rendezvous key from the job key");
     else
         rc = rdv_client_join(opts->rendezvous, &rdv_key, &req, PART_CONNECT_WAIT_MS, sigfd,
-                             &res, &signo, err, sizeof err);
+                             &res, &signo, &link, err, sizeof err);
     close(sigfd);
     if (rc == RDV_CLIENT_SIGNAL) {
         util_msg("received signal %d (%s) while site %s of job %s waited at the rendezvous; "
@@ -237,6 +240,7 @@ int part_run(const mpirun_opts_t *opts)
     mh_plan_t plan;
     memset(&plan, 0, sizeof plan);
     auth_key_to_hex(&key, plan.key);
+    plan.rdv = link;   /* kept while the part runs, for spawning (mh_fed.c) */
     if (check_layout(opts, res.l, rank_host, err, sizeof err) != 0 ||
         make_plan(opts, res.l, local_where, &plan, err, sizeof err) != 0) {
         util_msg("site %s of job %s: %s; nothing was started", opts->site_name, opts->job_id,
@@ -245,6 +249,7 @@ int part_run(const mpirun_opts_t *opts)
         status = multihost_exec(opts, &plan);
     }
     rdv_result_free(&res);
+    rdv_link_close(link);
     gateways_free(opts, &plan.gw);
     sitemap_free_kv(plan.kv, plan.nkv);
     free(plan.where);

@@ -1,4 +1,5 @@
 #include "rdv_client.h"
+#include "rdv_link.h"
 #include "net/clock.h"
 #include "net/secure.h"
 
@@ -27,6 +28,8 @@ typedef struct cl {
     const char *x509_host; /* X.509: the name the server's certificate must carry; NULL: PSK */
     char *err;
     size_t errlen;
+    unsigned char *rest;  /* bytes read after the LAYOUT (kept by a link) */
+    size_t restlen;
 } cl_t;
 
 enum { W_READY = 0, W_TIMEOUT = 1, W_SIGNAL = 2 };
@@ -433,6 +436,10 @@ static int join_and_wait(cl_t *c, const rdv_request_t *q, rdv_mac_ctx_t *tx, rdv
                 break;
             }
             rc = RDV_CLIENT_OK;
+            if (have > used && (c->rest = malloc(have - used))) {
+                memcpy(c->rest, in + used, have - used);
+                c->restlen = have - used;
+            }
             break;
         } else {
             fail(c, "the rendezvous server at %s broke the protocol: unexpected %s frame",
@@ -450,9 +457,11 @@ static int join_and_wait(cl_t *c, const rdv_request_t *q, rdv_mac_ctx_t *tx, rdv
 }
 
 int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request_t *req,
-                    int connect_wait_ms, int sigfd, rdv_result_t *res, int *signo, char *err,
-                    size_t errlen)
+                    int connect_wait_ms, int sigfd, rdv_result_t *res, int *signo,
+                    rdv_link_t **link, char *err, size_t errlen)
 {
+    if (link)
+        *link = NULL;
     cl_t c = { .fd = -1, .sigfd = sigfd, .signo = signo, .server = server, .err = err,
                .errlen = errlen };
     memset(res, 0, sizeof *res);
@@ -491,6 +500,16 @@ int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request
     }
     if (rc == RDV_CLIENT_OK)
         rc = join_and_wait(&c, req, &tx, &rx, res);
+    rdv_link_t *l = rc == RDV_CLIENT_OK && link ? calloc(1, sizeof *l) : NULL;
+    if (l) {
+        /* the connection stays for the running job (rdv_link.h) */
+        *l = (rdv_link_t){ .fd = c.fd, .sec = c.sec, .tx = tx, .rx = rx, .in = c.rest,
+                           .inlen = c.restlen, .incap = c.restlen };
+        snprintf(l->server, sizeof l->server, "%s", server);
+        *link = l;
+        return rc;
+    }
+    free(c.rest);
     net_secure_free(c.sec);
     if (c.fd >= 0)
         close(c.fd);

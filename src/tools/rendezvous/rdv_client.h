@@ -49,9 +49,12 @@ enum { RDV_CLIENT_OK = 0, RDV_CLIENT_FAIL = 1, RDV_CLIENT_SIGNAL = 2 };
  * key (auth.h: AUTH_RENDEZVOUS). RDV_CLIENT_OK with *res; RDV_CLIENT_FAIL with
  * one line in err (the server refused the part or called the job off — its text is quoted —,
  * or cannot be reached, or broke the protocol); RDV_CLIENT_SIGNAL with *signo. */
+struct rdv_link;
+/* link: NULL closes the connection once the layout is there; else *link is the connection,
+ * kept for the running job (rdv_link.h; NULL when out of memory: the part cannot spawn). */
 int rdv_client_join(const char *server, const auth_key_t *key, const rdv_request_t *req,
-                    int connect_wait_ms, int sigfd, rdv_result_t *res, int *signo, char *err,
-                    size_t errlen);
+                    int connect_wait_ms, int sigfd, rdv_result_t *res, int *signo,
+                    struct rdv_link **link, char *err, size_t errlen);
 void rdv_result_free(rdv_result_t *res);
 
 /* Splits "HOST:PORT" / "[HOST]:PORT"; 0, or -1 when it is not of that form (port

@@ -107,10 +107,15 @@ static int conn_read(srv_t *s, conn_t *c, long long now)
     const char *lost = n == 0 ? "connection closed"
                      : errno == EBADMSG ? net_secure_error(c->sec) : strerror(errno);
     if (n <= 0) {
+        if (c->state == C_SERVING) {
+            rdv_srv_log(s, "site %s (%s) closed its connection (its part has ended)",
+                        s->cfg->sites[c->site], c->peer);
+            rdv_srv_part_gone(s, c);
+        }
         if (c->state == C_WAITING)
             rdv_srv_log(s, "site %s (%s) left before the job started (%s); it may join again",
                         s->cfg->sites[c->site], c->peer, lost);
-        else if (c->state != C_CLOSING)
+        else if (c->state != C_CLOSING && c->state != C_SERVING)   /* serving: logged */
             rdv_srv_drop_note(s, "dropped a connection from %s: %s%s", c->peer,
                               n == 0 ? "it closed before joining" : "before it joined: ",
                               n == 0 ? "" : lost);
@@ -131,8 +136,24 @@ static int conn_read(srv_t *s, conn_t *c, long long now)
     char err[256], tmp[32];
     int rc = rdv_frame_open(c->in, c->inlen, &c->rx, &type, &body, &blen, &used, err,
                             sizeof err);
+    while (rc == RDV_OK && c->state == C_SERVING) {   /* the job runs: every frame read */
+        if (rdv_srv_on_frame(s, c, type, body, blen) != 0)
+            return -1;
+        memmove(c->in, c->in + used, c->inlen - used);
+        c->inlen -= used;
+        rc = rdv_frame_open(c->in, c->inlen, &c->rx, &type, &body, &blen, &used, err,
+                            sizeof err);
+    }
     if (rc == RDV_MORE)
         return 0;
+    if (rc == RDV_BAD && c->state == C_SERVING) {
+        rdv_srv_log(s, "site %s (%s) broke the protocol while the job runs (%s); dropped its "
+                    "connection (it can no longer spawn)", s->cfg->sites[c->site], c->peer,
+                    err);
+        rdv_srv_part_gone(s, c);
+        rdv_conn_drop(s, c);
+        return -1;
+    }
     if (rc == RDV_BAD || c->state != C_JOIN || type != RDV_JOIN) {
         if (rc == RDV_OK)
             snprintf(err, sizeof err, "unexpected %s frame", rdv_type_name(type, tmp,
@@ -226,6 +247,14 @@ static int on_signal(srv_t *s, long long now)
     struct signalfd_siginfo si;
     if (read(s->cfg->signal_fd, &si, sizeof si) != (ssize_t)sizeof si)
         return 0;
+    if (s->end == HANDED_OUT) {
+        for (int i = s->n - 1; i >= 0; i--)
+            if (s->c[i]->state == C_SERVING)
+                s->c[i]->state = C_CLOSING;   /* gone without a line per part */
+        rdv_srv_log(s, "stopped by signal %u (%s) while job %s runs: its parts can no longer "
+                    "spawn", si.ssi_signo, strsignal((int)si.ssi_signo), s->cfg->job);
+        return 1;
+    }
     if (s->end != RUNNING)
         return 1; /* a second signal: stop flushing */
     char why[128];
@@ -275,7 +304,20 @@ int rdv_server_run(const rdv_server_config_t *cfg)
                 timeout = (int)(s.deadline - now);
             }
         }
-        if (s.end != RUNNING) {
+        int serving = 0;
+        for (int i = 0; i < s.n; i++)
+            serving |= s.c[i]->state == C_SERVING;
+        if (s.end == HANDED_OUT && serving && !stop) {
+            /* the parts run: serve them until each has closed its connection */
+            for (int i = s.n - 1; i >= 0; i--) {
+                conn_t *c = s.c[i];
+                long long d = c->t_closing + RDV_FLUSH_WAIT_MS;
+                if (c->state == C_CLOSING && now >= d)
+                    rdv_conn_drop(&s, c);
+                else if (c->state == C_CLOSING && (timeout < 0 || d - now < timeout))
+                    timeout = (int)(d - now);
+            }
+        } else if (s.end != RUNNING) {
             int busy = 0;
             for (int i = 0; i < s.n; i++)
                 busy |= !s.c[i]->wrote_eof || s.c[i]->out.len;
@@ -335,6 +377,7 @@ int rdv_server_run(const rdv_server_config_t *cfg)
         free(snap);
     }
     free(pfd);
+    rdv_srv_serve_free(&s);
     free(s.c);
     free(s.site_conn);
     return s.end == HANDED_OUT && !s.undelivered ? 0 : 1;

@@ -2,7 +2,9 @@
  * The rendezvous of one federated job (metampi-rendezvous): accepts the parts (one mpirun
  * per site) on a listening socket, authenticates them with the job key, checks each JOIN
  * against the description, and once every site of the description has joined hands every
- * part the same LAYOUT and returns. The protocol is rdv_wire.h.
+ * part the same LAYOUT; then it serves the running job's parts (numbers for spawned ranks,
+ * rdv_server_serve.c) until each has closed its connection, and returns. The protocol is
+ * rdv_wire.h.
  *
  * Policy:
  *   - a connection that does not prove the key, sends anything but a valid HELLO and JOIN,
@@ -56,7 +58,8 @@ typedef struct rdv_server_config {
     void *log_ctx;
 } rdv_server_config_t;
 
-/* Runs the rendezvous to its end: 0 when the layout went to every site, 1 when the job was
+/* Runs the rendezvous to its end: 0 when the layout went to every site (and every part has
+ * closed its connection since, or a signal stopped the server then), 1 when the job was
  * called off (timeout, signal) or the layout could not be delivered to every part. */
 int rdv_server_run(const rdv_server_config_t *cfg);
 

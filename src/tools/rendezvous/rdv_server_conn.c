@@ -58,7 +58,7 @@ void rdv_conn_free(conn_t *c)
 /* Forgets c; a joined part's site is missing again. */
 void rdv_conn_drop(srv_t *s, conn_t *c)
 {
-    if (s->end == HANDED_OUT && c->site >= 0 && (c->broken || c->out.len)) {
+    if (s->end == HANDED_OUT && c->site >= 0 && !c->delivered) {
         rdv_srv_log(s, "site %s (%s): the layout could not be delivered", s->cfg->sites[c->site],
                     c->peer);
         s->undelivered = 1;
@@ -98,6 +98,8 @@ void rdv_conn_flush(conn_t *c)
         }
     }
     c->outoff = c->out.len = 0;
+    if (c->state == C_SERVING)
+        c->delivered = 1;
     if (c->state == C_CLOSING && !c->wrote_eof) {
         shutdown(c->fd, SHUT_WR);
         c->wrote_eof = 1;

@@ -17,7 +17,9 @@
 
 /* C_TLS: the key is proven (VERDICT ACCEPT sent in clear); TLS is being set up, and from
  * then on every byte both ways goes through c->sec (docs/wan-security.md). */
-typedef enum { C_HELLO, C_TLS, C_JOIN, C_WAITING, C_CLOSING } cstate_t;
+/* C_SERVING: the part has its layout and keeps the connection while its ranks run
+ * (spawning: rdv_server_serve.c). */
+typedef enum { C_HELLO, C_TLS, C_JOIN, C_WAITING, C_SERVING, C_CLOSING } cstate_t;
 
 typedef struct conn {
     int fd;
@@ -34,6 +36,7 @@ typedef struct conn {
     size_t outoff;
     int wrote_eof;            /* CLOSING: the output is flushed and shut down */
     int broken;               /* a write failed: the peer did not get everything */
+    int delivered;            /* C_SERVING: the layout has left entirely */
     long long t_closing;      /* when it entered CLOSING */
     int site;                 /* the site it joined, -1 */
     unsigned char *join;      /* its JOIN body; j points into it */
@@ -54,6 +57,9 @@ typedef struct srv {
     long long accept_at;      /* the listener is not read before (the handshakes are full) */
     net_acceptor_t acc;       /* the connections in the handshake (HELLO, JOIN) */
     net_notes_t notes;        /* "dropped" lines */
+    uint32_t next_id;         /* the next job-wide number to hand out (spawning) */
+    struct numbers *asked;    /* numbers handed out whose gateways have not all answered */
+    int nasked;
 } srv_t;
 
 /* A log line (cfg->log), printf-style. */
@@ -82,5 +88,14 @@ void rdv_srv_call_off(srv_t *s, long long now, const char *why);
 /* Handles c's JOIN. 0, or -1 when c was dropped. */
 int rdv_srv_on_join(srv_t *s, conn_t *c, const unsigned char *body, size_t len,
                     long long now);
+
+/* rdv_server_serve.c: a running job's frames (NUMBERS, GW_OK) from serving part c; 0, or -1
+ * when c was dropped (it broke the protocol). */
+int rdv_srv_on_frame(srv_t *s, conn_t *c, uint8_t type, const unsigned char *body,
+                     size_t len);
+/* Serving part c is going: the gateway answers still awaited from it are given as ready
+ * (its ranks have ended, its gateway with them); what it asked for is forgotten. */
+void rdv_srv_part_gone(srv_t *s, const conn_t *c);
+void rdv_srv_serve_free(srv_t *s);
 
 #endif

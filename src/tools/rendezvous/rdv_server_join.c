@@ -79,14 +79,18 @@ void rdv_srv_hand_out(srv_t *s, long long now)
     for (int i = s->n - 1; i >= 0; i--) {
         conn_t *c = s->c[i];
         if (c->state == C_WAITING) {
+            /* the part keeps the connection for spawning (rdv_server_serve.c) */
             send_layout(s, c);
-            rdv_conn_close_after(s, c, now);
+            net_pending_remove(&s->acc, &c->pending);
+            c->state = C_SERVING;
+            rdv_conn_flush(c);
         } else if (c->state != C_CLOSING) {
             rdv_conn_drop(s, c);
         }
     }
     s->end = HANDED_OUT;
     s->t_end = now;
+    s->next_id = first;
 }
 
 /* The job will not start: every waiting part is told why. */

@@ -504,6 +504,76 @@ int rdv_layout_parse(const unsigned char *body, size_t len, rdv_layout_t *l, cha
     return rd_done(&r);
 }
 
+static int valid_kvsname(const char *s)
+{
+    size_t n = strlen(s);
+    return n >= 1 && n <= RDV_KVSNAME_MAX &&
+           strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
+static int valid_sites_text(const char *s)
+{
+    size_t n = strlen(s);
+    return n >= 1 && n <= RDV_SITES_TEXT_MAX && strspn(s, "0123456789*,") == n;
+}
+
+static int empty_or_printable(const char *s)
+{
+    return !*s || printable(s);
+}
+
+int rdv_numbers_parse(const unsigned char *body, size_t len, rdv_ranks_t *n, char *err,
+                      size_t errlen)
+{
+    rd_t r = { body, len, 0, err, errlen, "NUMBERS" };
+    memset(n, 0, sizeof *n);
+    n->kvsname = rd_str(&r, "kvsname");
+    if (!r.bad && !valid_kvsname(n->kvsname))
+        rd_fail(&r, "kvsname is not 1..%d of [A-Za-z0-9_.-]", RDV_KVSNAME_MAX);
+    n->count = rd_u32(&r, "count", 1, RDV_RANKS_MAX);
+    n->sites = rd_str(&r, "sites");
+    if (!r.bad && !valid_sites_text(n->sites))
+        rd_fail(&r, "sites is not a run-length coded list of sites");
+    n->why = "";
+    return rd_done(&r);
+}
+
+int rdv_ranks_parse(const unsigned char *body, size_t len, rdv_ranks_t *n, char *err,
+                    size_t errlen)
+{
+    rd_t r = { body, len, 0, err, errlen, "RANKS" };
+    memset(n, 0, sizeof *n);
+    n->kvsname = rd_str(&r, "kvsname");
+    if (!r.bad && !valid_kvsname(n->kvsname))
+        rd_fail(&r, "kvsname is not 1..%d of [A-Za-z0-9_.-]", RDV_KVSNAME_MAX);
+    n->base = rd_u32(&r, "base", 0, RDV_ID_MAX);
+    n->count = rd_u32(&r, "count", 1, RDV_RANKS_MAX);
+    n->sites = rd_str(&r, "sites");
+    if (!r.bad && !valid_sites_text(n->sites))
+        rd_fail(&r, "sites is not a run-length coded list of sites");
+    n->site = rd_u32(&r, "site", 0, RDV_SITES_MAX - 1);
+    n->parts = rd_u32(&r, "parts", 0, RDV_SITES_MAX);
+    n->why = rd_str(&r, "why");
+    if (!r.bad && !empty_or_printable(n->why))
+        rd_fail(&r, "why is not printable");
+    if (!r.bad && !*n->why && n->count > RDV_ID_MAX - n->base)
+        rd_fail(&r, "the numbers %u..%u go beyond %u", n->base, n->base + n->count - 1,
+                RDV_ID_MAX - 1);
+    return rd_done(&r);
+}
+
+int rdv_gw_ok_parse(const unsigned char *body, size_t len, uint32_t *base, uint32_t *site,
+                    const char **why, char *err, size_t errlen)
+{
+    rd_t r = { body, len, 0, err, errlen, "GW_OK" };
+    *base = rd_u32(&r, "base", 0, RDV_ID_MAX - 1);
+    *site = rd_u32(&r, "site", 0, RDV_SITES_MAX - 1);
+    *why = rd_str(&r, "why");
+    if (!r.bad && !empty_or_printable(*why))
+        rd_fail(&r, "why is not printable");
+    return rd_done(&r);
+}
+
 const char *rdv_type_name(uint8_t type, char *tmp, size_t cap)
 {
     switch (type) {
@@ -512,6 +582,9 @@ const char *rdv_type_name(uint8_t type, char *tmp, size_t cap)
     case RDV_WAITING: return "WAITING";
     case RDV_LAYOUT: return "LAYOUT";
     case RDV_ABORT: return "ABORT";
+    case RDV_NUMBERS: return "NUMBERS";
+    case RDV_RANKS: return "RANKS";
+    case RDV_GW_OK: return "GW_OK";
     default: snprintf(tmp, cap, "type %u", type); return tmp;
     }
 }

@@ -47,7 +47,20 @@
  *            u32s rank_host, str gateway — every site's JOIN as it came, placed in the world
  *   ABORT    str why: the job will not start (a site did not arrive in time, the server was
  *            stopped); the text names the missing sites
- * The server sends the same LAYOUT bytes (apart from the MAC) to every part and then exits.
+ * The server sends the same LAYOUT bytes (apart from the MAC) to every part. Each part keeps
+ * its connection while its ranks run, for spawning (docs/dynproc.md, "Federated jobs"); the
+ * server serves them until every part has closed it, then exits:
+ *   NUMBERS  P: str kvsname (the new part's, 1..RDV_KVSNAME_MAX of [A-Za-z0-9_.-]), u32 count
+ *            (1..RDV_RANKS_MAX), str sites (the site of each new rank, run-length coded as
+ *            the gateways' --rank-sites: digits, '*' and ',', at most RDV_SITES_TEXT_MAX)
+ *   RANKS    S: str kvsname, u32 base, u32 count, str sites, u32 site (the asking part's
+ *            site), u32 parts (the GW_OKs the asker will get: one per part that got this
+ *            RANKS), str why: the answer to a NUMBERS, in the server's one order, to every
+ *            part; why "" gives the numbers base..base+count-1 (never given again), else
+ *            (to the asker alone, base 0, parts 0) the reason there are none
+ *   GW_OK    P: u32 base (of a RANKS it got), u32 site (its own), str why ("" or printable):
+ *            its gateway knows those ranks, or why not; S: the same, to the part that asked
+ *            for those numbers
  */
 #ifndef RDV_WIRE_H
 #define RDV_WIRE_H
@@ -66,6 +79,9 @@
 #define RDV_RANKS_MAX 4096      /* world ranks (= CTL_MAX_RANKS) */
 #define RDV_HOSTS_MAX 4096      /* hosts of one site */
 #define RDV_WAN_MAX 128         /* the [wan] settings text */
+#define RDV_KVSNAME_MAX 200     /* a spawned part's kvsname */
+#define RDV_SITES_TEXT_MAX 65536  /* a spawned part's run-length coded sites */
+#define RDV_ID_MAX (1u << 30)   /* job-wide numbers stay below (= CTL_MAX_RANK_ID) */
 
 enum {
     RDV_CHALLENGE_LEN = 8 + AUTH_NONCE,
@@ -82,6 +98,9 @@ enum rdv_type {
     RDV_WAITING = 3,
     RDV_LAYOUT = 4,
     RDV_ABORT = 5,
+    RDV_NUMBERS = 6,
+    RDV_RANKS = 7,
+    RDV_GW_OK = 8,
 };
 
 enum rdv_dir { RDV_FROM_PART = 0, RDV_FROM_SERVER = 1 };
@@ -207,6 +226,22 @@ int rdv_waiting_parse(const unsigned char *body, size_t len, uint32_t *ms_left,
                       rdv_strs_t *missing, char *err, size_t errlen);
 int rdv_layout_parse(const unsigned char *body, size_t len, rdv_layout_t *l, char *err,
                      size_t errlen);
+
+/* The frames of a running job (spawning). Strings point into body. */
+typedef struct rdv_ranks {
+    const char *kvsname, *sites, *why;
+    uint32_t base, count, site, parts;
+} rdv_ranks_t;
+
+/* NUMBERS: kvsname, count, sites (base, site, why unset). */
+int rdv_numbers_parse(const unsigned char *body, size_t len, rdv_ranks_t *r, char *err,
+                      size_t errlen);
+/* RANKS: every field; why "" with base + count <= RDV_ID_MAX, or why printable. */
+int rdv_ranks_parse(const unsigned char *body, size_t len, rdv_ranks_t *r, char *err,
+                    size_t errlen);
+/* GW_OK: base, site, why ("" or printable). */
+int rdv_gw_ok_parse(const unsigned char *body, size_t len, uint32_t *base, uint32_t *site,
+                    const char **why, char *err, size_t errlen);
 
 /* The next string of a validated list (call at most n times); the i-th u32. */
 const char *rdv_strs_next(rdv_strs_t *s);

@@ -11,11 +11,24 @@
  * no gateway), a child asked for on the second site's first host (this host's run_on_sites.sh
  * name with s1h1 made s2h1) fails the spawn with MPI_ERR_SPAWN at every rank, and the reason
  * names the site (spawn_sites nogw why: errors are fatal, the report says it); nothing
- * starts. */
+ * starts.
+ * spawn_sites fed [NCHILD] (a federated job: one mpirun per site, docs/dynproc.md, "Federated
+ * jobs"): world rank 0 (first site) spawns NCHILD children on its own host, then the last
+ * world rank (last site) NCHILD on its own; each time point-to-point both ways between every
+ * parent (at both sites) and every child, Bcast and Allreduce on the inter-communicator, the
+ * merged communicator, disconnect. Before, a child asked for on a host of another site fails
+ * the spawn with MPI_ERR_SPAWN, and a port with MPI_ERR_PORT, at every rank.
+ * spawn_sites fedwhy spawn|port: the same refusals under MPI_ERRORS_ARE_FATAL (the report
+ * says why; the test checks it).
+ * spawn_sites fedlost STOPFILE: rank 0 creates STOPFILE, whereupon the test stops the
+ * rendezvous server; the ranks spawn one child a second (each disconnects at once) until a
+ * spawn fails, which must be MPI_ERR_SPAWN at every rank within 60 s, then once more under
+ * MPI_ERRORS_ARE_FATAL (the report says why; the test checks it). */
 #include "../check.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { BIG = 1 << 20 };
 
@@ -136,9 +149,140 @@ static void no_gateway(char *self, int fatal)
         printf("refused with MPI_ERR_SPAWN\n");
 }
 
+/* One spawn of nchild children on the host of world rank root, by root; then everything. */
+static void fed_spawn(char *self, const char *names, int root, int nchild)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *host = names + (size_t)root * MPI_MAX_PROCESSOR_NAME;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "host", host);
+    char *args[] = { "child", (char *)host, NULL };
+    int *codes = malloc((size_t)nchild * sizeof *codes);
+    CHECK(codes);
+    MPI_Comm inter;
+    CHECK_RC(MPI_Comm_spawn(self, args, nchild, info, root, MPI_COMM_WORLD, &inter, codes),
+             MPI_SUCCESS);
+    for (int c = 0; rank == root && c < nchild; c++)
+        CHECK(codes[c] == MPI_SUCCESS);
+    int remote;
+    MPI_Comm_remote_size(inter, &remote);
+    CHECK(remote == nchild);
+    exchange(inter, 1, rank, remote);
+    merged(inter, 0, size + remote);
+    CHECK_RC(MPI_Comm_disconnect(&inter), MPI_SUCCESS);
+    MPI_Info_free(&info);
+    free(codes);
+}
+
+/* A child on a host of another site than the root's, and a port: refused at every rank. */
+static void fed_refusals(char *self, const char *other, int fatal, int port)
+{
+    if (!fatal)
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int cls = -1, code = 0;
+    if (port) {
+        char name[MPI_MAX_PORT_NAME];
+        MPI_Error_class(MPI_Open_port(MPI_INFO_NULL, name), &cls);
+        CHECK(cls == MPI_ERR_PORT);
+        return;
+    }
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "host", other);
+    MPI_Comm inter = MPI_COMM_NULL;
+    char *args[] = { "child", (char *)other, NULL };
+    MPI_Error_class(MPI_Comm_spawn(self, args, 1, info, 0, MPI_COMM_WORLD, &inter, &code),
+                    &cls);
+    CHECK(cls == MPI_ERR_SPAWN && inter == MPI_COMM_NULL);
+    MPI_Info_free(&info);
+}
+
+static void federated(char *self, int nchild, const char *why)
+{
+    int rank, size, len;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    char *names = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME), mine[MPI_MAX_PROCESSOR_NAME];
+    CHECK(names);
+    MPI_Get_processor_name(mine, &len);
+    MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
+                  MPI_CHAR, MPI_COMM_WORLD);
+    const char *last = names + (size_t)(size - 1) * MPI_MAX_PROCESSOR_NAME;
+    if (why) {   /* the job ends with the reason */
+        fed_refusals(self, last, 1, strcmp(why, "port") == 0);
+        free(names);
+        return;
+    }
+    fed_refusals(self, last, 0, 0);
+    fed_refusals(self, last, 0, 1);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    fed_spawn(self, names, 0, nchild);
+    fed_spawn(self, names, size - 1, nchild);
+    if (rank == 0)
+        printf("federated: parents on %d ranks spawned %d children at the first site and %d "
+               "at the last, all reached\n", size, nchild, nchild);
+    free(names);
+}
+
+static void fed_lost(char *self, const char *stopfile)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        FILE *f = fopen(stopfile, "w");
+        CHECK(f != NULL);
+        if (f)
+            fclose(f);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    char *args[] = { "lostchild", NULL };
+    int refused = 0;
+    for (int tries = 0; tries < 60 && !refused; tries++) {
+        sleep(1);
+        MPI_Comm inter = MPI_COMM_NULL;
+        int code = 0, cls = -1;
+        int rc = MPI_Comm_spawn(self, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, &code);
+        if (rc == MPI_SUCCESS) {   /* the server was still there */
+            CHECK_RC(MPI_Comm_disconnect(&inter), MPI_SUCCESS);
+            continue;
+        }
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_SPAWN && inter == MPI_COMM_NULL);
+        refused = 1;
+    }
+    CHECK(refused);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm inter;
+    MPI_Comm_spawn(self, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                   MPI_ERRCODES_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc >= 3 && strcmp(argv[1], "fedlost") == 0) {
+        fed_lost(argv[0], argv[2]);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "lostchild") == 0) {
+        MPI_Comm parent;
+        MPI_Comm_get_parent(&parent);
+        CHECK(parent != MPI_COMM_NULL);
+        CHECK_RC(MPI_Comm_disconnect(&parent), MPI_SUCCESS);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc >= 2 && (strcmp(argv[1], "fed") == 0 || strcmp(argv[1], "fedwhy") == 0)) {
+        int why = strcmp(argv[1], "fedwhy") == 0;
+        federated(argv[0], !why && argc >= 3 ? atoi(argv[2]) : 2,
+                  why ? (argc >= 3 ? argv[2] : "spawn") : NULL);
+        MPI_Finalize();
+        return 0;
+    }
     if (argc >= 2 && strcmp(argv[1], "nogw") == 0) {
         no_gateway(argv[0], argc >= 3 && strcmp(argv[2], "why") == 0);
         MPI_Finalize();
