@@ -53,6 +53,10 @@ int check_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, p2p_da
 {
     if (dtype_is_predefined(t)) {
         *d = (p2p_data_t){ .buf = (void *)buf, .type = t };
+        if (count >= 0 && (count == 0 || buf)) { /* valid: check_buffer only reports */
+            d->bytes = (size_t)count * dtype_predefined_size(t);
+            return MPI_SUCCESS;
+        }
         return check_buffer(comm, buf, count, t, &d->bytes, func);
     }
     if (count < 0)

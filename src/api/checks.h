@@ -10,6 +10,7 @@
 
 #include "core/comm.h"
 #include "core/p2p.h"
+#include "datatype/predefined.h"
 
 #include <stddef.h>
 
@@ -27,6 +28,27 @@ int check_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, p2p_da
 int check_dest_tag(const comm_t *c, int dest, int tag, const char *func);
 /* source rank (MPI_ANY_SOURCE, MPI_PROC_NULL allowed) and receive tag (MPI_ANY_TAG allowed) */
 int check_source_tag(const comm_t *c, int source, int tag, const char *func);
+
+/* The fast paths' checks (docs/p2p.md, "The small-message fast path"): nonzero only when the
+ * general checks above would pass for contiguous data of a single-element predefined type
+ * (sets *bytes) and a real peer (not MPI_PROC_NULL). Zero sends the call down the general
+ * path, whose checks report any error with its usual message. */
+static inline int check_data_fast(const void *buf, int count, MPI_Datatype t, size_t *bytes)
+{
+    if (count < 0 || (count > 0 && !buf) || !dtype_is_predefined(t))
+        return 0;
+    *bytes = (size_t)count * dtype_predefined_size(t);
+    return 1;
+}
+static inline int check_dest_tag_fast(const comm_t *c, int dest, int tag)
+{
+    return dest >= 0 && dest < comm_peer_size(c) && tag >= 0;
+}
+static inline int check_source_tag_fast(const comm_t *c, int source, int tag)
+{
+    return (source == MPI_ANY_SOURCE || (source >= 0 && source < comm_peer_size(c))) &&
+           (tag == MPI_ANY_TAG || tag >= 0);
+}
 
 /* The checks of MPI_Sendrecv_replace and MPI_Isendrecv_replace: (buf, count, datatype) as *d,
  * dest/sendtag and source/recvtag; then *copy, a packed copy of the data that the outgoing

@@ -177,9 +177,14 @@ API_EXPORT int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 }
 API_WEAK_ALIAS(Test)
 
+/* first: all_complete's cursor, the first request not yet seen complete (those before it are
+ * complete or inactive: a request stays complete until a completion call reports it, and the
+ * wait that reports these holds them), so a wait looks at each request once, not once per
+ * pass of the progress engine. */
 typedef struct array_arg {
     int count;
     const MPI_Request *reqs;
+    int first;
 } array_arg_t;
 
 static int any_complete(void *arg)
@@ -195,9 +200,9 @@ static int any_complete(void *arg)
 
 static int all_complete(void *arg)
 {
-    const array_arg_t *a = arg;
-    for (int i = 0; i < a->count; i++) {
-        request_t *r = request_lookup(a->reqs[i]);
+    array_arg_t *a = arg;
+    for (; a->first < a->count; a->first++) {
+        request_t *r = request_lookup(a->reqs[a->first]);
         if (is_active(r) && !r->complete)
             return 0;
     }
@@ -222,7 +227,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
     API_CHECK_PTR(index, MPI_COMM_WORLD, func, "index");
     if (!wait)
         API_CHECK_PTR(flag, MPI_COMM_WORLD, func, "flag");
-    array_arg_t a = { count, reqs };
+    array_arg_t a = { count, reqs, 0 };
     *index = MPI_UNDEFINED;
     if (count_active(count, reqs) == 0) {
         empty_status(status);
@@ -318,7 +323,7 @@ static int all(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[], 
         return rc;
     if (!wait)
         API_CHECK_PTR(flag, MPI_COMM_WORLD, func, "flag");
-    array_arg_t a = { count, reqs };
+    array_arg_t a = { count, reqs, 0 };
     if (wait) {
         progress_wait_until(all_complete, &a);
     } else if (!all_complete(&a)) {
@@ -363,7 +368,7 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
-    array_arg_t a = { incount, reqs };
+    array_arg_t a = { incount, reqs, 0 };
     if (wait)
         progress_wait_until(any_complete, &a);
     else if (!any_complete(&a))

@@ -60,6 +60,36 @@ static int start_new(req_kind_t kind, void *buf, int count, MPI_Datatype datatyp
     return MPI_SUCCESS;
 }
 
+/* The small-message fast path of MPI_Isend, MPI_Irsend and MPI_Irecv (docs/p2p.md): contiguous
+ * data of a predefined type to or from a real peer, checked by the fast checks (checks.h),
+ * goes into a request without the general description of its data; a send leaves at once
+ * when it can (p2p_start_eager). -1 when the call takes the general path (start_new), which
+ * checks everything again and reports what is wrong. */
+static inline __attribute__((always_inline)) int
+start_fast(req_kind_t kind, const void *buf, int count, MPI_Datatype datatype, int peer, int tag,
+           MPI_Comm comm, MPI_Request *request, const char *func)
+{
+    state_require_initialized(func);
+    comm_t *c = comm_lookup(comm);
+    size_t bytes;
+    if (!c || !request || !check_data_fast(buf, count, datatype, &bytes) ||
+        !(kind == REQ_SEND ? check_dest_tag_fast(c, peer, tag)
+                           : check_source_tag_fast(c, peer, tag)))
+        return -1;
+    request_t *r = request_new(kind, c);
+    if (!r)
+        return -1;
+    r->buf = (void *)buf;
+    r->bytes = bytes;
+    r->type = datatype;
+    r->peer = peer;
+    r->tag = tag;
+    /* neither can fail: a standard send or a receive (MPI_ERR_BUFFER is a buffered send's) */
+    int rc = kind == REQ_SEND ? p2p_start_eager(r, func) : p2p_start(r, func);
+    *request = r->handle;
+    return rc;
+}
+
 static int init_persistent(req_kind_t kind, void *buf, int count, MPI_Datatype datatype,
                            int peer, int tag, MPI_Comm comm, send_mode_t mode,
                            MPI_Request *request, const char *func)
@@ -82,10 +112,25 @@ static int init_persistent(req_kind_t kind, void *buf, int count, MPI_Datatype d
     }                                                                                          \
     API_WEAK_ALIAS(Name)
 
-SEND_CALL(Isend, MODE_STANDARD, start_new)
+/* Ready mode may behave as standard mode (as MPI_Rsend does): both take the fast path. */
+#define FAST_SEND_CALL(Name, mode)                                                            \
+    API_EXPORT int PMPI_##Name(const void *buf, int count, MPI_Datatype datatype, int dest,   \
+                               int tag, MPI_Comm comm, MPI_Request *request)                  \
+    {                                                                                          \
+        API_ENTER();                                                                           \
+        int rc = start_fast(REQ_SEND, buf, count, datatype, dest, tag, comm, request,         \
+                            "MPI_" #Name);                                                     \
+        if (rc >= 0)                                                                           \
+            return rc;                                                                         \
+        return start_new(REQ_SEND, (void *)buf, count, datatype, dest, tag, comm, mode,       \
+                         request, "MPI_" #Name);                                               \
+    }                                                                                          \
+    API_WEAK_ALIAS(Name)
+
+FAST_SEND_CALL(Isend, MODE_STANDARD)
 SEND_CALL(Ibsend, MODE_BUFFERED, start_new)
 SEND_CALL(Issend, MODE_SYNC, start_new)
-SEND_CALL(Irsend, MODE_READY, start_new)
+FAST_SEND_CALL(Irsend, MODE_READY)
 SEND_CALL(Send_init, MODE_STANDARD, init_persistent)
 SEND_CALL(Bsend_init, MODE_BUFFERED, init_persistent)
 SEND_CALL(Ssend_init, MODE_SYNC, init_persistent)
@@ -95,6 +140,9 @@ API_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int sourc
                           MPI_Comm comm, MPI_Request *request)
 {
     API_ENTER();
+    int rc = start_fast(REQ_RECV, buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+    if (rc >= 0)
+        return rc;
     return start_new(REQ_RECV, buf, count, datatype, source, tag, comm, MODE_STANDARD, request,
                      "MPI_Irecv");
 }

@@ -354,6 +354,34 @@ int p2p_start(request_t *r, const char *func)
     return MPI_SUCCESS;
 }
 
+/* The fused path of MPI_Isend and MPI_Irsend (docs/p2p.md, "The small-message fast path"): a
+ * standard send of contiguous bytes that fits the peer's eager limit, with nothing queued to
+ * it and room in its transport, leaves in one frame now (proto_send_now, as a blocking send's)
+ * and r completes at once, without an operation for the protocol; anything else takes
+ * p2p_start. */
+int p2p_start_eager(request_t *r, const char *func)
+{
+    comm_t *c = r->comm;
+    if (r->peer != MPI_PROC_NULL && !r->layout) {
+        int peer = comm_peer_world_rank(c, r->peer);
+        void *buf = r->buf;
+        size_t bytes = r->bytes;
+        p2p_packed_bare(r->type, c->send_ctx, NULL, &buf, &bytes);
+        proto_env_t env = { c->send_ctx, c->rank, r->tag };
+        char err[256];
+        int rc = proto_send_now(&env, peer, buf, bytes, err, sizeof err);
+        if (rc == 1) {
+            count_sent(peer, bytes);
+            r->active = 1;
+            request_complete_empty(r, MPI_ANY_SOURCE); /* a send's status (request_op_done) */
+            return MPI_SUCCESS;
+        }
+        if (rc < 0)
+            err_fatal(MPI_ERR_OTHER, func, "cannot send to rank %d: %s", r->peer, err);
+    }
+    return p2p_start(r, func);
+}
+
 /* The receive's typed view for converting data from a peer of another architecture
  * (proto_upcalls_t.typemap): contiguous data was handed down as bytes at buf + true_lb. */
 static int recv_typemap(proto_op_t *op, const dt_layout_t **l, uintptr_t *base, size_t *count)

@@ -63,6 +63,9 @@ void p2p_finalize(void);
  * MPI_SUCCESS or an error class (MPI_ERR_BUFFER: buffered send does not fit). Sends and
  * receives with peer MPI_PROC_NULL complete at once. */
 int p2p_start(request_t *r, const char *func);
+/* p2p_start of a standard (or ready) send, which completes r at once when its contiguous
+ * data leaves in one eager frame now (nothing queued to the peer, room in the transport). */
+int p2p_start_eager(request_t *r, const char *func);
 /* The messages started until p2p_group_end may travel as one unit where the path bundles
  * them (proto_group_begin): the gateway transport sends a group's frames for ranks of one
  * other site across the WAN as one frame. A failed path ends the job with a report. */

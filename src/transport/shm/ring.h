@@ -64,6 +64,14 @@ int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_pack
 /* Whether the receiver has returned credits since our last failed send or last report. */
 int shm_tx_credit_event(shm_tx_t *tx);
 
+/* Whether the next frame of the pair has arrived: the same load shm_rx_poll starts with, so
+ * that an idle pass of the progress loop costs one load per peer, not a call. */
+static inline int shm_rx_ready(const shm_rx_t *rx)
+{
+    return atomic_load_explicit(&rx->cells[rx->next & rx->cmask].seq, memory_order_seq_cst) ==
+           rx->next + 1;
+}
+
 /* Delivers up to max arrived frames, oldest first, releasing each after deliver() returns.
  * Returns the count, or -1 when a cell is corrupt (message in err). *sender_waits is set when
  * frames were released and the sender marked the pair waiting (it may need a wake-up). */

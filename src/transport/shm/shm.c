@@ -280,8 +280,8 @@ static shm_peer_t *peer_or_error(int rank, const char *what, char *err, int errl
 static int shm_send(int dst, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
                     char *err, int errlen)
 {
-    shm_peer_t *p = peer_or_error(dst, "send to", err, errlen);
-    if (!p)
+    shm_peer_t *p = shm_reaches(dst) ? &g.peers[g.peer_of[dst]] : NULL;
+    if (__builtin_expect(!p || !p->seg, 0) && !(p = peer_or_error(dst, "send to", err, errlen)))
         return -1;
     size_t len = pk ? pk->len : 0;
     for (int i = 0; i < iovcnt; i++)
@@ -319,14 +319,17 @@ static int shm_progress(char *err, int errlen)
         shm_peer_t *p = &g.peers[i];
         if (!p->seg)
             continue;
-        int waits;
-        int n = shm_rx_poll(&p->rx, p->rank, g.deliver, SHM_BATCH, &waits, err, errlen);
-        if (n < 0)
-            return -1;
-        events += n;
-        if (waits && atomic_load_explicit(&p->hdr->sleeping, memory_order_seq_cst))
-            ring_bell(p); /* handshake 2, receiver side */
-        events += shm_tx_credit_event(&p->tx);
+        if (shm_rx_ready(&p->rx)) { /* shm_rx_poll would find nothing and do nothing */
+            int waits;
+            int n = shm_rx_poll(&p->rx, p->rank, g.deliver, SHM_BATCH, &waits, err, errlen);
+            if (n < 0)
+                return -1;
+            events += n;
+            if (waits && atomic_load_explicit(&p->hdr->sleeping, memory_order_seq_cst))
+                ring_bell(p); /* handshake 2, receiver side */
+        }
+        if (p->tx.waiting) /* shm_tx_credit_event reports nothing otherwise */
+            events += shm_tx_credit_event(&p->tx);
     }
     return events;
 }
