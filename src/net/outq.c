@@ -8,7 +8,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-enum { FLUSH_IOV = 64 };
+enum {
+    FLUSH_IOV = 64,
+    GATHER_MAX = 1024, /* frames up to this size go out by one send() of a gathered copy */
+};
 
 /* The queue's writes: through its secure stream when it has one. */
 static long q_sendv(const net_outq_t *q, int fd, const struct iovec *iov, int iovcnt)
@@ -27,6 +30,32 @@ long net_sendv(int fd, const struct iovec *iov, int iovcnt)
             continue;
         return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
     }
+}
+
+/* One buffer without blocking: as net_sendv. */
+static long send1(int fd, const void *p, size_t len)
+{
+    for (;;) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n >= 0)
+            return (long)n;
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+    }
+}
+
+/* A small frame's iovecs copied into one buffer and written by send(): the kernel takes one
+ * user buffer by a shorter path than sendmsg's iovec array (docs/tcp-transport.md, "Small
+ * messages"). */
+static long send_gathered(int fd, const struct iovec *v, int nv)
+{
+    unsigned char b[GATHER_MAX], *w = b;
+    for (int i = 0; i < nv; i++) {
+        memcpy(w, v[i].iov_base, v[i].iov_len);
+        w += v[i].iov_len;
+    }
+    return send1(fd, b, (size_t)(w - b));
 }
 
 int net_outq_push(net_outq_t *q, const void *p, size_t len, void *owned, net_completion_t done)
@@ -155,7 +184,8 @@ int net_outq_frame(net_outq_t *q, int fd, const void *hdr, size_t hlen,
             v[nv++] = iov[i];
     size_t written = 0;
     if (fd >= 0 && !q->n) {
-        long w = q_sendv(q, fd, v, nv);
+        long w = !q->sec && hlen + len <= GATHER_MAX ? send_gathered(fd, v, nv)
+                                                      : q_sendv(q, fd, v, nv);
         if (w < 0)
             return -2;
         written = (size_t)w;

@@ -163,11 +163,8 @@ static int retry_later(tcp_conn_t *c, const char *why, char *err, int errlen)
                  (int)((t - c->retry.since) / 1000), why);
         return -1;
     }
-    epoll_ctl(tcp_g.ep, EPOLL_CTL_DEL, c->fd, NULL);
-    close(c->fd);
+    tcp_conn_drop_fd(c);
     tcp_g.freed++; /* epoll events may still name c with its old state */
-    c->fd = -1;
-    c->events = 0;
     c->state = C_RETRY;
     c->retry_at = t + wait;
     c->next = tcp_g.retrying;
@@ -210,9 +207,7 @@ int tcp_connector_event(tcp_conn_t *c, uint32_t ev, char *err, int errlen)
         socklen_t l = sizeof soerr;
         getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &l);
         if (soerr) {
-            epoll_ctl(tcp_g.ep, EPOLL_CTL_DEL, c->fd, NULL);
-            close(c->fd);
-            c->fd = -1;
+            tcp_conn_drop_fd(c);
             c->addr_i++;
             return try_connect(c, err, errlen) == 0 ? 1 : -1;
         }

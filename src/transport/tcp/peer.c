@@ -39,16 +39,27 @@ int tcp_conn_add(tcp_conn_t *c, uint32_t ev)
 {
     struct epoll_event e = { .events = ev, .data.ptr = c };
     c->events = ev;
-    return epoll_ctl(tcp_g.ep, EPOLL_CTL_ADD, c->fd, &e);
+    if (epoll_ctl(tcp_g.ep, EPOLL_CTL_ADD, c->fd, &e) != 0)
+        return -1;
+    tcp_g.nconn++;
+    return 0;
+}
+
+void tcp_conn_drop_fd(tcp_conn_t *c)
+{
+    if (c->fd < 0)
+        return;
+    epoll_ctl(tcp_g.ep, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    c->fd = -1;
+    c->events = 0;
+    tcp_g.nconn--;
 }
 
 void tcp_conn_free(tcp_conn_t *c)
 {
     tcp_g.freed++;
-    if (c->fd >= 0) {
-        epoll_ctl(tcp_g.ep, EPOLL_CTL_DEL, c->fd, NULL);
-        close(c->fd);
-    }
+    tcp_conn_drop_fd(c);
     free(c);
 }
 
@@ -178,6 +189,7 @@ static int peer_go(tcp_peer_t *p, tcp_conn_t *c, char *err, int errlen)
     c->state = UP;
     net_retry_reset(&c->retry);
     p->c = c;
+    tcp_g.last_up = c->peer;
     p->lost_race = 0;
     liveness_opening(c->fd, tcp_g.timeout_s, 0); /* a receiver that computes may fill the window */
     return tcp_peer_flush(p, err, errlen);

@@ -60,9 +60,11 @@ enum {
     QUEUE_COPIED_MAX = 1 << 20,    /* send() refuses (flow control) beyond these queued bytes */
     QUEUE_BORROWED_MAX = 8 << 20,
     CHECK_MS = 1000,               /* how often UP connections are checked for silence */
+    EPOLL_EVERY = 16,              /* with one connection read directly: epoll_wait once in
+                                    * this many passes (the listeners' new connections) */
 };
 
-tcp_state_t tcp_g = { .ep = -1 };
+tcp_state_t tcp_g = { .ep = -1, .last_up = -1 };
 
 /* ---- the ops ---------------------------------------------------------------------------- */
 
@@ -154,6 +156,7 @@ static int activate(const tr_boot_t *boot, char *err, int errlen);
 static int tcp_open(const tr_boot_t *boot, tr_deliver_fn deliver, char *err, int errlen)
 {
     tcp_g.rank = boot->rank;
+    tcp_g.last_up = -1;
     tcp_g.size = tcp_g.part_size = boot->size;
     tcp_g.host_of = boot->host_of;
     tcp_g.site_of = boot->site_of;
@@ -347,6 +350,18 @@ static int check_silent(char *err, int errlen)
     return 0;
 }
 
+/* The rank's only connection, when it is up and waits for nothing but input: progress()
+ * reads it directly instead of asking epoll first. A message from the peer then costs one
+ * system call to find and read, as a plain TCP program's spinning recv() does, instead of
+ * epoll_wait() and a read (docs/tcp-transport.md, "Small messages"). -1: none such. */
+static int solo_peer(void)
+{
+    if (tcp_g.nconn != 1 || tcp_g.last_up < 0)
+        return -1;
+    const tcp_conn_t *c = tcp_g.peers[tcp_g.last_up].c;
+    return c && c->state == UP && c->events == EPOLLIN ? tcp_g.last_up : -1;
+}
+
 static int tcp_progress(char *err, int errlen)
 {
     if (!tcp_g.active)
@@ -367,13 +382,26 @@ static int tcp_progress(char *err, int errlen)
             return -1;
         events += rc;
     }
-    for (int r = 0; tcp_g.nbacklog && r < tcp_g.size; r++) {
+    /* One connection (solo_peer): read it; the epoll set, where only the listeners can
+     * have news then (its socket's errors and end show in the read), once in EPOLL_EVERY
+     * passes. Otherwise the peers with frames left in their buffers, then epoll. */
+    int solo = solo_peer();
+    if (solo >= 0) {
+        int k = tcp_peer_readable(solo, err, errlen);
+        if (k < 0)
+            return -1;
+        events += k;
+        if (++tcp_g.direct_passes < EPOLL_EVERY)
+            goto timers;
+        tcp_g.direct_passes = 0;
+    }
+    for (int r = 0; solo < 0 && tcp_g.nbacklog && r < tcp_g.size; r++) {
         if (!tcp_g.peers[r].backlog || !tcp_g.peers[r].c)
             continue;
-        int n = tcp_peer_readable(r, err, errlen);
-        if (n < 0)
+        int k = tcp_peer_readable(r, err, errlen);
+        if (k < 0)
             return -1;
-        events += n;
+        events += k;
     }
     struct epoll_event ev[32];
     int n = epoll_wait(tcp_g.ep, ev, 32, 0);
@@ -406,6 +434,7 @@ static int tcp_progress(char *err, int errlen)
             return -1;
         events += rc;
     }
+timers:
     if (tcp_g.acc.head)
         tcp_expire_pending();
     long long t = net_coarse_ms();

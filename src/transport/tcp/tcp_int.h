@@ -115,6 +115,10 @@ typedef struct tcp_state {
     net_completion_t done[TCP_MAX_COMPLETIONS];
     int ndone;
     unsigned freed;              /* connections freed so far (invalidates epoll events) */
+    int nconn;                   /* connections whose socket is in the epoll set (any state;
+                                  * the listeners aside) */
+    int last_up;                 /* the peer whose connection came up last, or -1 */
+    unsigned direct_passes;      /* progress passes since the last epoll_wait (tcp.c) */
     int nbacklog;                /* peers with backlog set */
     long long next_check;        /* coarse ms: the next silence check */
     net_notes_t notes;           /* dropped-connection lines */
@@ -135,7 +139,10 @@ int tcp_wan_x509_init(char *err, int errlen);
 /* peer.c */
 const char *tcp_peer_host(int r);
 int tcp_set_events(tcp_conn_t *c, uint32_t ev);
+/* Adds c's socket to the epoll set (counted in nconn); tcp_conn_drop_fd takes it out and
+ * closes it (c stays); tcp_conn_free does that too and frees c. */
 int tcp_conn_add(tcp_conn_t *c, uint32_t ev);
+void tcp_conn_drop_fd(tcp_conn_t *c);
 void tcp_conn_free(tcp_conn_t *c);
 /* The connection options of ours and accepted ones (net_stream_options, buffer sizes). */
 int tcp_socket_options(int fd);
