@@ -11,6 +11,7 @@
 enum {
     FLUSH_IOV = 64,
     GATHER_MAX = 1024, /* frames up to this size go out by one send() of a gathered copy */
+    FRAME_IOV_MAX = 16, /* a frame's iovecs written from the caller's memory; more: copied */
 };
 
 /* The queue's writes: through its secure stream when it has one. */
@@ -159,7 +160,8 @@ int net_outq_frame(net_outq_t *q, int fd, const void *hdr, size_t hlen,
     size_t len = pk ? pk->len : 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
-    if (pk) { /* the packer writes into our own copy of the frame */
+    if (pk || iovcnt > FRAME_IOV_MAX) { /* the packer writes into our own copy of the frame;
+                                         * more iovecs than v[] holds go the same way */
         unsigned char *b = malloc(hlen + len), *w = b + hlen;
         if (!b)
             return -1;
@@ -168,7 +170,7 @@ int net_outq_frame(net_outq_t *q, int fd, const void *hdr, size_t hlen,
             memcpy(w, iov[i].iov_base, iov[i].iov_len);
             w += iov[i].iov_len;
         }
-        for (size_t done = 0; done < pk->len;)
+        for (size_t done = 0; pk && done < pk->len;)
             done += pk->pack(pk->ctx, w + done, pk->len - done);
         if (net_outq_push(q, b, hlen + len, b, (net_completion_t){ 0 }) != 0) {
             free(b);
@@ -176,10 +178,10 @@ int net_outq_frame(net_outq_t *q, int fd, const void *hdr, size_t hlen,
         }
         return 0;
     }
-    struct iovec v[17];
+    struct iovec v[1 + FRAME_IOV_MAX];
     int nv = 0;
     v[nv++] = (struct iovec){ (void *)hdr, hlen };
-    for (int i = 0; i < iovcnt && nv < 17; i++)
+    for (int i = 0; i < iovcnt; i++)
         if (iov[i].iov_len)
             v[nv++] = iov[i];
     size_t written = 0;

@@ -46,8 +46,9 @@ int net_outq_flush(net_outq_t *q, int fd, net_completion_t *out, int max, int *n
 /* One frame of the layer above: hdr[0..hlen) (the connection's frame header), then the
  * iovecs, then pk->len bytes from the packer (pk may be NULL). When fd >= 0 and nothing is
  * queued, what the socket takes is written straight from the caller's memory and only the
- * rest is copied into the queue; otherwise the whole frame is copied in (the packer writes
- * into that copy). 0; -1 out of memory; -2 a socket error (errno set). */
+ * rest is copied into the queue; otherwise (and with a packer, or more than 16 iovecs) the
+ * whole frame is copied in (the packer writes into that copy). 0; -1 out of memory; -2 a
+ * socket error (errno set). */
 int net_outq_frame(net_outq_t *q, int fd, const void *hdr, size_t hlen,
                    const struct iovec *iov, int iovcnt, const net_packer_t *pk);
 /* The zero-copy form: hdr and iov[0] are copied, iov[1..) stay the
