@@ -214,6 +214,7 @@ def made_up_record(only=None):
                         hr.add(s, (where, b), value("het", s, where, b, rnd))
         hr.failed["metampi-nohetero two hosts"] = "exit status 77: no | cluster"
         hr.busy = [0.5, 0.25]
+        hr.rounds = 2
         rec.hetero = hr
     if only in (None, "scale"):
         sr = scale_measure.ScaleRun(slugs, 2, 300)
