@@ -554,7 +554,7 @@ class Metacomputer(MultiHostTest):
                  "site 'a' is described twice \\(first on line 1\\)"),
                 ("[site a]\nhosts = %s\nslots = 2\n" % H1, 3,
                  "unknown key 'slots' in \\[site a\\] \\(expected hosts, gateway, wan, "
-                 "exec_prefix, reachable, cert, key or ca\\)"),
+                 "exec_prefix, reachable, cert, key, ca or crl\\)"),
                 ("[wan]\nstreams = 0\n[site a]\nhosts = %s\n" % H1, 2,
                  "invalid streams '0'")):
             bad = self.write(text)
