@@ -10,6 +10,7 @@
 #include "core/schedule.h"
 #include "core/p2p.h"
 #include "core/progress.h"
+#include "core/request.h"
 #include "datatype/dtype.h"
 #include "runtime/job.h"
 #include "runtime/tunables.h"
@@ -180,6 +181,7 @@ API_EXPORT int PMPI_Finalize(void)
     type_f90_finalize();
     dtype_finalize();
     job_finalize();
+    request_finalize(); /* last: the steps above may still free requests */
     state.phase = STATE_FINALIZED;
     return rc;
 }

@@ -269,7 +269,6 @@ void p2p_finalize(void)
     if (traffic_report_send(err, sizeof err) != 0) /* mpirun --report; blocks in a barrier */
         err_fatal(MPI_ERR_OTHER, "MPI_Finalize", "%s", err);
     match_close();
-    request_release_spares();
     free(host_of);
     free(site_of);
     host_of = site_of = NULL;

@@ -137,7 +137,7 @@ void request_free(request_t *r)
     }
 }
 
-void request_release_spares(void)
+void request_finalize(void)
 {
     while (spare) {
         request_t *r = spare;
@@ -145,6 +145,7 @@ void request_release_spares(void)
         free(r);
     }
     nspare = 0;
+    handle_table_destroy(&table);
 }
 
 void request_op_done(proto_op_t *op)

@@ -246,6 +246,7 @@ static void test_many_iovecs(void)
             for (size_t b = 0; b < each; b++)
                 EXPECT(in[NET_FRAME_HDR + (size_t)i * each + b] == 'a' + i);
         EXPECT(q.n == 0);
+        net_outq_free(&q);
         close(sv[0]);
         close(sv[1]);
     }
