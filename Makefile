@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all build test test-asan test-tsan test-soak test-long test-mpi4py install package demo bench \
-        bench-coll bench-tcp bench-wan bench-io bench-noncontig bench-threads bench-hetero bench-scale clean tunables-readme build-s390x hetero-programs \
+        bench-p2p bench-coll bench-tcp bench-wan bench-io bench-noncontig bench-threads bench-hetero bench-scale clean tunables-readme build-s390x hetero-programs \
         hetero-suite-programs test-hetero
 
 all: build
@@ -138,6 +138,9 @@ bench-wan: build
 
 bench-io: build
 	cmake --build $(BUILD) --target bench-io
+
+bench-p2p: build
+	cmake --build $(BUILD) --target bench-p2p
 
 bench-noncontig: build
 	cmake --build $(BUILD) --target bench-noncontig

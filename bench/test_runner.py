@@ -25,6 +25,7 @@ from metabench.hetero import measure as hetero_measure  # noqa: E402
 from metabench.hetero import report as hetero_report  # noqa: E402
 from metabench.mpis import Mpi  # noqa: E402
 from metabench.p2p import measure as p2p_measure  # noqa: E402
+from metabench.p2p import report as p2p_report  # noqa: E402
 from metabench.scale import measure as scale_measure  # noqa: E402
 from metabench.scale import report as scale_report  # noqa: E402
 from metabench.tcp import measure as tcp_measure  # noqa: E402
@@ -150,12 +151,19 @@ def made_up_record(only=None):
     if only is None:
         rec.startup = {s: {np: (None if (s, np) == ("mpich", 8) else value(s, np))
                            for np in startup.STARTUP_NP} for s in slugs}
+    if only in (None, "p2p"):
+        rates = [programs.msgrate_program(n) for n in programs.MSGRATE_PAIRS]
         rec.p2p = p2p_measure.P2pRun({p: {s: p2p_measure.P2pResult() for s in slugs}
-                                      for p in programs.P2P})
+                                      for p in list(programs.P2P) + rates})
         for p in programs.P2P:
             for s in slugs:
                 series(rec.p2p.results[p][s], sizes, p, s,
                        fail_from=1024 if (s, p) == ("mpich", "bandwidth") else None)
+        for p in rates:
+            for s in slugs:
+                series(rec.p2p.results[p][s], programs.msgrate_sizes(), p, s,
+                       fail_from=16 if (s, p) == ("openmpi", rates[-1]) else None)
+        mpis[1].failed[rates[-1]] = "failed from 16 B on (exit status 124): timed out"
         rec.p2p.busy = [0.01, 0.25, 0.125]
     if only in (None, "noncontig"):
         rec.noncontig = {label: {s: noncontig.NcResult() for s in slugs}
@@ -299,6 +307,11 @@ def report_text(rec, docs):
         document.update_report(path, coll_report.coll_section(rec.coll, mpis, args, ctx),
                                coll_report.coll_targets(rec.coll.results, mpis,
                                                         args.coll_max_bytes), document.COLL)
+    if args.only == "p2p":
+        document.update_report(path, [document.P2P.begin] +
+                               p2p_report.section(rec.p2p, mpis, args, ctx) +
+                               [document.P2P.end, ""],
+                               p2p_report.targets(rec.p2p.results, args.max_bytes), document.P2P)
     if args.only == "rma":
         document.update_report(path, [document.RMA.begin] + rma.rma_section(rec.rma, mpis) +
                                [document.RMA.end, ""], rma.rma_targets(rec.rma), document.RMA)
@@ -336,7 +349,7 @@ class RawResults(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_saved_and_restored_give_the_same_report(self):
-        for only in (None, "tcp", "wan", "coll", "rma", "io", "threads", "hetero", "scale",
+        for only in (None, "p2p", "tcp", "wan", "coll", "rma", "io", "threads", "hetero", "scale",
                      "noncontig"):
             rec = made_up_record(only)
             path = os.path.join(self.tmp, f"results-{only}.json")
@@ -356,8 +369,18 @@ class RawResults(unittest.TestCase):
                     self.assertEqual(a.failures, b.failures)
                     self.assertEqual([r.median(8) for r in a.results["latency"].values()],
                                      [r.median(8) for r in b.results["latency"].values()])
-            if only in ("rma", "io", "threads", "hetero", "scale", "noncontig"):
+            if only in ("p2p", "rma", "io", "threads", "hetero", "scale", "noncontig"):
                 self.assertEqual(report_text(back, self.tmp), report_text(rec, self.tmp))
+            if only in (None, "p2p"):
+                text = report_text(back, self.tmp)
+                self.assertIn("## Message rate", text)
+                self.assertIn("| 64 B |", text)
+                self.assertIn("Open MPI: failed from 16 B on (exit status 124)", text)
+                self.assertIn("| Point to point on one host: message rate 1–64 B, 1 and 2 "
+                              "pairs, at least 1.1× the better peer | **not met** |", text)
+            if only == "p2p":
+                self.assertIn("Measured 2026-01-02 03:04 UTC, commit abc1234-dirty, 2 rounds",
+                              text)
             if only == "noncontig":
                 text = report_text(back, self.tmp)
                 self.assertIn("### vector 4 MiB", text)

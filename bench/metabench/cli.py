@@ -37,9 +37,10 @@ def parse_args():
                          "--quick)")
     ap.add_argument("--scale-timeout", type=int, default=300,
                     help="seconds per run of the scale family (default 300)")
-    ap.add_argument("--only", choices=["coll", "tcp", "wan", "rma", "io", "threads", "hetero",
-                                       "scale", "noncontig"],
-                    help="coll: only the collectives; rma: only one-sided communication; "
+    ap.add_argument("--only", choices=["p2p", "coll", "tcp", "wan", "rma", "io", "threads",
+                                       "hetero", "scale", "noncontig"],
+                    help="p2p: only latency, bandwidth and message rate on one host; "
+                         "coll: only the collectives; rma: only one-sided communication; "
                          "noncontig: only the non-contiguous transfers (strided vectors, "
                          "3-D faces); "
                          "threads: only the threads family (bench/threads; its parts between "

@@ -15,6 +15,8 @@ class Part(NamedTuple):
     target_prefix: object
 
 
+P2P = Part("<!-- p2p: begin (bench/run_benchmarks.py --only p2p rewrites this part) -->",
+           "<!-- p2p: end -->", "Point to point on one host")
 COLL = Part("<!-- collectives: begin (bench/run_benchmarks.py --only coll rewrites this "
             "part) -->", "<!-- collectives: end -->", "Collective latency")
 TCP = Part("<!-- tcp: begin (bench/run_benchmarks.py --only tcp rewrites this part) -->",

@@ -6,6 +6,7 @@ import os
 from metabench.cluster import in_host
 from metabench.paths import NETNS_AGENT
 from metabench.process import run
+from metabench.programs import MSGRATE_MAX_BYTES
 
 
 class Mpi:
@@ -24,6 +25,12 @@ class Mpi:
     def p2p_command(self, program, max_bytes, scale):
         return (self.launcher + self.bind_opts +
                 ["-n", "2", self.programs[program], str(max_bytes), str(scale)])
+
+    def msgrate_command(self, pairs, scale):
+        """One pair on one core each; more pairs than cores run unbound, as the collectives."""
+        return (self.launcher + self.coll_opts(2 * pairs) +
+                ["-n", str(2 * pairs), self.programs["msgrate"], str(MSGRATE_MAX_BYTES),
+                 str(scale)])
 
     def noncontig_command(self, extra, scale):
         return (self.launcher + self.bind_opts +

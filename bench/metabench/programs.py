@@ -9,6 +9,7 @@ from metabench.process import first_error_line, run
 SOURCES = {"init_finalize": "startup/init_finalize.c",
            "latency": "p2p/latency.c",
            "bandwidth": "p2p/bandwidth.c",
+           "msgrate": "p2p/msgrate.c",
            "noncontig": "p2p/noncontig.c",
            "rma_latency": "rma/rma_latency.c",
            "io_bandwidth": "io/io_bandwidth.c",
@@ -19,6 +20,10 @@ SOURCES = {"init_finalize": "startup/init_finalize.c",
            "scale_memory": "startup/scale_memory.c",
            "wan_recovery": "wan/recovery.c"}
 P2P = ("latency", "bandwidth")
+# msgrate (osu_mbw_mr) runs with 1 and 2 pairs of ranks; its results are the programs
+# "msgrate_1" and "msgrate_2" of the point-to-point part.
+MSGRATE_PAIRS = (1, 2)
+MSGRATE_MAX_BYTES = 64
 # coll_latency is built once per collective (-DONLY_BCAST, ...), so that an MPI lacking one
 # collective still has the others, and a collective that crashes or hangs costs only its own
 # results. Program name: "coll_<collective>".
@@ -48,6 +53,14 @@ def build_programs(mpis, work, names):
                 mpi.unavailable[name] = f"does not build: {first_error_line(err)}"
             print(f"  build {mpi.name:8} {name:13}: "
                   f"{'ok' if status == 0 else 'NOT AVAILABLE (build failed)'}", flush=True)
+
+
+def msgrate_program(pairs):
+    return f"msgrate_{pairs}"
+
+
+def msgrate_sizes():
+    return [1 << k for k in range(MSGRATE_MAX_BYTES.bit_length())]
 
 
 def expected_sizes(max_bytes):

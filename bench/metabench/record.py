@@ -12,6 +12,7 @@ from metabench.fileio import IoResult
 from metabench.noncontig import NcResult
 from metabench.onesided import RmaResult
 from metabench.p2p.measure import P2pRun
+from metabench.programs import MSGRATE_PAIRS, msgrate_program
 from metabench.hetero.measure import HeteroRun
 from metabench.results import LinkCheck, P2pResult
 from metabench.scale.measure import ScaleRun
@@ -74,6 +75,9 @@ def load(path, docs):
     if data["p2p"] is not None:
         rec.p2p = store.restore(P2pRun, data["p2p"])
         rec.p2p.results = _restore_all(rec.p2p.results, P2pResult)
+        for pairs in MSGRATE_PAIRS:   # results saved before the message rate have none
+            rec.p2p.results.setdefault(msgrate_program(pairs),
+                                       {m.slug: P2pResult() for m in rec.mpis})
     if data["noncontig"] is not None:
         rec.noncontig = _restore_all(data["noncontig"], NcResult)
     if data.get("rma") is not None:

@@ -62,8 +62,10 @@ def measure(args):
     only_rma, only_io = args.only == "rma", args.only == "io"
     only_threads, only_scale = args.only == "threads", args.only == "scale"
     only_hetero, only_nc = args.only == "hetero", args.only == "noncontig"
+    only_p2p = args.only == "p2p"
     print("building benchmark programs", flush=True)
-    wanted = (list(P2P) + ["rma_latency"] if only_tcp else ["rma_latency"] if only_rma else
+    wanted = (list(P2P) + ["msgrate"] if only_p2p else
+              list(P2P) + ["rma_latency"] if only_tcp else ["rma_latency"] if only_rma else
               ["noncontig"] if only_nc else
               list(threads_measure.PROGRAMS) if only_threads else
               ["latency"] if only_hetero else
@@ -83,6 +85,9 @@ def measure(args):
         rec.noncontig = noncontig.measure_noncontig(mpis, args, idle, rec.p2p.busy)
         print("measuring conversion between unlike architectures", flush=True)
         rec.convert = convert.measure_convert(build, args.timeout)
+    if only_p2p:
+        print("measuring latency, bandwidth and message rate", flush=True)
+        rec.p2p = p2p_measure.measure_p2p(mpis, args, idle)
     if only_nc:
         print("measuring non-contiguous transfers", flush=True)
         rec.noncontig = noncontig.measure_noncontig(mpis, args, idle, [])
@@ -138,8 +143,8 @@ def markdown(rec, verdicts):
     args, mpis, ctx, results = rec.settings, rec.mpis, rec.context, rec.p2p.results
     lines = document.header(ctx["machine"], mpis, args, ctx["elapsed"], rec.p2p.busy)
     lines += document.targets_section(verdicts)
-    lines += p2p_report.p2p_section(results, mpis, "latency", args)
-    lines += p2p_report.p2p_section(results, mpis, "bandwidth", args)
+    lines += [document.P2P.begin] + p2p_report.section(rec.p2p, mpis, args) + \
+        [document.P2P.end, ""]
     lines += [document.NONCONTIG.begin] + noncontig.noncontig_section(rec.noncontig, mpis) + \
         [document.NONCONTIG.end, ""]
     lines += [document.RMA.begin] + rma.rma_section(rec.rma, mpis) + [document.RMA.end, ""]
@@ -166,7 +171,16 @@ def write_report(rec):
     only_coll, only_tcp, only_wan = args.only == "coll", args.only == "tcp", args.only == "wan"
     perfdir = os.path.join(args.docs, "perf")
     report = os.path.join(args.docs, "performance.md")
-    if args.only == "rma":
+    if args.only == "p2p":
+        verdicts = p2p_report.targets(rec.p2p.results, args.max_bytes)
+        os.makedirs(perfdir, exist_ok=True)
+        p2p_report.plot(pyplot(), rec.p2p.results, mpis, perfdir)
+        section = p2p_report.section(rec.p2p, mpis, args, ctx)
+        document.update_report(report, [document.P2P.begin] + section + [document.P2P.end, ""],
+                               verdicts, document.P2P)
+        print(f"updated the point-to-point part of {report}; wrote {perfdir}/latency.png, "
+              "bandwidth.png, msgrate.png")
+    elif args.only == "rma":
         verdicts = rma.rma_targets(rec.rma)
         os.makedirs(perfdir, exist_ok=True)
         rma.plot_rma(pyplot(), rec.rma, mpis, os.path.join(perfdir, "rma.png"))

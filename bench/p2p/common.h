@@ -11,13 +11,13 @@
 enum { DEFAULT_MAX_BYTES = 4 << 20, POISON = 0xA5 };
 
 /* Sizes 0, 1, 2, 4, ... max_bytes: the next size after `bytes`. */
-static long next_size(long bytes)
+static inline long next_size(long bytes)
 {
     return bytes == 0 ? 1 : bytes * 2;
 }
 
 /* Iterations that move about `budget` bytes, clamped to [lo, hi]. */
-static int iterations_for(long bytes, double budget, int lo, int hi, double scale)
+static inline int iterations_for(long bytes, double budget, int lo, int hi, double scale)
 {
     double n = bytes ? budget / (double)bytes : hi;
     if (n > hi) n = hi;
@@ -28,7 +28,7 @@ static int iterations_for(long bytes, double budget, int lo, int hi, double scal
 
 /* Command line shared by both programs: [max_bytes [scale]]; scale (0, 1] shrinks every
  * iteration count (the runner's --quick). */
-static void parse_args(int argc, char **argv, long *max_bytes, double *scale)
+static inline void parse_args(int argc, char **argv, long *max_bytes, double *scale)
 {
     *max_bytes = argc > 1 ? atol(argv[1]) : DEFAULT_MAX_BYTES;
     *scale = argc > 2 ? atof(argv[2]) : 1.0;
@@ -38,7 +38,7 @@ static void parse_args(int argc, char **argv, long *max_bytes, double *scale)
     }
 }
 
-static void *xmalloc(size_t bytes)
+static inline void *xmalloc(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
@@ -50,25 +50,25 @@ static void *xmalloc(size_t bytes)
 
 /* A pattern that differs per size and per message (seed), so a stale or misrouted message
  * does not pass the check. */
-static unsigned char pattern_byte(long i, long bytes, int seed)
+static inline unsigned char pattern_byte(long i, long bytes, int seed)
 {
     return (unsigned char)(i * 131 + bytes * 7 + seed * 31 + 1);
 }
 
-static void fill(unsigned char *buf, long bytes, int seed)
+static inline void fill(unsigned char *buf, long bytes, int seed)
 {
     for (long i = 0; i < bytes; i++) buf[i] = pattern_byte(i, bytes, seed);
 }
 
 /* buf must hold bytes + 1: the byte after the message is a guard that must stay POISON. */
-static void poison(unsigned char *buf, long bytes)
+static inline void poison(unsigned char *buf, long bytes)
 {
     memset(buf, POISON, (size_t)bytes + 1);
 }
 
 /* Checks a received message (count, content, guard byte); on a mismatch, says what is wrong
  * and aborts the job: a fast wrong transport is not a result. */
-static void check(const char *prog, const unsigned char *buf, long bytes, int seed,
+static inline void check(const char *prog, const unsigned char *buf, long bytes, int seed,
                   const MPI_Status *status)
 {
     int rank, count;
@@ -94,7 +94,7 @@ static void check(const char *prog, const unsigned char *buf, long bytes, int se
 }
 
 /* Both programs need exactly two ranks. */
-static int require_two_ranks(const char *prog)
+static inline int require_two_ranks(const char *prog)
 {
     int size, rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
