@@ -363,6 +363,11 @@ class RawResults(unittest.TestCase):
                 self.assertIn("Recovery per cut: 0.40 s, 1.25 s (median 0.82 s)", text)
                 self.assertIn("traffic flows again at most 2 s after a 10 s cut", text)
                 self.assertIn("within 5% of the same with [wan] encrypt = off", text)
+                self.assertIn("Alltoall of 4 B–1 KiB, 2 sites × 4 ranks: within 1.15× of the "
+                              "WAN floor (the broadcast has none)", text)
+                self.assertIn("the demo's two-site step time within 1.15× of its computation "
+                              "+ its WAN floor, metampi with gateways | **", text)
+                self.assertIn("| total / floor | runs |", text)
             for part in ("tcp", "wan"):
                 if getattr(rec, part) is not None:
                     a, b = getattr(rec, part), getattr(back, part)

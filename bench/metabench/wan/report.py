@@ -11,9 +11,10 @@ from metabench.wan import cluster as wc
 from metabench.wan import measure as wm
 from metabench.wan import recovery as wrec
 from metabench.wan.targets import (BW_FROM, BW_SHARE, COLL_LARGE, COLL_LARGE_SPEEDUP,
-                                   COLL_SITE_RANKS, COLL_SMALL, COLL_SMALL_SPEEDUP, LAT_LIMIT,
-                                   LAT_SMALL, MPI_SLUGS, PLAIN_LIMIT, demo_summary, floor_us, link_rate,
-                                   speedup, targets, value, wan_delay_us)
+                                   COLL_SITE_RANKS, COLL_SMALL, COLL_SMALL_SPEEDUP, FLOOR_LIMIT,
+                                   LAT_LIMIT, LAT_SMALL, MPI_SLUGS, PLAIN_LIMIT, demo_floor_ms,
+                                   demo_summary, floor_us, link_rate, speedup, targets, value,
+                                   wan_delay_us)
 
 # the ping-pong and the stream also run the gateways in clear, the encrypted ones' yardstick
 P2P_SLUGS = ("metampi", "metampi-plain") + MPI_SLUGS[1:]
@@ -195,11 +196,17 @@ def demo_table(wr):
              "per step in ms as the demo reports it (mean over the ranks, the first 2 steps "
              "left out), split into computation, communication within a site and across the "
              "WAN (on one site the MPI_Allreduce is local communication too); median over the "
-             "rounds. There is no target; two sites / one site is what the WAN costs this "
+             "rounds. *Floor* (two sites): the run's computation plus what the WAN allows at "
+             "best per step — two one-way delays (the ghost faces of a step leave after the "
+             "previous MPI_Allreduce heard from the other site, and this step's MPI_Allreduce "
+             "needs the other site's part, computed on those faces) and the 4 faces crossing "
+             "each way at iperf3's rate; the target is total / floor ≤ "
+             f"{FLOOR_LIMIT:g}. Two sites / one site is what the WAN costs this "
              f"program. One site: `{wr.commands.get(('metampi', 'demo-one'), '')}`; two sites: "
              "the collectives' commands with `metampi-demo` instead of `./coll_latency`.", "",
-             "| run | compute | local comm | WAN comm | total | total / one site | runs |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "| run | compute | local comm | WAN comm | total | total / one site | floor | "
+             "total / floor | runs |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     notes = Notes()
     one = demo_summary(wr, "one")
     for config in wm.DEMO_CONFIGS:
@@ -209,12 +216,14 @@ def demo_table(wr):
             why = f"not available: {wr.unavailable['metampi']}"
         if s is None:
             mark = notes.ref(f"{wm.DEMO_TITLES[config]}: {why}") if why else "—"
-            lines.append(f"| {wm.DEMO_TITLES[config]} | {mark} | | | | | 0 |")
+            lines.append(f"| {wm.DEMO_TITLES[config]} | {mark} | | | | | | | 0 |")
             continue
+        floor = demo_floor_ms(wr, config) if config != "one" else None
         lines.append(f"| {wm.DEMO_TITLES[config]} | {s['compute']:.2f} | {s['local']:.2f} | "
                      f"{s['wan']:.2f} | {s['total']:.2f} | "
                      f"{ratio_text(s['total'], one['total'] if one else None)} | "
-                     f"{len(wr.demo[config])} |")
+                     f"{'—' if floor is None else f'{floor:.2f}'} | "
+                     f"{ratio_text(s['total'], floor)} | {len(wr.demo[config])} |")
     checksums = {r["checksum"] for c in wm.DEMO_CONFIGS for r in wr.demo[c]}
     lines += [""] + notes.lines()
     if checksums:
