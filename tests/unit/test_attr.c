@@ -8,14 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define EXPECT(cond)                                                                           \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                    \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 /* log of callback calls: "c<value>" for copies, "d<value>@<handle>" for deletes */
 static char log_buf[1024];
@@ -151,8 +144,5 @@ int main(void)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         keyval_free(keys[i]);
     EXPECT(keyval_check(ATTR_COMM, km, 1, &why) == MPI_ERR_KEYVAL);
-    if (failures)
-        return 1;
-    printf("attr: ok\n");
-    return 0;
+    return expect_done("attr");
 }

@@ -13,16 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern char **environ;
+#include "expect.h"
 
-static int failures;
-#define EXPECT(cond)                                                                           \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                    \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+extern char **environ;
 
 static void hex_of(const auth_key_t *k, char out[AUTH_KEY_HEX + 1])
 {
@@ -162,5 +155,5 @@ int main(void)
     test_derive();
     test_purposes();
     test_take_env();
-    return failures ? 1 : 0;
+    return expect_done("auth");
 }

@@ -18,16 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define EXPECT(c, ...)                                                                         \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 static arch_desc_t s390x, i386_, be32, ilp64;
 
@@ -229,7 +220,7 @@ static void roundtrip(const char *what, const dtype_t *t, const arch_desc_t *a, 
     memset(native, 0, span);
     fill(t, native, COUNT, wide);
     size_t n = encode_stream(t, native, COUNT, a, stream);
-    EXPECT(n == dt_conv_stream_size(t->layout, a, COUNT), "%s: stream size %zu, computed %llu",
+    EXPECTF(n == dt_conv_stream_size(t->layout, a, COUNT), "%s: stream size %zu, computed %llu",
            what, n, (unsigned long long)dt_conv_stream_size(t->layout, a, COUNT));
     for (size_t cut = 0; cut <= n; cut += cut < 80 ? 1 : 7) {
         memset(got, 0xa5, span);
@@ -238,7 +229,7 @@ static void roundtrip(const char *what, const dtype_t *t, const arch_desc_t *a, 
         size_t took = dt_conv_unpack(&cv, stream, cut);
         took += dt_conv_unpack(&cv, stream + cut, n - cut);
         char why[256];
-        EXPECT(took == n && !dt_conv_failure(&cv, why, sizeof why) &&
+        EXPECTF(took == n && !dt_conv_failure(&cv, why, sizeof why) &&
                    dt_conv_native_bytes(&cv) == (size_t)t->size * COUNT &&
                    same_data(t, native, got, COUNT),
                "%s from %s, cut at %zu of %zu: took %zu, native bytes %zu", what, a->name, cut,
@@ -250,11 +241,11 @@ static void roundtrip(const char *what, const dtype_t *t, const arch_desc_t *a, 
         dt_conv_init(&cv, a, t->layout, (uintptr_t)got, COUNT);
         for (size_t i = 0; i < n; i++)
             dt_conv_unpack(&cv, stream + i, 1);
-        EXPECT(same_data(t, native, got, COUNT), "%s from %s byte by byte", what, a->name);
+        EXPECTF(same_data(t, native, got, COUNT), "%s from %s byte by byte", what, a->name);
     }
     long long whole, basic;
     dt_conv_stream_count(t->layout, a, n, &whole, &basic);
-    EXPECT(whole == COUNT && basic == t->nelems * COUNT, "%s: count %lld, elements %lld", what,
+    EXPECTF(whole == COUNT && basic == t->nelems * COUNT, "%s: count %lld, elements %lld", what,
            whole, basic);
 }
 
@@ -311,10 +302,10 @@ static void derived(void)
     /* Get_elements of a stream cut inside an element: i386's struct is 1+8+12+2+8+4 bytes */
     long long whole, basic;
     dt_conv_stream_count(st->layout, &i386_, 35 + 1 + 8, &whole, &basic);
-    EXPECT(whole == -1 && basic == 7 + 3, "struct prefix: whole %lld basic %lld", whole, basic);
+    EXPECTF(whole == -1 && basic == 7 + 3, "struct prefix: whole %lld basic %lld", whole, basic);
     dt_conv_stream_count(st->layout, &i386_, 35 + 2, &whole, &basic);
-    EXPECT(whole == -1 && basic == -1, "inside an element: whole %lld basic %lld", whole, basic);
-    EXPECT(dt_conv_stream_size(st->layout, &i386_, 1) == 35 &&
+    EXPECTF(whole == -1 && basic == -1, "inside an element: whole %lld basic %lld", whole, basic);
+    EXPECTF(dt_conv_stream_size(st->layout, &i386_, 1) == 35 &&
                dt_conv_stream_size(st->layout, &s390x, 1) == 47 &&
                dt_conv_stream_size(st->layout, &be32, 1) == 31,
            "struct stream sizes");
@@ -334,12 +325,12 @@ static void failures_reported(void)
     int out[3];
     dt_conv_t cv;
     dt_conv_init(&cv, &ilp64, t->layout, (uintptr_t)out, 3);
-    EXPECT(dt_conv_unpack(&cv, in, 24) == 24, "ILP64 stream taken");
+    EXPECTF(dt_conv_unpack(&cv, in, 24) == 24, "ILP64 stream taken");
     char why[256] = "";
-    EXPECT(dt_conv_failure(&cv, why, sizeof why) == DT_CV_INT_RANGE &&
+    EXPECTF(dt_conv_failure(&cv, why, sizeof why) == DT_CV_INT_RANGE &&
                strstr(why, "MPI_INT") && strstr(why, "element 1"),
            "int range failure: %s", why);
-    EXPECT(out[0] == 5 && out[2] == -7, "the other ints converted");
+    EXPECTF(out[0] == 5 && out[2] == -7, "the other ints converted");
 
     /* binary128's largest finite value rounds up beyond x87's range */
     dtype_t *ld = dtype_lookup(MPI_LONG_DOUBLE);
@@ -350,18 +341,18 @@ static void failures_reported(void)
     long double v;
     dt_conv_init(&cv, &s390x, ld->layout, (uintptr_t)&v, 1);
     dt_conv_unpack(&cv, q, 16);
-    EXPECT(dt_conv_failure(&cv, why, sizeof why) == DT_CV_FLOAT_RANGE &&
+    EXPECTF(dt_conv_failure(&cv, why, sizeof why) == DT_CV_FLOAT_RANGE &&
                strstr(why, "MPI_LONG_DOUBLE"),
            "long double range failure: %s", why);
     arch_desc_t dd = s390x;
     dd.ldbl_format = ARCH_LDBL_DOUBLE_DOUBLE;
     dt_conv_init(&cv, &dd, ld->layout, (uintptr_t)&v, 1);
     dt_conv_unpack(&cv, q, 16);
-    EXPECT(dt_conv_failure(&cv, why, sizeof why) == DT_CV_NO_FORMAT, "double-double: %s", why);
+    EXPECTF(dt_conv_failure(&cv, why, sizeof why) == DT_CV_NO_FORMAT, "double-double: %s", why);
     /* a receive buffer smaller than the stream takes what fits */
     int two[2];
     dt_conv_init(&cv, &s390x, t->layout, (uintptr_t)two, 2);
-    EXPECT(dt_conv_unpack(&cv, in, 12) == 8 && dt_conv_native_bytes(&cv) == 8,
+    EXPECTF(dt_conv_unpack(&cv, in, 12) == 8 && dt_conv_native_bytes(&cv) == 8,
            "a full buffer stops the stream");
 }
 
@@ -377,7 +368,7 @@ static void long_double_formats(void)
         dt_conv_t cv;
         dt_conv_init(&cv, &be32, ld->layout, (uintptr_t)&v, 1);
         dt_conv_unpack(&cv, in, 8);
-        EXPECT(v == (long double)ds[i], "binary64 %g to x87 gave %Lg", ds[i], v);
+        EXPECTF(v == (long double)ds[i], "binary64 %g to x87 gave %Lg", ds[i], v);
     }
 }
 
@@ -388,23 +379,23 @@ static void packed_header(void)
     unsigned char buf[PACKED_ARCH_HEADER + 8];
     arch_desc_t w;
     packed_arch_write(buf);
-    EXPECT(PACKED_ARCH_HEADER % 8 == 0 && packed_arch_read(buf, sizeof buf, &w) &&
+    EXPECTF(PACKED_ARCH_HEADER % 8 == 0 && packed_arch_read(buf, sizeof buf, &w) &&
                arch_same(&w, arch_local()),
            "the local header reads back");
-    EXPECT(!packed_arch_read(buf, PACKED_ARCH_HEADER - 1, &w), "a short buffer has no header");
+    EXPECTF(!packed_arch_read(buf, PACKED_ARCH_HEADER - 1, &w), "a short buffer has no header");
     memcpy(buf + 4, "garbage garbage garbage garbage ", 32);
-    EXPECT(!packed_arch_read(buf, sizeof buf, &w), "a corrupt header is refused");
+    EXPECTF(!packed_arch_read(buf, sizeof buf, &w), "a corrupt header is refused");
     arch_encode(&s390x, buf + 4);
     put_uint(buf + PACKED_ARCH_HEADER, 4, 1, 7);
     put_uint(buf + PACKED_ARCH_HEADER + 4, 4, 1, (unsigned long long)-9);
     int out[2] = { 0, 0 };
-    EXPECT(packed_arch_read(buf, sizeof buf, &w) && !arch_same(&w, arch_local()) &&
+    EXPECTF(packed_arch_read(buf, sizeof buf, &w) && !arch_same(&w, arch_local()) &&
                w.byte_order == ARCH_BIG,
            "an s390x header");
     dt_conv_t cv;
     dt_conv_init(&cv, &w, dtype_lookup(MPI_INT)->layout, (uintptr_t)out, 2);
     dt_conv_unpack(&cv, buf + PACKED_ARCH_HEADER, 8);
-    EXPECT(out[0] == 7 && out[1] == -9, "ints packed on s390x: %d %d", out[0], out[1]);
+    EXPECTF(out[0] == 7 && out[1] == -9, "ints packed on s390x: %d %d", out[0], out[1]);
 }
 
 /* One-sided data of several basic types (rma/convert.c): a foreign stream converted into
@@ -420,27 +411,27 @@ static void restreamed(void)
                          dtype_lookup(MPI_CHAR), dtype_lookup(MPI_LONG_DOUBLE) };
     dtype_t *st;
     committed(dtype_struct(5, bl, disp, types, &st), &st);
-    EXPECT(dt_conv_sizes_alike(st->layout, &s390x) && !dt_conv_sizes_alike(st->layout, &ilp64) &&
+    EXPECTF(dt_conv_sizes_alike(st->layout, &s390x) && !dt_conv_sizes_alike(st->layout, &ilp64) &&
                !dt_conv_sizes_alike(st->layout, &i386_),
            "sizes alike with s390x only");
     size_t span = (size_t)(st->ub - st->lb) * COUNT + 64;
     memset(native, 0, span);
     fill(st, native, COUNT, 0);
     size_t n = encode_stream(st, native, COUNT, &s390x, stream);
-    EXPECT(n == (size_t)st->size * COUNT, "s390x's stream of the struct: %zu bytes", n);
+    EXPECTF(n == (size_t)st->size * COUNT, "s390x's stream of the struct: %zu bytes", n);
     static unsigned char converted[MAXB];
     dt_conv_t cv;
     dt_conv_init(&cv, &s390x, st->layout, 0, COUNT);
     size_t half = dt_conv_restream(&cv, stream, converted, n / 2);
     size_t rest = dt_conv_restream(&cv, stream + half, converted + half, n - half);
     char why[256];
-    EXPECT(half <= n / 2 && half + rest == n && !dt_conv_failure(&cv, why, sizeof why),
+    EXPECTF(half <= n / 2 && half + rest == n && !dt_conv_failure(&cv, why, sizeof why),
            "restreamed %zu + %zu of %zu", half, rest, n);
     memset(got, 0xa5, span);
     dt_cursor_t c;
     dt_cursor_init(&c, st->layout, (uintptr_t)got, COUNT);
     dt_unpack(&c, converted, n);
-    EXPECT(same_data(st, native, got, COUNT), "the restreamed struct unpacks to the values");
+    EXPECTF(same_data(st, native, got, COUNT), "the restreamed struct unpacks to the values");
     dtype_release(st);
 }
 
@@ -451,7 +442,7 @@ int main(void)
         return 1;
     }
     make_archs();
-    EXPECT(dt_conv_basic_size(dtype_lookup(MPI_LONG)->basic, &i386_) == 4 &&
+    EXPECTF(dt_conv_basic_size(dtype_lookup(MPI_LONG)->basic, &i386_) == 4 &&
                dt_conv_basic_size(dtype_lookup(MPI_AINT)->basic, &i386_) == 4 &&
                dt_conv_basic_size(dtype_lookup(MPI_INT32_T)->basic, &ilp64) == 4 &&
                dt_conv_basic_size(dtype_lookup(MPI_C_LONG_DOUBLE_COMPLEX)->basic, &i386_) == 24,
@@ -463,9 +454,5 @@ int main(void)
     packed_header();
     restreamed();
     dtype_finalize();
-    if (failures)
-        fprintf(stderr, "%d failures\n", failures);
-    else
-        printf("ok\n");
-    return failures != 0;
+    return expect_done("convert");
 }

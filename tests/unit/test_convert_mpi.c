@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
+
 static arch_desc_t be32;
 static int pretend = 1;
 
@@ -25,17 +27,6 @@ const arch_desc_t *peer_arch(int world_rank)
 
 /* peer_arch_all_same() reads peer_arch_ndistinct, which MPI_Init sets from the real exchange
  * (one architecture here): the test sets it after MPI_Init to what it pretends. */
-
-static int failures;
-#define EXPECT(c, ...)                                                                         \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
 
 int main(int argc, char **argv)
 {
@@ -58,7 +49,7 @@ int main(int argc, char **argv)
     int count = -1;
     MPI_Recv(in, 2, MPI_INT, 0, 1, MPI_COMM_WORLD, &st);
     MPI_Get_count(&st, MPI_INT, &count);
-    EXPECT(in[0] == 0x04030201 && in[1] == 0x0d0c0b0a && count == 2,
+    EXPECTF(in[0] == 0x04030201 && in[1] == 0x0d0c0b0a && count == 2,
            "ints: %#x %#x, count %d", (unsigned)in[0], (unsigned)in[1], count);
 
     /* 16 bytes of "4-byte longs": a probe counts 4 of them; the receive widens each */
@@ -68,21 +59,21 @@ int main(int argc, char **argv)
     MPI_Get_count(&st, MPI_LONG, &count);
     int elements = -1;
     MPI_Get_elements(&st, MPI_INT, &elements);
-    EXPECT(count == 4 && elements == 4, "probe: %d longs, %d ints", count, elements);
+    EXPECTF(count == 4 && elements == 4, "probe: %d longs, %d ints", count, elements);
     MPI_Recv(lin, 4, MPI_LONG, 0, 2, MPI_COMM_WORLD, &st);
     MPI_Get_count(&st, MPI_LONG, &count);
-    EXPECT(count == 4 && lin[0] == 0x01000000L && lin[1] == 0 && lin[2] == 0x02000000L,
+    EXPECTF(count == 4 && lin[0] == 0x01000000L && lin[1] == 0 && lin[2] == 0x02000000L,
            "longs: count %d, %#lx %#lx %#lx", count, lin[0], lin[1], lin[2]);
 
     /* truncation is counted in the sender's bytes */
     int tin[1];
     int rc = MPI_Recv(tin, 1, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &st);
-    EXPECT(rc == MPI_SUCCESS, "proc null");
+    EXPECTF(rc == MPI_SUCCESS, "proc null");
     MPI_Send(out, 2, MPI_INT, 0, 4, MPI_COMM_WORLD);
     rc = MPI_Recv(tin, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &st);
     int cls = -1;
     MPI_Error_class(rc, &cls);
-    EXPECT(cls == MPI_ERR_TRUNCATE && tin[0] == 0x04030201, "truncation: class %d", cls);
+    EXPECTF(cls == MPI_ERR_TRUNCATE && tin[0] == 0x04030201, "truncation: class %d", cls);
 
     /* MPI_Pack on a mixed communicator: the header, counted by Pack_size; a buffer whose
      * header names this machine unpacks unconverted */
@@ -90,34 +81,30 @@ int main(int argc, char **argv)
     MPI_Pack_size(2, MPI_INT, MPI_COMM_WORLD, &size);
     char packed[128];
     MPI_Pack(out, 2, MPI_INT, packed, sizeof packed, &pos, MPI_COMM_WORLD);
-    EXPECT(size == 8 + 40 && pos == 48 && !memcmp(packed, "MPK\1", 4),
+    EXPECTF(size == 8 + 40 && pos == 48 && !memcmp(packed, "MPK\1", 4),
            "pack: size %d position %d", size, pos);
     pos = 0;
     in[0] = in[1] = 0;
     MPI_Unpack(packed, sizeof packed, &pos, in, 2, MPI_INT, MPI_COMM_WORLD);
-    EXPECT(pos == 48 && in[0] == out[0] && in[1] == out[1], "unpack of our own buffer");
+    EXPECTF(pos == 48 && in[0] == out[0] && in[1] == out[1], "unpack of our own buffer");
     /* the same bytes as if packed on be32: converted */
     arch_encode(&be32, (uint8_t *)packed + 4);
     pos = 0;
     MPI_Unpack(packed, sizeof packed, &pos, in, 2, MPI_INT, MPI_COMM_WORLD);
-    EXPECT(pos == 48 && in[0] == 0x04030201, "unpack of a be32 buffer: %#x", (unsigned)in[0]);
+    EXPECTF(pos == 48 && in[0] == 0x04030201, "unpack of a be32 buffer: %#x", (unsigned)in[0]);
     /* the invented writer's longs are 4 bytes: widened */
     long l1 = 0;
     MPI_Pack_size(1, MPI_LONG, MPI_COMM_SELF, &size);
-    EXPECT(size == 8 + 40, "Pack_size of a long on a mixed MPI_COMM_SELF: %d", size);
+    EXPECTF(size == 8 + 40, "Pack_size of a long on a mixed MPI_COMM_SELF: %d", size);
     memcpy(packed + 40, "\x00\x00\x01\x00", 4);
     pos = 0;
     MPI_Unpack(packed, 44, &pos, &l1, 1, MPI_LONG, MPI_COMM_SELF);
-    EXPECT(pos == 44 && l1 == 256, "a be32 long: %ld at position %d", l1, pos);
+    EXPECTF(pos == 44 && l1 == 256, "a be32 long: %ld at position %d", l1, pos);
 
     pretend = 0; /* a job of one architecture again: no header */
     peer_arch_ndistinct = 1;
     MPI_Pack_size(2, MPI_INT, MPI_COMM_WORLD, &size);
-    EXPECT(size == 8, "Pack_size in a job of one architecture: %d", size);
+    EXPECTF(size == 8, "Pack_size in a job of one architecture: %d", size);
     MPI_Finalize();
-    if (failures)
-        fprintf(stderr, "%d failures\n", failures);
-    else
-        printf("ok\n");
-    return failures != 0;
+    return expect_done("convert_mpi");
 }

@@ -25,18 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NRANKS = 3, MAX_FRAME = 8192, EAGER = 256, CHUNK = 512, PLACE_MIN = 512 };
+#include "expect.h"
 
-static int failures;
-#define EXPECT(c, ...)                                                                         \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+enum { NRANKS = 3, MAX_FRAME = 8192, EAGER = 256, CHUNK = 512, PLACE_MIN = 512 };
 
 _Noreturn void job_abort(int exitcode, const char *msg)
 {
@@ -260,7 +251,7 @@ static void arrive(int src, const void *f, size_t len)
     int t = src == 1 ? 1 : 3;
     if (t == 3 && len >= sizeof(f_data_t) + PLACE_MIN) {
         tr_sink_t sink;
-        EXPECT(!places[t](src, f, sizeof(f_data_t), len - sizeof(f_data_t), &sink),
+        EXPECTF(!places[t](src, f, sizeof(f_data_t), len - sizeof(f_data_t), &sink),
                "a converted DATA body was offered for placement");
     }
     delivers[t](src, f, len);
@@ -329,13 +320,13 @@ static void eager(void)
         put_be(s + 4 * k, 4, (unsigned long long)(k * 0x01020304 - 3));
     post(l_int, ints, 5);
     eager_from(1, 1, 0, s, 20);
-    EXPECT(done == 1 && op.result == PROTO_OK && op.got == 20 && ints[0] == -3 &&
+    EXPECTF(done == 1 && op.result == PROTO_OK && op.got == 20 && ints[0] == -3 &&
                ints[4] == 4 * 0x01020304 - 3,
            "eager ints from s390x: got %zu, ints[4] %d", op.got, ints[4]);
 
     post(l_int, ints, 5);
     eager_from(2, 1, 1, s, 24);
-    EXPECT(done == 1 && op.result == PROTO_TRUNCATED && op.got == 20 && op.msg_bytes == 24 &&
+    EXPECTF(done == 1 && op.result == PROTO_TRUNCATED && op.got == 20 && op.msg_bytes == 24 &&
                last_sent[0] == F_ACK,
            "truncated synchronous eager: result %d got %zu", op.result, op.got);
 
@@ -344,7 +335,7 @@ static void eager(void)
     size_t n = foreign_recs(&archs[2], 3, s);
     post(l_rec, r, 3);
     eager_from(2, 2, 0, s, n);
-    EXPECT(done == 1 && op.result == PROTO_OK && op.got == 3 * dt_layout_size(l_rec) &&
+    EXPECTF(done == 1 && op.result == PROTO_OK && op.got == 3 * dt_layout_size(l_rec) &&
                recs_ok(r, 3),
            "eager records from be32 (%zu bytes): got %zu", n, op.got);
 
@@ -355,7 +346,7 @@ static void eager(void)
     long double v;
     post(l_ld, &v, 1);
     eager_from(1, 3, 0, q, 16);
-    EXPECT(done == 1 && op.result == PROTO_CONVERSION &&
+    EXPECTF(done == 1 && op.result == PROTO_CONVERSION &&
                strstr(proto_conversion_error(), "MPI_LONG_DOUBLE") &&
                strstr(proto_conversion_error(), "rank 1") &&
                strstr(proto_conversion_error(), "s390x"),
@@ -378,7 +369,7 @@ static void rendezvous(int src, size_t n, size_t cap, size_t piece)
     size_t want = dt_conv_stream_size(l_rec, &archs[src], cap);
     if (want > bytes)
         want = bytes;
-    EXPECT(cts.kind == F_CTS && cts.sreq == 0x99 && cts.bytes == want && rma_reads == 0,
+    EXPECTF(cts.kind == F_CTS && cts.sreq == 0x99 && cts.bytes == want && rma_reads == 0,
            "rendezvous from rank %d: CTS %d for %llu bytes (want %zu), %d remote reads", src,
            cts.kind, (unsigned long long)cts.bytes, want, rma_reads);
     unsigned char f[MAX_FRAME];
@@ -391,7 +382,7 @@ static void rendezvous(int src, size_t n, size_t cap, size_t piece)
         off += k;
     }
     size_t got = (n < cap ? n : cap);
-    EXPECT(done == 1 && op.got == got * dt_layout_size(l_rec) && recs_ok(r, got) &&
+    EXPECTF(done == 1 && op.got == got * dt_layout_size(l_rec) && recs_ok(r, got) &&
                op.result == (n > cap ? PROTO_TRUNCATED : PROTO_OK),
            "rendezvous of %zu records from rank %d in pieces of %zu: done %d got %zu", n, src,
            piece, done, op.got);
@@ -419,9 +410,5 @@ int main(void)
     dt_layout_free(l_int);
     dt_layout_free(l_ld);
     dt_layout_free(l_rec);
-    if (failures)
-        fprintf(stderr, "%d failures\n", failures);
-    else
-        printf("ok\n");
-    return failures != 0;
+    return expect_done("convert_proto");
 }

@@ -20,14 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-#define EXPECT(cond)                                                                           \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                    \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 #define KIND 0x20000000u
 static int objs[4];
@@ -213,10 +206,5 @@ int main(void)
     growth();
     concurrent_lookups();
     refcounts();
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
-    printf("ok\n");
-    return 0;
+    return expect_done("handles");
 }

@@ -34,14 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-#define EXPECT(cond)                                                                           \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                    \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 static void pair(int sv[2])
 {
@@ -607,10 +600,5 @@ int main(void)
     test_acceptor_caps();
     test_acceptor_emfile();
     test_helpers();
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
-    printf("net: all checks passed\n");
-    return 0;
+    return expect_done("net");
 }

@@ -17,14 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-#define EXPECT(cond)                                                                           \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);                          \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 /* s parses with flags into the text form `text` (family fam). */
 static void good(const char *s, int flags, int def, int fam, const char *text)
@@ -253,9 +246,5 @@ int main(void)
     properties();
     listeners();
     cards();
-    if (failures)
-        fprintf(stderr, "%d failures\n", failures);
-    else
-        printf("ok\n");
-    return failures != 0;
+    return expect_done("net_addr");
 }

@@ -19,14 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define EXPECT(cond)                                                                           \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                    \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 /* HMAC-SHA256(key, label || first || second || identity LE), straight from libcrypto. */
 static void ref_mac(const auth_key_t *k, const char *label, const unsigned char *first,
@@ -286,10 +279,5 @@ int main(void)
     test_answers_per_purpose();
     test_kinds_apart();
     test_codec();
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
-    printf("net handshake: all checks passed\n");
-    return 0;
+    return expect_done("net_handshake");
 }

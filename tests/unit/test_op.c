@@ -16,17 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
+#include "expect.h"
 
-#define EXPECT(cond, ...)                                                                      \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
 
 #define N 67 /* odd: vector loops and their scalar tails */
 
@@ -63,9 +54,9 @@ static int apply(MPI_Op op, const void *in, void *inout, size_t n, MPI_Datatype 
     memcpy(copy, inout, bytes);
     int rc = op_apply(OP(op), in, inout, n, t);
     if (want)
-        EXPECT(rc == MPI_SUCCESS, "%s on %s: rc %d", op_name(OP(op)), t->name, rc);
+        EXPECTF(rc == MPI_SUCCESS, "%s on %s: rc %d", op_name(OP(op)), t->name, rc);
     else
-        EXPECT(rc == MPI_ERR_OP && memcmp(copy, inout, bytes) == 0,
+        EXPECTF(rc == MPI_ERR_OP && memcmp(copy, inout, bytes) == 0,
                "%s on %s: rc %d (want MPI_ERR_OP, buffer untouched)", op_name(OP(op)),
                t->name, rc);
     free(copy);
@@ -113,7 +104,7 @@ static uint64_t bits_ref(MPI_Op op, uint64_t a, uint64_t b)
                     e = (T)((x != 0) != (y != 0));                                             \
                 else                                                                           \
                     e = (T)bits_ref(op, (uint64_t)x, (uint64_t)y);                             \
-                EXPECT(r[i] == e, "%s on %s [%d]", op_name(OP(op)), #H, i);                    \
+                EXPECTF(r[i] == e, "%s on %s [%d]", op_name(OP(op)), #H, i);                    \
             }                                                                                  \
         }                                                                                      \
     } while (0)
@@ -170,7 +161,7 @@ static void test_integers(void)
                     e = x + y;                                                                 \
                 else                                                                           \
                     e = x * y;                                                                 \
-                EXPECT(r[i] == e || (r[i] != r[i] && e != e), "%s on %s [%d]",                 \
+                EXPECTF(r[i] == e || (r[i] != r[i] && e != e), "%s on %s [%d]",                 \
                        op_name(OP(op)), #H, i);                                                \
             }                                                                                  \
         }                                                                                      \
@@ -205,7 +196,7 @@ static void test_integers(void)
                     e[0] = x[0] * y[0] - x[1] * y[1];                                          \
                     e[1] = x[0] * y[1] + x[1] * y[0];                                          \
                 }                                                                              \
-                EXPECT(z[0] == e[0] && z[1] == e[1], "%s on %s [%d]", op_name(OP(op)), #H, i);  \
+                EXPECTF(z[0] == e[0] && z[1] == e[1], "%s on %s [%d]", op_name(OP(op)), #H, i);  \
             }                                                                                  \
         }                                                                                      \
     } while (0)
@@ -229,7 +220,7 @@ static void test_float_complex(void)
     memcpy(&y, parts, sizeof y);
     apply(MPI_PROD, &x, &y, 1, MPI_C_DOUBLE_COMPLEX, 1);
     memcpy(parts, &y, sizeof y);
-    EXPECT(parts[0] == INFINITY && parts[1] == INFINITY, "complex inf product %g %g",
+    EXPECTF(parts[0] == INFINITY && parts[1] == INFINITY, "complex inf product %g %g",
            parts[0], parts[1]);
 }
 
@@ -247,7 +238,7 @@ static void test_bool_byte_others(void)
             for (int i = 0; i < 4; i++) {
                 bool e = op == MPI_LAND ? a[i] && b[i] : op == MPI_LOR ? a[i] || b[i]
                                                                        : a[i] != b[i];
-                EXPECT(r[i] == e, "%s on bool [%d]", op_name(OP(op)), i);
+                EXPECTF(r[i] == e, "%s on bool [%d]", op_name(OP(op)), i);
             }
         }
     for (int op_i = 0; op_i < NOPS; op_i++) {
@@ -258,7 +249,7 @@ static void test_bool_byte_others(void)
         int want = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
         if (apply(op, a, r, N, MPI_BYTE, want))
             for (int i = 0; i < N; i++)
-                EXPECT(r[i] == (unsigned char)bits_ref(op, a[i], b[i]), "%s on MPI_BYTE",
+                EXPECTF(r[i] == (unsigned char)bits_ref(op, a[i], b[i]), "%s on MPI_BYTE",
                        op_name(OP(op)));
     }
     /* characters and MPI_PACKED take no op at all (MPI-3.1 §5.9.2) */
@@ -298,7 +289,7 @@ static void test_bool_byte_others(void)
                 int ei = better ? a[k].i                                                       \
                          : a[k].v == b[k].v ? (a[k].i < b[k].i ? a[k].i : b[k].i)              \
                                             : b[k].i;                                          \
-                EXPECT(r[k].v == ev && r[k].i == ei, "%s on %s [%d]", op_name(OP(op)), #H, k); \
+                EXPECTF(r[k].v == ev && r[k].i == ei, "%s on %s [%d]", op_name(OP(op)), #H, k); \
             }                                                                                  \
         }                                                                                      \
     } while (0)
@@ -334,28 +325,28 @@ static void test_derived(void)
     int *a = malloc(2 * M * sizeof(int)), *r = malloc(2 * M * sizeof(int));
     for (int i = 0; i < 2 * M; i++)
         a[i] = i, r[i] = 3 * i;
-    EXPECT(op_apply(OP(MPI_SUM), a, r, 1, vec) == MPI_SUCCESS, "SUM on a vector");
+    EXPECTF(op_apply(OP(MPI_SUM), a, r, 1, vec) == MPI_SUCCESS, "SUM on a vector");
     for (int i = 0; i < 2 * M; i++)
-        EXPECT(r[i] == (i % 2 ? 3 * i : 4 * i), "vector SUM [%d] = %d", i, r[i]);
-    EXPECT(op_apply(OP(MPI_BAND), a, r, 1, vec) == MPI_SUCCESS, "BAND on a vector");
-    EXPECT(op_apply(OP(MPI_LAND), a, r, 1, vec) == MPI_SUCCESS, "LAND on a vector");
+        EXPECTF(r[i] == (i % 2 ? 3 * i : 4 * i), "vector SUM [%d] = %d", i, r[i]);
+    EXPECTF(op_apply(OP(MPI_BAND), a, r, 1, vec) == MPI_SUCCESS, "BAND on a vector");
+    EXPECTF(op_apply(OP(MPI_LAND), a, r, 1, vec) == MPI_SUCCESS, "LAND on a vector");
     memcpy(r, a, 2 * M * sizeof(int));
-    EXPECT(op_apply(OP(MPI_PROD), a, r, 0, vec) == MPI_SUCCESS && r[0] == 0, "count 0");
+    EXPECTF(op_apply(OP(MPI_PROD), a, r, 0, vec) == MPI_SUCCESS && r[0] == 0, "count 0");
     /* forbidden on the vector's basic type: checked before anything is written */
     double *d = calloc(2 * M, sizeof(double));
     dtype_t *dvec;
     committed(dtype_hvector(M, 1, 2 * sizeof(double), dtype_lookup(MPI_DOUBLE), &dvec), &dvec);
-    EXPECT(op_apply(OP(MPI_BXOR), d, d, 1, dvec) == MPI_ERR_OP, "BXOR on a double vector");
-    EXPECT(op_apply(OP(MPI_MAXLOC), a, r, 1, vec) == MPI_ERR_OP, "MAXLOC on an int vector");
+    EXPECTF(op_apply(OP(MPI_BXOR), d, d, 1, dvec) == MPI_ERR_OP, "BXOR on a double vector");
+    EXPECTF(op_apply(OP(MPI_MAXLOC), a, r, 1, vec) == MPI_ERR_OP, "MAXLOC on an int vector");
 
     /* contiguous ints (in place, no packing) */
     dtype_t *con;
     committed(dtype_contiguous(5, dtype_lookup(MPI_INT), &con), &con);
     for (int i = 0; i < 10; i++)
         a[i] = i, r[i] = 100;
-    EXPECT(op_apply(OP(MPI_MAX), a, r, 2, con) == MPI_SUCCESS, "MAX on contiguous");
+    EXPECTF(op_apply(OP(MPI_MAX), a, r, 2, con) == MPI_SUCCESS, "MAX on contiguous");
     for (int i = 0; i < 10; i++)
-        EXPECT(r[i] == 100, "contiguous MAX [%d]", i);
+        EXPECTF(r[i] == 100, "contiguous MAX [%d]", i);
 
     /* contiguous DOUBLE_INT pairs (padded: packed per chunk), MINLOC with ties */
     struct {
@@ -368,15 +359,15 @@ static void test_derived(void)
         pa[k].v = k % 2, pa[k].i = k, pr[k].v = 1 - k % 3 % 2, pr[k].i = 3;
     dtype_t *pc;
     committed(dtype_contiguous(7, dtype_lookup(MPI_DOUBLE_INT), &pc), &pc);
-    EXPECT(op_apply(OP(MPI_MINLOC), pa, pr, 1, pc) == MPI_SUCCESS, "MINLOC on pairs");
+    EXPECTF(op_apply(OP(MPI_MINLOC), pa, pr, 1, pc) == MPI_SUCCESS, "MINLOC on pairs");
     for (int k = 0; k < 7; k++) {
         double bv = 1 - k % 3 % 2;
         double ev = pa[k].v < bv ? pa[k].v : bv;
         int ei = pa[k].v < bv ? k : pa[k].v == bv ? (k < 3 ? k : 3) : 3;
-        EXPECT(pr[k].v == ev && pr[k].i == ei, "derived MINLOC [%d]: %g %d", k, pr[k].v,
+        EXPECTF(pr[k].v == ev && pr[k].i == ei, "derived MINLOC [%d]: %g %d", k, pr[k].v,
                pr[k].i);
     }
-    EXPECT(op_apply(OP(MPI_SUM), pa, pr, 1, pc) == MPI_ERR_OP, "SUM on DOUBLE_INT pairs");
+    EXPECTF(op_apply(OP(MPI_SUM), pa, pr, 1, pc) == MPI_ERR_OP, "SUM on DOUBLE_INT pairs");
 
     /* mixed basic types: no predefined op */
     int bl[2] = {1, 1};
@@ -385,7 +376,7 @@ static void test_derived(void)
     dtype_t *mixed;
     committed(dtype_struct(2, bl, disps, types, &mixed), &mixed);
     char buf1[16] = {0}, buf2[16] = {0};
-    EXPECT(op_apply(OP(MPI_SUM), buf1, buf2, 1, mixed) == MPI_ERR_OP, "SUM on a mixed struct");
+    EXPECTF(op_apply(OP(MPI_SUM), buf1, buf2, 1, mixed) == MPI_ERR_OP, "SUM on a mixed struct");
 
     dtype_release(vec);
     dtype_release(dvec);
@@ -413,29 +404,29 @@ static void user_fn(void *in, void *inout, int *len, MPI_Datatype *type)
 static void test_user_and_handles(void)
 {
     MPI_Op h;
-    EXPECT(op_create(user_fn, 0, &h) == MPI_SUCCESS, "op_create");
+    EXPECTF(op_create(user_fn, 0, &h) == MPI_SUCCESS, "op_create");
     op_t *u = op_lookup(h);
-    EXPECT(u && u->kind == OP_USER && !u->commute, "user op object");
+    EXPECTF(u && u->kind == OP_USER && !u->commute, "user op object");
     int a[3] = {1, 2, 3}, r[3] = {10, 20, 30};
-    EXPECT(op_apply(u, a, r, 3, dtype_lookup(MPI_INT)) == MPI_SUCCESS, "user op apply");
-    EXPECT(user_calls == 1 && user_len == 3 && user_type == MPI_INT && r[0] == 19 &&
+    EXPECTF(op_apply(u, a, r, 3, dtype_lookup(MPI_INT)) == MPI_SUCCESS, "user op apply");
+    EXPECTF(user_calls == 1 && user_len == 3 && user_type == MPI_INT && r[0] == 19 &&
                r[2] == 57, "user op call");
     op_retain(u);
     op_release(u);
-    EXPECT(op_lookup(h) == u, "retained op lives");
+    EXPECTF(op_lookup(h) == u, "retained op lives");
     op_release(u);
-    EXPECT(op_lookup(h) == NULL, "released op is gone");
+    EXPECTF(op_lookup(h) == NULL, "released op is gone");
 
     int in[3] = {7, 8, 9}, io[3] = {1, 1, 1};
-    EXPECT(op_apply(OP(MPI_NO_OP), in, io, 3, dtype_lookup(MPI_INT)) == MPI_SUCCESS &&
+    EXPECTF(op_apply(OP(MPI_NO_OP), in, io, 3, dtype_lookup(MPI_INT)) == MPI_SUCCESS &&
                io[0] == 1, "NO_OP");
-    EXPECT(op_apply(OP(MPI_REPLACE), in, io, 3, dtype_lookup(MPI_INT)) == MPI_SUCCESS &&
+    EXPECTF(op_apply(OP(MPI_REPLACE), in, io, 3, dtype_lookup(MPI_INT)) == MPI_SUCCESS &&
                io[0] == 7 && io[2] == 9, "REPLACE");
-    EXPECT(op_is_rma_only(OP(MPI_REPLACE)) && op_is_rma_only(OP(MPI_NO_OP)) &&
+    EXPECTF(op_is_rma_only(OP(MPI_REPLACE)) && op_is_rma_only(OP(MPI_NO_OP)) &&
                !op_is_rma_only(OP(MPI_SUM)), "rma only");
     for (int k = OP_MAX; k <= OP_NPREDEFINED; k++)
-        EXPECT(op_lookup((MPI_Op)(0x20000000 | k))->kind == (op_kind_t)k, "predefined %d", k);
-    EXPECT(op_lookup(MPI_OP_NULL) == NULL && op_lookup(MPI_INT) == NULL &&
+        EXPECTF(op_lookup((MPI_Op)(0x20000000 | k))->kind == (op_kind_t)k, "predefined %d", k);
+    EXPECTF(op_lookup(MPI_OP_NULL) == NULL && op_lookup(MPI_INT) == NULL &&
                op_lookup(0x20001234) == NULL && op_lookup(-1) == NULL, "invalid handles");
 }
 
@@ -452,10 +443,5 @@ int main(void)
     test_derived();
     test_user_and_handles();
     dtype_finalize();
-    if (failures) {
-        fprintf(stderr, "%d failures\n", failures);
-        return 1;
-    }
-    printf("unit_op: all passed\n");
-    return 0;
+    return expect_done("op");
 }

@@ -10,14 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-#define EXPECT(c)                                                                              \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                      \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 static int parse(const char *s, pmi2_msg_t *m)
 {
@@ -212,8 +205,5 @@ int main(void)
 {
     test_parse();
     test_client();
-    if (failures)
-        return 1;
-    printf("pmi2: ok\n");
-    return 0;
+    return expect_done("pmi2");
 }

@@ -4,14 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define EXPECT(c)                                                                              \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                      \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 static int parse(const char *line, pmi_msg_t *m)
 {
@@ -71,8 +64,5 @@ int main(void)
     EXPECT(pmi_wire_valid_value("x=y"));
     EXPECT(!pmi_wire_valid_value("x\ny"));
 
-    if (failures)
-        return 1;
-    printf("pmi_wire: ok\n");
-    return 0;
+    return expect_done("pmi_wire");
 }

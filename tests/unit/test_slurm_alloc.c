@@ -8,14 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
-#define EXPECT(c)                                                                              \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                      \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 static void test_counts(void)
 {
@@ -95,8 +88,5 @@ int main(void)
 {
     test_counts();
     test_hosts();
-    if (failures)
-        return 1;
-    printf("slurm_alloc: ok\n");
-    return 0;
+    return expect_done("slurm_alloc");
 }

@@ -10,16 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
+#include "expect.h"
 
-#define EXPECT(cond)                                                                           \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                    \
-            if (++failures > 20)                                                               \
-                exit(1);                                                                       \
-        }                                                                                      \
-    } while (0)
 
 /* ---- reference: all nonincreasing factorisations ------------------------------------ */
 typedef struct ref {
@@ -226,8 +218,5 @@ int main(void)
     test_dims();
     test_cart();
     test_graph();
-    if (failures)
-        return 1;
-    puts("topo: ok");
-    return 0;
+    return expect_done("topo");
 }
