@@ -12,22 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
+
 enum { CELLS = 8, RING = 2 * SHM_MAX_FRAME };
 
-static int failures;
 static size_t want_head, want_len;
 static uint64_t want_seed, delivered;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-            if (++failures > 20)                                                               \
-                exit(1);                                                                       \
-        }                                                                                      \
-    } while (0)
 
 static unsigned char byte_at(uint64_t seed, size_t i)
 {
@@ -46,19 +36,19 @@ static void deliver(int src, const void *frame, size_t len)
     (void)src;
     const unsigned char *f = frame;
     delivered++;
-    CHECK(len == want_len, "frame of %zu bytes, sent %zu", len, want_len);
+    EXPECTF(len == want_len, "frame of %zu bytes, sent %zu", len, want_len);
     if (len > SHM_INLINE) {
-        CHECK((uintptr_t)f % 8 == 0, "head %zu: frame at %p is not 8-byte aligned", want_head,
+        EXPECTF((uintptr_t)f % 8 == 0, "head %zu: frame at %p is not 8-byte aligned", want_head,
               frame);
         size_t skew = (SHM_LINE - want_head % SHM_LINE) % SHM_LINE;
         if (want_head % 8 == 0 && len > want_head && skew + len <= SHM_MAX_FRAME)
-            CHECK((uintptr_t)(f + want_head) % SHM_LINE == 0,
+            EXPECTF((uintptr_t)(f + want_head) % SHM_LINE == 0,
                   "head %zu: body at %p is not on a cache line", want_head,
                   (const void *)(f + want_head));
     }
     for (size_t i = 0; i < len; i++)
         if (f[i] != byte_at(want_seed, i)) {
-            CHECK(0, "head %zu, length %zu: byte %zu wrong", want_head, len, i);
+            EXPECTF(0, "head %zu, length %zu: byte %zu wrong", want_head, len, i);
             break;
         }
 }
@@ -77,12 +67,12 @@ static void one(shm_tx_t *tx, shm_rx_t *rx, size_t head, size_t body, int packed
     want_len = len;
     want_seed = seed;
     int taken = shm_tx_send(tx, iov, packed ? 1 : 2, packed ? &pk : NULL, len);
-    CHECK(taken == 1, "head %zu body %zu: refused by an empty ring", head, body);
+    EXPECTF(taken == 1, "head %zu body %zu: refused by an empty ring", head, body);
     char err[256];
     int waits;
     uint64_t before = delivered;
     int n = shm_rx_poll(rx, 1, deliver, 4, &waits, err, sizeof err);
-    CHECK(n == 1 && delivered == before + 1, "head %zu body %zu: poll returned %d (%s)", head,
+    EXPECTF(n == 1 && delivered == before + 1, "head %zu body %zu: poll returned %d (%s)", head,
           body, n, n < 0 ? err : "");
 }
 
@@ -123,16 +113,14 @@ int main(void)
     tr_packer_t pk = { pack_from, buf + 24, 20000 };
     while (sent < 3 * CELLS && shm_tx_send(&tx, iov, 1, &pk, sizeof buf) == 1)
         sent++;
-    CHECK(sent >= RING / 20100 - 1 && sent < 3 * CELLS, "%d frames of 20 KB fit a %d-byte ring",
+    EXPECTF(sent >= RING / 20100 - 1 && sent < 3 * CELLS, "%d frames of 20 KB fit a %d-byte ring",
           sent, RING);
     uint64_t before = delivered;
     while (shm_rx_poll(&rx, 1, deliver, 64, &waits, err, sizeof err) > 0)
         ;
-    CHECK(delivered - before == (uint64_t)sent, "%llu of %d frames delivered",
+    EXPECTF(delivered - before == (uint64_t)sent, "%llu of %d frames delivered",
           (unsigned long long)(delivered - before), sent);
     free(seg);
-    if (failures)
-        return 1;
-    printf("ok: %llu frames\n", (unsigned long long)delivered);
-    return 0;
+    printf("%llu frames\n", (unsigned long long)delivered);
+    return expect_done("shm_ring_align");
 }
