@@ -66,10 +66,13 @@ static void finish(mh_fed_t *f, uint32_t i, const char *kvsname, const char *siz
     free(w.key);
 }
 
-static int waiting(const mh_fed_t *f, uint32_t id)
+/* The entry awaiting an answer from site to our message id, or -1. The site matters: an
+ * UNREACHED may be about our answer to another site's message, whose id is that site's;
+ * then site is the one not connected, and a message of ours to it gets no answer either. */
+static int waiting(const mh_fed_t *f, uint32_t site, uint32_t id)
 {
     for (uint32_t i = 0; i < f->nw; i++)
-        if (f->w[i].id == id)
+        if (f->w[i].id == id && f->w[i].site == (int)site)
             return (int)i;
     return -1;
 }
@@ -136,7 +139,7 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
     const mpirun_opts_t *o = f->m->opts;
     rdv_strs_t fl = msg->fields;
     const char *a = fl.n > 0 ? rdv_strs_next(&fl) : "", *b = fl.n > 1 ? rdv_strs_next(&fl) : "";
-    int i = waiting(f, msg->id);
+    int i = waiting(f, msg->site, msg->id);
     if (msg->site >= (uint32_t)o->mc.nsites || msg->site == (uint32_t)o->site) {
         mh_fed_lose(f, "the rendezvous server relayed a message from a site the job does not have");
         return;
