@@ -21,24 +21,14 @@ int job_can_spawn(void)
 
 int job_can_use_ports(void)
 {
-    /* a part of a federated job spawns, but has no shared space across parts (metampi.noports
-     * = sites: docs/dynproc.md, "Federated jobs") */
-    static int known, can;
-    if (!known && job_can_spawn()) {
-        char v[16], err[128];
-        can = job_get("metampi.noports", v, sizeof v, err, sizeof err) == 1;
-        known = 1;
-    }
-    return can;
+    /* wherever our mpirun spawns, it keeps the shared space too (in a federated job the
+     * first site's mpirun, for every part: docs/dynproc.md, "Federated jobs") */
+    return job_can_spawn();
 }
 
 const char *job_ports_refusal(void)
 {
-    return job_can_spawn() ? "metampi's mpirun cannot keep ports and names across the parts of "
-                             "a federated job (one mpirun per site, through "
-                             "metampi-rendezvous) yet: they need the other parts' later puts "
-                             "and one shared space (one mpirun --metacomputer can)"
-                           : job_spawn_refusal();
+    return job_spawn_refusal();
 }
 
 const char *job_spawn_refusal(void)

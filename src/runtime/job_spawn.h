@@ -27,8 +27,8 @@ int job_get_in(const char *kvsname, const char *key, char *value, int vallen, ch
 /* Nonzero when the launcher can start ranks and keeps the shared space (our mpirun, which
  * puts metampi.spawn into the space of the parts it serves so). */
 int job_can_spawn(void);
-/* Nonzero when ports, names and MPI_Comm_join work too: not in a part of a federated job,
- * which can spawn but has no space shared by all parts (our mpirun's metampi.noports). */
+/* Nonzero when ports, names and MPI_Comm_join work: where spawning does (our mpirun keeps
+ * the shared space wherever it spawns). */
 int job_can_use_ports(void);
 /* Why not (for messages). */
 const char *job_ports_refusal(void);

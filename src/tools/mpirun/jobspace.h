@@ -27,6 +27,8 @@ typedef struct jobspace jobspace_t;
 
 jobspace_t *jobspace_new(void);
 void jobspace_free(jobspace_t *js);
+/* Nonzero when cmd is one of the commands above. */
+int jobspace_is_command(const char *cmd);
 /* 1 and the reply line (without newline) in reply when m is one of the commands above, 0
  * when not, -1 when it is malformed (an invalid PMI command). */
 int jobspace_command(jobspace_t *js, const pmi_msg_t *m, char *reply, size_t cap);

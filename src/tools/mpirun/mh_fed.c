@@ -47,6 +47,7 @@ mh_fed_t *mh_fed_new(mh_spawn_t *s, mh_t *m, rdv_link_t *l)
     f->l = l;
     f->next = (uint32_t)m->plan->size;
     f->early = l->inlen > 0;
+    mh_fed_relay_start(f);
     mh_fed_watch(f);
     return f;
 }

@@ -58,8 +58,16 @@ const kvs_t *mh_fed_space(const mh_fed_t *f, const char *kvsname);
 int mh_fed_spawn_at(mh_fed_t *f, int site, const spawn_origin_t *o, const char *world,
                     const char *parent, const pmi_spawn_req_t *req, char *why, size_t cap);
 /* A get for key of kvsname (f NULL accepted): when kvsname is a part spawned at another
- * site, the get goes there and its answer to o later (1); else 0 (answer it here). */
+ * site or another site's world, the get goes there and its answer to o later (1); else 0
+ * (answer it here). */
 int mh_fed_get_at(mh_fed_t *f, const char *kvsname, const char *key, const spawn_origin_t *o);
+/* The site of world kvsname k when it is another site's (its part's node 0), else -1 (f NULL
+ * accepted). */
+int mh_fed_world_site(const mh_fed_t *f, const char *k);
+/* A shared-space command (jobspace.h) line of rank o: the job's shared space is kept by the
+ * mpirun of the description's first site; at another site the line goes there and its
+ * reply to o later (1); else 0 (answer it here). f NULL accepted. */
+int mh_fed_shared_at(mh_fed_t *f, const char *cmd, const char *line, const spawn_origin_t *o);
 /* The result of a part site asked us for (its id): kvsname and size, or why not. */
 void mh_fed_spawned(mh_fed_t *f, int site, uint32_t id, const char *kvsname, int size,
                     const char *why);
@@ -71,7 +79,9 @@ void mh_spawn_numbered(struct mh_spawn *s, const char *kvsname, uint32_t base, u
                        const char *why);
 void mh_spawn_gw_answer(struct mh_spawn *s, uint32_t base, const char *site, const char *why);
 void mh_spawn_fed_lost(struct mh_spawn *s, const char *why);
-/* The space of node 0 (under our world kvsname or another site's: s->alias) or of a part
+/* A shared-space command line from another site: the reply line into out. */
+void mh_spawn_shared(struct mh_spawn *s, const char *line, char *out, size_t cap);
+/* The space of node 0 (under our world kvsname or another site's) or of a part
  * started here, or NULL. */
 const kvs_t *mh_spawn_own_space(const struct mh_spawn *s, const char *kvsname);
 /* A request from the mpirun of site (its id), the asking part's world kvsname and the

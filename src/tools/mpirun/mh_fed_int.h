@@ -25,11 +25,14 @@ typedef struct fed_part {
 /* A message to another site's mpirun awaiting its answer, for a rank here. Invariant: ids
  * are unique (next_id only grows); every entry is answered exactly once: by the answer, by
  * the server's UNREACHED or GONE, or when the connection is lost. */
+enum { WAIT_SPAWN = 0, WAIT_GET = 1, WAIT_CMD = 2 };
+
 typedef struct fed_wait {
     uint32_t id;
     int site;
-    int get;          /* a get (answer: a get_result line); else a spawn (answer: RESULT) */
-    char *key;        /* the get's key */
+    int get;          /* WAIT_SPAWN (answer: RESULT), WAIT_GET (a get_result line) or
+                       * WAIT_CMD (a shared-space command's reply line) */
+    char *key;        /* the get's key; the command's name */
     spawn_origin_t o;
 } fed_wait_t;
 
@@ -46,6 +49,8 @@ struct mh_fed {
                        * loop (after the helpers have their JOB), announced by POLLOUT */
     fed_wait_t *w;    /* the messages awaiting an answer */
     uint32_t nw, next_id;
+    strv_t world;     /* the other sites' world kvsnames (their parts' node 0), ... */
+    int *world_site;  /* ... and their sites */
 };
 
 /* mh_fed.c: watch the link again (after output); the connection is of no further use. */
@@ -57,5 +62,7 @@ void mh_fed_lose(mh_fed_t *f, const char *why);
 void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg);
 void mh_fed_relay_lost(mh_fed_t *f);
 void mh_fed_relay_free(mh_fed_t *f);
+/* Tells every other site's mpirun our world's kvsname (at the start). */
+void mh_fed_relay_start(mh_fed_t *f);
 
 #endif

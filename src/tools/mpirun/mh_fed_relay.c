@@ -19,8 +19,12 @@
  *            parts_req_encode writes it }: start a part at your site for one of my ranks
  *   SPAWNED  fields = { kvsname, size } or { "", why }: the answer to SPAWN id
  *   GET      fields = { kvsname, key }: a key of a part you started (or your node 0's)
- *   GOT      fields = { value } or {} (not there): the answer to GET id */
-enum { FED_SPAWN = RDV_RELAY_KINDS, FED_SPAWNED, FED_GET, FED_GOT };
+ *   GOT      fields = { value } or {} (not there): the answer to GET id
+ *   WORLD    fields = { kvsname }: my node 0's kvsname (once, at the start, to every site)
+ *   CMD      fields = { line }: a shared-space command (jobspace.h), to the first site's
+ *   DONE     fields = { reply line }: the answer to CMD id */
+enum { FED_SPAWN = RDV_RELAY_KINDS, FED_SPAWNED, FED_GET, FED_GOT, FED_WORLD, FED_CMD,
+       FED_DONE };
 
 /* Sends one; 0, or -1 (the connection is lost: mh_fed_lose has answered every waiting rank). */
 static int relay(mh_fed_t *f, int site, uint32_t kind, uint32_t id, const char *const *v,
@@ -50,17 +54,25 @@ static void finish(mh_fed_t *f, uint32_t i, const char *kvsname, const char *siz
 {
     fed_wait_t w = f->w[i];
     f->w[i] = f->w[--f->nw];
-    if (w.get) {
-        static char line[PMI_WIRE_MAXLINE];
+    static char line[PMI_WIRE_MAXLINE];
+    const char *v[2] = { line, NULL };
+    if (w.get == WAIT_GET) {
         if (kvsname)
             snprintf(line, sizeof line, "cmd=get_result rc=0 msg=success value=%s",
                      size_or_why);
         else
             snprintf(line, sizeof line, "cmd=get_result rc=-1 msg=key_%s_not_found", w.key);
-        const char *v[1] = { line };
+        tell_rank(&w.o, CTL_PARTS_ANSWER, v, 1);
+    } else if (w.get == WAIT_CMD) {
+        /* no answer from the first site: the command failed (rc -1, as jobspace.h's) */
+        if (kvsname)
+            snprintf(line, sizeof line, "%s", size_or_why);
+        else
+            snprintf(line, sizeof line, "cmd=%s_result rc=-1", w.key);
         tell_rank(&w.o, CTL_PARTS_ANSWER, v, 1);
     } else {
-        const char *v[2] = { kvsname ? kvsname : "", size_or_why };
+        v[0] = kvsname ? kvsname : "";
+        v[1] = size_or_why;
         tell_rank(&w.o, CTL_PARTS_RESULT, v, 2);
     }
     free(w.key);
@@ -96,7 +108,7 @@ int mh_fed_spawn_at(mh_fed_t *f, int site, const spawn_origin_t *o, const char *
     strv_push(&v, world);
     strv_push(&v, parent);
     parts_req_encode(req, &v);
-    uint32_t id = await(f, site, 0, NULL, o);
+    uint32_t id = await(f, site, WAIT_SPAWN, NULL, o);
     /* on failure mh_fed_lose has answered the rank already: nothing more to do for the caller */
     relay(f, site, FED_SPAWN, id, (const char *const *)v.v, v.n);
     strv_free(&v);
@@ -104,18 +116,63 @@ int mh_fed_spawn_at(mh_fed_t *f, int site, const spawn_origin_t *o, const char *
     return 0;
 }
 
+int mh_fed_world_site(const mh_fed_t *f, const char *k)
+{
+    for (uint32_t i = 0; f && i < f->world.n; i++)
+        if (strcmp(f->world.v[i], k) == 0)
+            return f->world_site[i];
+    return -1;
+}
+
+static void add_world(mh_fed_t *f, int site, const char *k)
+{
+    if (mh_fed_world_site(f, k) >= 0 || strcmp(k, f->m->kvsname) == 0)
+        return;
+    strv_push(&f->world, k);
+    f->world_site = util_xrealloc(f->world_site, f->world.n * sizeof *f->world_site);
+    f->world_site[f->world.n - 1] = site;
+}
+
 int mh_fed_get_at(mh_fed_t *f, const char *kvsname, const char *key, const spawn_origin_t *o)
 {
-    const fed_part_t *p = NULL;
-    for (uint32_t i = 0; f && i < f->n && !p; i++)
+    int site = -1;
+    for (uint32_t i = 0; f && i < f->n && site < 0; i++)
         if (f->p[i].has_kvs && strcmp(f->p[i].kvsname, kvsname) == 0)
-            p = &f->p[i];
-    if (!p || f->lost || p->site == f->m->opts->site)
+            site = f->p[i].site;
+    if (site < 0)
+        site = mh_fed_world_site(f, kvsname);
+    if (site < 0 || f->lost || site == f->m->opts->site)
         return 0;
     const char *v[2] = { kvsname, key };
-    uint32_t id = await(f, p->site, 1, key, o);
-    relay(f, p->site, FED_GET, id, v, 2);
+    uint32_t id = await(f, site, WAIT_GET, key, o);
+    relay(f, site, FED_GET, id, v, 2);
     return 1;
+}
+
+int mh_fed_shared_at(mh_fed_t *f, const char *cmd, const char *line, const spawn_origin_t *o)
+{
+    if (!f || f->m->opts->site == 0)
+        return 0;   /* the keeper: answered here */
+    if (f->lost) {
+        static char reply[PMI_WIRE_MAXLINE];
+        snprintf(reply, sizeof reply, "cmd=%s_result rc=-1", cmd);
+        const char *v[1] = { reply };
+        tell_rank(o, CTL_PARTS_ANSWER, v, 1);
+        return 1;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%s", strncmp(cmd, "port_", 5) == 0 ? "port" : cmd);
+    uint32_t id = await(f, 0, WAIT_CMD, name, o);
+    relay(f, 0, FED_CMD, id, &line, 1);
+    return 1;
+}
+
+void mh_fed_relay_start(mh_fed_t *f)
+{
+    const char *v[1] = { f->m->kvsname };
+    for (int site = 0; site < f->m->opts->mc.nsites; site++)
+        if (site != f->m->opts->site)
+            relay(f, site, FED_WORLD, 0, v, 1);
 }
 
 void mh_fed_spawned(mh_fed_t *f, int site, uint32_t id, const char *kvsname, int size,
@@ -163,11 +220,12 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
         /* the rest is the request as parts_req_encode wrote it: a RELAY's strings are
          * encoded as a control frame's (u32 length with the NUL, the bytes) */
         ctl_strs_t req = { .p = fl.p, .n = fl.n - 2 };
+        add_world(f, (int)msg->site, a);
         mh_spawn_remote(f->s, (int)msg->site, msg->id, a, b, req);
         return;
     }
     case FED_SPAWNED:
-        if (i >= 0 && !f->w[i].get) {
+        if (i >= 0 && f->w[i].get == WAIT_SPAWN) {
             char text[700];
             int ok = fl.n == 2 && *a && valid_kvsname(a) && strspn(b, "0123456789") ==
                      strlen(b) && *b;
@@ -184,8 +242,26 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
         return;
     }
     case FED_GOT:
-        if (i >= 0 && f->w[i].get)
+        if (i >= 0 && f->w[i].get == WAIT_GET)
             finish(f, (uint32_t)i, fl.n == 1 ? "" : NULL, a);
+        return;
+    case FED_WORLD:
+        if (fl.n == 1 && valid_kvsname(a))
+            add_world(f, (int)msg->site, a);
+        return;
+    case FED_CMD: {
+        static char out[PMI_WIRE_MAXLINE];
+        if (fl.n == 1 && o->site == 0)
+            mh_spawn_shared(f->s, a, out, sizeof out);
+        else
+            out[0] = '\0';
+        const char *v[1] = { out };
+        relay(f, (int)msg->site, FED_DONE, msg->id, v, 1);
+        return;
+    }
+    case FED_DONE:
+        if (i >= 0 && f->w[i].get == WAIT_CMD)
+            finish(f, (uint32_t)i, fl.n == 1 && *a ? "" : NULL, a);
         return;
     default:
         mh_fed_lose(f, "the rendezvous server relayed a message of a kind this mpirun does not know");
@@ -203,4 +279,6 @@ void mh_fed_relay_free(mh_fed_t *f)
     for (uint32_t i = 0; i < f->nw; i++)
         free(f->w[i].key);
     free(f->w);
+    strv_free(&f->world);
+    free(f->world_site);
 }

@@ -63,7 +63,6 @@ void mh_spawn_free(mh_spawn_t *s)
     free(s->part);
     free(s->used);
     kvs_free(&s->first);
-    strv_free(&s->alias);
     jobspace_free(s->shared);
     free(s);
 }
@@ -73,16 +72,10 @@ char **mh_spawn_kv(const mh_spawn_t *s, char **kv, int npairs, int *nout)
     char **out = util_xmalloc((size_t)(2 * (npairs + 2)) * sizeof *out);
     for (int i = 0; i < 2 * npairs; i++)
         out[i] = util_xstrdup(kv[i]);
-    /* the library may spawn and use ports, or why not (runtime/job_spawn.h); a part of a
-     * federated job spawns but keeps no ports across parts */
+    /* the library may spawn and use ports, or why not (runtime/job_spawn.h) */
     out[2 * npairs] = util_xstrdup(s ? "metampi.spawn" : "metampi.nospawn");
     out[2 * npairs + 1] = util_xstrdup(s ? "1" : "sites");
     *nout = npairs + 1;
-    if (s && s->fed) {
-        out[2 * npairs + 2] = util_xstrdup("metampi.noports");
-        out[2 * npairs + 3] = util_xstrdup("sites");
-        *nout = npairs + 2;
-    }
     return out;
 }
 
@@ -361,10 +354,6 @@ void mh_spawn_launch(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req,
     strv_t kv = { 0 };
     strv_push(&kv, "metampi.spawn");
     strv_push(&kv, "1");
-    if (s->fed) {
-        strv_push(&kv, "metampi.noports");
-        strv_push(&kv, "sites");
-    }
     strv_push(&kv, "metampi.part.base");
     strv_pushf(&kv, "%d", p->base);
     strv_push(&kv, "metampi.part.parent");
@@ -592,6 +581,7 @@ static void on_ask(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         return;
     }
     const char *line = ctl_strs_next(&fl);
+    spawn_origin_t o = { .h = h, .node = f->u.parts.node, .rank = f->u.parts.rank };
     out[0] = '\0';
     if (pmi_wire_parse(line, strlen(line), &msg) == 0) {
         const char *cmd = pmi_msg_cmd(&msg);
@@ -601,13 +591,14 @@ static void on_ask(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         } else if (strcmp(cmd, "get") == 0) {
             const kvs_t *space = space_of(s, k);
             const char *v = space ? kvs_get(space, key) : NULL;
-            spawn_origin_t o = { .h = h, .node = f->u.parts.node, .rank = f->u.parts.rank };
             if (!v && mh_fed_get_at(s->fed, k, key, &o))
-                return;   /* asked at the site of those children: answered from there */
+                return;   /* put at another site: answered from there */
             if (v)
                 snprintf(out, sizeof out, "cmd=get_result rc=0 msg=success value=%s", v);
             else
                 snprintf(out, sizeof out, "cmd=get_result rc=-1 msg=key_%s_not_found", key);
+        } else if (jobspace_is_command(cmd) && mh_fed_shared_at(s->fed, cmd, line, &o)) {
+            return;   /* kept by the first site's mpirun: answered from there */
         } else if (jobspace_command(s->shared, &msg, out, sizeof out) != 1) {
             out[0] = '\0';   /* not a command of ours, or malformed: invalid */
         }

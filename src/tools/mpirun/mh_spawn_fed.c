@@ -8,8 +8,11 @@
  *     which goes to the asking rank (mh_fed.c).
  *   - The children there read their parents' world under the asking part's world kvsname:
  *     the world is one, with the same layout in every part's space and the cards of the
- *     ranks of this site in node 0's space here, so that kvsname is an alias of node 0's
- *     space (s->alias).
+ *     ranks of this site in node 0's space here, so every other site's world kvsname
+ *     (mh_fed_world_site) names node 0's space here too; a key it lacks (put at that site)
+ *     is asked for there (mh_fed_get_at).
+ *   - The job's shared space (names, ports: jobspace.h) is the first site's mpirun's; the
+ *     others send it their ranks' commands (mh_fed_shared_at, mh_spawn_shared).
  */
 #include "mh_spawn_int.h"
 
@@ -127,23 +130,25 @@ void mh_spawn_remote(mh_spawn_t *s, int site, uint32_t id, const char *world,
         mh_spawn_result(s, &p, NULL, 0, "the spawn request did not decode at this site");
         return;
     }
-    int known = strcmp(world, s->m->kvsname) == 0;
-    for (uint32_t i = 0; i < s->alias.n && !known; i++)
-        known = strcmp(s->alias.v[i], world) == 0;
-    if (!known)
-        strv_push(&s->alias, world);
+    (void)world;   /* known as the asking site's world (mh_fed_world_site) */
     mh_spawn_part(s, &o, &req, parent);
 }
 
 const kvs_t *mh_spawn_own_space(const mh_spawn_t *s, const char *kvsname)
 {
-    if (strcmp(kvsname, s->m->kvsname) == 0)
+    if (strcmp(kvsname, s->m->kvsname) == 0 || mh_fed_world_site(s->fed, kvsname) >= 0)
         return &s->first;
-    for (uint32_t i = 0; i < s->alias.n; i++)
-        if (strcmp(kvsname, s->alias.v[i]) == 0)
-            return &s->first;
     for (int i = 0; i < s->nparts; i++)
         if (s->part[i]->go && strcmp(kvsname, s->part[i]->kvsname) == 0)
             return &s->part[i]->kvs;
     return NULL;
+}
+
+void mh_spawn_shared(mh_spawn_t *s, const char *line, char *out, size_t cap)
+{
+    static pmi_msg_t msg;   /* large; single-threaded */
+    out[0] = '\0';   /* not a command of ours, or malformed: invalid */
+    if (pmi_wire_parse(line, strlen(line), &msg) != 0 ||
+        jobspace_command(s->shared, &msg, out, cap) != 1)
+        out[0] = '\0';
 }

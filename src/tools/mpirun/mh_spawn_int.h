@@ -54,8 +54,6 @@ struct mh_spawn {
     int cursor;                 /* the next host (of the list) of the round robin */
     mh_fed_t *fed;              /* a part of a federated job: numbers and the other parts'
                                  * gateways through the rendezvous server (mh_fed.h) */
-    strv_t alias;               /* federated: the other sites' world kvsnames, which name
-                                 * the same world as node 0's space here (mh_spawn_fed.c) */
 };
 
 /* Places, numbers and starts a part for req (owned by the callee from now on) asked for by o,

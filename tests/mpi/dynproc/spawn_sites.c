@@ -21,8 +21,8 @@
  * Allreduce on the inter-communicator, the merged communicator, disconnect; every child checks
  * it runs where it was asked to. Before, refused with MPI_ERR_SPAWN at every rank, never a
  * hang: a spawn_multiple whose commands name hosts at two sites, and a command the other
- * site cannot execute (the reason comes from there); a port with MPI_ERR_PORT.
- * spawn_sites fedwhy spawn|nocmd|port: the same refusals under MPI_ERRORS_ARE_FATAL (the
+ * site cannot execute (the reason comes from there).
+ * spawn_sites fedwhy spawn|nocmd: the same refusals under MPI_ERRORS_ARE_FATAL (the
  * report says why; the test checks it).
  * spawn_sites fedlost STOPFILE: rank 0 creates STOPFILE, whereupon the test stops the
  * rendezvous server; the ranks spawn one child a second (each disconnects at once) until a
@@ -191,20 +191,14 @@ static void fed_spawn(char *self, const char *names, int root, int at, int nchil
     free(codes);
 }
 
-/* Refused at every rank: what says 'spawn' (commands at two sites: first's and other's),
- * 'nocmd' (a command the other site cannot execute) or 'port'. */
+/* Refused at every rank: what says 'spawn' (commands at two sites: first's and other's) or
+ * 'nocmd' (a command the other site cannot execute). */
 static void fed_refusals(char *self, const char *first, const char *other, int fatal,
                          const char *what)
 {
     if (!fatal)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int cls = -1, codes[2] = { 0, 0 };
-    if (strcmp(what, "port") == 0) {
-        char name[MPI_MAX_PORT_NAME];
-        MPI_Error_class(MPI_Open_port(MPI_INFO_NULL, name), &cls);
-        CHECK(cls == MPI_ERR_PORT);
-        return;
-    }
     MPI_Info info[2];
     MPI_Info_create(&info[0]);
     MPI_Info_set(info[0], "host", first);
@@ -247,7 +241,6 @@ static void federated(char *self, int nchild, const char *why)
     }
     fed_refusals(self, names, last, 0, "spawn");
     fed_refusals(self, names, last, 0, "nocmd");
-    fed_refusals(self, names, last, 0, "port");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     fed_spawn(self, names, 0, 0, nchild, 0);
     fed_spawn(self, names, 0, size - 1, nchild, 0);
