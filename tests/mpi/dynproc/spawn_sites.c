@@ -20,9 +20,9 @@
  * point-to-point both ways between every parent (at both sites) and every child, Bcast and
  * Allreduce on the inter-communicator, the merged communicator, disconnect; every child checks
  * it runs where it was asked to. Before, refused with MPI_ERR_SPAWN at every rank, never a
- * hang: a spawn_multiple whose commands name hosts at two sites, and a command the other
- * site cannot execute (the reason comes from there).
- * spawn_sites fedwhy spawn|nocmd: the same refusals under MPI_ERRORS_ARE_FATAL (the
+ * hang: a spawn_multiple whose commands name hosts at two sites or one host at the other site
+ * and none, and a command the other site cannot execute (the reason comes from there).
+ * spawn_sites fedwhy spawn|nohost|nocmd: the same refusals under MPI_ERRORS_ARE_FATAL (the
  * report says why; the test checks it).
  * spawn_sites fedlost STOPFILE: rank 0 creates STOPFILE, whereupon the test stops the
  * rendezvous server; the ranks spawn one child a second (each disconnects at once) until a
@@ -191,7 +191,8 @@ static void fed_spawn(char *self, const char *names, int root, int at, int nchil
     free(codes);
 }
 
-/* Refused at every rank: what says 'spawn' (commands at two sites: first's and other's) or
+/* Refused at every rank: what says 'spawn' (commands at two sites: first's and other's),
+ * 'nohost' (one command at the other site, one without host, which would start here) or
  * 'nocmd' (a command the other site cannot execute). */
 static void fed_refusals(char *self, const char *first, const char *other, int fatal,
                          const char *what)
@@ -201,7 +202,8 @@ static void fed_refusals(char *self, const char *first, const char *other, int f
     int cls = -1, codes[2] = { 0, 0 };
     MPI_Info info[2];
     MPI_Info_create(&info[0]);
-    MPI_Info_set(info[0], "host", first);
+    if (strcmp(what, "nohost") != 0)
+        MPI_Info_set(info[0], "host", first);
     MPI_Info_create(&info[1]);
     MPI_Info_set(info[1], "host", other);
     MPI_Comm inter = MPI_COMM_NULL;
@@ -240,6 +242,7 @@ static void federated(char *self, int nchild, const char *why)
         return;
     }
     fed_refusals(self, names, last, 0, "spawn");
+    fed_refusals(self, names, last, 0, "nohost");
     fed_refusals(self, names, last, 0, "nocmd");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     fed_spawn(self, names, 0, 0, nchild, 0);
