@@ -198,7 +198,8 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
     const char *a = fl.n > 0 ? rdv_strs_next(&fl) : "", *b = fl.n > 1 ? rdv_strs_next(&fl) : "";
     int i = waiting(f, msg->site, msg->id);
     if (msg->site >= (uint32_t)o->mc.nsites || msg->site == (uint32_t)o->site) {
-        mh_fed_lose(f, "the rendezvous server relayed a message from a site the job does not have");
+        mh_fed_lose(f, "the rendezvous server relayed a message from a site the job does not "
+                       "have");
         return;
     }
     switch (msg->kind) {
@@ -264,7 +265,8 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
             finish(f, (uint32_t)i, fl.n == 1 && *a ? "" : NULL, a);
         return;
     default:
-        mh_fed_lose(f, "the rendezvous server relayed a message of a kind this mpirun does not know");
+        mh_fed_lose(f, "the rendezvous server relayed a message of a kind this mpirun does not "
+                       "know");
     }
 }
 

@@ -2,8 +2,9 @@
  * The part's connection to the rendezvous server while the job runs (docs/dynproc.md,
  * "Federated jobs"): the authenticated TLS connection of the join (rdv_client.h), kept, with
  * its frame MACs' sequence numbers, for the frames of spawning (rdv_wire.h: NUMBERS and GW_OK
- * out, RANKS and GW_OK in) and the parts' messages to each other (RELAY both ways). Non-blocking: the owner watches rdv_link_fd for POLLIN, and for
- * POLLOUT while rdv_link_wants_out says output waits.
+ * out, RANKS and GW_OK in) and the parts' messages to each other (RELAY both ways).
+ * Non-blocking: the owner watches rdv_link_fd for POLLIN, and for POLLOUT while
+ * rdv_link_wants_out says output waits.
  */
 #ifndef RDV_LINK_H
 #define RDV_LINK_H
