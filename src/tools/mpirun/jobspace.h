@@ -13,6 +13,10 @@
  *   cmd=port_post port=HEX value=V      -> cmd=port_result rc=0 | rc=-1 (no such port)
  *   cmd=port_take port=HEX              -> cmd=port_result rc=0 value=V | rc=1 (empty) | rc=-1
  *
+ * In a federated job the space is the first site's mpirun's (mpirun/mh_fed_relay.c); when
+ * another site's mpirun cannot reach it, it answers any of them cmd=<result> rc=-9 msg=HEX
+ * (the reason; runtime/job_spawn.h: JOB_SHARED_UNREACHABLE).
+ *
  * A reply box is a port named by its owner (opened implicitly by the first post to a name
  * starting "reply:"). Bounded like the key-value spaces (KVS_MAX_BYTES in all).
  */

@@ -7,6 +7,7 @@
 
 #include "mh_spawn.h"
 #include "parts_ctl.h"
+#include "pmi_spawn.h"
 #include "runtime/pmi_wire.h"
 #include "util.h"
 
@@ -48,6 +49,15 @@ static void tell_rank(const spawn_origin_t *o, uint8_t op, const char *const *v,
                  "bytes", o->h->name, CTL_MAX_FRAME);
 }
 
+/* The reply to a shared-space command whose keeper cannot be asked (jobspace.h). */
+static void unreachable(char *line, size_t cap, const char *name, const char *why)
+{
+    char hex[2 * 300 + 1], text[301];
+    snprintf(text, sizeof text, "%s", why);
+    pmi_spawn_hex_encode(text, hex);
+    snprintf(line, cap, "cmd=%s_result rc=-9 msg=%s", name, hex);
+}
+
 /* Answers waiting entry i and forgets it: a spawn's RESULT (kvsname and size; kvsname NULL:
  * refused, why), or a get's line (kvsname NULL: not found; else the value). */
 static void finish(mh_fed_t *f, uint32_t i, const char *kvsname, const char *size_or_why)
@@ -64,11 +74,10 @@ static void finish(mh_fed_t *f, uint32_t i, const char *kvsname, const char *siz
             snprintf(line, sizeof line, "cmd=get_result rc=-1 msg=key_%s_not_found", w.key);
         tell_rank(&w.o, CTL_PARTS_ANSWER, v, 1);
     } else if (w.get == WAIT_CMD) {
-        /* no answer from the first site: the command failed (rc -1, as jobspace.h's) */
         if (kvsname)
             snprintf(line, sizeof line, "%s", size_or_why);
-        else
-            snprintf(line, sizeof line, "cmd=%s_result rc=-1", w.key);
+        else   /* no answer from the first site (jobspace.h) */
+            unreachable(line, sizeof line, w.key, size_or_why);
         tell_rank(&w.o, CTL_PARTS_ANSWER, v, 1);
     } else {
         v[0] = kvsname ? kvsname : "";
@@ -153,15 +162,15 @@ int mh_fed_shared_at(mh_fed_t *f, const char *cmd, const char *line, const spawn
 {
     if (!f || f->m->opts->site == 0)
         return 0;   /* the keeper: answered here */
+    char name[32];
+    snprintf(name, sizeof name, "%s", strncmp(cmd, "port_", 5) == 0 ? "port" : cmd);
     if (f->lost) {
         static char reply[PMI_WIRE_MAXLINE];
-        snprintf(reply, sizeof reply, "cmd=%s_result rc=-1", cmd);
+        unreachable(reply, sizeof reply, name, f->why);
         const char *v[1] = { reply };
         tell_rank(o, CTL_PARTS_ANSWER, v, 1);
         return 1;
     }
-    char name[32];
-    snprintf(name, sizeof name, "%s", strncmp(cmd, "port_", 5) == 0 ? "port" : cmd);
     uint32_t id = await(f, 0, WAIT_CMD, name, o);
     relay(f, 0, FED_CMD, id, &line, 1);
     return 1;

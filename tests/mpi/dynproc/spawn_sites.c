@@ -26,8 +26,11 @@
  * report says why; the test checks it).
  * spawn_sites fedlost STOPFILE: rank 0 creates STOPFILE, whereupon the test stops the
  * rendezvous server; the ranks spawn one child a second (each disconnects at once) until a
- * spawn fails, which must be MPI_ERR_SPAWN at every rank within 60 s, then once more under
- * MPI_ERRORS_ARE_FATAL (the report says why; the test checks it). */
+ * spawn fails, which must be MPI_ERR_SPAWN at every rank within 60 s; a name looked up is
+ * then unknown at the first site (MPI_ERR_NAME) and cannot be asked for at the others
+ * (MPI_ERR_OTHER); then a spawn once more under MPI_ERRORS_ARE_FATAL (the report says why;
+ * the test checks it). spawn_sites fedlost STOPFILE name: the lookup at the other sites under
+ * MPI_ERRORS_ARE_FATAL (the report says why). */
 #include "../check.h"
 
 #include <stdlib.h>
@@ -257,7 +260,7 @@ static void federated(char *self, int nchild, const char *why)
     free(names);
 }
 
-static void fed_lost(char *self, const char *stopfile)
+static void fed_lost(char *self, const char *stopfile, int name_fatal)
 {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -284,6 +287,14 @@ static void fed_lost(char *self, const char *stopfile)
         refused = 1;
     }
     CHECK(refused);
+    /* names and ports: kept by the first site's mpirun, which the others cannot reach now */
+    const char *sizes = getenv("EXPECT_SITE_SIZES");
+    int first_site = sizes ? atoi(sizes) : 1, cls = -1;
+    char port[MPI_MAX_PORT_NAME];
+    if (name_fatal && rank >= first_site)   /* the report says why (the test checks it) */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Error_class(MPI_Lookup_name("metampi-fedlost", MPI_INFO_NULL, port), &cls);
+    CHECK(cls == (rank < first_site ? MPI_ERR_NAME : MPI_ERR_OTHER));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Comm inter;
     MPI_Comm_spawn(self, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
@@ -294,7 +305,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc >= 3 && strcmp(argv[1], "fedlost") == 0) {
-        fed_lost(argv[0], argv[2]);
+        fed_lost(argv[0], argv[2], argc >= 4 && strcmp(argv[3], "name") == 0);
         MPI_Finalize();
         return 0;
     }
