@@ -21,24 +21,14 @@ int job_can_spawn(void)
 
 int job_can_use_ports(void)
 {
-    /* a part of a federated job spawns, but has no shared space across parts (metampi.noports
-     * = sites: docs/dynproc.md, "Federated jobs") */
-    static int known, can;
-    if (!known && job_can_spawn()) {
-        char v[16], err[128];
-        can = job_get("metampi.noports", v, sizeof v, err, sizeof err) == 1;
-        known = 1;
-    }
-    return can;
+    /* wherever our mpirun spawns, it keeps the shared space too (in a federated job the
+     * first site's mpirun, for every part: docs/dynproc.md, "Federated jobs") */
+    return job_can_spawn();
 }
 
 const char *job_ports_refusal(void)
 {
-    return job_can_spawn() ? "metampi's mpirun cannot keep ports and names across the parts of "
-                             "a federated job (one mpirun per site, through "
-                             "metampi-rendezvous) yet: they need the other parts' later puts "
-                             "and one shared space (one mpirun --metacomputer can)"
-                           : job_spawn_refusal();
+    return job_spawn_refusal();
 }
 
 const char *job_spawn_refusal(void)
@@ -76,6 +66,20 @@ static void hex(const char *s, char *out)
         *out++ = digits[(unsigned char)*s & 15];
     }
     *out = '\0';
+}
+
+/* The text of a hex-coded reason (msg may be NULL) into why: its length (0: none). */
+static int unhex(const char *msg, char *why, int whylen)
+{
+    int len = 0;
+    for (const char *p = msg; p && p[0] && p[1] && len < whylen - 1; p += 2) {
+        unsigned v;
+        if (sscanf(p, "%2x", &v) != 1 || v == 0)
+            break;
+        why[len++] = (char)v;
+    }
+    why[len] = '\0';
+    return len;
 }
 
 /* One line of the request: 0, 1 (refused: a bound of the launcher), -1 (why). */
@@ -157,16 +161,7 @@ int job_spawn(const job_spawn_app_t *apps, int napps, const char *const *preput,
     const char *ok = pmi_msg_get(&r, "rc"), *k = pmi_msg_get(&r, "kvsname"),
                *n = pmi_msg_get(&r, "size"), *msg = pmi_msg_get(&r, "msg");
     if (!ok || strcmp(ok, "0") != 0) {
-        /* the reason, hex-coded */
-        int len = 0;
-        for (const char *p = msg; p && p[0] && p[1] && len < whylen - 1; p += 2) {
-            unsigned v;
-            if (sscanf(p, "%2x", &v) != 1 || v == 0)
-                break;
-            why[len++] = (char)v;
-        }
-        why[len] = '\0';
-        if (!len)
+        if (!unhex(msg, why, whylen))
             snprintf(why, (size_t)whylen, "the launcher refused the request");
         return 1;
     }
@@ -204,7 +199,18 @@ int job_shared(const char *name, const char *expect, const char *k1, const char 
     snprintf(line, sizeof line, "cmd=%s%s%s%s%s%s%s%s%s\n", name, k1 ? " " : "", k1 ? k1 : "",
              k1 ? "=" : "", k1 ? va : "", k2 ? " " : "", k2 ? k2 : "", k2 ? "=" : "",
              k2 ? vb : "");
-    return pmi_client_command(&job.pmi, line, expect, reply, err, errlen);
+    if (pmi_client_command(&job.pmi, line, expect, reply, err, errlen) != 0)
+        return -1;
+    if (job_reply_rc(reply) == JOB_SHARED_UNREACHABLE) {
+        /* a federated job's space is kept by another site's mpirun, which cannot be asked */
+        char why[256];
+        if (!unhex(pmi_msg_get(reply, "msg"), why, (int)sizeof why))
+            snprintf(why, sizeof why, "no reason given");
+        snprintf(err, (size_t)errlen, "the job's names and ports are kept by the mpirun of "
+                 "the first site, which this site's mpirun cannot reach: %s", why);
+        return -1;
+    }
+    return 0;
 }
 
 int job_reply_rc(const pmi_msg_t *reply)

@@ -27,8 +27,8 @@ int job_get_in(const char *kvsname, const char *key, char *value, int vallen, ch
 /* Nonzero when the launcher can start ranks and keeps the shared space (our mpirun, which
  * puts metampi.spawn into the space of the parts it serves so). */
 int job_can_spawn(void);
-/* Nonzero when ports, names and MPI_Comm_join work too: not in a part of a federated job,
- * which can spawn but has no space shared by all parts (our mpirun's metampi.noports). */
+/* Nonzero when ports, names and MPI_Comm_join work: where spawning does (our mpirun keeps
+ * the shared space wherever it spawns). */
 int job_can_use_ports(void);
 /* Why not (for messages). */
 const char *job_ports_refusal(void);
@@ -37,7 +37,9 @@ const char *job_ports_refusal(void);
 const char *job_spawn_refusal(void);
 /* A command of the job's shared space at mpirun (names, ports: tools/mpirun/jobspace.h),
  * "cmd=NAME" and its arguments, where the strings of args marked hex are coded here: up to
- * three key/value pairs (NULL key: fewer). 0 and the reply (cmd=<expect>), or -1 (err). */
+ * three key/value pairs (NULL key: fewer). 0 and the reply (cmd=<expect>), or -1 (err; also
+ * when mpirun answers rc=JOB_SHARED_UNREACHABLE msg=HEX: the space cannot be reached). */
+#define JOB_SHARED_UNREACHABLE (-9)
 int job_shared(const char *name, const char *expect, const char *k1, const char *v1, int hex1,
                const char *k2, const char *v2, int hex2, pmi_msg_t *reply, char *err,
                int errlen);

@@ -95,6 +95,12 @@ int procs_add(const char *kvsname, int rank, char *err, int errlen)
     int part = part_of(kvsname, err, errlen);
     if (part < 0)
         return -1;
+    /* the same process under another name: in a federated job each site's part names the
+     * one world by its own kvsname (docs/dynproc.md, "Federated jobs"); the job-wide number
+     * is the process's in every part */
+    int known = procs_of_id(pr.part_base[part] + rank);
+    if (known >= 0)
+        return known;
     if (pr.n == pr.cap) {
         int cap = pr.cap ? 2 * pr.cap : 16;
         proc_t *np = realloc(pr.p, (size_t)cap * sizeof *np);

@@ -7,7 +7,8 @@
  * there, or by its job-wide number (its part's base + that rank, which mpirun hands out and
  * the TCP transport's handshake carries).
  *
- * Invariant: a process appears once; numbers never change.
+ * Invariant: a process appears once, whatever name it is met under (its job-wide number
+ * decides: a federated job's world has one kvsname per site); numbers never change.
  */
 #ifndef METAMPI_PROCS_H
 #define METAMPI_PROCS_H

@@ -420,18 +420,50 @@ static void scenario_emfile(void)
 typedef struct seen {
     char text[4096];
     size_t len;
-    int ranks, gw_ok;
+    int ranks, gw_ok, relays;
     rdv_link_t *l;
+    int echo;       /* answer every part's RELAY with the same fields, kind + 1 */
     int answer;     /* answer every RANKS with a GW_OK (why "no room" for base 8) */
     uint32_t site;
     char ok[16][2][32];   /* per base, per site: the GW_OK's why ("-": none came) */
 } seen_t;
 
-static void on_frame(void *ctx, uint8_t type, const rdv_ranks_t *r)
+/* A RELAY: "UNREACHED site id 'why'", "GONE site 'why'" or "RELAY site kind id f1|f2|..." */
+static void on_relay(seen_t *s, const rdv_relay_t *m)
+{
+    char err[256];
+    rdv_strs_t f = m->fields;
+    const char *v[8];
+    uint32_t n = m->fields.n < 8 ? m->fields.n : 8;
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = rdv_strs_next(&f);
+    s->relays++;
+    if (m->kind == RDV_RELAY_UNREACHED || m->kind == RDV_RELAY_GONE) {
+        s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, " %s %u",
+                                   m->kind ? "GONE" : "UNREACHED", m->site);
+        if (m->kind == RDV_RELAY_UNREACHED)
+            s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, " %u", m->id);
+        s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, " '%s'",
+                                   n == 1 ? v[0] : "?");
+        return;
+    }
+    s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, " RELAY %u %u %u ",
+                               m->site, m->kind, m->id);
+    for (uint32_t i = 0; i < n; i++)
+        s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, "%s%s",
+                                   i ? "|" : "", v[i]);
+    if (s->echo && rdv_link_relay(s->l, m->site, m->kind + 1, m->id, v, n, err,
+                                  sizeof err) != 0)
+        _exit(4);
+}
+
+static void on_frame(void *ctx, uint8_t type, const rdv_ranks_t *r, const rdv_relay_t *m)
 {
     seen_t *s = ctx;
     char err[256];
-    if (type == RDV_RANKS) {
+    if (type == RDV_RELAY) {
+        on_relay(s, m);
+    } else if (type == RDV_RANKS) {
         s->ranks++;
         s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len,
                                    " RANKS %s %u %u %s %u %u '%s'", r->kvsname, r->base,
@@ -439,7 +471,7 @@ static void on_frame(void *ctx, uint8_t type, const rdv_ranks_t *r)
         if (s->answer && rdv_link_gw_ok(s->l, r->base, s->site, r->base == 8 ? "no room" : "",
                                         err, sizeof err) != 0)
             _exit(4);
-    } else {
+    } else if (type == RDV_GW_OK) {
         s->gw_ok++;
         if (r->base < 16 && r->site < 2)
             snprintf(s->ok[r->base][r->site], sizeof s->ok[0][0], "%s", r->why);
@@ -462,8 +494,27 @@ static int await(seen_t *s, int want, int want_ok)
     return s->ranks >= want && s->gw_ok >= want_ok ? 0 : -1;
 }
 
+/* Reads frames until want RELAYs came in all (5 s at most). */
+static int await_relays(seen_t *s, int want)
+{
+    char err[256];
+    long long end = now_ms() + 5000;
+    for (int first = 1; s->relays < want && now_ms() < end; first = 0) {
+        /* frames read with the layout are there already: no poll announces them */
+        struct pollfd p = { .fd = rdv_link_fd(s->l), .events = POLLIN };
+        if (((first && s->l->inlen) || poll(&p, 1, 100) > 0) &&
+            rdv_link_read(s->l, on_frame, s, err, sizeof err) != 0) {
+            s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, " LOST %s",
+                                       err);
+            return -1;
+        }
+    }
+    return s->relays >= want ? 0 : -1;
+}
+
 /* A part that keeps its link; role 0 (alpha) asks for numbers, 1 (beta) answers, 2 (gamma)
- * closes at once, 3 waits until the link is lost. */
+ * closes at once, 3 waits until the link is lost; 4 (alpha) sends a RELAY to beta and one to
+ * gamma (gone), 5 (beta) echoes the one it gets and closes. */
 static void run_link_part(const char *server, const join_args_t *a, int role, int out)
 {
     const char *hosts[1] = { "h0" };
@@ -498,6 +549,22 @@ static void run_link_part(const char *server, const join_args_t *a, int role, in
         for (int b = 6; b <= 8; b += 2)
             s.len += (size_t)snprintf(s.text + s.len, sizeof s.text - s.len,
                                       " OK %d '%s' '%s'", b, s.ok[b][0], s.ok[b][1]);
+    } else if (role == 4) {
+        rdv_result_free(&res);
+        usleep(300000);   /* gamma has closed: two parts serve */
+        static const char *const f[3] = { "kA.s1", "", "a b" };
+        if (await_relays(&s, 1) != 0 ||   /* gamma's GONE */
+            rdv_link_relay(s.l, 1, RDV_RELAY_KINDS + 4, 77, f, 3, err, sizeof err) != 0 ||
+            await_relays(&s, 2) != 0 ||   /* beta's echo */
+            rdv_link_relay(s.l, 2, RDV_RELAY_KINDS, 78, f, 1, err, sizeof err) != 0 ||
+            await_relays(&s, 4) != 0)     /* UNREACHED gamma, GONE beta */
+            s.len += (size_t)snprintf(s.text + s.len, sizeof s.text - s.len, " FAIL");
+    } else if (role == 5) {
+        rdv_result_free(&res);
+        s.echo = 1;
+        if (await_relays(&s, 2) != 0)   /* gamma's GONE, alpha's RELAY */
+            s.len += (size_t)snprintf(s.text + s.len, sizeof s.text - s.len, " FAIL");
+        usleep(200000);   /* the echo leaves before the connection closes */
     } else if (role == 3) {
         rdv_result_free(&res);
         if (await(&s, 1, 0) == 0)
@@ -540,12 +607,43 @@ static void scenario_numbers(void)
     join_args_t a = part_args("alpha", 2), b = part_args("beta", 1), g = part_args("gamma", 3);
     part_t p[3] = { start_link_part(s.addr, a, 0), start_link_part(s.addr, b, 1),
                     start_link_part(s.addr, g, 2) };
-    /* world ranks 0-5: the first numbers are 6-7, then 8-10; alpha answers for itself */
-    const char *want_a = " RANKS kA.s1 6 2 0*2 0 2 '' RANKS kA.s2 8 3 0,1*2 0 2 ''"
+    /* world ranks 0-5: the first numbers are 6-7, then 8-10; alpha answers for itself;
+     * gamma's going is told to both */
+    const char *want_a = " GONE 2 'the mpirun of site gamma left the rendezvous server (its part "
+                         "has ended, or it lost the connection)'"
+                         " RANKS kA.s1 6 2 0*2 0 2 '' RANKS kA.s2 8 3 0,1*2 0 2 ''"
                          " OK 6 '' '' OK 8 'no room' 'no room'";
-    const char *want_b = " RANKS kA.s1 6 2 0*2 0 2 '' RANKS kA.s2 8 3 0,1*2 0 2 ''";
+    const char *want_b = " GONE 2 'the mpirun of site gamma left the rendezvous server (its part "
+                         "has ended, or it lost the connection)'"
+                         " RANKS kA.s1 6 2 0*2 0 2 '' RANKS kA.s2 8 3 0,1*2 0 2 ''";
     CHECK(strcmp(finish_part(&p[0]), want_a) == 0);
     CHECK(strcmp(finish_part(&p[1]), want_b) == 0);
+    CHECK(strcmp(finish_part(&p[2]), "") == 0);
+    CHECK(wait_status(s.pid) == 0);
+}
+
+/* RELAY between parts: to the part of the site named, with the sender's site; UNREACHED
+ * for a site whose part has gone; GONE to the others when a part goes. */
+static void scenario_relay(void)
+{
+    server_t s = start_server("job7", SITES3, 3, 20000);
+    part_t p[3] = { start_link_part(s.addr, part_args("alpha", 2), 4),
+                    start_link_part(s.addr, part_args("beta", 1), 5),
+                    start_link_part(s.addr, part_args("gamma", 3), 2) };
+    const char *gone_g = " GONE 2 'the mpirun of site gamma left the rendezvous server (its "
+                         "part has ended, or it lost the connection)'";
+    char want_a[1024], want_b[1024];
+    snprintf(want_a, sizeof want_a, "%s RELAY 1 21 77 kA.s1||a b UNREACHED 2 78 'the mpirun of "
+             "site gamma is not connected to the rendezvous server (its part has ended, or it "
+             "lost the connection)' GONE 1 'the mpirun of site beta left the rendezvous server "
+             "(its part has ended, or it lost the connection)'", gone_g);
+    snprintf(want_b, sizeof want_b, "%s RELAY 0 20 77 kA.s1||a b", gone_g);
+    const char *out_a = finish_part(&p[0]);
+    const char *out_b = finish_part(&p[1]);
+    if (strcmp(out_a, want_a) != 0 || strcmp(out_b, want_b) != 0)
+        fprintf(stderr, "alpha:%s\nbeta:%s\n", out_a, out_b);
+    CHECK(strcmp(out_a, want_a) == 0);
+    CHECK(strcmp(out_b, want_b) == 0);
     CHECK(strcmp(finish_part(&p[2]), "") == 0);
     CHECK(wait_status(s.pid) == 0);
 }
@@ -575,6 +673,7 @@ int main(int argc, char **argv)
         { "signal", scenario_signal }, { "noserver", scenario_noserver },
         { "flood", scenario_flood }, { "emfile", scenario_emfile },
         { "numbers", scenario_numbers }, { "stopped", scenario_stopped },
+        { "relay", scenario_relay },
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)

@@ -502,6 +502,31 @@ static void test_spawn_frames(void)
     rdv_put_u32(&b, RDV_SITES_MAX);   /* no such site */
     rdv_put_str(&b, "");
     CHECK(rdv_gw_ok_parse(b.p, b.len, &base, &site, &why, err, sizeof err) != 0);
+
+    /* RELAY: any strings, empty ones included; a site beyond the bound, a truncated list
+     * and bytes after it are refused */
+    static const char *const f[3] = { "kvs_1.s2", "", "cmd=get key=x" };
+    rdv_relay_t m;
+    b.len = 0;
+    rdv_put_u32(&b, 2);
+    rdv_put_u32(&b, RDV_RELAY_KINDS + 1);
+    rdv_put_u32(&b, 99);
+    rdv_put_strs(&b, f, 3);
+    CHECK(rdv_relay_parse(b.p, b.len, &m, err, sizeof err) == 0 && m.site == 2 &&
+          m.kind == RDV_RELAY_KINDS + 1 && m.id == 99 && m.fields.n == 3);
+    CHECK(strcmp(rdv_strs_next(&m.fields), "kvs_1.s2") == 0 &&
+          strcmp(rdv_strs_next(&m.fields), "") == 0 &&
+          strcmp(rdv_strs_next(&m.fields), "cmd=get key=x") == 0);
+    CHECK(rdv_relay_parse(b.p, b.len - 1, &m, err, sizeof err) != 0);
+    rdv_put_u32(&b, 0);
+    CHECK(rdv_relay_parse(b.p, b.len, &m, err, sizeof err) != 0 &&
+          strstr(err, "after the last field"));
+    b.len = 0;
+    rdv_put_u32(&b, RDV_SITES_MAX);
+    rdv_put_u32(&b, RDV_RELAY_KINDS);
+    rdv_put_u32(&b, 1);
+    rdv_put_strs(&b, f, 1);
+    CHECK(rdv_relay_parse(b.p, b.len, &m, err, sizeof err) != 0);
     rdv_buf_free(&b);
 }
 

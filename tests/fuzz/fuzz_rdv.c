@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(fixed, 0, sizeof fixed);
     memcpy(fixed, in, n < sizeof fixed ? n : sizeof fixed);
     char err[256];
-    switch (data[0] % 11) {
+    switch (data[0] % 12) {
     case 0:
         rdv_challenge_parse(fixed, na);
         break;
@@ -102,12 +102,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 8:
     case 9: {   /* NUMBERS, RANKS: the spawning frames of a running job */
         rdv_ranks_t r;
-        int rc = data[0] % 11 == 8 ? rdv_numbers_parse(body, n, &r, err, sizeof err)
+        int rc = data[0] % 12 == 8 ? rdv_numbers_parse(body, n, &r, err, sizeof err)
                                    : rdv_ranks_parse(body, n, &r, err, sizeof err);
         if (rc == 0 && (!*r.kvsname || strlen(r.kvsname) > RDV_KVSNAME_MAX || !*r.sites ||
                         strspn(r.sites, "0123456789*,") != strlen(r.sites) || r.count == 0 ||
                         (!*r.why && r.count > RDV_ID_MAX - r.base)))
             abort();
+        break;
+    }
+    case 11: {   /* RELAY: messages between parts */
+        rdv_relay_t m;
+        if (rdv_relay_parse(body, n, &m, err, sizeof err) == 0) {
+            if (m.site >= RDV_SITES_MAX || m.fields.n > RDV_RELAY_FIELDS_MAX)
+                abort();
+            for (uint32_t i = 0; i < m.fields.n; i++)
+                rdv_strs_next(&m.fields);
+        }
         break;
     }
     default: {
@@ -218,6 +228,13 @@ void fuzz_make_seeds(void (*add)(const void *data, size_t size))
     rdv_put_u32(&b, 1);
     rdv_put_str(&b, "no room");
     add_body(add, 10, &b);
+    b.len = 0;
+    static const char *const fields[] = { "kvs_1_2.s1", "metampi.ready", "" };
+    rdv_put_u32(&b, 1);
+    rdv_put_u32(&b, RDV_RELAY_KINDS + 2);
+    rdv_put_u32(&b, 7);
+    rdv_put_strs(&b, fields, 3);
+    add_body(add, 11, &b);
     rdv_buf_free(&b);
     rdv_buf_free(&f);
 }

@@ -135,15 +135,23 @@ static int port_cmd(jobspace_t *js, const char *cmd, const char *name, const pmi
     return 1;
 }
 
+static int is_port_cmd(const char *cmd)
+{
+    return strcmp(cmd, "port_open") == 0 || strcmp(cmd, "port_close") == 0 ||
+           strcmp(cmd, "port_post") == 0 || strcmp(cmd, "port_take") == 0;
+}
+
+int jobspace_is_command(const char *cmd)
+{
+    return is_port_cmd(cmd) || strcmp(cmd, "publish") == 0 || strcmp(cmd, "lookup") == 0 ||
+           strcmp(cmd, "unpublish") == 0;
+}
+
 int jobspace_command(jobspace_t *js, const pmi_msg_t *m, char *reply, size_t cap)
 {
     const char *cmd = pmi_msg_cmd(m);
-    int is_port = strncmp(cmd, "port_", 5) == 0 &&
-                  (strcmp(cmd, "port_open") == 0 || strcmp(cmd, "port_close") == 0 ||
-                   strcmp(cmd, "port_post") == 0 || strcmp(cmd, "port_take") == 0);
-    int is_name = strcmp(cmd, "publish") == 0 || strcmp(cmd, "lookup") == 0 ||
-                  strcmp(cmd, "unpublish") == 0;
-    if (!is_port && !is_name)
+    int is_port = is_port_cmd(cmd);
+    if (!jobspace_is_command(cmd))
         return 0;
     const char *hex = pmi_msg_get(m, is_port ? "port" : "service");
     char *name = hex ? pmi_spawn_hex_decode(hex) : NULL;

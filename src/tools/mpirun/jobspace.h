@@ -13,6 +13,10 @@
  *   cmd=port_post port=HEX value=V      -> cmd=port_result rc=0 | rc=-1 (no such port)
  *   cmd=port_take port=HEX              -> cmd=port_result rc=0 value=V | rc=1 (empty) | rc=-1
  *
+ * In a federated job the space is the first site's mpirun's (mpirun/mh_fed_relay.c); when
+ * another site's mpirun cannot reach it, it answers any of them cmd=<result> rc=-9 msg=HEX
+ * (the reason; runtime/job_spawn.h: JOB_SHARED_UNREACHABLE).
+ *
  * A reply box is a port named by its owner (opened implicitly by the first post to a name
  * starting "reply:"). Bounded like the key-value spaces (KVS_MAX_BYTES in all).
  */
@@ -27,6 +31,8 @@ typedef struct jobspace jobspace_t;
 
 jobspace_t *jobspace_new(void);
 void jobspace_free(jobspace_t *js);
+/* Nonzero when cmd is one of the commands above. */
+int jobspace_is_command(const char *cmd);
 /* 1 and the reply line (without newline) in reply when m is one of the commands above, 0
  * when not, -1 when it is malformed (an invalid PMI command). */
 int jobspace_command(jobspace_t *js, const pmi_msg_t *m, char *reply, size_t cap);

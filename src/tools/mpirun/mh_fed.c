@@ -1,4 +1,4 @@
-#include "mh_fed.h"
+#include "mh_fed_int.h"
 
 #include "gateways.h"
 #include "mh_spawn.h"
@@ -13,32 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A RANKS received: a part spawned anywhere in the job. Invariant: the records are in the
- * server's order, bases contiguous from the world's size on. */
-typedef struct fed_part {
-    uint32_t tag, base, count;
-    char kvsname[RDV_KVSNAME_MAX + 1];
-    int asked;        /* the helper (index into m->host) a GW_RANKS went to; -1: none */
-    int has_kvs;      /* another part's: its static space */
-    kvs_t kvs;
-} fed_part_t;
-
-struct mh_fed {
-    mh_spawn_t *s;
-    mh_t *m;
-    rdv_link_t *l;
-    int lost;
-    char why[600];
-    fed_part_t *p;
-    uint32_t n;
-    uint32_t next;    /* the base the next RANKS must have */
-    int early;        /* frames came with the layout: read them at the first round of the
-                       * loop (after the helpers have their JOB), announced by POLLOUT */
-};
-
 static void on_link(void *arg, int fd, short revents);
 
-static void watch(mh_fed_t *f)
+void mh_fed_watch(mh_fed_t *f)
 {
     if (!f->lost)
         ev_watch(&f->m->loop, rdv_link_fd(f->l),
@@ -47,7 +24,7 @@ static void watch(mh_fed_t *f)
 }
 
 /* The connection is of no further use: the job runs on, spawning fails from now on. */
-static void lose(mh_fed_t *f, const char *why)
+void mh_fed_lose(mh_fed_t *f, const char *why)
 {
     if (f->lost)
         return;
@@ -58,6 +35,7 @@ static void lose(mh_fed_t *f, const char *why)
     if (!f->m->job.condemned && !f->m->gateways_ended)
         util_msg("site %s of job %s: %s", f->m->opts->site_name, f->m->opts->job_id, f->why);
     mh_spawn_fed_lost(f->s, f->why);
+    mh_fed_relay_lost(f);
 }
 
 mh_fed_t *mh_fed_new(mh_spawn_t *s, mh_t *m, rdv_link_t *l)
@@ -69,7 +47,8 @@ mh_fed_t *mh_fed_new(mh_spawn_t *s, mh_t *m, rdv_link_t *l)
     f->l = l;
     f->next = (uint32_t)m->plan->size;
     f->early = l->inlen > 0;
-    watch(f);
+    mh_fed_relay_start(f);
+    mh_fed_watch(f);
     return f;
 }
 
@@ -83,6 +62,7 @@ void mh_fed_free(mh_fed_t *f)
         if (f->p[i].has_kvs)
             kvs_free(&f->p[i].kvs);
     free(f->p);
+    mh_fed_relay_free(f);
     free(f);
 }
 
@@ -103,11 +83,11 @@ int mh_fed_ask(mh_fed_t *f, const char *kvsname, const int *site_of, int n, char
     int rc = rdv_link_numbers(f->l, kvsname, (uint32_t)n, sites, err, sizeof err);
     free(sites);
     if (rc != 0) {
-        lose(f, err);
+        mh_fed_lose(f, err);
         snprintf(why, cap, "%s", f->why);
         return -1;
     }
-    watch(f);
+    mh_fed_watch(f);
     return 0;
 }
 
@@ -172,8 +152,8 @@ static void answer(mh_fed_t *f, fed_part_t *p, const char *why)
     char err[600];
     if (!f->lost && rdv_link_gw_ok(f->l, p->base, (uint32_t)f->m->opts->site, why, err,
                                    sizeof err) != 0)
-        lose(f, err);
-    watch(f);
+        mh_fed_lose(f, err);
+    mh_fed_watch(f);
 }
 
 /* This site's gateway learns the ranks (in the order of the RANKS), or is answered for. */
@@ -210,7 +190,7 @@ static void on_ranks(mh_fed_t *f, const rdv_ranks_t *r)
     int ours = r->site == (uint32_t)o->site;
     if (*r->why) {
         if (!ours) {
-            lose(f, "the rendezvous server sent another part's refusal");
+            mh_fed_lose(f, "the rendezvous server sent another part's refusal");
             return;
         }
         mh_spawn_numbered(f->s, r->kvsname, 0, 0, r->why);
@@ -221,7 +201,7 @@ static void on_ranks(mh_fed_t *f, const rdv_ranks_t *r)
         char why[200];
         snprintf(why, sizeof why, "the rendezvous server sent numbers %u.. (expected %u..) or "
                  "sites that are not the job's", r->base, f->next);
-        lose(f, why);
+        mh_fed_lose(f, why);
         return;
     }
     f->next += r->count;
@@ -232,6 +212,7 @@ static void on_ranks(mh_fed_t *f, const rdv_ranks_t *r)
     p->base = r->base;
     p->count = r->count;
     p->asked = -1;
+    p->site = (int)r->site;
     snprintf(p->kvsname, sizeof p->kvsname, "%s", r->kvsname);
     if (!ours)
         foreign_space(f, p, site_of);
@@ -242,15 +223,17 @@ static void on_ranks(mh_fed_t *f, const rdv_ranks_t *r)
         to_gateway(f, &f->p[f->n - 1], r->sites);
 }
 
-static void on_frame(void *ctx, uint8_t type, const rdv_ranks_t *r)
+static void on_frame(void *ctx, uint8_t type, const rdv_ranks_t *r, const rdv_relay_t *msg)
 {
     mh_fed_t *f = ctx;
     if (f->lost)
         return;
-    if (type == RDV_RANKS) {
+    if (type == RDV_RELAY) {
+        mh_fed_on_relay(f, msg);
+    } else if (type == RDV_RANKS) {
         on_ranks(f, r);
     } else if (r->site >= (uint32_t)f->m->opts->mc.nsites) {
-        lose(f, "the rendezvous server named a site the job does not have");
+        mh_fed_lose(f, "the rendezvous server named a site the job does not have");
     } else {
         mh_spawn_gw_answer(f->s, r->base, f->m->opts->mc.site[r->site].name, r->why);
     }
@@ -262,17 +245,17 @@ static void on_link(void *arg, int fd, short revents)
     mh_fed_t *f = arg;
     char err[600];
     if ((revents & POLLOUT) && rdv_link_flush(f->l, err, sizeof err) != 0) {
-        lose(f, err);
+        mh_fed_lose(f, err);
         return;
     }
     int early = f->early;
     f->early = 0;
     if ((revents & (POLLIN | POLLHUP | POLLERR) || early) &&
         rdv_link_read(f->l, on_frame, f, err, sizeof err) != 0) {
-        lose(f, err);
+        mh_fed_lose(f, err);
         return;
     }
-    watch(f);
+    mh_fed_watch(f);
 }
 
 void mh_fed_gw_ready(mh_fed_t *f, mhost_t *h, const ctl_frame_t *fr)
@@ -298,3 +281,4 @@ const kvs_t *mh_fed_space(const mh_fed_t *f, const char *kvsname)
             return &f->p[i].kvs;
     return NULL;
 }
+

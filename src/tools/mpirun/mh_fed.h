@@ -19,12 +19,22 @@
 #include "mh_int.h"
 
 #include "kvs.h"
+#include "parts_ctl.h"
 
 #include <stdint.h>
 
 struct rdv_link;
 struct mh_spawn;
 typedef struct mh_fed mh_fed_t;
+
+/* One request's origin: a rank here (h, node, rank), or another site's mpirun (site >= 0,
+ * its request id). */
+typedef struct spawn_origin {
+    mhost_t *h;
+    uint32_t node, rank;
+    int site;
+    uint32_t id;
+} spawn_origin_t;
 
 /* Watches l in m's loop (l stays the caller's: part.c closes it after the run). */
 mh_fed_t *mh_fed_new(struct mh_spawn *s, mh_t *m, struct rdv_link *l);
@@ -40,6 +50,28 @@ void mh_fed_gw_ready(mh_fed_t *f, mhost_t *h, const ctl_frame_t *fr);
 /* The space of another part's spawned ranks, or NULL. */
 const kvs_t *mh_fed_space(const mh_fed_t *f, const char *kvsname);
 
+/* Messages to the other sites' mpiruns (RELAY through the server; mh_fed.c lists them).
+ * A spawn request req of rank o (parents named by parent: "<kvsname>,<rank>", our world's
+ * kvsname world) for the mpirun of site, which starts the part there; its answer (or why
+ * none comes: that mpirun has gone, the server has) goes to o as the RESULT. 0, or -1 with
+ * why (the connection is lost). */
+int mh_fed_spawn_at(mh_fed_t *f, int site, const spawn_origin_t *o, const char *world,
+                    const char *parent, const pmi_spawn_req_t *req, char *why, size_t cap);
+/* A get for key of kvsname (f NULL accepted): when kvsname is a part spawned at another
+ * site or another site's world, the get goes there and its answer to o later (1); else 0
+ * (answer it here). */
+int mh_fed_get_at(mh_fed_t *f, const char *kvsname, const char *key, const spawn_origin_t *o);
+/* The site of world kvsname k when it is another site's (its part's node 0), else -1 (f NULL
+ * accepted). */
+int mh_fed_world_site(const mh_fed_t *f, const char *k);
+/* A shared-space command (jobspace.h) line of rank o: the job's shared space is kept by the
+ * mpirun of the description's first site; at another site the line goes there and its
+ * reply to o later (1); else 0 (answer it here). f NULL accepted. */
+int mh_fed_shared_at(mh_fed_t *f, const char *cmd, const char *line, const spawn_origin_t *o);
+/* The result of a part site asked us for (its id): kvsname and size, or why not. */
+void mh_fed_spawned(mh_fed_t *f, int site, uint32_t id, const char *kvsname, int size,
+                    const char *why);
+
 /* mh_spawn.c's side. The numbers of our part kvsname (why "": base.. and parts GW_OKs to
  * come; else refused); a site's gateway answer about our part at base; the connection is
  * lost (every part of ours still waiting is refused). */
@@ -47,5 +79,15 @@ void mh_spawn_numbered(struct mh_spawn *s, const char *kvsname, uint32_t base, u
                        const char *why);
 void mh_spawn_gw_answer(struct mh_spawn *s, uint32_t base, const char *site, const char *why);
 void mh_spawn_fed_lost(struct mh_spawn *s, const char *why);
+/* A shared-space command line from another site: the reply line into out. */
+void mh_spawn_shared(struct mh_spawn *s, const char *line, char *out, size_t cap);
+/* The space of node 0 (under our world kvsname or another site's) or of a part
+ * started here, or NULL. */
+const kvs_t *mh_spawn_own_space(const struct mh_spawn *s, const char *kvsname);
+/* A request from the mpirun of site (its id), the asking part's world kvsname and the
+ * parents; fields the request as parts_req_encode wrote it. */
+void mh_spawn_remote(struct mh_spawn *s, int site, uint32_t id, const char *world,
+                     const char *parent, ctl_strs_t fields);
+
 
 #endif

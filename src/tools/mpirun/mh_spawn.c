@@ -1,13 +1,8 @@
-#include "mh_spawn.h"
+#include "mh_spawn_int.h"
 
 #include "ctl.h"
 #include "gateways.h"
-#include "jobspace.h"
-#include "kvs.h"
-#include "mh_fed.h"
-#include "parts_ctl.h"
 #include "placement.h"
-#include "runtime/pmi_wire.h"
 #include "runtime/sitemap.h"
 #include "universe.h"
 #include "util.h"
@@ -15,45 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct mh_part {
-    uint32_t id;
-    char kvsname[PMI_WIRE_KVSNAME_MAX + 1];
-    int base, size;
-    int *slot;                  /* per rank of the part: its host (index into m->host) */
-    unsigned char *involved;    /* per helper (room for every host of the list): runs ranks
-                                 * of the part */
-    int ninvolved, nready, refused, go;
-    unsigned char *ready;       /* per host */
-    char why[600];              /* the first host's reason to refuse */
-    mhost_t *from;              /* the asking rank's helper, node and local index */
-    uint32_t from_node, from_rank;
-    kvs_t kvs;                  /* every put of the part's ranks */
-    strv_t journal;             /* the puts since its last barrier */
-    unsigned char *in_barrier;  /* per host */
-    int nbarrier;
-    unsigned char *departed;    /* per rank */
-    unsigned char *gw_asked;    /* per helper: a GW_RANKS went there, no GW_READY yet */
-    int gw_wait;                /* GW_READYs still to come (several sites, gateways); in a
-                                 * federated job the sites' GW_OKs */
-    int numbering;              /* federated: waiting for its numbers (mh_fed.h) */
-    pmi_spawn_req_t req;        /* federated: the request, kept until the numbers come */
-    char *parent;               /* federated: metampi.part.parent, kept as well */
-} mh_part_t;
-
-struct mh_spawn {
-    mh_t *m;
-    kvs_t first;                /* node 0's puts */
-    jobspace_t *shared;
-    mh_part_t **part;
-    int nparts;
-    uint32_t made;              /* parts made (started or not): the next id is made + 1 */
-    int next_id;                /* job-wide number of the next rank placed */
-    int *used;                  /* per host of the list: ranks placed there */
-    int cursor;                 /* the next host (of the list) of the round robin */
-    mh_fed_t *fed;              /* a part of a federated job: numbers and the other parts'
-                                 * gateways through the rendezvous server (mh_fed.h) */
-};
 
 mh_spawn_t *mh_spawn_new(mh_t *m)
 {
@@ -116,16 +72,10 @@ char **mh_spawn_kv(const mh_spawn_t *s, char **kv, int npairs, int *nout)
     char **out = util_xmalloc((size_t)(2 * (npairs + 2)) * sizeof *out);
     for (int i = 0; i < 2 * npairs; i++)
         out[i] = util_xstrdup(kv[i]);
-    /* the library may spawn and use ports, or why not (runtime/job_spawn.h); a part of a
-     * federated job spawns but keeps no ports across parts */
+    /* the library may spawn and use ports, or why not (runtime/job_spawn.h) */
     out[2 * npairs] = util_xstrdup(s ? "metampi.spawn" : "metampi.nospawn");
     out[2 * npairs + 1] = util_xstrdup(s ? "1" : "sites");
     *nout = npairs + 1;
-    if (s && s->fed) {
-        out[2 * npairs + 2] = util_xstrdup("metampi.noports");
-        out[2 * npairs + 3] = util_xstrdup("sites");
-        *nout = npairs + 2;
-    }
     return out;
 }
 
@@ -146,8 +96,13 @@ static void tell(mhost_t *h, uint8_t op, uint32_t node, uint32_t rank, strv_t *f
     strv_free(f);
 }
 
-static void send_result(mh_part_t *p, const char *kvsname, int size, const char *why)
+void mh_spawn_result(mh_spawn_t *s, mh_part_t *p, const char *kvsname, int size,
+                     const char *why)
 {
+    if (p->remote_site >= 0) {   /* the mpirun of another site asked (mh_fed.h) */
+        mh_fed_spawned(s->fed, p->remote_site, p->remote_id, kvsname, size, why);
+        return;
+    }
     strv_t f = { 0 };
     strv_push(&f, kvsname ? kvsname : "");
     if (kvsname)
@@ -215,9 +170,11 @@ static int named_host(mh_spawn_t *s, const char *name, char *why, size_t cap)
     for (int i = 0; i < m->opts->hosts.n; i++)
         if (strcmp(m->opts->hosts.h[i].name, name) == 0) {
             if (s->fed && o->mc.host_site[i] != o->site) {
-                snprintf(why, cap, "host '%s' (info key host) is at site %s; in a federated "
-                         "job spawned ranks start at the spawning root's site (%s) only",
-                         name, o->mc.site[o->mc.host_site[i]].name, o->site_name);
+                /* not reached from a rank: such requests go to that site's mpirun
+                 * whole (mh_spawn_request_site) */
+                snprintf(why, cap, "host '%s' (info key host) is at site %s, not at this "
+                         "mpirun's (%s)", name, o->mc.site[o->mc.host_site[i]].name,
+                         o->site_name);
                 return -1;
             }
             if (usable_entry(s, i))
@@ -378,8 +335,8 @@ static void announce_to_gateways(mh_t *m, mh_part_t *p)
 
 /* The part has its numbers (p->base): its space, every chosen helper's share (PART), the
  * gateways (one mpirun; a federated part's are told by mh_fed). */
-static void launch(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req,
-                   const char *parent)
+void mh_spawn_launch(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req,
+                     const char *parent)
 {
     mh_t *m = s->m;
     /* the part's layout: its ranks by the host-list index of their hosts */
@@ -397,10 +354,6 @@ static void launch(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req,
     strv_t kv = { 0 };
     strv_push(&kv, "metampi.spawn");
     strv_push(&kv, "1");
-    if (s->fed) {
-        strv_push(&kv, "metampi.noports");
-        strv_push(&kv, "sites");
-    }
     strv_push(&kv, "metampi.part.base");
     strv_pushf(&kv, "%d", p->base);
     strv_push(&kv, "metampi.part.parent");
@@ -431,7 +384,7 @@ static void launch(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req,
     free(where);
 }
 
-static void drop(mh_spawn_t *s, mh_part_t *p)
+void mh_spawn_drop(mh_spawn_t *s, mh_part_t *p)
 {
     for (int i = 0; i < s->nparts; i++)
         if (s->part[i] == p)
@@ -453,13 +406,42 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         mh_protocol_error(h, "a malformed spawn request");
         return;
     }
+    char parent[PMI_WIRE_KVSNAME_MAX + 32];
+    snprintf(parent, sizeof parent, "%s,%s", node ? from->kvsname : m->kvsname, pmirank);
+    spawn_origin_t o = { .h = h, .node = node, .rank = f->u.parts.rank, .site = -1 };
+    char why[600];
+    int site = s->fed && !m->job.condemned ? mh_spawn_request_site(s, &req, why, sizeof why)
+                                           : -1;   /* condemned: refused below */
+    if (site >= 0) {
+        /* another site's mpirun starts them (mh_fed.h); its answer goes to the rank */
+        if (mh_fed_spawn_at(s->fed, site, &o, m->kvsname, parent, &req, why, sizeof why) != 0)
+            site = -2;
+    }
+    if (site == -2) {
+        mh_part_t p = { .from = h, .from_node = node, .from_rank = o.rank, .remote_site = -1 };
+        mh_spawn_result(s, &p, NULL, 0, why);
+    }
+    if (site != -1) {
+        pmi_spawn_free(&req);
+        return;
+    }
+    mh_spawn_part(s, &o, &req, parent);
+}
+
+void mh_spawn_part(mh_spawn_t *s, const spawn_origin_t *o, pmi_spawn_req_t *req_in,
+                   const char *parent)
+{
+    mh_t *m = s->m;
+    pmi_spawn_req_t req = *req_in;
     mh_part_t *p = util_xmalloc(sizeof *p);
     memset(p, 0, sizeof *p);
     p->id = s->made + 1;
     snprintf(p->kvsname, sizeof p->kvsname, "%s.s%u", m->kvsname, p->id);
-    p->from = h;
-    p->from_node = node;
-    p->from_rank = f->u.parts.rank;
+    p->from = o->h;
+    p->from_node = o->node;
+    p->from_rank = o->rank;
+    p->remote_site = o->site;
+    p->remote_id = o->id;
     p->size = req.nprocs;
     p->base = s->next_id;
     kvs_init(&p->kvs);
@@ -488,8 +470,6 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         ok = 0;
         snprintf(why, sizeof why, "the job is ending");
     }
-    char parent[PMI_WIRE_KVSNAME_MAX + 32];
-    snprintf(parent, sizeof parent, "%s,%s", node ? from->kvsname : m->kvsname, pmirank);
     if (ok && s->fed) {
         /* the numbers come from the rendezvous server (mh_spawn_numbered) */
         int *site_of = part_sites(m, p);
@@ -499,7 +479,7 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
     if (!ok) {
         memcpy(s->used, used_before, cap * sizeof *used_before);
         free(used_before);
-        send_result(p, NULL, 0, why);
+        mh_spawn_result(s, p, NULL, 0, why);
         pmi_spawn_free(&req);
         part_free(p);
         return;
@@ -515,14 +495,12 @@ static void on_spawn(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         return;
     }
     s->next_id += p->size;
-    launch(s, p, &req, parent);
+    mh_spawn_launch(s, p, &req, parent);
     pmi_spawn_free(&req);
 }
 
-static void decide(mh_spawn_t *s, mh_part_t *p);
-
 /* A helper's or gateway's answer: "" agrees; the first reason given refuses the part. */
-static void note_refusal(mh_part_t *p, const char *why)
+void mh_spawn_note_refusal(mh_part_t *p, const char *why)
 {
     if (*why && !p->refused) {
         p->refused = 1;
@@ -544,13 +522,13 @@ static void on_gw_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         return;
     }
     p->gw_asked[k] = 0;
-    note_refusal(p, ctl_strs_next(&fl));
+    mh_spawn_note_refusal(p, ctl_strs_next(&fl));
     if (--p->gw_wait == 0 && p->nready == p->ninvolved)
-        decide(s, p);
+        mh_spawn_decide(s, p);
 }
 
 /* Every chosen helper said READY: all of them start the part, or none. */
-static void decide(mh_spawn_t *s, mh_part_t *p)
+void mh_spawn_decide(mh_spawn_t *s, mh_part_t *p)
 {
     mh_t *m = s->m;
     int go = !p->refused && !m->job.condemned;
@@ -561,75 +539,13 @@ static void decide(mh_spawn_t *s, mh_part_t *p)
         }
     if (go) {
         p->go = 1;
-        send_result(p, p->kvsname, p->size, NULL);
+        mh_spawn_result(s, p, p->kvsname, p->size, NULL);
         return;
     }
-    send_result(p, NULL, 0, m->job.condemned && !p->refused ? "the job is ending" : p->why);
+    mh_spawn_result(s, p, NULL, 0, m->job.condemned && !p->refused ? "the job is ending" : p->why);
     for (int r = 0; r < p->size; r++)
         s->used[m->host[p->slot[r]].index]--;
-    drop(s, p);
-}
-
-/* ---- a part of a federated job (mh_fed.h) ------------------------------------------------ */
-
-void mh_spawn_numbered(mh_spawn_t *s, const char *kvsname, uint32_t base, uint32_t parts,
-                       const char *why)
-{
-    mh_part_t *p = NULL;
-    for (int i = 0; i < s->nparts && !p; i++)
-        if (s->part[i]->numbering && strcmp(s->part[i]->kvsname, kvsname) == 0)
-            p = s->part[i];
-    if (!p)
-        return;   /* refused meanwhile (the connection was lost): the gateways grow anyway */
-    p->numbering = 0;
-    if (*why) {
-        send_result(p, NULL, 0, why);
-        for (int r = 0; r < p->size; r++)
-            s->used[s->m->host[p->slot[r]].index]--;
-        drop(s, p);
-        return;
-    }
-    p->base = (int)base;
-    p->gw_wait = (int)parts;
-    launch(s, p, &p->req, p->parent);
-    pmi_spawn_free(&p->req);
-}
-
-void mh_spawn_gw_answer(mh_spawn_t *s, uint32_t base, const char *site, const char *why)
-{
-    for (int i = 0; i < s->nparts; i++) {
-        mh_part_t *p = s->part[i];
-        if (p->numbering || p->go || p->gw_wait <= 0 || (uint32_t)p->base != base)
-            continue;
-        if (*why) {
-            char text[sizeof p->why];
-            snprintf(text, sizeof text, "site %s: %s", site, why);
-            note_refusal(p, text);
-        }
-        if (--p->gw_wait == 0 && p->nready == p->ninvolved)
-            decide(s, p);
-        return;
-    }
-}
-
-void mh_spawn_fed_lost(mh_spawn_t *s, const char *why)
-{
-    /* the parts still waiting for their numbers are refused; those waiting for the gateways
-     * too (they would wait for ever), once their helpers have answered */
-    for (int i = s->nparts - 1; i >= 0; i--) {
-        mh_part_t *p = s->part[i];
-        if (p->numbering) {
-            send_result(p, NULL, 0, why);
-            for (int r = 0; r < p->size; r++)
-                s->used[s->m->host[p->slot[r]].index]--;
-            drop(s, p);
-        } else if (!p->go && p->gw_wait > 0) {
-            note_refusal(p, why);
-            p->gw_wait = 0;
-            if (p->nready == p->ninvolved)
-                decide(s, p);
-        }
-    }
+    mh_spawn_drop(s, p);
 }
 
 static void on_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
@@ -642,21 +558,17 @@ static void on_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         return;
     }
     p->ready[k] = 1;
-    note_refusal(p, ctl_strs_next(&fl));
+    mh_spawn_note_refusal(p, ctl_strs_next(&fl));
     if (++p->nready == p->ninvolved && p->gw_wait == 0)
-        decide(s, p);
+        mh_spawn_decide(s, p);
 }
 
 /* ---- the parts' spaces ------------------------------------------------------------------- */
 
 static const kvs_t *space_of(const mh_spawn_t *s, const char *kvsname)
 {
-    if (strcmp(kvsname, s->m->kvsname) == 0)
-        return &s->first;
-    for (int i = 0; i < s->nparts; i++)
-        if (s->part[i]->go && strcmp(kvsname, s->part[i]->kvsname) == 0)
-            return &s->part[i]->kvs;
-    return mh_fed_space(s->fed, kvsname);   /* another part's children (federated) */
+    const kvs_t *own = mh_spawn_own_space(s, kvsname);
+    return own ? own : mh_fed_space(s->fed, kvsname);   /* another part's children */
 }
 
 static void on_ask(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
@@ -669,6 +581,7 @@ static void on_ask(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         return;
     }
     const char *line = ctl_strs_next(&fl);
+    spawn_origin_t o = { .h = h, .node = f->u.parts.node, .rank = f->u.parts.rank };
     out[0] = '\0';
     if (pmi_wire_parse(line, strlen(line), &msg) == 0) {
         const char *cmd = pmi_msg_cmd(&msg);
@@ -678,10 +591,14 @@ static void on_ask(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         } else if (strcmp(cmd, "get") == 0) {
             const kvs_t *space = space_of(s, k);
             const char *v = space ? kvs_get(space, key) : NULL;
+            if (!v && mh_fed_get_at(s->fed, k, key, &o))
+                return;   /* put at another site: answered from there */
             if (v)
                 snprintf(out, sizeof out, "cmd=get_result rc=0 msg=success value=%s", v);
             else
                 snprintf(out, sizeof out, "cmd=get_result rc=-1 msg=key_%s_not_found", key);
+        } else if (jobspace_is_command(cmd) && mh_fed_shared_at(s->fed, cmd, line, &o)) {
+            return;   /* kept by the first site's mpirun: answered from there */
         } else if (jobspace_command(s->shared, &msg, out, sizeof out) != 1) {
             out[0] = '\0';   /* not a command of ours, or malformed: invalid */
         }

@@ -12,8 +12,9 @@
  *
  * Numbers: part k is "<job's kvsname>.s<k>"; its rank r is rank base + r of the job in
  * mpirun's reports, base = the ranks placed before it. A part of a federated job spawns at
- * its own site, with numbers from the rendezvous server (mh_fed.h); one without its
- * connection to the server cannot (metampi.nospawn in its space).
+ * its own site, with numbers from the rendezvous server (mh_fed.h), or asks another site's
+ * mpirun to (mh_spawn_fed.c); one without its connection to the server cannot
+ * (metampi.nospawn in its space).
  */
 #ifndef MPIRUN_MH_SPAWN_H
 #define MPIRUN_MH_SPAWN_H

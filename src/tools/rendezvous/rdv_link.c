@@ -64,6 +64,21 @@ int rdv_link_gw_ok(rdv_link_t *l, uint32_t base, uint32_t site, const char *why,
     return rdv_link_flush(l, err, errlen);
 }
 
+int rdv_link_relay(rdv_link_t *l, uint32_t site, uint32_t kind, uint32_t id,
+                   const char *const *fields, uint32_t n, char *err, size_t errlen)
+{
+    rdv_begin(&l->out, RDV_RELAY);
+    rdv_put_u32(&l->out, site);
+    rdv_put_u32(&l->out, kind);
+    rdv_put_u32(&l->out, id);
+    rdv_put_strs(&l->out, fields, n);
+    if (rdv_end(&l->out, &l->tx) != 0) {
+        snprintf(err, errlen, "a message for another site exceeds %u bytes", RDV_MAX_FRAME);
+        return -1;
+    }
+    return rdv_link_flush(l, err, errlen);
+}
+
 /* The frames in l->in, each handed to cb. 0, or -1 (err). */
 static int frames(rdv_link_t *l, rdv_link_cb cb, void *ctx, char *err, size_t errlen)
 {
@@ -77,7 +92,12 @@ static int frames(rdv_link_t *l, rdv_link_cb cb, void *ctx, char *err, size_t er
         if (rc == RDV_MORE)
             return 0;
         rdv_ranks_t r;
-        if (rc == RDV_OK && type == RDV_RANKS) {
+        rdv_relay_t m;
+        memset(&m, 0, sizeof m);
+        if (rc == RDV_OK && type == RDV_RELAY) {
+            memset(&r, 0, sizeof r);
+            rc = rdv_relay_parse(body, blen, &m, why, sizeof why) == 0 ? RDV_OK : RDV_BAD;
+        } else if (rc == RDV_OK && type == RDV_RANKS) {
             rc = rdv_ranks_parse(body, blen, &r, why, sizeof why) == 0 ? RDV_OK : RDV_BAD;
         } else if (rc == RDV_OK && type == RDV_GW_OK) {
             memset(&r, 0, sizeof r);
@@ -93,7 +113,7 @@ static int frames(rdv_link_t *l, rdv_link_cb cb, void *ctx, char *err, size_t er
                      l->server, why);
             return -1;
         }
-        cb(ctx, type, &r);
+        cb(ctx, type, &r, &m);
         memmove(l->in, l->in + used, l->inlen - used);
         l->inlen -= used;
     }

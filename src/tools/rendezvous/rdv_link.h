@@ -2,8 +2,9 @@
  * The part's connection to the rendezvous server while the job runs (docs/dynproc.md,
  * "Federated jobs"): the authenticated TLS connection of the join (rdv_client.h), kept, with
  * its frame MACs' sequence numbers, for the frames of spawning (rdv_wire.h: NUMBERS and GW_OK
- * out, RANKS and GW_OK in). Non-blocking: the owner watches rdv_link_fd for POLLIN, and for
- * POLLOUT while rdv_link_wants_out says output waits.
+ * out, RANKS and GW_OK in) and the parts' messages to each other (RELAY both ways).
+ * Non-blocking: the owner watches rdv_link_fd for POLLIN, and for POLLOUT while
+ * rdv_link_wants_out says output waits.
  */
 #ifndef RDV_LINK_H
 #define RDV_LINK_H
@@ -23,8 +24,10 @@ typedef struct rdv_link {
     char server[RDV_HOST_MAX + 16];
 } rdv_link_t;
 
-/* What came from the server: a RANKS (r) or a GW_OK (r->base, r->site, r->why). */
-typedef void (*rdv_link_cb)(void *ctx, uint8_t type, const rdv_ranks_t *r);
+/* What came from the server: a RANKS (r) or a GW_OK (r->base, r->site, r->why), or a RELAY
+ * (m; r unset). */
+typedef void (*rdv_link_cb)(void *ctx, uint8_t type, const rdv_ranks_t *r,
+                            const rdv_relay_t *m);
 
 int rdv_link_fd(const rdv_link_t *l);
 int rdv_link_wants_out(const rdv_link_t *l);
@@ -34,6 +37,10 @@ int rdv_link_numbers(rdv_link_t *l, const char *kvsname, uint32_t count, const c
                      char *err, size_t errlen);
 int rdv_link_gw_ok(rdv_link_t *l, uint32_t base, uint32_t site, const char *why, char *err,
                    size_t errlen);
+/* A message for the part of another site (kind >= RDV_RELAY_KINDS): 0, or -1 (err: too large,
+ * or the connection is lost). */
+int rdv_link_relay(rdv_link_t *l, uint32_t site, uint32_t kind, uint32_t id,
+                   const char *const *fields, uint32_t n, char *err, size_t errlen);
 int rdv_link_flush(rdv_link_t *l, char *err, size_t errlen);
 /* Reads what is there and calls cb for each frame, first those read with the layout (the
  * owner calls it once without a poll's word when the link has such bytes: inlen > 0). 0, or

@@ -574,6 +574,24 @@ int rdv_gw_ok_parse(const unsigned char *body, size_t len, uint32_t *base, uint3
     return rd_done(&r);
 }
 
+static int any_string(const char *s)
+{
+    (void)s;
+    return 1;
+}
+
+int rdv_relay_parse(const unsigned char *body, size_t len, rdv_relay_t *m, char *err,
+                    size_t errlen)
+{
+    rd_t r = { body, len, 0, err, errlen, "RELAY" };
+    memset(m, 0, sizeof *m);
+    m->site = rd_u32(&r, "site", 0, RDV_SITES_MAX - 1);
+    m->kind = rd_u32(&r, "kind", 0, UINT32_MAX);
+    m->id = rd_u32(&r, "id", 0, UINT32_MAX);
+    m->fields = rd_strs(&r, "fields", 0, RDV_RELAY_FIELDS_MAX, any_string);
+    return rd_done(&r);
+}
+
 const char *rdv_type_name(uint8_t type, char *tmp, size_t cap)
 {
     switch (type) {
@@ -585,6 +603,7 @@ const char *rdv_type_name(uint8_t type, char *tmp, size_t cap)
     case RDV_NUMBERS: return "NUMBERS";
     case RDV_RANKS: return "RANKS";
     case RDV_GW_OK: return "GW_OK";
+    case RDV_RELAY: return "RELAY";
     default: snprintf(tmp, cap, "type %u", type); return tmp;
     }
 }

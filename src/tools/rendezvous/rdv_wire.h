@@ -101,7 +101,12 @@ enum rdv_type {
     RDV_NUMBERS = 6,
     RDV_RANKS = 7,
     RDV_GW_OK = 8,
+    RDV_RELAY = 9,
 };
+
+/* RELAY kinds the server makes; the parts' own kinds start at RDV_RELAY_KINDS. */
+enum { RDV_RELAY_UNREACHED = 0, RDV_RELAY_GONE = 1, RDV_RELAY_KINDS = 16 };
+#define RDV_RELAY_FIELDS_MAX 65536
 
 enum rdv_dir { RDV_FROM_PART = 0, RDV_FROM_SERVER = 1 };
 
@@ -242,6 +247,14 @@ int rdv_ranks_parse(const unsigned char *body, size_t len, rdv_ranks_t *r, char 
 /* GW_OK: base, site, why ("" or printable). */
 int rdv_gw_ok_parse(const unsigned char *body, size_t len, uint32_t *base, uint32_t *site,
                     const char **why, char *err, size_t errlen);
+
+/* RELAY: site, kind, id, fields (any strings). */
+typedef struct rdv_relay {
+    uint32_t site, kind, id;
+    rdv_strs_t fields;
+} rdv_relay_t;
+int rdv_relay_parse(const unsigned char *body, size_t len, rdv_relay_t *m, char *err,
+                    size_t errlen);
 
 /* The next string of a validated list (call at most n times); the i-th u32. */
 const char *rdv_strs_next(rdv_strs_t *s);

@@ -13,17 +13,24 @@
  * names the site (spawn_sites nogw why: errors are fatal, the report says it); nothing
  * starts.
  * spawn_sites fed [NCHILD] (a federated job: one mpirun per site, docs/dynproc.md, "Federated
- * jobs"): world rank 0 (first site) spawns NCHILD children on its own host, then the last
- * world rank (last site) NCHILD on its own; each time point-to-point both ways between every
- * parent (at both sites) and every child, Bcast and Allreduce on the inter-communicator, the
- * merged communicator, disconnect. Before, a child asked for on a host of another site fails
- * the spawn with MPI_ERR_SPAWN, and a port with MPI_ERR_PORT, at every rank.
- * spawn_sites fedwhy spawn|port: the same refusals under MPI_ERRORS_ARE_FATAL (the report
- * says why; the test checks it).
+ * jobs"): world rank 0 (first site) spawns NCHILD children on its own host, then on the last
+ * world rank's host (the last site: that site's mpirun starts them), then the last world rank
+ * (last site) NCHILD on its own host and on rank 0's, and rank 0 two commands
+ * (MPI_Comm_spawn_multiple, 1 and NCHILD ranks) both on the last site's host; each time
+ * point-to-point both ways between every parent (at both sites) and every child, Bcast and
+ * Allreduce on the inter-communicator, the merged communicator, disconnect; every child checks
+ * it runs where it was asked to. Before, refused with MPI_ERR_SPAWN at every rank, never a
+ * hang: a spawn_multiple whose commands name hosts at two sites or one host at the other site
+ * and none, and a command the other site cannot execute (the reason comes from there).
+ * spawn_sites fedwhy spawn|nohost|nocmd: the same refusals under MPI_ERRORS_ARE_FATAL (the
+ * report says why; the test checks it).
  * spawn_sites fedlost STOPFILE: rank 0 creates STOPFILE, whereupon the test stops the
  * rendezvous server; the ranks spawn one child a second (each disconnects at once) until a
- * spawn fails, which must be MPI_ERR_SPAWN at every rank within 60 s, then once more under
- * MPI_ERRORS_ARE_FATAL (the report says why; the test checks it). */
+ * spawn fails, which must be MPI_ERR_SPAWN at every rank within 60 s; a name looked up is
+ * then unknown at the first site (MPI_ERR_NAME) and cannot be asked for at the others
+ * (MPI_ERR_OTHER); then a spawn once more under MPI_ERRORS_ARE_FATAL (the report says why;
+ * the test checks it). spawn_sites fedlost STOPFILE name: the lookup at the other sites under
+ * MPI_ERRORS_ARE_FATAL (the report says why). */
 #include "../check.h"
 
 #include <stdlib.h>
@@ -149,55 +156,76 @@ static void no_gateway(char *self, int fatal)
         printf("refused with MPI_ERR_SPAWN\n");
 }
 
-/* One spawn of nchild children on the host of world rank root, by root; then everything. */
-static void fed_spawn(char *self, const char *names, int root, int nchild)
+/* One spawn by root of nchild children on the host of world rank at (of each of two
+ * commands when two: spawn_multiple); then everything. */
+static void fed_spawn(char *self, const char *names, int root, int at, int nchild, int two)
 {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *host = names + (size_t)root * MPI_MAX_PROCESSOR_NAME;
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "host", host);
+    const char *host = names + (size_t)at * MPI_MAX_PROCESSOR_NAME;
+    MPI_Info info[2];
+    MPI_Info_create(&info[0]);
+    MPI_Info_set(info[0], "host", host);
+    MPI_Info_create(&info[1]);
+    MPI_Info_set(info[1], "host", host);
     char *args[] = { "child", (char *)host, NULL };
-    int *codes = malloc((size_t)nchild * sizeof *codes);
+    char *cmds[2] = { self, self }, **argvs[2] = { args, args };
+    int np[2] = { 1, nchild }, total = two ? 1 + nchild : nchild;
+    int *codes = malloc((size_t)total * sizeof *codes);
     CHECK(codes);
     MPI_Comm inter;
-    CHECK_RC(MPI_Comm_spawn(self, args, nchild, info, root, MPI_COMM_WORLD, &inter, codes),
-             MPI_SUCCESS);
-    for (int c = 0; rank == root && c < nchild; c++)
+    if (two)
+        CHECK_RC(MPI_Comm_spawn_multiple(2, cmds, argvs, np, info, root, MPI_COMM_WORLD, &inter,
+                                         codes), MPI_SUCCESS);
+    else
+        CHECK_RC(MPI_Comm_spawn(self, args, nchild, info[0], root, MPI_COMM_WORLD, &inter,
+                                codes), MPI_SUCCESS);
+    for (int c = 0; rank == root && c < total; c++)
         CHECK(codes[c] == MPI_SUCCESS);
     int remote;
     MPI_Comm_remote_size(inter, &remote);
-    CHECK(remote == nchild);
+    CHECK(remote == total);
     exchange(inter, 1, rank, remote);
     merged(inter, 0, size + remote);
     CHECK_RC(MPI_Comm_disconnect(&inter), MPI_SUCCESS);
-    MPI_Info_free(&info);
+    MPI_Info_free(&info[0]);
+    MPI_Info_free(&info[1]);
     free(codes);
 }
 
-/* A child on a host of another site than the root's, and a port: refused at every rank. */
-static void fed_refusals(char *self, const char *other, int fatal, int port)
+/* Refused at every rank: what says 'spawn' (commands at two sites: first's and other's),
+ * 'nohost' (one command at the other site, one without host, which would start here) or
+ * 'nocmd' (a command the other site cannot execute). */
+static void fed_refusals(char *self, const char *first, const char *other, int fatal,
+                         const char *what)
 {
     if (!fatal)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int cls = -1, code = 0;
-    if (port) {
-        char name[MPI_MAX_PORT_NAME];
-        MPI_Error_class(MPI_Open_port(MPI_INFO_NULL, name), &cls);
-        CHECK(cls == MPI_ERR_PORT);
-        return;
-    }
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "host", other);
+    int cls = -1, codes[2] = { 0, 0 };
+    MPI_Info info[2];
+    MPI_Info_create(&info[0]);
+    if (strcmp(what, "nohost") != 0)
+        MPI_Info_set(info[0], "host", first);
+    MPI_Info_create(&info[1]);
+    MPI_Info_set(info[1], "host", other);
     MPI_Comm inter = MPI_COMM_NULL;
     char *args[] = { "child", (char *)other, NULL };
-    MPI_Error_class(MPI_Comm_spawn(self, args, 1, info, 0, MPI_COMM_WORLD, &inter, &code),
-                    &cls);
+    if (strcmp(what, "nocmd") == 0) {
+        MPI_Error_class(MPI_Comm_spawn("metampi-no-such-command", args, 1, info[1], 0,
+                                       MPI_COMM_WORLD, &inter, codes), &cls);
+    } else {
+        char *cmds[2] = { self, self }, **argvs[2] = { args, args };
+        int np[2] = { 1, 1 };
+        MPI_Error_class(MPI_Comm_spawn_multiple(2, cmds, argvs, np, info, 0, MPI_COMM_WORLD,
+                                                &inter, codes), &cls);
+    }
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     CHECK(cls == MPI_ERR_SPAWN && inter == MPI_COMM_NULL);
-    MPI_Info_free(&info);
+    CHECK(rank != 0 || codes[0] == MPI_ERR_SPAWN);   /* significant at the root only */
+    MPI_Info_free(&info[0]);
+    MPI_Info_free(&info[1]);
 }
 
 static void federated(char *self, int nchild, const char *why)
@@ -212,22 +240,27 @@ static void federated(char *self, int nchild, const char *why)
                   MPI_CHAR, MPI_COMM_WORLD);
     const char *last = names + (size_t)(size - 1) * MPI_MAX_PROCESSOR_NAME;
     if (why) {   /* the job ends with the reason */
-        fed_refusals(self, last, 1, strcmp(why, "port") == 0);
+        fed_refusals(self, names, last, 1, why);
         free(names);
         return;
     }
-    fed_refusals(self, last, 0, 0);
-    fed_refusals(self, last, 0, 1);
+    fed_refusals(self, names, last, 0, "spawn");
+    fed_refusals(self, names, last, 0, "nohost");
+    fed_refusals(self, names, last, 0, "nocmd");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-    fed_spawn(self, names, 0, nchild);
-    fed_spawn(self, names, size - 1, nchild);
+    fed_spawn(self, names, 0, 0, nchild, 0);
+    fed_spawn(self, names, 0, size - 1, nchild, 0);
+    fed_spawn(self, names, size - 1, size - 1, nchild, 0);
+    fed_spawn(self, names, size - 1, 0, nchild, 0);
+    fed_spawn(self, names, 0, size - 1, nchild, 1);
     if (rank == 0)
-        printf("federated: parents on %d ranks spawned %d children at the first site and %d "
-               "at the last, all reached\n", size, nchild, nchild);
+        printf("federated: parents on %d ranks spawned %d children at each site from each, "
+               "and %d by spawn_multiple at the other site, all reached\n", size, nchild,
+               1 + nchild);
     free(names);
 }
 
-static void fed_lost(char *self, const char *stopfile)
+static void fed_lost(char *self, const char *stopfile, int name_fatal)
 {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -254,6 +287,14 @@ static void fed_lost(char *self, const char *stopfile)
         refused = 1;
     }
     CHECK(refused);
+    /* names and ports: kept by the first site's mpirun, which the others cannot reach now */
+    const char *sizes = getenv("EXPECT_SITE_SIZES");
+    int first_site = sizes ? atoi(sizes) : 1, cls = -1;
+    char port[MPI_MAX_PORT_NAME];
+    if (name_fatal && rank >= first_site)   /* the report says why (the test checks it) */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Error_class(MPI_Lookup_name("metampi-fedlost", MPI_INFO_NULL, port), &cls);
+    CHECK(cls == (rank < first_site ? MPI_ERR_NAME : MPI_ERR_OTHER));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Comm inter;
     MPI_Comm_spawn(self, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
@@ -264,7 +305,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     if (argc >= 3 && strcmp(argv[1], "fedlost") == 0) {
-        fed_lost(argv[0], argv[2]);
+        fed_lost(argv[0], argv[2], argc >= 4 && strcmp(argv[3], "name") == 0);
         MPI_Finalize();
         return 0;
     }
