@@ -283,9 +283,9 @@ static void incoming(const proto_msg_t *m)
 {
     proto_recv_matched(&op, m);
 }
-static int withdraw(int peer, uint64_t id)
+static int withdraw(int peer, uint32_t ctx, uint64_t id)
 {
-    (void)peer, (void)id;
+    (void)peer, (void)ctx, (void)id;
     return 0;
 }
 static int typemap(proto_op_t *o, const dt_layout_t **l, uintptr_t *base, size_t *count)
