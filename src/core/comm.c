@@ -4,6 +4,7 @@
 
 #include "core/ctxid_pool.h"
 #include "core/errhandler.h"
+#include "core/match_ctx.h"
 #include "util/handles.h"
 #include "core/topo.h"
 
@@ -32,6 +33,9 @@ static void init_predefined(comm_t *c, MPI_Comm h, uint32_t ctx, group_t *g, con
     strcpy(c->name, name);
     c->ready = 1;
     c->key = ctx;
+    /* out of memory here: matching makes the entries when needed, unbound */
+    c->mctx[0] = mctx_bind(ctx);
+    c->mctx[1] = mctx_bind(ctx + 1);
 }
 
 void comm_init_predefined(int world_rank, int world_size)
@@ -120,8 +124,15 @@ comm_t *comm_new_object(comm_t *parent, group_t *group, group_t *remote)
     return c;
 }
 
-void comm_set_context(comm_t *c, uint32_t recv_ctx, uint32_t send_ctx)
+int comm_set_context(comm_t *c, uint32_t recv_ctx, uint32_t send_ctx)
 {
+    match_ctx_t *m0 = mctx_bind(recv_ctx), *m1 = m0 ? mctx_bind(recv_ctx + 1) : NULL;
+    if (!m1) {
+        mctx_unbind(m0);
+        return MPI_ERR_NO_MEM;
+    }
+    c->mctx[0] = m0;
+    c->mctx[1] = m1;
     c->recv_ctx = recv_ctx;
     c->send_ctx = send_ctx;
     if (comm_is_inter(c)) {
@@ -131,6 +142,7 @@ void comm_set_context(comm_t *c, uint32_t recv_ctx, uint32_t send_ctx)
     } else {
         c->key = recv_ctx;
     }
+    return MPI_SUCCESS;
 }
 
 int comm_publish(comm_t *c)
@@ -158,6 +170,8 @@ void comm_destroy(comm_t *c)
         topo_free(c->topo);
     if (c->coll_cache_free)
         c->coll_cache_free(c->coll_cache);
+    mctx_unbind(c->mctx[0]);
+    mctx_unbind(c->mctx[1]);
     if (c->ready)
         ctxid_release(c->recv_ctx);
     free(c);
@@ -202,6 +216,9 @@ void comm_finalize(void)
             p->coll_cache_free = NULL;
             p->coll_cache = NULL;
         }
+        mctx_unbind(p->mctx[0]);
+        mctx_unbind(p->mctx[1]);
+        p->mctx[0] = p->mctx[1] = NULL;
     }
     group_finalize();
 }

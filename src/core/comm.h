@@ -42,6 +42,11 @@ struct topo;
 typedef struct comm {
     MPI_Comm handle;
     uint32_t recv_ctx, send_ctx;
+    /* the matching entries of recv_ctx and recv_ctx + 1 (core/match_ctx.h), bound by
+     * comm_set_context, unbound by comm_destroy; NULL before. They hold the entries alive;
+     * matching finds entries by context id, so copies of a communicator on another context
+     * (schedule views, MPI_Finalize's barrier) carry them harmlessly and never unbind. */
+    struct match_ctx *mctx[2];
     int rank, size;              /* in the local group */
     group_t *group;              /* local group */
     group_t *remote_group;       /* inter-communicators; NULL otherwise */
@@ -169,10 +174,11 @@ int comm_intercomm_join(comm_t *local, group_t *remote, const uint32_t ids[2],
 
 /* Building blocks of the constructors. comm_new_object: a communicator (not ready, no
  * context, no handle, one reference) over group (and remote group) that inherits parent's
- * error handler. comm_set_context: sets the contexts and the key. comm_publish: gives it a
- * handle (MPI_SUCCESS or MPI_ERR_NO_MEM). */
+ * error handler. comm_set_context: sets the contexts and the key and binds the matching
+ * entries of its two receive contexts (MPI_SUCCESS, or MPI_ERR_NO_MEM with nothing set).
+ * comm_publish: gives it a handle (MPI_SUCCESS or MPI_ERR_NO_MEM). */
 comm_t *comm_new_object(comm_t *parent, group_t *group, group_t *remote);
-void comm_set_context(comm_t *c, uint32_t recv_ctx, uint32_t send_ctx);
+int comm_set_context(comm_t *c, uint32_t recv_ctx, uint32_t send_ctx);
 int comm_publish(comm_t *c);
 
 /* Reference counting: see the invariants above. */

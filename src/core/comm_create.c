@@ -20,7 +20,10 @@ static int finish_new(comm_t *parent, group_t *group, group_t *remote, uint32_t 
     comm_t *c = comm_new_object(parent, group, remote);
     if (!c)
         return MPI_ERR_NO_MEM;
-    comm_set_context(c, recv_ctx, send_ctx);
+    if (comm_set_context(c, recv_ctx, send_ctx) != MPI_SUCCESS) {
+        comm_release(c); /* not ready: the caller keeps the contexts it agreed */
+        return MPI_ERR_NO_MEM;
+    }
     c->ready = 1;
     int rc = comm_publish(c);
     if (rc != MPI_SUCCESS) {
@@ -49,7 +52,10 @@ static int attach_local_comm(comm_t *c, uint32_t ctx)
     comm_t *l = comm_new_object(c, c->group, NULL);
     if (!l)
         return MPI_ERR_NO_MEM;
-    comm_set_context(l, ctx, ctx);
+    if (comm_set_context(l, ctx, ctx) != MPI_SUCCESS) {
+        comm_release(l);
+        return MPI_ERR_NO_MEM;
+    }
     l->ready = 1;
     c->local_comm = l;
     return MPI_SUCCESS;
@@ -120,14 +126,15 @@ static int dup_finish(icoll_sched_t *s, void *arg)
     comm_t *c = d->c;
     if (comm_is_inter(c)) {
         d->remote = le32toh(d->remote); /* little-endian between the groups (issue 19) */
-        comm_set_context(c, d->ids[0], d->remote);
-        if (attach_local_comm(c, d->ids[1]) != MPI_SUCCESS) {
+        if (comm_set_context(c, d->ids[0], d->remote) != MPI_SUCCESS ||
+            attach_local_comm(c, d->ids[1]) != MPI_SUCCESS) {
             ctxid_release(d->ids[0]);
             ctxid_release(d->ids[1]);
             return MPI_ERR_NO_MEM;
         }
-    } else {
-        comm_set_context(c, d->ids[0], d->ids[0]);
+    } else if (comm_set_context(c, d->ids[0], d->ids[0]) != MPI_SUCCESS) {
+        ctxid_release(d->ids[0]);
+        return MPI_ERR_NO_MEM;
     }
     c->ready = 1;
     return MPI_SUCCESS;

@@ -2,6 +2,7 @@
 
 #include "core/comm.h"
 #include "core/errors.h"
+#include "core/match_ctx.h"
 #include "core/traffic.h"
 
 #include <stdarg.h>
@@ -9,11 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static request_t *posted_head, *posted_tail;
-static unexpected_t *uq_head, *uq_tail;
-static match_lengths_t lengths; /* of the two queues, kept with every link and unlink */
-static uint64_t arrivals;       /* messages ever appended to the unexpected queue */
+/* The queues are per receive context (match_ctx.h); what is kept for all of them: */
+static size_t unexpected_total, unexpected_max; /* the sum of the entries' unexpected, its
+                                                 * high-water mark (tools interface) */
 static char clash[256];
+
+/* ctx's entry, made when it has none (the first receive or arrival there). */
+static match_ctx_t *entry(uint32_t ctx)
+{
+    match_ctx_t *e = mctx_make(ctx);
+    if (__builtin_expect(!e, 0))
+        err_fatal(MPI_ERR_NO_MEM, "progress", "out of memory for the queues of context %u",
+                  (unsigned)ctx);
+    return e;
+}
 
 static inline int env_matches(uint32_t ctx, int source, int tag, const proto_env_t *e)
 {
@@ -63,7 +73,8 @@ static void fail_clash(request_t *r, const proto_env_t *m, int peer)
 int match_clash_waiting(const comm_t *c, int tag)
 {
     uint32_t ctx = c->recv_ctx + 1;
-    for (const unexpected_t *u = uq_head; u; u = u->next)
+    const match_ctx_t *e = mctx_get(ctx);
+    for (const unexpected_t *u = e ? e->uq_head : NULL; u; u = u->next)
         if (kind_clash(ctx, tag, &u->m.env)) {
             snprintf(clash, sizeof clash, "job rank %d called %s where this process called %s",
                      u->m.peer, op_name(u->m.env.tag), op_name(tag));
@@ -88,7 +99,8 @@ const char *match_last_clash(void)
 void match_incoming(const proto_msg_t *m)
 {
     traffic_arrived(m->peer);
-    for (request_t **pp = &posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
+    match_ctx_t *e = entry(m->env.ctx);
+    for (request_t **pp = &e->posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
         request_t *r = *pp;
         int clashes = 0;
         if (!env_matches(r->comm->recv_ctx, r->peer, r->tag, &m->env) &&
@@ -96,11 +108,12 @@ void match_incoming(const proto_msg_t *m)
             continue;
         check_source(r->comm, m);
         *pp = r->next;
-        if (posted_tail == r)
-            posted_tail = prev;
+        if (e->posted_tail == r)
+            e->posted_tail = prev;
         r->posted = 0;
-        lengths.posted--;
+        e->posted--;
         if (!clashes) {
+            mctx_put(e);
             proto_recv_matched(&r->op, m);
             return;
         }
@@ -119,48 +132,57 @@ void match_incoming(const proto_msg_t *m)
         u->m.data = u->data;
     }
     u->next = NULL;
-    if (uq_tail)
-        uq_tail->next = u;
+    if (e->uq_tail)
+        e->uq_tail->next = u;
     else
-        uq_head = u;
-    uq_tail = u;
-    arrivals++;
-    if (++lengths.unexpected > lengths.unexpected_max)
-        lengths.unexpected_max = lengths.unexpected;
+        e->uq_head = u;
+    e->uq_tail = u;
+    e->unexpected++;
+    e->arrivals++;
+    if (++unexpected_total > unexpected_max)
+        unexpected_max = unexpected_total;
 }
 
-/* Unlinks u, found after prev (NULL: at the head). */
-static void uq_unlink(unexpected_t *prev, unexpected_t *u)
+/* Unlinks u from e's unexpected queue, found after prev (NULL: at the head). */
+static void uq_unlink(match_ctx_t *e, unexpected_t *prev, unexpected_t *u)
 {
     if (prev)
         prev->next = u->next;
     else
-        uq_head = u->next;
-    if (uq_tail == u)
-        uq_tail = prev;
-    lengths.unexpected--;
+        e->uq_head = u->next;
+    if (e->uq_tail == u)
+        e->uq_tail = prev;
+    e->unexpected--;
+    unexpected_total--;
 }
 
-int match_withdraw(int peer, uint64_t remote_id)
+int match_withdraw(int peer, uint32_t ctx, uint64_t remote_id)
 {
-    for (unexpected_t *u = uq_head, *prev = NULL; u; prev = u, u = u->next) {
-        if (u->m.peer != peer || u->m.remote_id != remote_id || !u->m.remote_id)
+    match_ctx_t *e = mctx_get(ctx); /* ctx comes from a frame: any value */
+    for (unexpected_t *u = e ? e->uq_head : NULL, *prev = NULL; u; prev = u, u = u->next) {
+        if (u->m.peer != peer || u->m.remote_id != remote_id || !u->m.remote_id ||
+            u->m.env.ctx != ctx) /* the shared entry holds several contexts */
             continue;
-        uq_unlink(prev, u);
+        uq_unlink(e, prev, u);
+        mctx_put(e);
         free(u);
         return 1;
     }
     return 0;
 }
 
-static unexpected_t *find(const comm_t *c, int source, int tag, int take)
+/* The oldest message on c's context (entry e, or NULL: none) matching (source, tag), taken
+ * out of the queue when take (e may be freed then: mctx_put). */
+static unexpected_t *find(match_ctx_t *e, const comm_t *c, int source, int tag, int take)
 {
-    for (unexpected_t *u = uq_head, *prev = NULL; u; prev = u, u = u->next) {
+    for (unexpected_t *u = e ? e->uq_head : NULL, *prev = NULL; u; prev = u, u = u->next) {
         if (!env_matches(c->recv_ctx, source, tag, &u->m.env))
             continue;
         check_source(c, &u->m);
-        if (take)
-            uq_unlink(prev, u);
+        if (take) {
+            uq_unlink(e, prev, u);
+            mctx_put(e);
+        }
         return u;
     }
     return NULL;
@@ -168,12 +190,12 @@ static unexpected_t *find(const comm_t *c, int source, int tag, int take)
 
 unexpected_t *match_peek(const comm_t *c, int source, int tag)
 {
-    return find(c, source, tag, 0);
+    return find(mctx_get(c->recv_ctx), c, source, tag, 0);
 }
 
 unexpected_t *match_take(const comm_t *c, int source, int tag)
 {
-    return find(c, source, tag, 1);
+    return find(mctx_get(c->recv_ctx), c, source, tag, 1);
 }
 
 void match_deliver(request_t *r, unexpected_t *u)
@@ -184,14 +206,15 @@ void match_deliver(request_t *r, unexpected_t *u)
 
 void match_post_recv(request_t *r)
 {
-    if (uq_head) {
-        unexpected_t *u = find(r->comm, r->peer, r->tag, 1);
+    match_ctx_t *e = entry(r->comm->recv_ctx);
+    if (e->uq_head) {
+        unexpected_t *u = find(e, r->comm, r->peer, r->tag, 1);
         if (u) {
             match_deliver(r, u);
             return;
         }
         if (r->comm->recv_ctx & 1)
-            for (u = uq_head; u; u = u->next)
+            for (u = e->uq_head; u; u = u->next)
                 if (kind_clash(r->comm->recv_ctx, r->tag, &u->m.env)) {
                     fail_clash(r, &u->m.env, u->m.peer);
                     return;
@@ -199,49 +222,66 @@ void match_post_recv(request_t *r)
     }
     r->posted = 1;
     r->next = NULL;
-    if (posted_tail)
-        posted_tail->next = r;
+    if (e->posted_tail)
+        e->posted_tail->next = r;
     else
-        posted_head = r;
-    posted_tail = r;
-    lengths.posted++;
+        e->posted_head = r;
+    e->posted_tail = r;
+    e->posted++;
 }
 
 int match_unpost(request_t *r)
 {
     if (!r->posted)
         return 0;
-    for (request_t **pp = &posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
+    match_ctx_t *e = mctx_get(r->comm->recv_ctx); /* exists: r was posted there */
+    for (request_t **pp = &e->posted_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
         if (*pp != r)
             continue;
         *pp = r->next;
-        if (posted_tail == r)
-            posted_tail = prev;
+        if (e->posted_tail == r)
+            e->posted_tail = prev;
         r->posted = 0;
-        lengths.posted--;
+        e->posted--;
+        mctx_put(e);
         return 1;
     }
     return 0;
 }
 
-void match_close(void)
+static void free_unexpected(match_ctx_t *e, void *arg)
 {
-    while (uq_head) {
-        unexpected_t *u = uq_head;
-        uq_head = u->next;
+    (void)arg;
+    while (e->uq_head) {
+        unexpected_t *u = e->uq_head;
+        e->uq_head = u->next;
         free(u);
     }
-    uq_tail = NULL;
-    posted_head = posted_tail = NULL;
-    lengths.posted = lengths.unexpected = 0;
+}
+
+void match_close(void)
+{
+    mctx_foreach(free_unexpected, NULL);
+    mctx_close();
+    unexpected_total = 0;
+}
+
+static void add_lengths(match_ctx_t *e, void *arg)
+{
+    match_lengths_t *l = arg;
+    l->posted += e->posted;
+    l->unexpected += e->unexpected;
 }
 
 match_lengths_t match_lengths(void)
 {
-    return lengths;
+    match_lengths_t l = { 0, 0, unexpected_max };
+    mctx_foreach(add_lengths, &l);
+    return l;
 }
 
-uint64_t match_arrivals(void)
+uint64_t match_arrivals(const comm_t *c)
 {
-    return arrivals;
+    const match_ctx_t *e = mctx_get(c->recv_ctx);
+    return e ? e->arrivals : 0;
 }

@@ -1,5 +1,7 @@
 /*
- * Matching (MPI-3.1 §3.5): the posted-receive queue and the unexpected-message queue.
+ * Matching (MPI-3.1 §3.5): the posted-receive queue and the unexpected-message queue of each
+ * receive context (core/match_ctx.h: a table indexed by context id; the searches below look
+ * at the one context they concern, never at the others').
  *
  * A message matches a receive when the context ids are equal, the source is equal or the
  * receive's is MPI_ANY_SOURCE, and the tag is equal or the receive's is MPI_ANY_TAG.
@@ -34,7 +36,9 @@ typedef struct unexpected {
 
 /* The protocol's upcalls. */
 void match_incoming(const proto_msg_t *m);
-int match_withdraw(int peer, uint64_t remote_id);
+/* The message of peer's operation remote_id on receive context ctx (the sender's CANCEL names
+ * both), removed and freed when still unexpected: 1, else 0. */
+int match_withdraw(int peer, uint32_t ctx, uint64_t remote_id);
 
 /* Posts r (a receive with comm, peer, tag set) after checking the unexpected queue: starts
  * delivery at once when a message is waiting. */
@@ -60,13 +64,14 @@ int match_clash_waiting(const comm_t *c, int tag);
 /* Records a clash found elsewhere (printf-like), for match_last_clash. */
 void match_note_clash(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The queues' lengths now, and the longest the unexpected queue has been (tools interface). */
+/* The queues' lengths now, summed over every context, and the longest the unexpected
+ * messages of all contexts together have been (tools interface). */
 typedef struct match_lengths {
     size_t posted, unexpected, unexpected_max;
 } match_lengths_t;
 match_lengths_t match_lengths(void);
-/* How many messages were ever appended to the unexpected queue: a searcher that found nothing
- * need not search again until this changes. */
-uint64_t match_arrivals(void);
+/* How many messages were ever appended to the unexpected queue of c's receive context: a
+ * searcher that found nothing there need not search again until this changes. */
+uint64_t match_arrivals(const comm_t *c);
 
 #endif

@@ -118,7 +118,7 @@ typedef struct proto_msg {
  * already been matched). */
 typedef struct proto_upcalls {
     void (*incoming)(const proto_msg_t *m);
-    int (*withdraw)(int peer, uint64_t remote_id);
+    int (*withdraw)(int peer, uint32_t ctx, uint64_t remote_id); /* ctx: the message's */
     /* Asked only for a message from a peer of another architecture (receiver makes right,
      * docs/heterogeneity-conversion.md): the receive op's typed view, count elements of *l
      * at *base, whose basic types the converter reads the sender's bytes as. 0, or -1 when

@@ -417,5 +417,5 @@ void proto_on_cancel(int src, const void *frame, size_t len)
         proto_bad_frame(src, "a CANCEL of %zu bytes", len);
     memcpy(&c, frame, sizeof c);
     f_ctrl_le(&c);
-    reply(src, F_CANCEL_REPLY, c.sreq, (uint8_t)proto_up.withdraw(src, c.sreq));
+    reply(src, F_CANCEL_REPLY, c.sreq, (uint8_t)proto_up.withdraw(src, c.ctx, c.sreq));
 }

@@ -312,7 +312,7 @@ int proto_cancel_send(proto_op_t *op)
     case OP_WAIT_RNDV:
         if (!op->cancel_pending) {
             op->cancel_pending = 1;
-            f_ctrl_t c = { .kind = F_CANCEL, .sreq = op->id };
+            f_ctrl_t c = { .kind = F_CANCEL, .ctx = op->env.ctx, .sreq = op->id };
             f_ctrl_le(&c);
             proto_send_ctrl(op->peer, &c, sizeof c);
         }

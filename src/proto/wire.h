@@ -18,7 +18,8 @@
  *   DATA        rreq, offset, payload
  *   FIN         sreq                                        (receiver has read the data)
  *   ACK         sreq                                        (synchronous eager matched)
- *   CANCEL      sreq                                        (withdraw an unmatched message)
+ *   CANCEL      ctx, sreq                                   (withdraw an unmatched message
+ *                                                           on receive context ctx)
  *   CANCEL_REPLY sreq, result                               (1: withdrawn, 0: already matched)
  */
 #ifndef METAMPI_PROTO_WIRE_H
@@ -74,15 +75,18 @@ typedef struct f_data {
     uint64_t rreq, offset;
 } f_data_t;
 
-/* FIN, ACK, CANCEL, CANCEL_REPLY (result in `result`) */
+/* FIN, ACK, CANCEL, CANCEL_REPLY (result in `result`). ctx: CANCEL's, the context id of the
+ * message it withdraws (the receiver searches that context's queue only); 0 in the others. */
 typedef struct f_ctrl {
-    uint8_t kind, result, pad[6];
+    uint8_t kind, result, pad[2];
+    uint32_t ctx;
     uint64_t sreq;
 } f_ctrl_t;
 
 _Static_assert(sizeof(f_match_t) == 16 && offsetof(f_eager_sync_t, sreq) == 16 &&
                    sizeof(f_rts_t) == 40 && sizeof(f_rts_typed_t) == 64 && sizeof(f_cts_t) == 32 &&
-                   sizeof(f_data_t) == 24 && sizeof(f_ctrl_t) == 16,
+                   sizeof(f_data_t) == 24 && sizeof(f_ctrl_t) == 16 &&
+                   offsetof(f_ctrl_t, ctx) == 4,
                "the frames' layout is the same on every architecture of a job");
 
 /* Host order <-> the wire's little-endian, in place (each is its own inverse). */
@@ -130,6 +134,7 @@ static inline void f_data_le(f_data_t *d)
 
 static inline void f_ctrl_le(f_ctrl_t *c)
 {
+    c->ctx = htole32(c->ctx);
     c->sreq = htole64(c->sreq);
 }
 

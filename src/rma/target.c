@@ -298,13 +298,14 @@ static int applicable(const win_t *w, const rma_incoming_t *in)
 }
 
 /* Takes w's arriving messages into its queue and applies those complete at its head. The
- * unexpected queue is searched only when a message arrived there since w last searched it:
+ * unexpected queue of w's context is searched only when a message arrived there since w last
+ * searched it:
  * a search that ends finds no message of w left, so only a new arrival can bring one. */
 static int serve(win_t *w)
 {
     int events = 0;
     unexpected_t *u;
-    uint64_t arrivals = match_arrivals();
+    uint64_t arrivals = match_arrivals(w->comm);
     int look = arrivals != w->searched_at;
     w->searched_at = arrivals;
     while (look && (u = match_take(w->comm, MPI_ANY_SOURCE, RMA_TAG_OP))) {

@@ -105,7 +105,7 @@ typedef struct win {
     struct rma_incoming *in_head, *in_tail; /* taken messages, in arrival order */
     uint64_t *held_at;           /* per origin: the serve pass that held its messages back */
     uint64_t serve_pass;
-    uint64_t searched_at;        /* match_arrivals() when the target last searched for them */
+    uint64_t searched_at;        /* match_arrivals(comm) when the target last searched for them */
     int shared_holders;          /* origins holding a shared lock here */
     int exclusive_holder;        /* the origin holding the exclusive lock, or -1 */
     struct rma_waiter *waiters;  /* lock requests not granted yet, oldest first */

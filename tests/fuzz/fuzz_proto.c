@@ -356,9 +356,10 @@ static void incoming(const proto_msg_t *m)
     proto_recv_matched(&ops[i], m);
 }
 
-static int withdraw(int peer, uint64_t remote_id)
+static int withdraw(int peer, uint32_t ctx, uint64_t remote_id)
 {
     (void)peer;
+    (void)ctx;
     (void)remote_id;
     return withdraw_answer;
 }

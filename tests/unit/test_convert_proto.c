@@ -10,7 +10,8 @@
  * Checked: eager (contiguous and typed, synchronous with its ACK), truncation counted in the
  * sender's bytes, a rendezvous answered with CTS for the sender's bytes and DATA frames cut at
  * odd offsets (elements split across frames), a long double beyond the receiver's range
- * reported with type and ranks, and the receive's byte count in the receiver's sizes.
+ * reported with type and ranks, and the receive's byte count in the receiver's sizes; a
+ * CANCEL's context id and operation id read in the receiver's order, and its reply.
  */
 #include "datatype/compile.h"
 #include "datatype/engine/convert.h"
@@ -274,10 +275,13 @@ static void incoming(const proto_msg_t *m)
 {
     proto_recv_matched(&op, m);
 }
-static int withdraw(int peer, uint64_t id)
+static int withdrawn_peer = -1;
+static uint32_t withdrawn_ctx;
+static uint64_t withdrawn_id;
+static int withdraw(int peer, uint32_t ctx, uint64_t id)
 {
-    (void)peer, (void)id;
-    return 0;
+    withdrawn_peer = peer, withdrawn_ctx = ctx, withdrawn_id = id;
+    return ctx == 0x12345 && id == 0x0123456789abcdefull; /* found only when both arrive intact */
 }
 static int typemap(proto_op_t *o, const dt_layout_t **l, uintptr_t *base, size_t *count)
 {
@@ -388,6 +392,55 @@ static void rendezvous(int src, size_t n, size_t cap, size_t piece)
            piece, done, op.got);
 }
 
+/* A CANCEL from a big-endian sender: its fields travel little-endian like every frame's (the
+ * sender's f_ctrl_le), so the receiver reads the message's context and the operation id in
+ * its own order, hands both to the core, and answers CANCEL_REPLY with the core's result. */
+static void cancel(void)
+{
+    for (int src = 1; src <= 2; src++)
+        for (int found = 0; found <= 1; found++) {
+            unsigned char f[sizeof(f_ctrl_t)] = { F_CANCEL };
+            uint32_t ctx = found ? 0x12345 : 0x12344;
+            uint64_t id = 0x0123456789abcdefull;
+            for (int b = 0; b < 4; b++)
+                f[offsetof(f_ctrl_t, ctx) + b] = (unsigned char)(ctx >> (8 * b));
+            for (int b = 0; b < 8; b++)
+                f[offsetof(f_ctrl_t, sreq) + b] = (unsigned char)(id >> (8 * b));
+            withdrawn_peer = -1;
+            memset(last_sent, 0xee, sizeof last_sent);
+            arrive(src, f, sizeof f);
+            EXPECT(withdrawn_peer == src && withdrawn_ctx == ctx && withdrawn_id == id,
+                   "CANCEL from rank %d reached the core as peer %d ctx %#x id %#llx", src,
+                   withdrawn_peer, withdrawn_ctx, (unsigned long long)withdrawn_id);
+            f_ctrl_t r;
+            memcpy(&r, last_sent, sizeof r);
+            f_ctrl_le(&r);
+            EXPECT(r.kind == F_CANCEL_REPLY && r.result == found && r.sreq == id,
+                   "CANCEL_REPLY to rank %d: kind %d result %d sreq %#llx", src, r.kind,
+                   r.result, (unsigned long long)r.sreq);
+        }
+    /* The sender's side: a rendezvous send to rank 2 cancelled after its RTS left names the
+     * message's context (its env.ctx, the receiver's) in the CANCEL, little-endian. */
+    static unsigned char data[4 * EAGER];
+    proto_op_t s = { .env = { 0x2468a, 0, 9 }, .peer = 2, .buf = data, .bytes = sizeof data,
+                     .done = on_done };
+    char err[256];
+    EXPECT(proto_send_start(&s, err, sizeof err) == 0, "rendezvous send: %s", err);
+    EXPECT(last_sent[0] == F_RTS, "the send began with frame kind %d", last_sent[0]);
+    EXPECT(proto_cancel_send(&s) == 1, "the send could not be cancelled");
+    uint32_t ctx = 0;
+    for (int b = 0; b < 4; b++)
+        ctx |= (uint32_t)last_sent[offsetof(f_ctrl_t, ctx) + b] << (8 * b);
+    EXPECT(last_sent[0] == F_CANCEL && ctx == 0x2468a, "the CANCEL (kind %d) names ctx %#x",
+           last_sent[0], ctx);
+    f_ctrl_t reply = { .kind = F_CANCEL_REPLY, .result = 1, .sreq = s.id };
+    f_ctrl_le(&reply);
+    int before = done;
+    arrive(2, &reply, sizeof reply);
+    EXPECT(done == before + 1 && s.cancelled, "the cancelled send: done %d, cancelled %d",
+           done - before, s.cancelled);
+}
+
 int main(void)
 {
     make_archs();
@@ -406,6 +459,7 @@ int main(void)
         rendezvous(2, 100, 100, pieces[i]);
     }
     rendezvous(2, 200, 150, 997); /* truncated: the CTS asks for the 150 records that fit */
+    cancel();
     proto_close();
     dt_layout_free(l_int);
     dt_layout_free(l_ld);
