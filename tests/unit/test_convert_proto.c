@@ -409,13 +409,13 @@ static void cancel(void)
             withdrawn_peer = -1;
             memset(last_sent, 0xee, sizeof last_sent);
             arrive(src, f, sizeof f);
-            EXPECT(withdrawn_peer == src && withdrawn_ctx == ctx && withdrawn_id == id,
+            EXPECTF(withdrawn_peer == src && withdrawn_ctx == ctx && withdrawn_id == id,
                    "CANCEL from rank %d reached the core as peer %d ctx %#x id %#llx", src,
                    withdrawn_peer, withdrawn_ctx, (unsigned long long)withdrawn_id);
             f_ctrl_t r;
             memcpy(&r, last_sent, sizeof r);
             f_ctrl_le(&r);
-            EXPECT(r.kind == F_CANCEL_REPLY && r.result == found && r.sreq == id,
+            EXPECTF(r.kind == F_CANCEL_REPLY && r.result == found && r.sreq == id,
                    "CANCEL_REPLY to rank %d: kind %d result %d sreq %#llx", src, r.kind,
                    r.result, (unsigned long long)r.sreq);
         }
@@ -425,19 +425,19 @@ static void cancel(void)
     proto_op_t s = { .env = { 0x2468a, 0, 9 }, .peer = 2, .buf = data, .bytes = sizeof data,
                      .done = on_done };
     char err[256];
-    EXPECT(proto_send_start(&s, err, sizeof err) == 0, "rendezvous send: %s", err);
-    EXPECT(last_sent[0] == F_RTS, "the send began with frame kind %d", last_sent[0]);
-    EXPECT(proto_cancel_send(&s) == 1, "the send could not be cancelled");
+    EXPECTF(proto_send_start(&s, err, sizeof err) == 0, "rendezvous send: %s", err);
+    EXPECTF(last_sent[0] == F_RTS, "the send began with frame kind %d", last_sent[0]);
+    EXPECTF(proto_cancel_send(&s) == 1, "the send could not be cancelled");
     uint32_t ctx = 0;
     for (int b = 0; b < 4; b++)
         ctx |= (uint32_t)last_sent[offsetof(f_ctrl_t, ctx) + b] << (8 * b);
-    EXPECT(last_sent[0] == F_CANCEL && ctx == 0x2468a, "the CANCEL (kind %d) names ctx %#x",
+    EXPECTF(last_sent[0] == F_CANCEL && ctx == 0x2468a, "the CANCEL (kind %d) names ctx %#x",
            last_sent[0], ctx);
     f_ctrl_t reply = { .kind = F_CANCEL_REPLY, .result = 1, .sreq = s.id };
     f_ctrl_le(&reply);
     int before = done;
     arrive(2, &reply, sizeof reply);
-    EXPECT(done == before + 1 && s.cancelled, "the cancelled send: done %d, cancelled %d",
+    EXPECTF(done == before + 1 && s.cancelled, "the cancelled send: done %d, cancelled %d",
            done - before, s.cancelled);
 }
 

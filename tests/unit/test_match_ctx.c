@@ -22,14 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define EXPECT(cond)                                                                           \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                    \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "expect.h"
 
 static void count_cb(match_ctx_t *e, void *arg)
 {
@@ -221,10 +214,5 @@ int main(void)
     contract();
     concurrent();
     per_context();
-    if (failures) {
-        fprintf(stderr, "%d failures\n", failures);
-        return 1;
-    }
-    printf("match_ctx: all passed\n");
-    return 0;
+    return expect_done("match_ctx");
 }
