@@ -155,10 +155,6 @@ static inline __attribute__((always_inline)) void wait_until(int (*done)(void *a
             idle_since = 0;
             continue;
         }
-        if (!spin_ns) { /* no spin (a far wait): sleep after this idle pass */
-            progress_sleep_once(done, arg, SLEEPER_NONE);
-            continue;
-        }
         if (progress_oversubscribed)
             sched_yield();
         else if (i & 63)

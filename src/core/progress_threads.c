@@ -48,8 +48,10 @@ static void poll_until(core_waiter_t *w, int (*done)(void *), void *arg, uint64_
         let_others_in();
         if (done(arg))
             break;
-        if (!slept && spin_ns) { /* no spin (a far wait): sleep after this idle pass */
-            if (++passes & 63)
+        if (!slept && spin_ns) { /* no spin: sleep after this idle pass */
+            /* the clock every 64 passes, or every pass when each yields the CPU: 64 yields
+             * on a loaded machine last far longer than the spin */
+            if (!progress_oversubscribed && (++passes & 63))
                 continue;
             uint64_t t = progress_now_ns();
             if (!idle_since)
