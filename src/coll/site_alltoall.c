@@ -202,6 +202,7 @@ int site_alltoall(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const stru
     int n = c->size, me = c->rank, ns = S->nsites, my = S->site;
     const coll_team_t *site = &S->local.all;
     int m = site->size, i = site->rank;
+    icoll_sched_far(s); /* every member gets blocks from the other sites */
     a2a_t *a = icoll_sched_alloc(s, sizeof *a);
     p2p_data_t *blocks = icoll_sched_alloc(s, 2 * (size_t)n * sizeof *blocks);
     if (!a || !blocks)

@@ -307,6 +307,13 @@ int site_neighbor(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, int indeg,
     if (!o || !ann || !rv || !order || !up)
         return MPI_ERR_NO_MEM;
     memcpy(rv, rcv, (size_t)indeg * sizeof *rv);
+    /* the leader exchanges with the other sites' leaders; a member with a source there
+     * waits for its blocks */
+    int far = leader;
+    for (int k = 0; k < indeg && !far; k++)
+        far = srcs[k] != MPI_PROC_NULL && S->site_of[srcs[k]] != my;
+    if (far)
+        icoll_sched_far(s);
     *o = (nop_site_t){ .c = c, .S = S, .m = m, .ann = ann, .up = up, .rcv = rv,
                        .order = order, .first = order + indeg };
     for (int t = 0; t < ns && !o->gw; t++)

@@ -82,6 +82,7 @@ void site_wan_send(icoll_sched_t *s, comm_t *c, int peer, const void *buf, size_
 
 void site_wan_recv(icoll_sched_t *s, comm_t *c, int peer, void *buf, size_t bytes)
 {
+    icoll_sched_far(s);
     size_t seg = site_segment(), off = 0;
     do {
         size_t k = bytes - off < seg ? bytes - off : seg;
@@ -204,6 +205,7 @@ int site_barrier(icoll_sched_t *s, comm_t *c, const coll_sites_t *S)
 {
     const coll_hier_t *l = &S->local;
     int rc, shm = red_barrier_shm(c->size);
+    icoll_sched_far(s); /* every member waits for the other sites' leaders */
     if (!shm || (rc = coll_shm_barrier(s, c)) == COLL_DECLINED)
         red_fan_in(s, &l->node);
     else if (rc != MPI_SUCCESS)
@@ -244,6 +246,7 @@ int site_bcast(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, void *buf, si
             site_wan_send(s, c, leader_of(S, (t0 + k) % S->nsites), buf, bytes);
     if (S->site == t0)
         return local_bcast(s, c, S, buf, bytes, S->site_index[root]);
+    icoll_sched_far(s); /* the data comes over the WAN to this site's leader */
     if (S->leaders.rank >= 0) {
         site_wan_recv(s, c, root, buf, bytes);
         icoll_sched_fence(s);
@@ -341,6 +344,7 @@ int site_scatter(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const void 
     int t0 = S->site_of[root], my = S->site, m = l->all.size;
     mv_blocks_t sb = { (void *)(uintptr_t)sbuf, scount, stype };
     if (my != t0) {
+        icoll_sched_far(s);
         if (S->leaders.rank < 0) {
             mv_scatter_hier(s, c, l, NULL, mine, bb, 0);
             return MPI_SUCCESS;
@@ -533,8 +537,10 @@ int site_scatterv(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const void
                   const p2p_data_t *mine, int root)
 {
     int t0 = S->site_of[root], me = c->rank;
-    if (S->site != t0)
+    if (S->site != t0) {
+        icoll_sched_far(s);
         return vsite_member(s, c, S, mine, root, 1);
+    }
     if (me != root) {
         if (mine->bytes)
             icoll_sched_recv_data(s, c, root, mine);
@@ -605,6 +611,7 @@ int site_allgather(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const p2p
     const coll_hier_t *l = &S->local;
     int n = c->size, me = c->rank, my = S->site;
     size_t bb = rcount * (size_t)rtype->size, total = (size_t)n * bb;
+    icoll_sched_far(s); /* every member gets the other sites' blocks */
     mv_blocks_t rb = { rbuf, rcount, rtype };
     p2p_data_t whole = mv_run(&rb, 0, (size_t)n);
     /* T: every block in site-major order; the receive buffer itself when that is rank order */
@@ -641,6 +648,7 @@ int site_allgatherv(icoll_sched_t *s, comm_t *c, const coll_sites_t *S,
 {
     int n = c->size, me = c->rank, my = S->site;
     mv_blocks_t rb = { rbuf, 1, rtype };
+    icoll_sched_far(s);
     /* T: every block packed in site-major order; pos[j]: offset of site-major block j */
     size_t *pos = icoll_sched_alloc(s, ((size_t)n + 1 + 2 * (size_t)S->nsites) * sizeof *pos);
     if (!pos)
@@ -737,6 +745,7 @@ int site_allreduce(icoll_sched_t *s, comm_t *c, const coll_sites_t *S, const voi
                    void *out, size_t count, dtype_t *dt, op_t *op, int bcast)
 {
     int ns = S->nsites, my = S->site, leader = S->leaders.rank >= 0;
+    icoll_sched_far(s); /* every member waits for the other sites' partials */
     int rc = local_reduce(s, c, S, in, leader ? out : NULL, count, dt, op, 0);
     if (rc != MPI_SUCCESS)
         return rc;

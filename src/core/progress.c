@@ -30,6 +30,7 @@ void progress_set_schedules(const int *running, int (*advance)(void))
 }
 
 uint64_t progress_spin_ns = SPIN_US_ALONE * 1000ull;
+uint64_t progress_far_spin_ns;
 int progress_oversubscribed;
 
 void progress_configure(int local_ranks, int ncpus)
@@ -39,6 +40,7 @@ void progress_configure(int local_ranks, int ncpus)
     if (tun_is_set(TUN_SPIN_US))
         us = tun_time(TUN_SPIN_US);
     progress_spin_ns = us * 1000;
+    progress_far_spin_ns = tun_time(TUN_WAN_SPIN_US) * 1000;
 }
 
 int progress_usable_cpus(void)
@@ -138,12 +140,13 @@ void progress_sleep_once(int (*done)(void *), void *arg, sleeper_t who)
     proto_end_sleep();
 }
 
-/* The wait itself; inlined twice, so that the untimed path stays as it was. */
+/* The wait itself; inlined twice, so that the untimed path stays as it was. spin_ns: how
+ * long it polls before it sleeps. */
 static inline __attribute__((always_inline)) void wait_until(int (*done)(void *arg),
-                                                             void *arg)
+                                                             void *arg, uint64_t spin_ns)
 {
     if (core_lock_on) {
-        progress_wait_threads(done, arg);
+        progress_wait_threads(done, arg, spin_ns);
         return;
     }
     uint64_t idle_since = 0;
@@ -159,7 +162,7 @@ static inline __attribute__((always_inline)) void wait_until(int (*done)(void *a
         uint64_t t = progress_now_ns();
         if (!idle_since)
             idle_since = t;
-        else if (t - idle_since >= progress_spin_ns) {
+        else if (t - idle_since >= spin_ns) {
             progress_sleep_once(done, arg, SLEEPER_NONE);
             idle_since = 0;
         }
@@ -167,22 +170,23 @@ static inline __attribute__((always_inline)) void wait_until(int (*done)(void *a
 }
 
 /* mpirun --report: a wait that does not end at once is timed (core/traffic.h). */
-static __attribute__((noinline, cold)) void timed_wait_until(int (*done)(void *arg), void *arg)
+static __attribute__((noinline, cold)) void timed_wait_until(int (*done)(void *arg), void *arg,
+                                                             uint64_t spin_ns)
 {
     if (done(arg))
         return;
     uint64_t since = progress_now_ns();
     traffic_wait_begin();
-    wait_until(done, arg);
+    wait_until(done, arg, spin_ns);
     traffic_wait_end(progress_now_ns() - since);
 }
 
 void progress_wait_until(int (*done)(void *arg), void *arg)
 {
     if (__builtin_expect(traffic_timing, 0))
-        timed_wait_until(done, arg);
+        timed_wait_until(done, arg, progress_spin_ns);
     else
-        wait_until(done, arg);
+        wait_until(done, arg, progress_spin_ns);
 }
 
 static int flag_set(void *arg)
@@ -195,4 +199,17 @@ void progress_wait(volatile int *flag)
     if (*flag)
         return;
     progress_wait_until(flag_set, (void *)flag);
+}
+
+void progress_wait_far(volatile int *flag)
+{
+    if (*flag)
+        return;
+    /* never longer than a local wait: METAMPI_SPIN_US=0 still means sleep at once */
+    uint64_t spin = progress_far_spin_ns < progress_spin_ns ? progress_far_spin_ns
+                                                            : progress_spin_ns;
+    if (__builtin_expect(traffic_timing, 0))
+        timed_wait_until(flag_set, (void *)flag, spin);
+    else
+        wait_until(flag_set, (void *)flag, spin);
 }

@@ -41,6 +41,14 @@ void progress_wait_until(int (*done)(void *arg), void *arg);
 /* Advances progress until *flag becomes nonzero. */
 void progress_wait(volatile int *flag);
 
+/* The same for a wait that is known to end only after a message from another site has
+ * arrived (milliseconds away: a collective whose result crosses the WAN). It spins at most
+ * METAMPI_WAN_SPIN_US (default 50 µs: long enough for the phases within the site when the
+ * site's members come together, far shorter than the 2 ms of a host with a CPU per rank), so
+ * the CPU the gateway and the site's other ranks need to move that message is not burnt by
+ * ranks that could not use it; the doorbell wakes the rank when its message comes. */
+void progress_wait_far(volatile int *flag);
+
 /* The progress thread (METAMPI_ASYNC_PROGRESS, core/progress_threads.c): started by MPI_Init
  * once the transports run, with the core lock on (core/lock.h); stopped by MPI_Finalize
  * before the transports close (the caller holds the lock). start returns 0 or an errno. */

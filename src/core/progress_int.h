@@ -11,6 +11,7 @@
 enum { SLEEP_SAFETY_MS = 250 };
 
 extern uint64_t progress_spin_ns; /* spin this long before sleeping (progress_configure) */
+extern uint64_t progress_far_spin_ns; /* ... in progress_wait_far (METAMPI_WAN_SPIN_US) */
 extern int progress_oversubscribed; /* more ranks than CPUs on this host */
 uint64_t progress_now_ns(void);
 
@@ -24,7 +25,7 @@ void progress_sleep_once(int (*done)(void *), void *arg, sleeper_t who);
 extern int progress_spinning;
 extern unsigned progress_waits;
 
-/* progress_wait_until when the core lock is on. */
-void progress_wait_threads(int (*done)(void *), void *arg);
+/* progress_wait_until when the core lock is on; spin_ns: how long its poller spins. */
+void progress_wait_threads(int (*done)(void *), void *arg, uint64_t spin_ns);
 
 #endif

@@ -32,7 +32,7 @@ static void let_others_in(void)
  * it). After a sleep it polls once and sleeps again without a new spin: a wake-up that was
  * not its own should not cost a spin. Returns when done, or when it lost the role (a
  * callback it ran let go of the lock, core_lock_callout_begin). */
-static void poll_until(core_waiter_t *w, int (*done)(void *), void *arg)
+static void poll_until(core_waiter_t *w, int (*done)(void *), void *arg, uint64_t spin_ns)
 {
     uint64_t idle_since = 0;
     unsigned passes = 0;
@@ -48,13 +48,15 @@ static void poll_until(core_waiter_t *w, int (*done)(void *), void *arg)
         let_others_in();
         if (done(arg))
             break;
-        if (!slept) {
-            if (++passes & 63)
+        if (!slept && spin_ns) { /* no spin: sleep after this idle pass */
+            /* the clock every 64 passes, or every pass when each yields the CPU: 64 yields
+             * on a loaded machine last far longer than the spin */
+            if (!progress_oversubscribed && (++passes & 63))
                 continue;
             uint64_t t = progress_now_ns();
             if (!idle_since)
                 idle_since = t;
-            if (t - idle_since < progress_spin_ns)
+            if (t - idle_since < spin_ns)
                 continue;
         }
         idle_since = 0;
@@ -78,7 +80,7 @@ static void poll_until(core_waiter_t *w, int (*done)(void *), void *arg)
  * of its own (what it just started may need one) and makes the kernel sleeper look again
  * (what it queued may need descriptors the sleeper does not watch yet); then it sleeps until
  * a pass completes its wait or the poller leaves and hands it the role. */
-void progress_wait_threads(int (*done)(void *), void *arg)
+void progress_wait_threads(int (*done)(void *), void *arg, uint64_t spin_ns)
 {
     if (done(arg))
         return;
@@ -88,7 +90,7 @@ void progress_wait_threads(int (*done)(void *), void *arg)
     int first = 1;
     while (!done(arg)) {
         if (core_waiter_is_poller(&w)) {
-            poll_until(&w, done, arg);
+            poll_until(&w, done, arg, spin_ns);
         } else if (first) {
             first = 0;
             progress_poll();

@@ -66,6 +66,7 @@ struct icoll_sched {
     int issued;               /* entries in [pos, issued) are sends/receives in flight */
     int ins;                  /* where new entries go: -1 = at the end */
     int done;
+    int far;                  /* its end needs a message from another site (icoll_sched_far) */
     /* A thread runs its steps (advance): with threads, a user reduction op or callback in a
      * step runs without the core lock, and no other thread may advance the schedule then. */
     int advancing;
@@ -685,10 +686,19 @@ static void wake(int err, void *arg)
     w->done = 1;
 }
 
+void icoll_sched_far(icoll_sched_t *s)
+{
+    s->far = 1;
+}
+
 int icoll_sched_run(icoll_sched_t *s)
 {
     waiter_t w = { 0, MPI_SUCCESS };
+    int far = s->far; /* s may be reused once it ends, even before start returns */
     icoll_sched_start(s, wake, &w);
-    progress_wait(&w.done);
+    if (far)
+        progress_wait_far(&w.done);
+    else
+        progress_wait(&w.done);
     return w.err;
 }

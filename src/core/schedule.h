@@ -95,6 +95,12 @@ int icoll_sched_failed(const icoll_sched_t *s);
  * build of the library (METAMPI_COLL_SELECT_DEBUG=2 prints it per call). */
 uint64_t icoll_sched_digest(const icoll_sched_t *s);
 
+/* Marks s as ending only after a message from another site has arrived at this process or
+ * at a process it waits for (the site-aware collectives): icoll_sched_run then waits with
+ * progress_wait_far, which sleeps at once instead of spinning for milliseconds. A hint: the
+ * schedule's steps are the same either way. */
+void icoll_sched_far(icoll_sched_t *s);
+
 /* Frees a schedule that was never started. */
 void icoll_sched_discard(icoll_sched_t *s);
 /* Starts s; done(err, arg) runs when it ends (possibly before this returns). The schedule
