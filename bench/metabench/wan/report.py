@@ -13,7 +13,8 @@ from metabench.wan import recovery as wrec
 from metabench.wan.targets import (BW_FROM, BW_SHARE, COLL_LARGE, COLL_LARGE_SPEEDUP,
                                    COLL_SITE_RANKS, COLL_SMALL, COLL_SMALL_SPEEDUP, FLOOR_LIMIT,
                                    LAT_LIMIT, LAT_SMALL, MPI_SLUGS, PLAIN_LIMIT, demo_floor_ms,
-                                   demo_summary, floor_us, link_rate, speedup, targets, value,
+                                   demo_summary, floor_us, harness_factor, link_rate, speedup,
+                                   targets, value,
                                    wan_delay_us)
 
 # the ping-pong and the stream also run the gateways in clear, the encrypted ones' yardstick
@@ -146,16 +147,18 @@ def coll_tables(wr):
              f"{wm.COLL_STEP}: every call costs a WAN round trip). MPI_Bcast, "
              "MPI_Allreduce: N bytes (N/4 floats, `MPI_SUM`); MPI_Alltoall: N bytes per pair "
              "of ranks.", "",
-             "*Floor*: the least time a call can take on this WAN before its last rank has "
-             "what it needs from the other site — the one-way delay "
-             f"({wan_delay_us():.0f} µs) plus the bytes one site must send the other at the "
-             f"link's rate (iperf3's, {link_rate(wr):.1f} MB/s): none for the barrier, N for "
-             f"the allreduce, {COLL_SITE_RANKS} × {COLL_SITE_RANKS} × N for the alltoall. For "
-             "the barrier and the allreduce it bounds the average over the ranks too, however "
-             "skewed their entries (a rank's call ends at least one delay after the last rank "
-             "of the other site entered, and the ranks of a site entered no later than its "
-             "last one); the broadcast has none (the ranks at the root's site need nothing "
-             "from the WAN, and the average includes them). *Best possible* = the better "
+             "*Floor*: the least time a call can take on this WAN, averaged over the ranks as "
+             "the benchmark does, before its last rank has what it needs from the other site: "
+             f"the one-way delay ({wan_delay_us():.0f} µs) times what the benchmark's method "
+             "allows — the barrier's calls run back to back (×1); between two calls of the "
+             "others its own dissemination barrier releases ranks 3 and 7 one delay before the "
+             f"rest, which they then wait for (×{harness_factor('allreduce'):.2f} on average, "
+             "simulated and measured per rank: `harness_factor` in "
+             "bench/metabench/wan/targets.py) — plus the bytes one site must send the other at "
+             f"the link's rate (iperf3's, {link_rate(wr):.1f} MB/s): none for the barrier, N for "
+             f"the allreduce, {COLL_SITE_RANKS} × {COLL_SITE_RANKS} × N for the alltoall. The "
+             "broadcast has none (the ranks at the root's site need nothing from the WAN, and "
+             "the average includes them). *Best possible* = the better "
              "peer's latency / the floor: the largest speedup any MPI could show against them; "
              "where it is below the target, the target cannot be met on this link.", ""]
     for coll in wm.COLLS:
