@@ -449,6 +449,27 @@ class Local(unittest.TestCase):
             self.assertLess(t, 2.0, "60 windows of %d B took %.2f s" % (n, t))
         self.assert_clean()
 
+    def test_rank_burst(self):
+        # A window of 64 messages of 1 MiB reaches the sending gateway as a burst (the rank's
+        # queue and the kernel's buffers hold tens of MiB) while the link's credit for the
+        # receiver lasts 8 MiB. One read of a rank took 64 frames before: 64 MiB copied in one
+        # event, during which the gateway wrote nothing to its WAN streams, sent no STOP and
+        # took no credit (between emulated sites the link then stood idle for 40-100 ms in
+        # most windows; docs/sites.md, "Flow control"). Now a read takes at most
+        # RANK_BYTES_PER_EVENT (1 MiB) and the frame that crosses it (here one of 1 MiB and
+        # its 16-byte header); it was 37.7 MB here without the bound.
+        env = dict(os.environ, METAMPI_GW_STATS="1")
+        r = subprocess.run([MPIRUN, "--bind-to", "none", "--metacomputer", self.desc, "-n", "4",
+                            WINDOW, "3", str(1 << 20)], capture_output=True, text=True,
+                           timeout=80, env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"window ok 1048576 [0-9.]+")
+        m = re.search(r"site=alpha to=beta .* rank_read_max=(\d+)", r.stderr)
+        self.assertTrue(m, r.stderr)
+        self.assertGreater(int(m.group(1)), 1 << 20, r.stderr)  # a read began a 1 MiB frame
+        self.assertLessEqual(int(m.group(1)), 2 * ((1 << 20) + 16), r.stderr)
+        self.assert_clean()
+
     def test_slow_rank(self):
         # Before, the frames for the sleeping rank held up every frame behind them at the
         # receiving gateway (its reorder window filled), so the trickle to the other rank

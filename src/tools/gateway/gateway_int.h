@@ -28,6 +28,10 @@
 enum {
     RANK_MAX_FRAME = (4 << 20) + 256,  /* = the gw transport's max_frame */
     FRAMES_PER_EVENT = 64,
+    /* A rank's frames read per event, in bytes (at least one frame): the loop must come
+     * round to the WAN streams, credit and STOP while a rank sends a burst of large frames
+     * (ranks.c, rank_read) */
+    RANK_BYTES_PER_EVENT = 1 << 20,
     CONNECT_TIMEOUT_MS = 60000,        /* the other gateway must listen by then */
 };
 
@@ -111,6 +115,8 @@ typedef struct gwd {
     int links_checked;              /* the links the lower sites open are all up */
     const char *congestion;         /* the WAN streams' TCP congestion control; NULL: the
                                      * kernel's default */
+    size_t rank_read_max;           /* the most bytes of frames one read of a rank began
+                                     * (rank_read; the stats line's rank_read_max) */
 } gwd_t;
 
 extern gwd_t gwd;

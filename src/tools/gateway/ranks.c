@@ -185,30 +185,46 @@ static void rank_close(rconn_t *r)
     gw_origins_take_all(&r->from, credit_back, r);
 }
 
-static void rank_read(rconn_t *r)
+/* What rank_read may still take in this event (admit_rank), whether that ran out, and the
+ * bytes of the frames it began. */
+static size_t read_left, read_taken;
+static int read_budget_out;
+
+/* Reads what a rank sent, up to FRAMES_PER_EVENT frames or RANK_BYTES_PER_EVENT bytes (the
+ * first frame always). Without the byte bound one event took 64 frames of 1 MiB — a burst
+ * the rank's and the kernel's buffers hold — and the WAN streams went unwritten, and the
+ * link idle, for the 70 ms the gateway spent copying them (docs/sites.md, "Flow control").
+ * Returns the frames it handled. */
+static int rank_read(rconn_t *r)
 {
     if (r->fd < 0 || r->gone || r->bye)
-        return;
+        return 0;
     gwd.cur = r;
     int eof = 0;
     char err[256];
     gwd.cur_bad = 0;
-    /* admit_rank leaves a frame unread whose link is full: blocked */
+    /* admit_rank leaves a frame unread whose link is full (blocked), or once the event's
+     * bytes are read (backlog: the next pass comes back for it) */
+    read_left = RANK_BYTES_PER_EVENT;
+    read_taken = 0;
+    read_budget_out = 0;
     int n = net_rx_run(&r->rx, r->fd, r->rank, &gwd.rank_ops, FRAMES_PER_EVENT, &eof, err,
                        sizeof err);
-    r->blocked = r->rx.refused;
-    r->backlog = n == FRAMES_PER_EVENT;
+    if (read_taken > gwd.rank_read_max)
+        gwd.rank_read_max = read_taken;
+    r->blocked = r->rx.refused && !read_budget_out;
+    r->backlog = n == FRAMES_PER_EVENT || read_budget_out;
     if (gwd.cur_bad || (n < 0 && strstr(err, "malformed"))) {
         gwd_note("rank %d sent %s; its connection is closed", r->rank,
                  gwd.cur_bad ? gwd.cur_err : err);
         r->gone = 1;
         rank_close(r);
-        return;
+        return 0;
     }
     if (n < 0 || (eof && !r->rx.bye)) { /* the rank died: the launcher says so */
         r->gone = 1;
         rank_close(r);
-        return;
+        return 0;
     }
     if (eof || r->rx.bye) {
         r->bye = 1;
@@ -217,22 +233,31 @@ static void rank_read(rconn_t *r)
         shutdown(r->fd, SHUT_WR);
         if (eof)
             rank_close(r);
-        return;
+        return n;
     }
     ev_set_events(&gwd.loop, r->fd,
                   (short)((r->blocked ? 0 : POLLIN) | (r->out.n ? POLLOUT : 0)));
+    return n;
 }
 
 /* The rank frame reader's admission (net/rx.h): a frame for another site is read only while
- * its link is not full. */
+ * its link is not full, and none once this event's bytes are read (rank_read). */
 static int admit_rank(void *ctx, const unsigned char *hdr, const net_frame_hdr_t *h)
 {
     (void)ctx;
-    (void)h;
+    if (!read_left) {
+        read_budget_out = 1;
+        return 0;
+    }
     gw_frame_t f;
     gw_rank_frame_parse(hdr, RANK_MAX_FRAME, gwd.size, &f);
     int site = gwd.c->rank_site[f.dst];
-    return site == gwd_my_site() || !gw_link_full(&gwd.links[site]);
+    if (site != gwd_my_site() && gw_link_full(&gwd.links[site]))
+        return 0;
+    size_t whole = GW_FRAME_HDR + (size_t)h->len;
+    read_left = whole < read_left ? read_left - whole : 0;
+    read_taken += whole;
+    return 1;
 }
 
 static void on_rank(void *arg, int fd, short revents)
@@ -258,10 +283,12 @@ int gwd_ranks_after_pass(void)
             continue;
         if (rc->out.n)
             rank_flush(rc);
-        if (rc->blocked || rc->backlog) { /* the link may take its next frame now */
-            rank_read(rc);
-            again |= rc->backlog;
-        }
+        /* the link may take its next frame now. Frames read here went into the links after
+         * this pass looked at them (streams, open batch): the next pass must come at once,
+         * not after the loop's 100 ms timeout (gateway.Local.test_windows) */
+        if ((rc->blocked || rc->backlog) && rank_read(rc) > 0)
+            again = 1;
+        again |= rc->backlog;
     }
     return again;
 }

@@ -369,7 +369,7 @@ static void print_stats(void)
         int n = snprintf(line, sizeof line, "metampi-gateway-stats site=%s to=%s "
                          "rank_frames=%llu multis=%llu wan_frames=%llu wan_bytes=%llu "
                          "raw_bytes=%llu rank_frames_in=%llu wan_frames_in=%llu parked=%llu "
-                         "credits_in=%llu breaks=%llu resent=%llu\n",
+                         "credits_in=%llu breaks=%llu resent=%llu rank_read_max=%zu\n",
                          gwd_site_name(gwd_my_site()), gwd_site_name(s),
                          (unsigned long long)l->frames_out,
                          (unsigned long long)l->multi_out, (unsigned long long)l->wan_out,
@@ -377,7 +377,7 @@ static void print_stats(void)
                          (unsigned long long)l->frames_in,
                          (unsigned long long)l->wan_in, (unsigned long long)l->parks,
                          (unsigned long long)l->credits_in, (unsigned long long)l->breaks,
-                         (unsigned long long)l->resent);
+                         (unsigned long long)l->resent, gwd.rank_read_max);
         if (n < 0 || n >= (int)sizeof line)
             continue;
         ssize_t w = to_stderr ? write(2, line, (size_t)n) : 0;
