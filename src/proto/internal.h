@@ -18,6 +18,8 @@ enum {
     OP_STREAM_DRAIN,   /* all DATA handed over; the transport still reads some from buf */
     OP_CTRL,           /* a control frame owned by proto, freed once handed over */
     OP_RECV_STREAM,    /* receiver: CTS sent, DATA frames expected */
+    OP_WAIT_FIN,       /* sender: COOP part written, WDONE sent: waiting for FIN */
+    OP_RECV_COOP,      /* receiver: COOP sent, own part read: waiting for WDONE */
     OP_DONE,
 };
 
@@ -27,6 +29,8 @@ typedef struct peer {
     const transport_t *tr;
     proto_op_t *qhead, *qtail;
     int no_rma;            /* the transport refused remote reads from this peer */
+    int rma_ok;            /* a remote read from this peer succeeded (cooperative copy may
+                            * follow: proto/coop.c) */
     size_t eager_limit;    /* largest eager payload */
     size_t chunk;          /* DATA payload per frame */
 } peer_t;
@@ -43,6 +47,18 @@ static inline int proto_iov_worthy(const dt_layout_t *l)
     size_t blocks = dt_layout_blocks(l);
     return blocks && dt_layout_size(l) / blocks >= proto_iov_min;
 }
+
+/* METAMPI_RNDV_COOP: smallest message copied cooperatively (0: never). */
+extern size_t proto_coop_min;
+
+/* Cooperative copy (coop.c). proto_coop_start: for a matched contiguous rendezvous message m
+ * of n bytes into op, when it applies (n == m's size, at least proto_coop_min, both sides
+ * contiguous, a remote read from the peer has worked and its transport also writes): sends
+ * COOP, reads its own part and returns 1 (op completes on WDONE); else 0 and nothing happened.
+ * proto_on_coop (sender, COOP) and proto_on_wdone (receiver, WDONE) handle the replies. */
+int proto_coop_start(proto_op_t *op, const proto_msg_t *m, size_t n);
+void proto_on_coop(int src, const void *frame, size_t len);
+void proto_on_wdone(int src, const void *frame, size_t len);
 
 /* Sends what op still has to send to its peer now, or queues it (keeping order). */
 void proto_emit_or_queue(proto_op_t *op);

@@ -20,7 +20,10 @@
  *     than the receive buffer holds; a bad address is the kernel's EFAULT, reported as such.
  *     A peer can thus make this rank read nothing but its own memory, which it could send
  *     anyway. The layout of a typed RTS is read the same way and checked in full
- *     (dt_layout_check) before any use.
+ *     (dt_layout_check) before any use. A COOP names an address in its sender's (the
+ *     receiver's) memory that this rank writes into (rma_writev), only that process's and
+ *     no more than the message holds: a peer can make this rank write nothing but the
+ *     message into its own memory.
  *   - envelopes: the source rank a message names must be the rank that sent it (checked by
  *     the core when the message matches, once the communicator is known); the size an RTS
  *     announces fits MPI_Count.
@@ -96,6 +99,8 @@ static const char *const state_names[] = {
     [OP_STREAM_DRAIN] = "sending DATA",
     [OP_CTRL] = "a control frame",
     [OP_RECV_STREAM] = "receiving DATA",
+    [OP_WAIT_FIN] = "waiting for FIN",
+    [OP_RECV_COOP] = "waiting for WDONE",
     [OP_DONE] = "done",
 };
 
@@ -132,6 +137,12 @@ static void deliver(int src, const void *frame, size_t len)
         break;
     case F_CANCEL:
         proto_on_cancel(src, frame, len);
+        break;
+    case F_COOP:
+        proto_on_coop(src, frame, len);
+        break;
+    case F_WDONE:
+        proto_on_wdone(src, frame, len);
         break;
     case F_CTS:
     case F_FIN:
@@ -244,6 +255,7 @@ int proto_open(const tr_boot_t *boot_in, const proto_upcalls_t *up, char *err, i
     eager_set = tun_size(TUN_EAGER_LIMIT);
     chunk_set = tun_size(TUN_RNDV_CHUNK);
     proto_iov_min = tun_size(TUN_DT_IOV_MIN);
+    proto_coop_min = tun_size(TUN_RNDV_COOP);
     for (int r = 0; r < boot->size; r++)
         choose_transport(r);
     return 0;

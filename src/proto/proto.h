@@ -8,7 +8,9 @@
  *               reads the data straight from the sender's memory (transport rma_readv: one
  *               copy) and answers FIN, or — when the transport cannot — answers
  *               clear-to-send (CTS) and the sender streams DATA frames that the receiver
- *               copies into place (pipelined two copies);
+ *               copies into place (pipelined two copies); from METAMPI_RNDV_COOP bytes on,
+ *               a contiguous message is copied by both at once: the receiver reads the first
+ *               half, the sender writes the second (coop.c, "cooperative copy");
  *   typed data  an op may describe non-contiguous data: count elements of a datatype layout
  *               at base buf. It is never packed into a temporary buffer: eager and DATA
  *               frames are packed straight into the transport's buffer (tr_packer_t) and
@@ -81,8 +83,12 @@ struct proto_op {
     uint64_t id;          /* this op's wire id while a peer's frame may name it, else 0
                            * (ids.h) */
     uint64_t remote_id;   /* the peer's op id (sreq or rreq), echoed, never dereferenced */
-    size_t sent;          /* send: bytes of DATA handed to the transport */
-    size_t want;          /* send: bytes the receiver asked for in CTS */
+    union {
+        size_t sent;      /* send: bytes of DATA handed to the transport */
+        size_t split;     /* receive, cooperative copy: where the sender's part starts */
+    };
+    size_t want;          /* send: bytes the receiver asked for in CTS; receive: bytes
+                           * expected (DATA stream, cooperative copy) */
     proto_op_t *qnext;    /* in a destination's outgoing queue */
     char ctrl[40];        /* control frames: the frame itself (op allocated by proto) */
     size_t ctrl_len;
@@ -93,7 +99,10 @@ struct proto_op {
                            * header's bytes before buf, which the data follow (set when
                            * matched; buf and bytes are the user's again when done() runs;
                            * in zc_pending's padding: MPI_BSEND_OVERHEAD covers a request) */
-    size_t placing;       /* receive: bytes of the DATA body being placed (tr_sink_t) */
+    union {
+        size_t placing;   /* receive: bytes of the DATA body being placed (tr_sink_t) */
+        uint64_t coop_addr; /* receive, cooperative copy: the sender's buffer (its memory) */
+    };
     struct dt_conv *conv; /* receive from a peer of another architecture: the conversion of
                            * its DATA stream (set when matched, allocated by proto) */
 };

@@ -260,7 +260,11 @@ void proto_on_sender_reply(int src, const void *frame, size_t len)
     memcpy(&c, frame, sizeof c);
     f_ctrl_le(&c);
     if (kind == F_FIN) {
-        proto_complete(sender_op(src, c.sreq, OP_WAIT_RNDV, "FIN"));
+        proto_op_t *op = proto_named_op(src, c.sreq, "FIN");
+        if (op->state != OP_WAIT_RNDV && op->state != OP_WAIT_FIN) /* FIN, or COOP then FIN */
+            proto_bad_frame(src, "FIN for operation %#llx, which is %s",
+                            (unsigned long long)c.sreq, proto_state_name(op->state));
+        proto_complete(op);
     } else if (kind == F_ACK) {
         proto_complete(sender_op(src, c.sreq, OP_WAIT_ACK, "ACK"));
     } else {
@@ -319,6 +323,7 @@ int proto_cancel_send(proto_op_t *op)
         return 1;
     case OP_STREAM: /* matched: it completes normally */
     case OP_STREAM_DRAIN:
+    case OP_WAIT_FIN:
         return 1;
     default:
         return 0;
