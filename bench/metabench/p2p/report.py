@@ -170,7 +170,7 @@ def msgrate_section(results, mpis):
              "`bench/p2p/msgrate.c`, OSU method (osu_mbw_mr): with 2P ranks, rank i < P sends to "
              "rank i + P windows of 64 MPI_Isend + MPI_Waitall, the receiver posts 64 MPI_Irecv "
              "+ MPI_Waitall and sends a zero-byte ack; 10 warm-up windows, then as many timed "
-             "windows as fill about 0.5 s (20 to 2000, rank 0 decides from the warm-up) "
+             "windows as fill about 0.5 s (20 to 100000, rank 0 decides from the warm-up) "
              "between two barriers; rate = messages of all pairs / rank 0's time. The first "
              "window of every size is verified message by message. 1 pair: one rank per core, "
              "as above; 2 pairs: 4 ranks on the 2 cores, unbound (each MPI's options for more "
