@@ -134,11 +134,7 @@ void proto_on_coop(int src, const void *frame, size_t len)
 
 void proto_on_wdone(int src, const void *frame, size_t len)
 {
-    f_ctrl_t c;
-    if (len != sizeof c)
-        proto_bad_frame(src, "a WDONE of %zu bytes", len);
-    memcpy(&c, frame, sizeof c);
-    f_ctrl_le(&c);
+    f_ctrl_t c = proto_ctrl_frame(src, frame, len, "a WDONE");
     proto_op_t *op = proto_named_op(src, c.sreq, "WDONE");
     if (op->state != OP_RECV_COOP)
         proto_bad_frame(src, "WDONE for operation %#llx, which is %s", (unsigned long long)c.sreq,

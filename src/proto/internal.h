@@ -8,6 +8,8 @@
 #include "proto/proto.h"
 #include "proto/wire.h"
 
+#include <string.h>
+
 /* Operation states */
 enum {
     OP_IDLE = 0,
@@ -95,5 +97,18 @@ void proto_after_sent(proto_op_t *op);
 proto_op_t *proto_named_op(int src, uint64_t id, const char *kind);
 /* An op state's name, for reports. */
 const char *proto_state_name(int state);
+
+/* The control frame (f_ctrl_t: FIN, ACK, CANCEL, CANCEL_REPLY, WDONE) that src sent, in host
+ * order; a frame of another length ends the job (what: "a CANCEL", for the report). */
+static inline f_ctrl_t proto_ctrl_frame(int src, const void *frame, size_t len,
+                                        const char *what)
+{
+    f_ctrl_t c;
+    if (len != sizeof c)
+        proto_bad_frame(src, "%s of %zu bytes", what, len);
+    memcpy(&c, frame, sizeof c);
+    f_ctrl_le(&c);
+    return c;
+}
 
 #endif

@@ -416,10 +416,6 @@ int proto_place(int src, const void *head, size_t head_len, size_t body_len, tr_
 
 void proto_on_cancel(int src, const void *frame, size_t len)
 {
-    f_ctrl_t c;
-    if (len != sizeof c)
-        proto_bad_frame(src, "a CANCEL of %zu bytes", len);
-    memcpy(&c, frame, sizeof c);
-    f_ctrl_le(&c);
+    f_ctrl_t c = proto_ctrl_frame(src, frame, len, "a CANCEL");
     reply(src, F_CANCEL_REPLY, c.sreq, (uint8_t)proto_up.withdraw(src, c.ctx, c.sreq));
 }
