@@ -210,11 +210,20 @@ class Targets(unittest.TestCase):
         # 5 ms one way; iperf3's rate 100 MB/s = 100 bytes/µs
         wr = made_up_run(iperf=100.0)
         self.assertEqual(wt.floor_us(wr, "barrier", 0), 5000.0)
-        self.assertEqual(wt.floor_us(wr, "allreduce", 100000), 6000.0)
-        self.assertEqual(wt.floor_us(wr, "alltoall", 10000), 5000.0 + 16 * 100.0)
+        # between two calls of the others, coll_latency's own barrier releases 2 of the 8
+        # ranks one delay early: 1.25 delays on average
+        self.assertEqual(wt.harness_factor("allreduce"), 1.25)
+        self.assertEqual(wt.floor_us(wr, "allreduce", 100000), 6250.0 + 1000.0)
+        self.assertEqual(wt.floor_us(wr, "alltoall", 10000), 6250.0 + 16 * 100.0)
         self.assertIsNone(wt.floor_us(wr, "bcast", 4))
         # without iperf3: the emulated rate, 1 Gbit/s = 125 bytes/µs
-        self.assertEqual(wt.floor_us(made_up_run(), "allreduce", 125000), 6000.0)
+        self.assertEqual(wt.floor_us(made_up_run(), "allreduce", 125000), 7250.0)
+        # within 1.15x of the floor: 1.15 x 5000 for the barrier is met, just above is not
+        colls = {("barrier", "metampi"): {0: 5750.0}}
+        self.assertEqual(wt.floor_eval(made_up_run(colls=colls, iperf=100.0), "metampi")[1],
+                         "1 of 1 (collective, size) met; worst barrier: 1.15× the floor; "
+                         "missing allreduce 4 B, allreduce 32 B, allreduce 256 B, alltoall 4 B, "
+                         "alltoall 32 B, alltoall 256 B")
         # a peer at 1.2 x the floor: a 2x target is beyond the link, and the verdict says so
         colls = {("barrier", "metampi"): {0: 5900.0}, ("barrier", "openmpi"): {0: 6000.0},
                  ("barrier", "mpich"): {0: 30000.0}}
@@ -230,7 +239,7 @@ class Targets(unittest.TestCase):
                          {b: 5000.0 for b in (1, 2, 4, 8)},
                          unavailable={"metampi": "gateway mode does not start here: X"})
         rows = wt.targets(wr)
-        self.assertEqual([v for _, (v, _) in rows], ["not evaluated"] * 6)
+        self.assertEqual([v for _, (v, _) in rows], ["not evaluated"] * 8)
         self.assertIn("for comparison, --direct-wan: met", rows[0][1][1])
 
     def test_not_measured(self):
