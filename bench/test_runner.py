@@ -416,6 +416,9 @@ class RawResults(unittest.TestCase):
                                                          back.context))
                 self.assertIn("### One-sided communication between two hosts", text)
                 self.assertIn("one-sided put of 8 B + MPI_Win_flush within 1.2×", text)
+                self.assertRegex(text, r"latency 4 KiB–32 KiB within 1\.20× of raw TCP "
+                                       r"ping-pong \| \*\*(not )?met\*\* \| worst \d+ KiB: ")
+                self.assertIn("latency 0–8 B within 5% of raw TCP", text)
                 self.assertIn("MPICH: exit status 1: wrong / data", text.replace("|", "/"))
             if rec.wan is not None:
                 self.assertEqual(back.wan.isolated, {"s1h2", "s2h2"})
