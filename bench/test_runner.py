@@ -386,6 +386,22 @@ class RawResults(unittest.TestCase):
             if only == "p2p":
                 self.assertIn("Measured 2026-01-02 03:04 UTC, commit abc1234-dirty, 2 rounds",
                               text)
+            if only == "coll":
+                text = report_text(back, self.tmp)
+                self.assertIn("| Collective latency, 8 ranks on 2 cores (oversubscribed): ratio "
+                              "≤ 1.0 (at or below the better of Open MPI and MPICH) for every "
+                              "collective and size | **", text)
+                self.assertIn("| Collective latency, 4 ranks on 2 cores (oversubscribed): ratio "
+                              "≤ 1.0", text)
+                self.assertNotIn("| Collective latency, 2 ranks", text)
+                self.assertIn("| size | 2 ranks: metampi | Open MPI | MPICH | ratio | 4 ranks: "
+                              "metampi | Open MPI | MPICH | ratio | target ≤ 1.0 | 8 ranks: "
+                              "metampi | Open MPI | MPICH | ratio | target ≤ 1.0 |", text)
+                self.assertIn("| MPI | 2 ranks, one per core | 4 ranks on 2 cores | 8 ranks on "
+                              "2 cores |", text)
+                self.assertIn("`mpirun.openmpi --oversubscribe --bind-to none -n 8 "
+                              "./coll_latency`", text)
+                self.assertIn("![collective latency, 8 ranks](perf/coll_8ranks.png)", text)
             if only == "noncontig":
                 text = report_text(back, self.tmp)
                 self.assertIn("### vector 4 MiB", text)
@@ -480,6 +496,29 @@ class RawResults(unittest.TestCase):
                         lines.index("## Non-contiguous transfers"))
         self.assertLess(lines.index(document.NONCONTIG.end), lines.index(document.RMA.begin))
         self.assertIn("rma", lines)
+
+    def test_coll_targets(self):
+        """Target 6: at 4 and 8 ranks a ratio above 1.0 at any (collective, size) is not met,
+        1.0 is; 2 ranks has no target, however slow."""
+        rec = made_up_record("coll")
+        mpis, sizes = rec.mpis, coll_measure.coll_sizes
+        for np in coll_measure.COLL_NP:
+            for c in programs.COLLS:
+                for s in ("metampi", "openmpi", "mpich"):
+                    r = coll_measure.P2pResult()
+                    r.add_run({b: 10.0 for b in sizes(c, 1024)}, True, sizes(c, 1024))
+                    rec.coll.results[np][c][s] = r
+        rec.coll.results[2]["bcast"]["metampi"].samples[64] = [99.0]
+
+        def verdicts():
+            return {name.split(",")[1].strip().split(" ")[0]: v for name, (v, _) in
+                    coll_report.coll_targets(rec.coll.results, mpis, 1024)}
+        self.assertEqual(verdicts(), {"4": "met", "8": "met"})
+        rec.coll.results[8]["alltoall"]["metampi"].samples[256] = [10.1]
+        got = coll_report.coll_targets(rec.coll.results, mpis, 1024)
+        self.assertEqual(verdicts(), {"4": "met", "8": "not met"})
+        self.assertIn("worst alltoall at 256 B: metampi 1.01× slower", got[1][1][1])
+        self.assertIn("25 of 26 (collective, size) met", got[1][1][1])
 
     def test_not_a_results_file(self):
         path = os.path.join(self.tmp, "x.json")

@@ -73,7 +73,7 @@ def header(machine, mpis, args, elapsed, busy):
         "- Between two emulated sites joined by an emulated WAN (5 ms, 1 Gbit/s): latency, "
         "bandwidth, collectives on 2 sites × 4 ranks and the demo, with their own rounds: see "
         "[Between two sites (WAN)](#between-two-sites-wan).",
-        "- Collectives: 2 ranks (one per core) and 4 ranks (oversubscribed), with their own "
+        "- Collectives: 2 ranks (one per core), 4 and 8 ranks (oversubscribed), with their own "
         "rounds and launch commands: see [Collective latency](#collective-latency).",
         "- A program that does not build is *not available*; one that crashes, hangs or "
         "delivers wrong data is *failed* from the size where it stopped: \"—\" in the tables, "

@@ -10,8 +10,8 @@ from metabench.results import P2pResult
 from metabench.schedule import rotated
 
 # Rank counts of the collective runs: 2 is one rank per core (pinned like point to point),
-# 4 oversubscribes the 2 cores of the reference machine (no binding).
-COLL_NP = (2, 4)
+# 4 and 8 oversubscribe the 2 cores of the reference machine (no binding).
+COLL_NP = (2, 4, 8)
 
 
 class CollRun:
