@@ -71,6 +71,8 @@ void mh_spawn_fed_lost(mh_spawn_t *s, const char *why)
             for (int r = 0; r < p->size; r++)
                 s->used[s->m->host[p->slot[r]].index]--;
             mh_spawn_drop(s, p);
+        } else if (p->confirming) {   /* no CONFIRM can come */
+            mh_spawn_start(s, p, 0);
         } else if (!p->go && p->gw_wait > 0) {
             mh_spawn_note_refusal(p, why);
             p->gw_wait = 0;
@@ -80,6 +82,20 @@ void mh_spawn_fed_lost(mh_spawn_t *s, const char *why)
     }
 }
 
+void mh_spawn_confirmed(mh_spawn_t *s, int site, uint32_t id, int all, int yes)
+{
+    for (int i = s->nparts - 1; i >= 0; i--) {
+        mh_part_t *p = s->part[i];
+        if (p->confirming && p->remote_site == site && (all || p->remote_id == id))
+            mh_spawn_start(s, p, yes && !s->m->job.condemned);
+    }
+}
+
+void mh_spawn_timers(mh_spawn_t *s, long long now, int *timeout)
+{
+    if (s)
+        mh_fed_timers(s->fed, now, timeout);
+}
 
 int mh_spawn_request_site(const mh_spawn_t *s, const pmi_spawn_req_t *req, char *why,
                           size_t cap)
