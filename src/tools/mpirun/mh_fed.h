@@ -70,6 +70,12 @@ int mh_fed_world_site(const mh_fed_t *f, const char *k);
 int mh_fed_shared_at(mh_fed_t *f, const char *cmd, const char *line, const spawn_origin_t *o);
 /* The deadlines of the messages awaiting answers (mh_spawn_timers). f NULL accepted. */
 void mh_fed_timers(mh_fed_t *f, long long now, int *timeout);
+/* Whether every rank of this part has exited and nothing is being started here (idle): the
+ * other sites' mpiruns are told when that changes (IDLE). 1 while another site is busy
+ * (neither idle nor gone): this part must keep its gateway and its mpirun up, since ranks
+ * there may still spawn here; 0 when it may end (also when the connection is lost: nobody
+ * can spawn any more). */
+int mh_fed_hold(mh_fed_t *f, int idle);
 /* The result of a part site asked us for (its id): kvsname and size, or why not. A success
  * is not final: the part starts once that site confirms (mh_spawn_confirmed), since the
  * asking rank may have been answered for meanwhile (its deadline). */

@@ -53,6 +53,9 @@ struct mh_fed {
     fed_wait_t *w;    /* the messages awaiting an answer */
     uint32_t nw, next_id;
     long long timeout_ms; /* METAMPI_FED_TIMEOUT; 0: wait for ever */
+    int idle_told;        /* what the other sites were told last (IDLE): 1 idle, 0 busy */
+    unsigned char *idle;  /* per site: its mpirun said IDLE 1 last (its ranks all exited) */
+    unsigned char *gone;  /* per site: its connection ended (GONE) */
     strv_t world;     /* the other sites' world kvsnames (their parts' node 0), ... */
     int *world_site;  /* ... and their sites */
 };

@@ -28,9 +28,12 @@
  *   GOT      fields = { value } or {} (not there): the answer to GET id
  *   WORLD    fields = { kvsname }: my node 0's kvsname (once, at the start, to every site)
  *   CMD      fields = { line }: a shared-space command (jobspace.h), to the first site's
- *   DONE     fields = { reply line }: the answer to CMD id */
+ *   DONE     fields = { reply line }: the answer to CMD id
+ *   IDLE     fields = { "1" } (every rank of my part has exited, nothing is being started
+ *            here) or { "0" } (busy again: a spawn here), to every site, on each change:
+ *            a part ends its gateway only when every other site is idle or gone */
 enum { FED_SPAWN = RDV_RELAY_KINDS, FED_SPAWNED, FED_GET, FED_GOT, FED_WORLD, FED_CMD,
-       FED_DONE, FED_CONFIRM };
+       FED_DONE, FED_CONFIRM, FED_IDLE };
 
 /* Sends one; 0, or -1 (the connection is lost: mh_fed_lose has answered every waiting rank). */
 static int relay(mh_fed_t *f, int site, uint32_t kind, uint32_t id, const char *const *v,
@@ -222,6 +225,24 @@ void mh_fed_relay_start(mh_fed_t *f)
             relay(f, site, FED_WORLD, 0, v, 1);
 }
 
+int mh_fed_hold(mh_fed_t *f, int idle)
+{
+    if (!f || f->lost)
+        return 0;
+    int nsites = f->m->opts->mc.nsites, self = f->m->opts->site;
+    if (idle != f->idle_told) {
+        const char *v[1] = { idle ? "1" : "0" };
+        f->idle_told = idle;
+        for (int site = 0; site < nsites; site++)
+            if (site != self && !f->gone[site])
+                relay(f, site, FED_IDLE, 0, v, 1);
+    }
+    for (int site = 0; site < nsites && !f->lost; site++)
+        if (site != self && !f->gone[site] && !f->idle[site])
+            return 1;
+    return 0;
+}
+
 void mh_fed_spawned(mh_fed_t *f, int site, uint32_t id, const char *kvsname, int size,
                     const char *why)
 {
@@ -261,6 +282,7 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
             if (f->w[k].site == (int)msg->site)
                 finish(f, k, NULL, a);
         mh_spawn_confirmed(f->s, (int)msg->site, 0, 1, 0);
+        f->gone[msg->site] = 1;
         return;
     case FED_SPAWN: {
         if (fl.n < 3 || !valid_kvsname(a) || strlen(b) > PMI_WIRE_KVSNAME_MAX + 16 ||
@@ -292,6 +314,10 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
         }
         return;
     }
+    case FED_IDLE:
+        if (fl.n == 1)
+            f->idle[msg->site] = strcmp(a, "1") == 0;
+        return;
     case FED_CONFIRM:
         if (fl.n == 1)
             mh_spawn_confirmed(f->s, (int)msg->site, msg->id, 0, strcmp(a, "1") == 0);

@@ -93,8 +93,25 @@ void mh_spawn_confirmed(mh_spawn_t *s, int site, uint32_t id, int all, int yes)
 
 void mh_spawn_timers(mh_spawn_t *s, long long now, int *timeout)
 {
-    if (s)
-        mh_fed_timers(s->fed, now, timeout);
+    if (!s || !s->fed)
+        return;
+    mh_fed_timers(s->fed, now, timeout);
+    if (mh_spawn_hold(s) == 0)   /* perhaps released: another site became idle or gone */
+        mh_check_departed(s->m);
+}
+
+int mh_spawn_hold(mh_spawn_t *s)
+{
+    if (!s || !s->fed)
+        return 0;
+    mh_t *m = s->m;
+    if (m->job.condemned)
+        return 0;   /* the job ends anyway */
+    /* idle: no rank of this part runs, none is being started (a part not yet GO) */
+    int idle = m->ndeparted == m->plan->np && mh_spawn_running(s) == 0;
+    for (int i = 0; i < s->nparts && idle; i++)
+        idle = s->part[i]->go;
+    return mh_fed_hold(s->fed, idle);
 }
 
 int mh_spawn_request_site(const mh_spawn_t *s, const pmi_spawn_req_t *req, char *why,
