@@ -276,6 +276,7 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
             finish(f, (uint32_t)i, NULL, a);
         else   /* our answer, perhaps a SPAWNED: that site can confirm none of its parts */
             mh_spawn_confirmed(f->s, (int)msg->site, 0, 1, 0);
+        f->gone[msg->site] = 1;   /* not connected: nobody there spawns here any more */
         return;
     case RDV_RELAY_GONE:
         for (uint32_t k = f->nw; k-- > 0;)
