@@ -12,6 +12,10 @@
 # PROGRAM finds EXPECT_SIZE and EXPECT_SITE_SIZES (the ranks of each site: 4,4). An argument
 # @STOPFILE@ becomes the path of a file whose creation (by a rank) stops the server with
 # SIGTERM while the job runs (the parts lose their connection to it: no more spawning).
+# An argument @MPIRUNCTL@ becomes the path of a directory where a rank creates stop-sN
+# (cont-sN): the test sends SIGSTOP (SIGCONT) to the mpirun of site N, then removes the file
+# (a stuck mpirun: the rank waits for the file to go before it goes on); a number of
+# seconds in stop-sN: SIGCONT follows by itself after them.
 # Options:
 #   --delay S           between the starts of two sites' parts (default 2)
 #   --reverse           start the parts from the last site to the first
@@ -35,7 +39,7 @@ RDV_PORT=7100
 
 usage() {
   echo "run_federated.sh: $*" >&2
-  sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -57,6 +61,12 @@ if [[ ${1:-} == --inside ]]; then
   dir=$(mktemp -d "${TMPDIR:-/tmp}/run_federated.XXXXXX")
   pids=()
   cleanup() {
+    # a site's mpirun left stopped (a test that failed half-way) would never end
+    for h in ${VCLUSTER_HOSTS:-}; do
+      for p in $(ip netns pids "$h" 2>/dev/null); do
+        [[ $(cat "/proc/$p/comm" 2>/dev/null) == mpirun ]] && kill -CONT "$p" 2>/dev/null || true
+      done
+    done
     for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -rf "$dir"
@@ -87,6 +97,28 @@ if [[ ${1:-} == --inside ]]; then
       ( while [[ ! -e $dir/stop-server ]]; do sleep 0.2; done
         for p in $(ip netns pids "$(host 1)"); do
           [[ $(cat "/proc/$p/comm" 2>/dev/null) == metampi-rendez* ]] && kill -TERM "$p"
+        done ) &
+      pids+=("$!")
+    elif [[ $a == @MPIRUNCTL@ ]]; then
+      mkdir "$dir/mpirunctl"
+      args+=("$dir/mpirunctl")
+      # stop-sN / cont-sN: SIGSTOP / SIGCONT to the mpirun of site N (on its first host)
+      ( while [[ -d $dir/mpirunctl ]]; do
+          for f in "$dir"/mpirunctl/stop-s* "$dir"/mpirunctl/cont-s*; do
+            [[ -e $f ]] || continue
+            b=${f##*/} sig=STOP
+            [[ $b == cont-* ]] && sig=CONT
+            secs=$(cat "$f" 2>/dev/null || true)
+            for p in $(ip netns pids "$(host "${b#*-s}")"); do
+              if [[ $(cat "/proc/$p/comm" 2>/dev/null) == mpirun ]]; then
+                kill -"$sig" "$p"
+                # a number in stop-sN: SIGCONT follows by itself after that many seconds
+                [[ $sig == STOP && $secs =~ ^[0-9]+$ ]] && { sleep "$secs"; kill -CONT "$p"; } &
+              fi
+            done
+            rm -f "$f"
+          done
+          sleep 0.1
         done ) &
       pids+=("$!")
     else

@@ -462,6 +462,17 @@ class Options(FederatedTest):
             self.assertEqual(rc, 1, (args, err))
             self.assertIn(want, err)
             self.assertEqual(len(err.splitlines()), 1, err)
+        # the relayed requests' deadline (docs/dynproc.md, "A stuck mpirun"), checked before
+        # the part joins
+        self.env["METAMPI_FED_TIMEOUT"] = "soon"
+        try:
+            rc, err = self.mpirun(*(base + ["--site", "alpha", "--rendezvous", "127.0.0.1:9",
+                                            "--job", "j"]))
+        finally:
+            del self.env["METAMPI_FED_TIMEOUT"]
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err, "mpirun: METAMPI_FED_TIMEOUT=soon is not a number of seconds "
+                         "from 0 (wait for ever) to 86400", err)
 
     def test_key_errors(self):
         loose = self.write("loose.key", "ab" * 32 + "\n", 0o644)

@@ -6,6 +6,7 @@
 #include "rdv_link.h"
 #include "runtime/pmi_wire.h"
 #include "runtime/sitemap.h"
+#include "runtime/tunables.h"
 #include "util.h"
 
 #include <poll.h>
@@ -47,6 +48,11 @@ mh_fed_t *mh_fed_new(mh_spawn_t *s, mh_t *m, rdv_link_t *l)
     f->l = l;
     f->next = (uint32_t)m->plan->size;
     f->early = l->inlen > 0;
+    f->timeout_ms = (long long)tun_time(TUN_FED_TIMEOUT) * 1000;   /* checked at the start */
+    f->idle = calloc((size_t)m->opts->mc.nsites, 1);
+    f->gone = calloc((size_t)m->opts->mc.nsites, 1);
+    if (!f->idle || !f->gone)
+        util_xmalloc((size_t)-1);
     mh_fed_relay_start(f);
     mh_fed_watch(f);
     return f;
@@ -62,6 +68,8 @@ void mh_fed_free(mh_fed_t *f)
         if (f->p[i].has_kvs)
             kvs_free(&f->p[i].kvs);
     free(f->p);
+    free(f->idle);
+    free(f->gone);
     mh_fed_relay_free(f);
     free(f);
 }

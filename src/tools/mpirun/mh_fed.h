@@ -68,7 +68,17 @@ int mh_fed_world_site(const mh_fed_t *f, const char *k);
  * mpirun of the description's first site; at another site the line goes there and its
  * reply to o later (1); else 0 (answer it here). f NULL accepted. */
 int mh_fed_shared_at(mh_fed_t *f, const char *cmd, const char *line, const spawn_origin_t *o);
-/* The result of a part site asked us for (its id): kvsname and size, or why not. */
+/* The deadlines of the messages awaiting answers (mh_spawn_timers). f NULL accepted. */
+void mh_fed_timers(mh_fed_t *f, long long now, int *timeout);
+/* Whether every rank of this part has exited and nothing is being started here (idle): the
+ * other sites' mpiruns are told when that changes (IDLE). 1 while another site is busy
+ * (neither idle nor gone): this part must keep its gateway and its mpirun up, since ranks
+ * there may still spawn here; 0 when it may end (also when the connection is lost: nobody
+ * can spawn any more). */
+int mh_fed_hold(mh_fed_t *f, int idle);
+/* The result of a part site asked us for (its id): kvsname and size, or why not. A success
+ * is not final: the part starts once that site confirms (mh_spawn_confirmed), since the
+ * asking rank may have been answered for meanwhile (its deadline). */
 void mh_fed_spawned(mh_fed_t *f, int site, uint32_t id, const char *kvsname, int size,
                     const char *why);
 
@@ -79,6 +89,10 @@ void mh_spawn_numbered(struct mh_spawn *s, const char *kvsname, uint32_t base, u
                        const char *why);
 void mh_spawn_gw_answer(struct mh_spawn *s, uint32_t base, const char *site, const char *why);
 void mh_spawn_fed_lost(struct mh_spawn *s, const char *why);
+/* The mpirun of site confirmed (yes) or declined our part started for its request id, or
+ * cannot answer (yes 0; all: every part of that site's, which is gone): it starts or is
+ * dropped. */
+void mh_spawn_confirmed(struct mh_spawn *s, int site, uint32_t id, int all, int yes);
 /* A shared-space command line from another site: the reply line into out. */
 void mh_spawn_shared(struct mh_spawn *s, const char *line, char *out, size_t cap);
 /* The space of node 0 (under our world kvsname or another site's) or of a part

@@ -24,7 +24,9 @@ typedef struct fed_part {
 
 /* A message to another site's mpirun awaiting its answer, for a rank here. Invariant: ids
  * are unique (next_id only grows); every entry is answered exactly once: by the answer, by
- * the server's UNREACHED or GONE, or when the connection is lost. */
+ * the server's UNREACHED or GONE, when the connection is lost, or at its deadline (a stuck
+ * mpirun there: METAMPI_FED_TIMEOUT); an answer that finds no entry is dropped (a spawn's
+ * children are then never started: mh_fed_relay.c, CONFIRM). */
 enum { WAIT_SPAWN = 0, WAIT_GET = 1, WAIT_CMD = 2 };
 
 typedef struct fed_wait {
@@ -33,6 +35,7 @@ typedef struct fed_wait {
     int get;          /* WAIT_SPAWN (answer: RESULT), WAIT_GET (a get_result line) or
                        * WAIT_CMD (a shared-space command's reply line) */
     char *key;        /* the get's key; the command's name */
+    long long deadline;   /* net_now_ms() past which it is answered for; 0: none */
     spawn_origin_t o;
 } fed_wait_t;
 
@@ -49,6 +52,10 @@ struct mh_fed {
                        * loop (after the helpers have their JOB), announced by POLLOUT */
     fed_wait_t *w;    /* the messages awaiting an answer */
     uint32_t nw, next_id;
+    long long timeout_ms; /* METAMPI_FED_TIMEOUT; 0: wait for ever */
+    int idle_told;        /* what the other sites were told last (IDLE): 1 idle, 0 busy */
+    unsigned char *idle;  /* per site: its mpirun said IDLE 1 last (its ranks all exited) */
+    unsigned char *gone;  /* per site: its connection ended (GONE) */
     strv_t world;     /* the other sites' world kvsnames (their parts' node 0), ... */
     int *world_site;  /* ... and their sites */
 };
@@ -62,6 +69,8 @@ void mh_fed_lose(mh_fed_t *f, const char *why);
 void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg);
 void mh_fed_relay_lost(mh_fed_t *f);
 void mh_fed_relay_free(mh_fed_t *f);
+/* Answers for the messages past their deadline; folds the next one into timeout. */
+void mh_fed_relay_timers(mh_fed_t *f, long long now, int *timeout);
 /* Tells every other site's mpirun our world's kvsname (at the start). */
 void mh_fed_relay_start(mh_fed_t *f);
 

@@ -8,6 +8,7 @@
 #include "mh_spawn.h"
 #include "parts_ctl.h"
 #include "pmi_spawn.h"
+#include "net/clock.h"
 #include "runtime/pmi_wire.h"
 #include "util.h"
 
@@ -18,14 +19,21 @@
 /* The RELAY kinds between the parts' mpiruns (rendezvous/rdv_wire.h carries them):
  *   SPAWN    fields = { the asking part's world kvsname, parent, the request as
  *            parts_req_encode writes it }: start a part at your site for one of my ranks
- *   SPAWNED  fields = { kvsname, size } or { "", why }: the answer to SPAWN id
+ *   SPAWNED  fields = { kvsname, size } or { "", why }: the answer to SPAWN id; a success
+ *            is the part ready, not started: it starts at CONFIRM
+ *   CONFIRM  fields = { "1" } (start it) or { "0" } (drop it: the asking rank was answered
+ *            for at its deadline, so nobody would connect to the children): the answer to
+ *            a successful SPAWNED id
  *   GET      fields = { kvsname, key }: a key of a part you started (or your node 0's)
  *   GOT      fields = { value } or {} (not there): the answer to GET id
  *   WORLD    fields = { kvsname }: my node 0's kvsname (once, at the start, to every site)
  *   CMD      fields = { line }: a shared-space command (jobspace.h), to the first site's
- *   DONE     fields = { reply line }: the answer to CMD id */
+ *   DONE     fields = { reply line }: the answer to CMD id
+ *   IDLE     fields = { "1" } (every rank of my part has exited, nothing is being started
+ *            here) or { "0" } (busy again: a spawn here), to every site, on each change:
+ *            a part ends its gateway only when every other site is idle or gone */
 enum { FED_SPAWN = RDV_RELAY_KINDS, FED_SPAWNED, FED_GET, FED_GOT, FED_WORLD, FED_CMD,
-       FED_DONE };
+       FED_DONE, FED_CONFIRM, FED_IDLE };
 
 /* Sends one; 0, or -1 (the connection is lost: mh_fed_lose has answered every waiting rank). */
 static int relay(mh_fed_t *f, int site, uint32_t kind, uint32_t id, const char *const *v,
@@ -101,9 +109,42 @@ static int waiting(const mh_fed_t *f, uint32_t site, uint32_t id)
 static uint32_t await(mh_fed_t *f, int site, int get, const char *key, const spawn_origin_t *o)
 {
     f->w = util_xrealloc(f->w, (f->nw + 1) * sizeof *f->w);
+    long long deadline = f->timeout_ms ? net_now_ms() + f->timeout_ms : 0;
     f->w[f->nw++] = (fed_wait_t){ .id = ++f->next_id, .site = site, .get = get,
-                                  .key = key ? util_xstrdup(key) : NULL, .o = *o };
+                                  .key = key ? util_xstrdup(key) : NULL,
+                                  .deadline = deadline, .o = *o };
     return f->next_id;
+}
+
+void mh_fed_relay_timers(mh_fed_t *f, long long now, int *timeout)
+{
+    /* from the end: finish() moves the last entry, already looked at, into the freed slot */
+    for (uint32_t k = f->nw; k-- > 0;) {
+        const fed_wait_t *w = &f->w[k];
+        if (!w->deadline)
+            continue;
+        if (now < w->deadline) {
+            job_fold_deadline(timeout, w->deadline, now);
+            continue;
+        }
+        char what[120], why[400];
+        if (w->get == WAIT_SPAWN)
+            snprintf(what, sizeof what, "the spawn request");
+        else if (w->get == WAIT_GET)
+            snprintf(what, sizeof what, "a get of key %.60s", w->key);
+        else
+            snprintf(what, sizeof what, "the %s command", w->key);
+        snprintf(why, sizeof why, "the mpirun of site %s did not answer %s within %lld s "
+                 "(METAMPI_FED_TIMEOUT): it is stopped, overloaded or cut off",
+                 f->m->opts->mc.site[w->site].name, what, f->timeout_ms / 1000);
+        finish(f, k, NULL, why);
+    }
+}
+
+void mh_fed_timers(mh_fed_t *f, long long now, int *timeout)
+{
+    if (f && !f->lost)
+        mh_fed_relay_timers(f, now, timeout);
 }
 
 int mh_fed_spawn_at(mh_fed_t *f, int site, const spawn_origin_t *o, const char *world,
@@ -184,6 +225,24 @@ void mh_fed_relay_start(mh_fed_t *f)
             relay(f, site, FED_WORLD, 0, v, 1);
 }
 
+int mh_fed_hold(mh_fed_t *f, int idle)
+{
+    if (!f || f->lost)
+        return 0;
+    int nsites = f->m->opts->mc.nsites, self = f->m->opts->site;
+    if (idle != f->idle_told) {
+        const char *v[1] = { idle ? "1" : "0" };
+        f->idle_told = idle;
+        for (int site = 0; site < nsites; site++)
+            if (site != self && !f->gone[site])
+                relay(f, site, FED_IDLE, 0, v, 1);
+    }
+    for (int site = 0; site < nsites && !f->lost; site++)
+        if (site != self && !f->gone[site] && !f->idle[site])
+            return 1;
+    return 0;
+}
+
 void mh_fed_spawned(mh_fed_t *f, int site, uint32_t id, const char *kvsname, int size,
                     const char *why)
 {
@@ -215,11 +274,16 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
     case RDV_RELAY_UNREACHED:
         if (i >= 0)
             finish(f, (uint32_t)i, NULL, a);
+        else   /* our answer, perhaps a SPAWNED: that site can confirm none of its parts */
+            mh_spawn_confirmed(f->s, (int)msg->site, 0, 1, 0);
+        f->gone[msg->site] = 1;   /* not connected: nobody there spawns here any more */
         return;
     case RDV_RELAY_GONE:
         for (uint32_t k = f->nw; k-- > 0;)
             if (f->w[k].site == (int)msg->site)
                 finish(f, k, NULL, a);
+        mh_spawn_confirmed(f->s, (int)msg->site, 0, 1, 0);
+        f->gone[msg->site] = 1;
         return;
     case FED_SPAWN: {
         if (fl.n < 3 || !valid_kvsname(a) || strlen(b) > PMI_WIRE_KVSNAME_MAX + 16 ||
@@ -234,16 +298,30 @@ void mh_fed_on_relay(mh_fed_t *f, const rdv_relay_t *msg)
         mh_spawn_remote(f->s, (int)msg->site, msg->id, a, b, req);
         return;
     }
-    case FED_SPAWNED:
-        if (i >= 0 && f->w[i].get == WAIT_SPAWN) {
+    case FED_SPAWNED: {
+        int ok = fl.n == 2 && *a && valid_kvsname(a) && strspn(b, "0123456789") ==
+                 strlen(b) && *b;
+        int mine = i >= 0 && f->w[i].get == WAIT_SPAWN, live = mine && mh_live(f->w[i].o.h);
+        if (mine) {
             char text[700];
-            int ok = fl.n == 2 && *a && valid_kvsname(a) && strspn(b, "0123456789") ==
-                     strlen(b) && *b;
             if (!ok)
                 snprintf(text, sizeof text, "site %s: %s", o->mc.site[msg->site].name,
                          fl.n == 2 && !*a ? b : "its mpirun sent a malformed answer");
             finish(f, (uint32_t)i, ok ? a : NULL, ok ? b : text);
         }
+        if (ok) {   /* start the children only if the rank has them (not answered for) */
+            const char *yes = live ? "1" : "0";
+            relay(f, (int)msg->site, FED_CONFIRM, msg->id, &yes, 1);
+        }
+        return;
+    }
+    case FED_IDLE:
+        if (fl.n == 1)
+            f->idle[msg->site] = strcmp(a, "1") == 0;
+        return;
+    case FED_CONFIRM:
+        if (fl.n == 1)
+            mh_spawn_confirmed(f->s, (int)msg->site, msg->id, 0, strcmp(a, "1") == 0);
         return;
     case FED_GET: {
         const kvs_t *space = fl.n == 2 ? mh_spawn_own_space(f->s, a) : NULL;

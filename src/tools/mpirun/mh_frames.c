@@ -72,10 +72,12 @@ static void barrier_release(mh_t *m)
 }
 
 /* Every rank has exited, first and spawned: the gateways have nothing left to carry, the
- * helpers started for spawned ranks nothing left to start. Once. */
+ * helpers started for spawned ranks nothing left to start. Once. In a federated job, only
+ * once no other site's ranks may spawn here either (mh_spawn_hold). */
 static void all_departed(mh_t *m)
 {
-    if (m->ndeparted != m->plan->np || mh_spawn_running(m->spawn) != 0 || m->gateways_ended)
+    if (m->ndeparted != m->plan->np || mh_spawn_running(m->spawn) != 0 || m->gateways_ended ||
+        mh_spawn_hold(m->spawn))
         return;
     m->gateways_ended = 1;
     mh_late_end(m);
@@ -87,6 +89,11 @@ static void all_departed(mh_t *m)
             chan_send(&h->ch);
         }
     }
+}
+
+void mh_check_departed(mh_t *m)
+{
+    all_departed(m);
 }
 
 /* ---- the frames ---------------------------------------------------------------------- */

@@ -129,5 +129,7 @@ void mh_watch_start(mh_t *m, long long now, int *timeout);
 void mh_on_frame(void *ctx, const ctl_frame_t *f);
 /* The barrier's union of key-value pairs, freed. */
 void mh_kv_clear(mh_t *m);
+/* Ends the gateways if every rank has exited and nothing holds the part (mh_frames.c). */
+void mh_check_departed(mh_t *m);
 
 #endif

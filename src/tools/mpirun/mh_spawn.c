@@ -527,11 +527,29 @@ static void on_gw_ready(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f)
         mh_spawn_decide(s, p);
 }
 
-/* Every chosen helper said READY: all of them start the part, or none. */
+/* Every chosen helper said READY: all of them start the part, or none. A part another
+ * site's mpirun asked for starts once it confirms (mh_spawn_confirmed): its rank may have
+ * been answered for meanwhile (mh_fed.h), and children nobody connects to must not run. */
 void mh_spawn_decide(mh_spawn_t *s, mh_part_t *p)
 {
     mh_t *m = s->m;
     int go = !p->refused && !m->job.condemned;
+    if (go) {
+        mh_spawn_result(s, p, p->kvsname, p->size, NULL);
+        if (p->remote_site >= 0)
+            p->confirming = 1;
+        else
+            mh_spawn_start(s, p, 1);
+        return;
+    }
+    mh_spawn_result(s, p, NULL, 0, m->job.condemned && !p->refused ? "the job is ending" : p->why);
+    mh_spawn_start(s, p, 0);
+}
+
+void mh_spawn_start(mh_spawn_t *s, mh_part_t *p, int go)
+{
+    mh_t *m = s->m;
+    p->confirming = 0;
     for (int k = 0; k < m->nhost; k++)
         if (p->involved[k]) {
             strv_t none = { 0 };
@@ -539,10 +557,8 @@ void mh_spawn_decide(mh_spawn_t *s, mh_part_t *p)
         }
     if (go) {
         p->go = 1;
-        mh_spawn_result(s, p, p->kvsname, p->size, NULL);
         return;
     }
-    mh_spawn_result(s, p, NULL, 0, m->job.condemned && !p->refused ? "the job is ending" : p->why);
     for (int r = 0; r < p->size; r++)
         s->used[m->host[p->slot[r]].index]--;
     mh_spawn_drop(s, p);

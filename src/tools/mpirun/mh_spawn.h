@@ -37,6 +37,12 @@ void mh_spawn_frame(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f);
 int mh_spawn_rank_here(const mh_spawn_t *s, const mhost_t *h, uint32_t rank);
 /* The ranks of started parts that have not exited. */
 int mh_spawn_running(const mh_spawn_t *s);
+/* The deadlines of messages to other sites' mpirun (a federated job; mh_fed.h): those past
+ * are answered for, the next folded into timeout (job_fold_deadline). s NULL accepted. */
+void mh_spawn_timers(mh_spawn_t *s, long long now, int *timeout);
+/* A federated part whose ranks have all exited keeps its gateway and mpirun up while
+ * another site's part may still spawn here (mh_fed_hold): 1 while it must. s NULL accepted. */
+int mh_spawn_hold(mh_spawn_t *s);
 /* EXITED of a part's rank (checked by mh_spawn_rank_here). */
 void mh_spawn_exited(mh_spawn_t *s, mhost_t *h, const ctl_frame_t *f);
 

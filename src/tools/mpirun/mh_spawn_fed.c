@@ -71,6 +71,8 @@ void mh_spawn_fed_lost(mh_spawn_t *s, const char *why)
             for (int r = 0; r < p->size; r++)
                 s->used[s->m->host[p->slot[r]].index]--;
             mh_spawn_drop(s, p);
+        } else if (p->confirming) {   /* no CONFIRM can come */
+            mh_spawn_start(s, p, 0);
         } else if (!p->go && p->gw_wait > 0) {
             mh_spawn_note_refusal(p, why);
             p->gw_wait = 0;
@@ -80,6 +82,37 @@ void mh_spawn_fed_lost(mh_spawn_t *s, const char *why)
     }
 }
 
+void mh_spawn_confirmed(mh_spawn_t *s, int site, uint32_t id, int all, int yes)
+{
+    for (int i = s->nparts - 1; i >= 0; i--) {
+        mh_part_t *p = s->part[i];
+        if (p->confirming && p->remote_site == site && (all || p->remote_id == id))
+            mh_spawn_start(s, p, yes && !s->m->job.condemned);
+    }
+}
+
+void mh_spawn_timers(mh_spawn_t *s, long long now, int *timeout)
+{
+    if (!s || !s->fed)
+        return;
+    mh_fed_timers(s->fed, now, timeout);
+    if (mh_spawn_hold(s) == 0)   /* perhaps released: another site became idle or gone */
+        mh_check_departed(s->m);
+}
+
+int mh_spawn_hold(mh_spawn_t *s)
+{
+    if (!s || !s->fed)
+        return 0;
+    mh_t *m = s->m;
+    if (m->job.condemned)
+        return 0;   /* the job ends anyway */
+    /* idle: no rank of this part runs, none is being started (a part not yet GO) */
+    int idle = m->ndeparted == m->plan->np && mh_spawn_running(s) == 0;
+    for (int i = 0; i < s->nparts && idle; i++)
+        idle = s->part[i]->go;
+    return mh_fed_hold(s->fed, idle);
+}
 
 int mh_spawn_request_site(const mh_spawn_t *s, const pmi_spawn_req_t *req, char *why,
                           size_t cap)

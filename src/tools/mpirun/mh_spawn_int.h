@@ -35,6 +35,8 @@ typedef struct mh_part {
     int gw_wait;                /* GW_READYs still to come (several sites, gateways); in a
                                  * federated job the sites' GW_OKs */
     int numbering;              /* federated: waiting for its numbers (mh_fed.h) */
+    int confirming;             /* federated, asked for by another site: ready, waiting for
+                                 * that site's CONFIRM before GO (mh_spawn_confirmed) */
     pmi_spawn_req_t req;        /* federated: the request, kept until the numbers come */
     char *parent;               /* federated: metampi.part.parent, kept as well */
     int remote_site;            /* federated: asked for by the mpirun of this site (its
@@ -67,6 +69,9 @@ void mh_spawn_launch(mh_spawn_t *s, mh_part_t *p, const pmi_spawn_req_t *req,
                      const char *parent);
 void mh_spawn_drop(mh_spawn_t *s, mh_part_t *p);
 void mh_spawn_decide(mh_spawn_t *s, mh_part_t *p);
+/* Tells p's helpers GO (go: start; p->go) or to drop it (p freed; the origin answered
+ * already). */
+void mh_spawn_start(mh_spawn_t *s, mh_part_t *p, int go);
 void mh_spawn_note_refusal(mh_part_t *p, const char *why);
 /* The site the request goes to in a federated job: -1 ours, >= 0 another (every info key
  * host names a host there), or -2 with why (hosts at several sites). */

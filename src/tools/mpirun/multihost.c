@@ -452,6 +452,7 @@ int multihost_exec(const mpirun_opts_t *opts, const mh_plan_t *plan)
         int timeout = -1;
         watch_helpers(&m, now, &timeout);
         mh_watch_start(&m, now, &timeout);
+        mh_spawn_timers(m.spawn, now, &timeout);
         watch_teardown(&m, now, &timeout);
         if (wind_up(&m, now, &t_close, &timeout))
             break;

@@ -265,6 +265,11 @@ static int finish_part(mpirun_opts_t *o)
                  o->job_id, RDV_NAME_MAX);
         return -1;
     }
+    char err[200];   /* before joining: the other sites would wait for this one in vain */
+    if (tun_check(TUN_FED_TIMEOUT, err, sizeof err) != 0) {
+        util_msg("%s", err);
+        return -1;
+    }
     return 0;
 }
 
