@@ -53,13 +53,16 @@ static void pool_put(request_t *head, int n)
 
 /* Links c into the registry and sets the key, so that its thread's exit drains it. Without
  * the key (pthread_key_create failed: out of keys), c stays unregistered and keeps no spares
- * (the slow paths hand its requests to the pool one by one): nothing can leak. */
+ * (the slow paths hand its requests to the pool one by one): nothing can leak. So does a cache
+ * whose thread's exit has drained it (cache_exit). */
 static void enroll(req_cache_t *c)
 {
+    if (c->registered != CACHE_NEW)
+        return;
     pthread_once(&key_once, make_key);
     if (!key_ok || pthread_setspecific(key, c) != 0)
         return;
-    c->registered = 1;
+    c->registered = CACHE_REGISTERED;
     c->prev = NULL;
     c->next = registry;
     if (registry)
@@ -77,11 +80,13 @@ static void unlink_cache(req_cache_t *c)
         registry = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    c->registered = 0;
     c->prev = c->next = NULL;
 }
 
-/* The thread's exit (the key's destructor; its TLS still exists): the cache goes to the pool. */
+/* The thread's exit (the key's destructor; its TLS still exists): the cache goes to the pool.
+ * It is never registered again: a request made and freed later on this thread (by another
+ * key's destructor, which may run after this one) goes through the pool, so the registry
+ * never points into the TLS of a thread that is gone. */
 static void cache_exit(void *arg)
 {
     req_cache_t *c = arg;
@@ -89,8 +94,9 @@ static void cache_exit(void *arg)
     pool_put(c->head, REQ_CACHE_MAX - c->room);
     c->head = NULL;
     c->room = 0;
-    if (c->registered)
+    if (c->registered == CACHE_REGISTERED)
         unlink_cache(c);
+    c->registered = CACHE_EXITED;
     pthread_mutex_unlock(&pool_lock);
 }
 
@@ -99,12 +105,11 @@ request_t *req_cache_refill(void)
     req_cache_t *c = &req_cache;
     request_t *r = NULL;
     pthread_mutex_lock(&pool_lock);
-    if (!c->registered)
-        enroll(c);
+    enroll(c);
     if (pool_batches > 0) {
         pool_batches--;
         r = pool_head[pool_batches];
-        if (c->registered) {
+        if (c->registered == CACHE_REGISTERED) {
             c->head = r->next;
             c->room = REQ_CACHE_MAX - (pool_len[pool_batches] - 1);
         } else {
@@ -128,9 +133,8 @@ void req_cache_overflow(request_t *r)
 {
     req_cache_t *c = &req_cache;
     pthread_mutex_lock(&pool_lock);
-    if (!c->registered)
-        enroll(c);
-    if (c->registered) {
+    enroll(c);
+    if (c->registered == CACHE_REGISTERED) {
         pool_put(c->head, REQ_CACHE_MAX - c->room);
         r->next = NULL;
         c->head = r;

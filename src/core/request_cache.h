@@ -43,11 +43,13 @@
 struct request;
 
 enum { REQ_CACHE_MAX = 64, REQ_POOL_BATCHES = 16 };
+enum { CACHE_NEW = 0, CACHE_REGISTERED, CACHE_EXITED };
 
 typedef struct req_cache {
     struct request *head; /* the spares, last freed first, linked through next */
     int room;             /* REQ_CACHE_MAX - their number; 0 also while not registered */
-    int registered;
+    int registered;       /* CACHE_NEW (0: every thread's at its start), CACHE_REGISTERED,
+                           * CACHE_EXITED (its thread's exit drained it: never again) */
     struct req_cache *prev, *next; /* the registry (pool lock) */
 } req_cache_t;
 

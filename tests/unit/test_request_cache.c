@@ -6,6 +6,8 @@
  *    no handle is handed out twice, every live handle finds its own request, a thread's
  *    exit drains its cache into the pool, and requests freed by another thread than the one
  *    that made them (a producer and a consumer) do not grow the table;
+ *  - a request made and freed on a thread after its exit drained its cache (by another key's
+ *    destructor): through the pool, the cache never registered again;
  *  - MPI_Finalize's drain (request_finalize): every spare freed, of every thread (the
  *    sanitizer build's LeakSanitizer checks that nothing is left), and requests made again
  *    afterwards.
@@ -14,6 +16,7 @@
 #include "core/request_cache.h"
 #include "expect.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -203,6 +206,60 @@ static void threads(void)
     EXPECT(req_cache_pool_count() == 0 && table_used() == 0);
 }
 
+/* A request made and freed on a thread after its cache was drained at its exit (by a key
+ * destructor of the program's that runs after the cache's: keys made later run later): it
+ * goes through the pool, and the cache is not registered again (the registry would point
+ * into the TLS of a thread that is gone). */
+static pthread_key_t late_key;
+static int late_ok, late_uses;
+
+/* Sets its key again each time, so it runs in every round of destructors glibc makes
+ * (PTHREAD_DESTRUCTOR_ITERATIONS), also the last, after which no destructor would drain a
+ * cache registered again. Not under ThreadSanitizer, which finishes its own record of the
+ * thread in a late round: a mutex call after that crashes it, so two rounds there. */
+#ifdef __SANITIZE_THREAD__
+enum { LATE_ROUNDS = 2 };
+#else
+enum { LATE_ROUNDS = PTHREAD_DESTRUCTOR_ITERATIONS };
+#endif
+static void late_use(void *arg)
+{
+    (void)arg;
+    late_uses++;
+    request_t *r = request_new(REQ_SEND, &comm);
+    if (r) {
+        late_ok = request_lookup(r->handle) == r;
+        request_free(r);
+    }
+    if (late_uses < LATE_ROUNDS)
+        pthread_setspecific(late_key, (void *)1);
+}
+
+static void *late_thread(void *arg)
+{
+    (void)arg;
+    request_t *r = request_new(REQ_SEND, &comm); /* registers this thread's cache */
+    if (r)
+        request_free(r);
+    pthread_setspecific(late_key, (void *)1);
+    return NULL;
+}
+
+static void late(void)
+{
+    EXPECT(pthread_key_create(&late_key, late_use) == 0);
+    int before = req_cache_registered();
+    pthread_t t;
+    pthread_create(&t, NULL, late_thread, NULL);
+    pthread_join(t, NULL);
+    EXPECT(late_ok && late_uses >= 2);
+    EXPECTF(req_cache_registered() == before, "%d caches registered, %d before",
+            req_cache_registered(), before);
+    EXPECT(handle_count(&request_table) == 0);
+    EXPECT(atomic_load(&comm.refs) == 1);
+    pthread_key_delete(late_key);
+}
+
 /* A thread that is still alive at MPI_Finalize, with spares in its cache: request_finalize
  * frees them; its exit afterwards unregisters its (empty) cache. */
 static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -261,6 +318,7 @@ int main(void)
     atomic_init(&comm.refs, 1);
     threads();
     contract();
+    late();
     finalize();
     return expect_done("request_cache");
 }
