@@ -22,6 +22,10 @@
  *    dtype_retain/release): a thread that holds a reference may take or drop one without a
  *    lock. The last release destroys the object, which changes tables and so must still run
  *    under this lock (the object lock): a caller that may drop the last reference holds it.
+ *  - Requests are made and freed without a lock (step (b)): request_new and request_free use
+ *    the calling thread's cache of spares, each with its own handle slot
+ *    (core/request_cache.h); only a cache that runs empty or full takes the pool lock, a leaf
+ *    below all five of the plan, which also serialises the request table's bookkeeping.
  *
  * Off unless the program asked for MPI_THREAD_MULTIPLE or METAMPI_ASYNC_PROGRESS starts the
  * progress thread (core_lock_enable, from MPI_Init): a program of a lower level pays one

@@ -1,5 +1,6 @@
 #include "core/request.h"
 
+#include "core/request_cache.h"
 #include "datatype/dtype.h"
 #include "util/handles.h"
 
@@ -8,11 +9,11 @@
 
 /* Handles are REQUEST_KIND | index, in a handle table (util/handles.h: chunks that never
  * move, so request_lookup reads it without a lock while another thread adds a request); index
- * 0 is MPI_REQUEST_NULL. Freed slots are reused (LIFO), so handles stay small and the table
- * stays dense. */
+ * 0 is MPI_REQUEST_NULL. A spare request keeps its index (core/request_cache.h), so handles
+ * stay small and the table stays as dense as the requests in flight at the peak. */
 #define REQUEST_KIND 0x18000000u
 
-static handle_table_t table = HANDLE_TABLE_INIT(REQUEST_KIND, 1);
+handle_table_t request_table = HANDLE_TABLE_INIT(REQUEST_KIND, 1);
 
 void status_set_empty(MPI_Status *st)
 {
@@ -72,35 +73,29 @@ void request_init_local(request_t *r, req_kind_t kind, comm_t *comm)
     r->next = NULL;
 }
 
-/* Freed requests are kept for reuse (LIFO, so the next one is warm in the cache): one
- * malloc per request in flight at the peak, not one per message. */
-static request_t *spare;
-static int nspare;
-enum { SPARE_MAX = 1024 };
-
+/* Spares come from the calling thread's cache (core/request_cache.h): a pop and the store
+ * that publishes the request in its slot; the pool and malloc only when the cache is empty. */
 request_t *request_new(req_kind_t kind, comm_t *comm)
 {
-    request_t *r = spare;
-    if (r) {
-        spare = r->next;
-        nspare--;
-    } else if (!(r = malloc(sizeof *r))) {
+    req_cache_t *c = &req_cache;
+    request_t *r = c->head;
+    if (__builtin_expect(r != NULL, 1)) {
+        c->head = r->next;
+        c->room++;
+    } else if (!(r = req_cache_refill())) {
         return NULL;
     }
+    int h = r->handle; /* the spare's reserved slot */
     request_init_local(r, kind, comm);
-    int h = handle_new(&table, r);
-    if (!h) {
-        free(r);
-        return NULL;
-    }
     comm_retain(comm);
     r->handle = h;
+    handle_publish(&request_table, h, r);
     return r;
 }
 
 request_t *request_lookup(MPI_Request h)
 {
-    return handle_get(&table, h);
+    return handle_get(&request_table, h);
 }
 
 void request_set_data(request_t *r, void *buf, size_t bytes, const dt_layout_t *layout,
@@ -125,27 +120,22 @@ void request_free(request_t *r)
     free(r->greq);
     r->greq = NULL;
     if (r->handle != MPI_REQUEST_NULL) {
-        handle_release_live(&table, r->handle);
+        handle_withdraw(&request_table, r->handle); /* the spare keeps the slot */
         comm_release(r->comm);
-        if (nspare < SPARE_MAX) {
-            r->next = spare;
-            spare = r;
-            nspare++;
+        req_cache_t *c = &req_cache;
+        if (__builtin_expect(c->room > 0, 1)) {
+            r->next = c->head;
+            c->head = r;
+            c->room--;
         } else {
-            free(r);
+            req_cache_overflow(r);
         }
     }
 }
 
 void request_finalize(void)
 {
-    while (spare) {
-        request_t *r = spare;
-        spare = r->next;
-        free(r);
-    }
-    nspare = 0;
-    handle_table_destroy(&table);
+    req_cache_finalize();
 }
 
 void request_op_done(proto_op_t *op)

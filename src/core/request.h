@@ -68,8 +68,9 @@ void request_free(request_t *r);
  * reads) until it is freed. */
 void request_set_data(request_t *r, void *buf, size_t bytes, const dt_layout_t *layout,
                       size_t count, struct dtype *dtype);
-/* MPI_Finalize: returns the memory of freed requests kept for reuse and the handle table's
- * (a request still live is the program's; its handle means nothing afterwards). */
+/* MPI_Finalize: returns the memory of freed requests kept for reuse, every thread's
+ * (core/request_cache.h), and the handle table's (a request still live is the program's; its
+ * handle means nothing afterwards). */
 void request_finalize(void);
 
 /* The done callback of every request's op: records status and completion. */

@@ -26,7 +26,8 @@
  *  - handle_new, handle_set, handle_release(_live), handle_foreach, handle_count and
  *    handle_table_destroy change or walk the table's bookkeeping (the free list, the chunks'
  *    allocation, `near`/`used`): their callers serialise them (the core lock today; the
- *    object lock once the lock is split).
+ *    object lock once the lock is split; the request table's, core/request_cache.c's pool
+ *    lock). handle_publish and handle_withdraw, on a slot the caller reserved, need none.
  *  - Whether the object a lookup returned still lives is the caller's business: a handle
  *    freed while another thread uses it is the program's error (MPI-3.1 §2.5.1); objects that
  *    operations use are reference counted (comm_retain, dtype_retain).
@@ -124,6 +125,23 @@ static inline void handle_release_live(handle_table_t *t, int h)
     unsigned index = (unsigned)h & HANDLE_INDEX_MASK;
     atomic_store_explicit(handle_slot(t, index), NULL, memory_order_relaxed);
     t->free_list[t->nfree++] = (int)index;
+}
+
+/* Slots a caller keeps across reuse (core/request_cache.h: a spare request keeps its slot
+ * while it waits to be reused, so reuse touches neither the free list nor a lock):
+ * handle_new(t, NULL) reserves one, under the serialisation above; handle_publish puts obj in
+ * it (release: a lookup that finds obj finds it initialised), handle_withdraw empties it (a
+ * lookup of h finds NULL, a freed handle). Both touch that slot only, so they need no lock:
+ * the index is the caller's alone until it gives it back with handle_release_live. */
+static inline void handle_publish(handle_table_t *t, int h, void *obj)
+{
+    atomic_store_explicit(handle_slot(t, (unsigned)h & HANDLE_INDEX_MASK), obj,
+                          memory_order_release);
+}
+static inline void handle_withdraw(handle_table_t *t, int h)
+{
+    atomic_store_explicit(handle_slot(t, (unsigned)h & HANDLE_INDEX_MASK), NULL,
+                          memory_order_relaxed);
 }
 
 /* Registers obj under a fixed (predefined) index in [1, t->first). Returns 0, or -1 (no
