@@ -20,8 +20,7 @@ enum {
     OP_STREAM_DRAIN,   /* all DATA handed over; the transport still reads some from buf */
     OP_CTRL,           /* a control frame owned by proto, freed once handed over */
     OP_RECV_STREAM,    /* receiver: CTS sent, DATA frames expected */
-    OP_WAIT_FIN,       /* sender: COOP part written, WDONE sent: waiting for FIN */
-    OP_RECV_COOP,      /* receiver: COOP sent, own part read: waiting for WDONE */
+    OP_WAIT_FIN,       /* sender: COOP answered (its claimed chunks written): waiting for FIN */
     OP_DONE,
 };
 
@@ -55,12 +54,12 @@ extern size_t proto_coop_min;
 
 /* Cooperative copy (coop.c). proto_coop_start: for a matched contiguous rendezvous message m
  * of n bytes into op, when it applies (n == m's size, at least proto_coop_min, both sides
- * contiguous, a remote read from the peer has worked and its transport also writes): sends
- * COOP, reads its own part and returns 1 (op completes on WDONE); else 0 and nothing happened.
- * proto_on_coop (sender, COOP) and proto_on_wdone (receiver, WDONE) handle the replies. */
+ * contiguous, a remote read from the peer has worked, its transport also writes and offers a
+ * shared slot): sends COOP, copies every chunk the sender does not claim, waits for the ones
+ * it claimed, sends FIN, completes op and returns 1; else 0 and nothing happened.
+ * proto_on_coop (sender, COOP) claims and writes chunks while any are left. */
 int proto_coop_start(proto_op_t *op, const proto_msg_t *m, size_t n);
 void proto_on_coop(int src, const void *frame, size_t len);
-void proto_on_wdone(int src, const void *frame, size_t len);
 
 /* Sends what op still has to send to its peer now, or queues it (keeping order). */
 void proto_emit_or_queue(proto_op_t *op);
@@ -98,7 +97,7 @@ proto_op_t *proto_named_op(int src, uint64_t id, const char *kind);
 /* An op state's name, for reports. */
 const char *proto_state_name(int state);
 
-/* The control frame (f_ctrl_t: FIN, ACK, CANCEL, CANCEL_REPLY, WDONE) that src sent, in host
+/* The control frame (f_ctrl_t: FIN, ACK, CANCEL, CANCEL_REPLY) that src sent, in host
  * order; a frame of another length ends the job (what: "a CANCEL", for the report). */
 static inline f_ctrl_t proto_ctrl_frame(int src, const void *frame, size_t len,
                                         const char *what)

@@ -23,7 +23,9 @@
  *     (dt_layout_check) before any use. A COOP names an address in its sender's (the
  *     receiver's) memory that this rank writes into (rma_writev), only that process's and
  *     no more than the message holds: a peer can make this rank write nothing but the
- *     message into its own memory.
+ *     message into its own memory. The shared slot a COOP names must be one the
+ *     transport offers: its words sit in the peer's shared memory, and this rank only
+ *     compares-and-swaps and counts in them (coop.c).
  *   - envelopes: the source rank a message names must be the rank that sent it (checked by
  *     the core when the message matches, once the communicator is known); the size an RTS
  *     announces fits MPI_Count.
@@ -100,7 +102,6 @@ static const char *const state_names[] = {
     [OP_CTRL] = "a control frame",
     [OP_RECV_STREAM] = "receiving DATA",
     [OP_WAIT_FIN] = "waiting for FIN",
-    [OP_RECV_COOP] = "waiting for WDONE",
     [OP_DONE] = "done",
 };
 
@@ -140,9 +141,6 @@ static void deliver(int src, const void *frame, size_t len)
         break;
     case F_COOP:
         proto_on_coop(src, frame, len);
-        break;
-    case F_WDONE:
-        proto_on_wdone(src, frame, len);
         break;
     case F_CTS:
     case F_FIN:

@@ -9,8 +9,9 @@
  *               copy) and answers FIN, or — when the transport cannot — answers
  *               clear-to-send (CTS) and the sender streams DATA frames that the receiver
  *               copies into place (pipelined two copies); from METAMPI_RNDV_COOP bytes on,
- *               a contiguous message is copied by both at once: the receiver reads the first
- *               half, the sender writes the second (coop.c, "cooperative copy");
+ *               a contiguous message is copied in chunks by both at once when the sender is
+ *               inside the library: the receiver reads from the front, the sender writes
+ *               from the back, claimed in a shared slot (coop.c, "cooperative copy");
  *   typed data  an op may describe non-contiguous data: count elements of a datatype layout
  *               at base buf. It is never packed into a temporary buffer: eager and DATA
  *               frames are packed straight into the transport's buffer (tr_packer_t) and
@@ -83,12 +84,9 @@ struct proto_op {
     uint64_t id;          /* this op's wire id while a peer's frame may name it, else 0
                            * (ids.h) */
     uint64_t remote_id;   /* the peer's op id (sreq or rreq), echoed, never dereferenced */
-    union {
-        size_t sent;      /* send: bytes of DATA handed to the transport */
-        size_t split;     /* receive, cooperative copy: where the sender's part starts */
-    };
+    size_t sent;          /* send: bytes of DATA handed to the transport */
     size_t want;          /* send: bytes the receiver asked for in CTS; receive: bytes
-                           * expected (DATA stream, cooperative copy) */
+                           * expected (DATA stream) */
     proto_op_t *qnext;    /* in a destination's outgoing queue */
     char ctrl[40];        /* control frames: the frame itself (op allocated by proto) */
     size_t ctrl_len;
@@ -99,10 +97,7 @@ struct proto_op {
                            * header's bytes before buf, which the data follow (set when
                            * matched; buf and bytes are the user's again when done() runs;
                            * in zc_pending's padding: MPI_BSEND_OVERHEAD covers a request) */
-    union {
-        size_t placing;   /* receive: bytes of the DATA body being placed (tr_sink_t) */
-        uint64_t coop_addr; /* receive, cooperative copy: the sender's buffer (its memory) */
-    };
+    size_t placing;       /* receive: bytes of the DATA body being placed (tr_sink_t) */
     struct dt_conv *conv; /* receive from a peer of another architecture: the conversion of
                            * its DATA stream (set when matched, allocated by proto) */
 };

@@ -174,7 +174,7 @@ static void recv_rendezvous(proto_op_t *op, const proto_msg_t *m, size_t n)
     int iovs_pay = (!m->typed || m->layout_addr) && (!op->layout || proto_iov_worthy(op->layout));
     if (!p->no_rma && p->tr->rma_readv && iovs_pay) {
         if (proto_coop_start(op, m, n))
-            return; /* completes on WDONE (coop.c) */
+            return; /* done: copied, FIN sent (coop.c) */
         if ((n ? rma_get(op, m, n) : TR_RMA_OK) == TR_RMA_OK) {
             if (n)
                 p->rma_ok = 1;

@@ -21,11 +21,11 @@
  *   CANCEL      ctx, sreq                                   (withdraw an unmatched message
  *                                                           on receive context ctx)
  *   CANCEL_REPLY sreq, result                               (1: withdrawn, 0: already matched)
- *   COOP        sreq, rreq, addr, offset                    (cooperative copy: write bytes
- *                                                            [offset, size) of the message to
- *                                                            addr + offset in my memory)
- *   WDONE       rreq (in sreq's place), result              (0: the COOP part is written;
- *                                                            1: it could not be, read it)
+ *   COOP        slot, sreq, addr, chunk, gen                (cooperative copy: claim chunks
+ *                                                            of `chunk` bytes from the back in
+ *                                                            my shared slot while gen is its
+ *                                                            generation, and write each to
+ *                                                            addr + its offset in my memory)
  */
 #ifndef METAMPI_PROTO_WIRE_H
 #define METAMPI_PROTO_WIRE_H
@@ -45,7 +45,6 @@ enum {
     F_CANCEL,
     F_CANCEL_REPLY,
     F_COOP,
-    F_WDONE,
 };
 
 typedef struct f_match {
@@ -82,15 +81,19 @@ typedef struct f_data {
     uint64_t rreq, offset;
 } f_data_t;
 
-/* Cooperative copy (proto/coop.c): the receiver of a contiguous rendezvous message reads
- * bytes [0, offset) itself and asks the sender to write [offset, size) into addr + offset,
- * where addr is the receive buffer in the receiver's memory. */
+/* Cooperative copy (proto/coop.c): the receiver of a contiguous rendezvous message copies
+ * chunks of `chunk` bytes from the front and offers the sender those it has not claimed yet:
+ * the sender claims chunks from the back in the receiver's shared atomic slot `slot` (the
+ * transport's; generation `gen`) and writes each to addr + its offset, where addr is the
+ * receive buffer in the receiver's memory. */
 typedef struct f_coop {
-    uint8_t kind, pad[7];
-    uint64_t sreq, rreq, addr, offset;
+    uint8_t kind, pad[3];
+    uint32_t slot;
+    uint64_t sreq, addr;
+    uint32_t chunk, gen;
 } f_coop_t;
 
-/* FIN, ACK, CANCEL, CANCEL_REPLY, WDONE (result in `result`). ctx: CANCEL's, the context id
+/* FIN, ACK, CANCEL, CANCEL_REPLY (result in `result`). ctx: CANCEL's, the context id
  * of the message it withdraws (the receiver searches that context's queue only); 0 in the
  * others. */
 typedef struct f_ctrl {
@@ -102,7 +105,7 @@ typedef struct f_ctrl {
 _Static_assert(sizeof(f_match_t) == 16 && offsetof(f_eager_sync_t, sreq) == 16 &&
                    sizeof(f_rts_t) == 40 && sizeof(f_rts_typed_t) == 64 && sizeof(f_cts_t) == 32 &&
                    sizeof(f_data_t) == 24 && sizeof(f_ctrl_t) == 16 &&
-                   offsetof(f_ctrl_t, ctx) == 4 && sizeof(f_coop_t) == 40,
+                   offsetof(f_ctrl_t, ctx) == 4 && sizeof(f_coop_t) == 32,
                "the frames' layout is the same on every architecture of a job");
 
 /* Host order <-> the wire's little-endian, in place (each is its own inverse). */
@@ -151,9 +154,10 @@ static inline void f_data_le(f_data_t *d)
 static inline void f_coop_le(f_coop_t *c)
 {
     c->sreq = htole64(c->sreq);
-    c->rreq = htole64(c->rreq);
     c->addr = htole64(c->addr);
-    c->offset = htole64(c->offset);
+    c->slot = htole32(c->slot);
+    c->chunk = htole32(c->chunk);
+    c->gen = htole32(c->gen);
 }
 
 static inline void f_ctrl_le(f_ctrl_t *c)

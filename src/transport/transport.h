@@ -70,6 +70,19 @@
  * buffer within the sleeper's grace period, precedes — sees the change. One load when the
  * peer is awake.
  *
+ * Shared atomic slots (optional, all four NULL when absent): small blocks of TR_SLOT_WORDS
+ * lock-free 64-bit atomic words in memory this rank and one peer both map, for a layer above
+ * that arbitrates work between the two without frames. The owner takes one of its own slots
+ * for a peer (slot_take: an index, or -1 when none is free or the peer cannot reach this
+ * rank's slots) and finds its words by slot_own(index); the peer finds the same words by
+ * slot_peer(owner, index) (NULL when it cannot reach them); slot_give(index) returns the slot
+ * to the owner's pool. Taking hands out the slots in turn, so a given slot is taken again only
+ * after all the others. The transport never reads or writes a slot's words: their protocol,
+ * and when each side may write them, belongs to the user. The memory stays mapped until
+ * close(): a peer that loads a slot's words after the owner gave it back reads whatever its
+ * next user stored there, which the user's protocol must make harmless (a generation number
+ * in the word the peer compares and swaps).
+ *
  * Growing (optional, NULL when absent): ranks spawned while the job runs, or met through a
  * port, belong to other parts of the job (docs/dynproc.md). The layer above numbers them
  * after its own part's (boot->size grows) and calls grow() with the new boot: host_of and
@@ -131,6 +144,9 @@ typedef struct tr_boot {
 
 enum { TR_RMA_OK = 0, TR_RMA_UNSUPPORTED = 1 };
 
+/* Words in one shared atomic slot (see "Shared atomic slots"). */
+enum { TR_SLOT_WORDS = 4 };
+
 typedef struct transport {
     const char *name;
     /* Bootstrap runs in three phases with a job-wide barrier between them:
@@ -173,6 +189,11 @@ typedef struct transport {
      * behind a connection being opened, or a full socket). MPI_Finalize waits for 0 before it
      * closes the transports. */
     int (*busy)(void);
+    /* See "Shared atomic slots"; all NULL when not offered. */
+    int (*slot_take)(int peer);
+    _Atomic uint64_t *(*slot_own)(int index);
+    _Atomic uint64_t *(*slot_peer)(int owner, int index);
+    void (*slot_give)(int index);
     /* See "Waking"; NULL when the transport has no sleeping peers to wake. */
     void (*wake)(int peer);
     /* See "Groups"; both NULL when the transport does not bundle frames. */

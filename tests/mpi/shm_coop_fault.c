@@ -1,8 +1,10 @@
-/* metampi only, 2 ranks on one host: the sender's half of a cooperative copy (docs/p2p.md,
- * "Cooperative copy") fails mid-message. Rank 1 receives 4 MiB into a buffer whose last
- * page it made inaccessible: rank 1 reads the first half itself, rank 0 writes the second
- * into rank 1's memory and hits that page. The job must end with one line from rank 0
- * naming rank 1 (the test's PASS_REGULAR_EXPRESSION), never hang or report success. */
+/* metampi only, 2 ranks on one host: a cooperative copy (docs/p2p.md, "Cooperative copy")
+ * fails mid-message. Rank 1 receives 4 MiB into a buffer whose last page it made
+ * inaccessible: rank 1 reads chunks from the front, rank 0 (waiting in MPI_Send) claims
+ * chunks from the back, so its first write into rank 1's memory hits that page. The job must
+ * end with one line from rank 0 naming rank 1 — or, when rank 0 came too late to claim any
+ * chunk, from rank 1 naming rank 0 (the test's PASS_REGULAR_EXPRESSION) — never hang or
+ * report success. */
 #include "p2p/p2p.h"
 
 #include <mpi.h>

@@ -10,6 +10,8 @@
  *   segment:  | header page | ctl[0..P) | cells[0..P) | page | ring[0..P) |
  *   header:   line 0: magic, version, owner rank and pid, geometry   (written once in open())
  *             line 2: sleeping                                         (owner R writes)
+ *             from byte 2048: SHM_SLOTS shared atomic slots, two lines each (the owner
+ *             takes one for a peer; their words belong to the layer above, transport.h)
  *   ctl[i]:   line 0: waiting                 (sender S writes: "my send() found no room")
  *             line 2: cells/bytes consumed    (receiver R writes: credits)
  *   cells[i]: C cells of 64 bytes             (S writes, R reads)
@@ -32,7 +34,7 @@
 #define SHM_LINE 64
 #define SHM_PAGE 4096
 #define SHM_MAGIC 0x736d6170696d7465ull /* "etmipams" */
-#define SHM_VERSION 2u
+#define SHM_VERSION 3u
 
 /* Frames up to SHM_INLINE bytes travel inside their cell; longer ones in the data ring. */
 #define SHM_INLINE 52
@@ -69,6 +71,18 @@ typedef struct shm_seg_hdr {
      * doorbell. Stored seq_cst; see the wake protocol in shm.c. */
     alignas(2 * SHM_LINE) _Atomic uint32_t sleeping;
 } shm_seg_hdr_t;
+
+/* Shared atomic slots (transport.h, "Shared atomic slots") in the second half of the header
+ * page, which open() gives memory with the rest of the header: SHM_SLOTS of them, each two
+ * lines apart from the next and from the header's words. */
+#define SHM_SLOTS 16
+#define SHM_SLOTS_OFF 2048u
+typedef struct shm_slot {
+    alignas(2 * SHM_LINE) _Atomic uint64_t w[4];
+} shm_slot_t;
+_Static_assert(sizeof(shm_seg_hdr_t) <= SHM_SLOTS_OFF &&
+                   SHM_SLOTS_OFF + SHM_SLOTS * sizeof(shm_slot_t) <= SHM_PAGE,
+               "the slots fit in the header page, after the header");
 
 typedef struct shm_pair_ctl {
     /* 1 while the sender's last send() on this pair found no room; the receiver, after it

@@ -101,6 +101,8 @@ static struct {
     int cma;
     uint64_t cells, ring_bytes;
     int rr;                   /* the peer progress() polls first */
+    uint32_t slot_used;       /* bit i: own slot i is taken */
+    int slot_next;            /* the slot slot_take() tries first (they are taken in turn) */
 } g = {.bell = -1};
 
 static void shm_close(void);
@@ -363,6 +365,51 @@ static int shm_rma_writev(int dst, const struct iovec *local, int nlocal,
     return rma(dst, local, nlocal, remote, nremote, 1, err, errlen);
 }
 
+/* ---- shared atomic slots (transport.h): in the header page of the owner's segment, which
+ * every local peer maps from connect() to close() ---------------------------------------- */
+
+_Static_assert(TR_SLOT_WORDS <= sizeof(((shm_slot_t *)0)->w) / sizeof(uint64_t),
+               "a slot holds the interface's words");
+
+static shm_slot_t *slots_of(void *seg)
+{
+    return (shm_slot_t *)((char *)seg + SHM_SLOTS_OFF);
+}
+
+static int shm_slot_take(int peer)
+{
+    if (!g.hdr || !shm_reaches(peer) || !g.peers[g.peer_of[peer]].seg)
+        return -1;
+    for (int k = 0; k < SHM_SLOTS; k++) {
+        int i = (g.slot_next + k) % SHM_SLOTS;
+        if (!(g.slot_used & (1u << i))) {
+            g.slot_used |= 1u << i;
+            g.slot_next = (i + 1) % SHM_SLOTS;
+            return i;
+        }
+    }
+    return -1;
+}
+
+static _Atomic uint64_t *shm_slot_own(int index)
+{
+    return g.hdr && index >= 0 && index < SHM_SLOTS ? slots_of(g.seg)[index].w : NULL;
+}
+
+static _Atomic uint64_t *shm_slot_peer(int owner, int index)
+{
+    if (!shm_reaches(owner) || index < 0 || index >= SHM_SLOTS)
+        return NULL;
+    shm_peer_t *p = &g.peers[g.peer_of[owner]];
+    return p->seg ? slots_of(p->seg)[index].w : NULL;
+}
+
+static void shm_slot_give(int index)
+{
+    if (index >= 0 && index < SHM_SLOTS)
+        g.slot_used &= ~(1u << index);
+}
+
 /* See "Wake protocol", handshake 1. */
 enum { SLEEP_GRACE_NS = 5000 };
 
@@ -437,5 +484,9 @@ const transport_t transport_shm = {
     .end_sleep = shm_end_sleep,
     .pollfds = shm_pollfds,
     .wake = shm_wake,
+    .slot_take = shm_slot_take,
+    .slot_own = shm_slot_own,
+    .slot_peer = shm_slot_peer,
+    .slot_give = shm_slot_give,
     .close = shm_close,
 };

@@ -1,7 +1,7 @@
 /* Large messages between pairs of ranks (0-1, 2-3, ...; a rank without a partner talks to
  * itself), the sizes where metampi's one-host rendezvous copies cooperatively (docs/p2p.md,
- * "Cooperative copy": the receiver reads the first half, the sender writes the second):
- * both directions at once, around the threshold and the split's rounding, many in flight on
+ * "Cooperative copy": chunks claimed by the receiver from the front, by the sender from the
+ * back): both directions at once, around the threshold and the chunks' rounding, many in flight on
  * one tag (order), unaligned buffers, synchronous sends (not complete before the receive is
  * posted), MPI_Cancel of a large send (cancelled and never received, or received whole),
  * truncation (nothing written past the buffer), and non-contiguous receives (which take the
