@@ -97,8 +97,9 @@ static int progress(void)
 /* ---- frame contents: frame k from s to d of a phase, checked byte by byte -------------- */
 
 static const size_t sizes[] = {0,    1,    2,     7,     8,     51,    52,    53,    63,
-                               64,   65,   100,   127,   128,   129,   255,   256,   1000,
-                               4095, 4096, 4097,  10000, 32767, 32768, 65535, 65536, 3};
+                               64,   65,   100,   103,   104,   105,   127,   128,   129,
+                               255,  256,  1000,  4095,  4096,  4097,  10000, 32767, 32768,
+                               65535, 65536, 3};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 static unsigned char byte_of(int s, int d, uint64_t k, size_t i)

@@ -37,7 +37,7 @@ static void deliver(int src, const void *frame, size_t len)
     const unsigned char *f = frame;
     delivered++;
     EXPECTF(len == want_len, "frame of %zu bytes, sent %zu", len, want_len);
-    if (len > SHM_INLINE) {
+    if (len > SHM_INLINE2) { /* in the data ring (shorter frames travel in cells) */
         EXPECTF((uintptr_t)f % 8 == 0, "head %zu: frame at %p is not 8-byte aligned", want_head,
               frame);
         size_t skew = (SHM_LINE - want_head % SHM_LINE) % SHM_LINE;
@@ -100,9 +100,36 @@ int main(void)
                     /* the largest frames, which have no room for a skew */
                     one(&tx, &rx, heads[h], SHM_MAX_FRAME - heads[h] - b, packed, seed++);
                 }
-    /* a full ring of frames with bodies, then all of them at once */
+    /* frames of two cells (SHM_INLINE < len <= SHM_INLINE2) until the cells are full:
+     * C / 2 of them, whichever cell the first starts at; then all of them at once, in order */
     char err[256];
     int waits, sent = 0;
+    for (int start = 0; start < 3; start++) {
+        one(&tx, &rx, 16, 1, 0, seed++); /* moves the first cell by one */
+        static unsigned char two[CELLS][SHM_INLINE2];
+        sent = 0;
+        for (int k = 0; k < CELLS; k++) {
+            size_t len = SHM_INLINE + 1 + (size_t)(k * 17) % (SHM_INLINE2 - SHM_INLINE);
+            for (size_t i = 0; i < len; i++)
+                two[k][i] = byte_at(seed + (uint64_t)k, i);
+            struct iovec one_iov = { two[k], len };
+            if (shm_tx_send(&tx, &one_iov, 1, NULL, len) != 1)
+                break;
+            sent++;
+        }
+        EXPECTF(sent == CELLS / 2, "%d frames of two cells fit %d cells", sent, CELLS);
+        for (int k = 0; k < sent; k++) {
+            want_head = 0;
+            want_len = SHM_INLINE + 1 + (size_t)(k * 17) % (SHM_INLINE2 - SHM_INLINE);
+            want_seed = seed + (uint64_t)k;
+            uint64_t was = delivered;
+            int n = shm_rx_poll(&rx, 1, deliver, 1, &waits, err, sizeof err);
+            EXPECTF(n == 1 && delivered == was + 1, "two-cell frame %d: poll returned %d", k, n);
+        }
+        seed += CELLS;
+    }
+    /* a full ring of frames with bodies, then all of them at once */
+    sent = 0;
     want_head = 24;
     want_len = 24 + 20000;
     want_seed = seed;

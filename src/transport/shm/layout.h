@@ -36,8 +36,11 @@
 #define SHM_MAGIC 0x736d6170696d7465ull /* "etmipams" */
 #define SHM_VERSION 3u
 
-/* Frames up to SHM_INLINE bytes travel inside their cell; longer ones in the data ring. */
+/* Frames up to SHM_INLINE bytes travel inside their cell; up to SHM_INLINE2 in two
+ * consecutive cells (the first SHM_INLINE bytes in the first, the rest in the second's data);
+ * longer ones in the data ring. */
 #define SHM_INLINE 52
+#define SHM_INLINE2 (2 * SHM_INLINE)
 /* The largest frame (transport_shm.max_frame). Fixed because the ops table is const; the data
  * ring is at least twice this, so an empty ring always has room for any frame. */
 #define SHM_MAX_FRAME (64u * 1024u)
@@ -46,11 +49,14 @@
 #error "shared-memory atomics must be lock-free (they are shared between processes)"
 #endif
 
-/* One cache line. Cell n of a pair (n = frames ever sent on that pair, from 0) is
+/* One cache line. Cell n of a pair (n = cells ever filled on that pair, from 0) is
  * cells[n % C] and carries seq = n + 1, which is stored last (release or stronger) and never
  * cleared: the receiver, expecting cell n, knows it has arrived when seq == n + 1, and then
- * len and data are complete. len <= SHM_INLINE: the frame is data[0..len). Otherwise data
- * begins with the uint64_t ring position (absolute byte count, see ring.h) of the frame. */
+ * len and data are complete. len <= SHM_INLINE: the frame is data[0..len). len <=
+ * SHM_INLINE2: the frame is data[0..SHM_INLINE) followed by the data of cell n + 1, which the
+ * sender filled first (with its seq n + 2, so that it never looks like a later lap's frame)
+ * and the receiver skips. Otherwise data begins with the uint64_t ring position (absolute
+ * byte count, see ring.h) of the frame. */
 typedef struct shm_cell {
     alignas(SHM_LINE) unsigned char data[SHM_INLINE];
     uint32_t len;

@@ -15,6 +15,7 @@
 #include "transport/shm/segment.h"
 
 #include <errno.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +84,39 @@ static void gather_small(unsigned char *dst, const struct iovec *iov, int iovcnt
         pk->pack(pk->ctx, dst, pk->len);
 }
 
+/* A frame of two cells (SHM_INLINE < len <= SHM_INLINE2): its first SHM_INLINE bytes to a,
+ * the rest to b, each iovec split where it crosses; a packer's bytes go through a copy. */
+static void gather_two(unsigned char *a, unsigned char *b, const struct iovec *iov, int iovcnt,
+                       const tr_packer_t *pk)
+{
+    alignas(8) unsigned char f[SHM_INLINE2];
+    if (pk && pk->len) {
+        size_t len = pk->len;
+        for (int i = 0; i < iovcnt; i++)
+            len += iov[i].iov_len;
+        gather_small(f, iov, iovcnt, pk);
+        copy_small(a, f, SHM_INLINE);
+        copy_small(b, f + SHM_INLINE, len - SHM_INLINE);
+        return;
+    }
+    size_t at = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        const unsigned char *src = iov[i].iov_base;
+        size_t n = iov[i].iov_len;
+        if (at < SHM_INLINE) {
+            size_t k = n < SHM_INLINE - at ? n : SHM_INLINE - at;
+            copy_small(a + at, src, k);
+            at += k;
+            src += k;
+            n -= k;
+        }
+        if (n) {
+            copy_small(b + (at - SHM_INLINE), src, n);
+            at += n;
+        }
+    }
+}
+
 static void gather(unsigned char *dst, const struct iovec *iov, int iovcnt,
                    const tr_packer_t *pk)
 {
@@ -109,13 +143,20 @@ static size_t body_skew(const struct iovec *iov, int iovcnt, const tr_packer_t *
     return skew + len <= SHM_MAX_FRAME ? skew : 0;
 }
 
+/* Cells a frame takes: one, two for a frame that spills into the next cell. */
+static inline uint64_t frame_cells(size_t len)
+{
+    return len > SHM_INLINE && len <= SHM_INLINE2 ? 2 : 1;
+}
+
 /* Where the frame's chunk would start, or UINT64_MAX when the credits do not allow the frame
  * (skew + len bytes in the ring). */
 static uint64_t tx_room(const shm_tx_t *tx, size_t len, size_t skew, uint64_t *alen)
 {
-    if (tx->sent - tx->ccons > tx->cmask)
+    uint64_t cells = frame_cells(len);
+    if (tx->sent + cells - 1 - tx->ccons > tx->cmask)
         return UINT64_MAX;
-    if (len <= SHM_INLINE)
+    if (len <= SHM_INLINE2)
         return 0;
     uint64_t a = SHM_ALIGN_UP((uint64_t)(skew + len), SHM_LINE);
     uint64_t pos = tx->head, off = pos & (tx->ring_bytes - 1);
@@ -146,7 +187,7 @@ static int back_ring(shm_tx_t *tx, uint64_t end)
 int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_packer_t *pk,
                 size_t len)
 {
-    size_t skew = len <= SHM_INLINE ? 0 : body_skew(iov, iovcnt, pk, len);
+    size_t skew = len <= SHM_INLINE2 ? 0 : body_skew(iov, iovcnt, pk, len);
     uint64_t alen = 0, pos = tx_room(tx, len, skew, &alen);
     if (pos == UINT64_MAX) {
         tx_refresh(tx);
@@ -163,13 +204,21 @@ int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_pack
         if (pos == UINT64_MAX)
             return 0;
     }
-    if (len > SHM_INLINE && (pos & (tx->ring_bytes - 1)) + alen > tx->ring_backed &&
+    if (len > SHM_INLINE2 && (pos & (tx->ring_bytes - 1)) + alen > tx->ring_backed &&
         back_ring(tx, (pos & (tx->ring_bytes - 1)) + alen) < 0)
         return -1;
     uint64_t n = tx->sent;
     shm_cell_t *c = &tx->cells[n & tx->cmask];
+    uint64_t cells = 1;
     if (len <= SHM_INLINE) {
         gather_small(c->data, iov, iovcnt, pk);
+    } else if (len <= SHM_INLINE2) {
+        /* the second cell first, with its own seq (so that it never looks like a frame of
+         * the next lap), then the first, whose seq (release) publishes both */
+        shm_cell_t *c2 = &tx->cells[(n + 1) & tx->cmask];
+        gather_two(c->data, c2->data, iov, iovcnt, pk);
+        atomic_store_explicit(&c2->seq, n + 2, memory_order_relaxed);
+        cells = 2;
     } else {
         uint64_t at = pos + skew; /* the frame; its chunk ends at pos + alen */
         gather(tx->ring + (at & (tx->ring_bytes - 1)), iov, iovcnt, pk);
@@ -180,7 +229,7 @@ int shm_tx_send(shm_tx_t *tx, const struct iovec *iov, int iovcnt, const tr_pack
     /* release, not seq_cst: a locked store would stall every frame until the cell's line
      * arrives from the receiver's cache (shm.c, "Wake protocol", explains why this is safe) */
     atomic_store_explicit(&c->seq, n + 1, memory_order_release);
-    tx->sent = n + 1;
+    tx->sent = n + cells;
     if (tx->waiting) {
         atomic_store_explicit(&tx->ctl->waiting, 0, memory_order_relaxed);
         tx->waiting = 0;
@@ -214,6 +263,15 @@ int shm_rx_poll(shm_rx_t *rx, int src_rank, tr_deliver_fn deliver, int max, int 
         uint32_t len = c->len;
         if (len <= SHM_INLINE) {
             deliver(src_rank, c->data, len);
+        } else if (len <= SHM_INLINE2) {
+            /* two cells: their data joined in a copy, so the frame is contiguous (both data
+             * parts whole: fixed-size copies, which the compiler makes a few vector moves) */
+            alignas(SHM_LINE) unsigned char f[SHM_INLINE2];
+            const shm_cell_t *c2 = &rx->cells[(next + 1) & rx->cmask];
+            memcpy(f, c->data, SHM_INLINE);
+            memcpy(f + SHM_INLINE, c2->data, SHM_INLINE);
+            deliver(src_rank, f, len);
+            next++;
         } else {
             uint64_t pos;
             memcpy(&pos, c->data, sizeof pos);

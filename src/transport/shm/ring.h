@@ -1,10 +1,12 @@
 /*
  * One direction of one pair: the cell ring and the data ring that a single sender writes and
  * a single receiver reads, without locks (SCI-MPICH's short protocol on coherent memory).
+ * A frame of up to SHM_INLINE bytes takes one cell, of up to SHM_INLINE2 two consecutive
+ * cells (layout.h), a longer one a cell naming its place in the data ring.
  *
  * Counters are absolute 64-bit counts that never wrap in practice:
  *   sent      cells the sender has filled (cell n carries seq n + 1)
- *   head      data-ring bytes the sender has allocated; a frame of len > SHM_INLINE takes the
+ *   head      data-ring bytes the sender has allocated; a frame of len > SHM_INLINE2 takes the
  *             chunk [pos, pos + round_up(skew + len, 64)) at ring[pos % B], where pos = head,
  *             or the next multiple of B when the chunk would cross the end (the tail is
  *             skipped); the frame itself starts at pos + skew (skew < 64, a multiple of 8,
