@@ -2,7 +2,8 @@
  * coll/shm/exchange.c; any MPI runs it): many calls of odd sizes around the slot's inline
  * limit and the size limits, on several communicators at once (the world, a duplicate, the
  * members of one parity, the world in reverse order), blocking and nonblocking calls
- * interleaved and completed out of order, in place, and receive buffers of a strided type.
+ * interleaved and completed out of order, in place, and receive buffers of a strided type;
+ * blocks that do not match the receive side (MPI_ERR_TRUNCATE).
  * A call that reads a slot of the wrong operation (a sequence-number bug) shows as a wrong
  * byte. Plain MPI. */
 #include "coll_check.h"
@@ -165,6 +166,27 @@ int main(int argc, char **argv)
         start(&k, 0);
         verify(&k);
     }
+#ifdef METAMPI
+    /* every member sends blocks larger than it receives (an erroneous program, alike at
+     * every member): on one host with 3+ ranks each one's call ends at once with
+     * MPI_ERR_TRUNCATE (the shared-memory path copies no more than a block), and the area
+     * serves the next call */
+    MPI_Comm node;
+    int nsize;
+    MPI_Comm_split_type(dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    if (size >= 3 && nsize == size && !getenv("METAMPI_COLL_VIRTUAL_HOSTS")) {
+        MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+        unsigned char sb[64 * 9] = { 0 }, rb[64 * 8];
+        CHECK_ERR(MPI_Allgather(sb, 9, MPI_BYTE, rb, 8, MPI_BYTE, dup), MPI_ERR_TRUNCATE);
+        CHECK_ERR(MPI_Alltoall(sb, 9, MPI_BYTE, rb, 8, MPI_BYTE, dup), MPI_ERR_TRUNCATE);
+        call_t k = { .kind = 1, .mode = 0, .it = 9999, .bb = 8, .t = &tcs[1] };
+        prepare(&k);
+        start(&k, 0);
+        verify(&k);
+    }
+    MPI_Comm_free(&node);
+#endif
     for (int ci = 0; ci < NTC; ci++)
         free(tcs[ci].world);
     MPI_Comm_free(&dup);
