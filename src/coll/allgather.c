@@ -5,6 +5,8 @@
  * allgather their hosts' blocks, each leader broadcasts the whole to its host (shared
  * memory when available), in a host-ordered packed temporary (the receive buffer itself when
  * hosts hold consecutive ranks and it is contiguous).
+ * One host (Allgather, small blocks): through the communicator's shared area
+ * (coll/shm/exchange.c), each member's block packed into its slot and read by all.
  * Inter-communicators: each member sends its block to the first member of the other group,
  * which broadcasts the other group's blocks within its own group.
  */
@@ -231,6 +233,53 @@ static int hier_build(coll_call_t *call)
                           coll_forced(COMM_OP_ALLGATHER));
 }
 
+/* One host of like architectures (a packed block reaches the others unconverted), no forced
+ * point-to-point algorithm: alike at every member. The size limit is coll_shm_allgather's. */
+static int shm_takes(coll_call_t *call)
+{
+    comm_t *c = call->comm;
+    const coll_hier_t *h;
+    return coll_forced(COMM_OP_ALLGATHER) < 0 && c->size > 1 && (h = coll_hier(c)) &&
+                   h->nhosts == 1 && !comm_arch_mixed(c)
+               ? MPI_SUCCESS
+               : COLL_DECLINED;
+}
+/* The shared-memory operation works on contiguous bytes: a block of another layout is packed
+ * into a temporary first, and a receive buffer of another layout is filled from one after
+ * (each member by its own layouts; the operation is the same everywhere). */
+static int shm_build(coll_call_t *call)
+{
+    icoll_sched_t *s = call->s;
+    comm_t *c = call->comm;
+    size_t bb = call->rcount * (size_t)call->rtype->size;
+    if (!coll_shm_allgather_takes(s, c, bb))
+        return COLL_DECLINED;
+    ag_view_t v = view(call);
+    p2p_data_t whole = mv_run(&v.set.b, 0, (size_t)c->size);
+    p2p_data_t own = v.inplace ? mv_run(&v.set.b, c->rank, 1) : v.mine;
+    if (own.bytes != bb) /* the type signatures differ: an erroneous program */
+        return MPI_ERR_TRUNCATE;
+    hold(call);
+    void *in = own.buf, *out = whole.buf;
+    if (own.layout) {
+        p2p_data_t t = mv_data(in = icoll_sched_alloc(s, bb), bb);
+        if (!in)
+            return MPI_ERR_NO_MEM;
+        mv_copy(s, &own, &t);
+    }
+    if (whole.layout && !(out = icoll_sched_alloc(s, v.total)))
+        return MPI_ERR_NO_MEM;
+    int rc = coll_shm_allgather(s, c, in, out, bb);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    coll_trace_note("shm", "-", v.total);
+    if (whole.layout) {
+        p2p_data_t t = mv_data(out, v.total);
+        mv_copy(s, &t, &whole);
+    }
+    return MPI_SUCCESS;
+}
+
 static int p2p_build(coll_call_t *call)
 {
     comm_t *c = call->comm;
@@ -248,13 +297,14 @@ static const coll_level_t direct = { COLL_DIRECT, COLL_LEVEL_NO_SCHEDULE, NULL, 
 static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
 static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };
 static const coll_level_t hier = { COLL_HIER, 0, hier_takes, hier_build };
+static const coll_level_t shm = { COLL_SHM, 0, shm_takes, shm_build };
 static const coll_level_t p2p = { COLL_P2P, 0, NULL, p2p_build };
 
-/* allgatherv has no direct and no hier level (its table rows) */
+/* allgatherv has no direct, no hier and no shm level (its table rows) */
 const coll_family_t coll_allgather_family = {
     COMM_OP_ALLGATHER,
     { [COLL_INTER] = &inter, [COLL_DIRECT] = &direct, [COLL_NONE] = &none,
-      [COLL_SITES] = &sites, [COLL_HIER] = &hier, [COLL_P2P] = &p2p },
+      [COLL_SITES] = &sites, [COLL_HIER] = &hier, [COLL_SHM] = &shm, [COLL_P2P] = &p2p },
 };
 const coll_family_t coll_allgatherv_family = {
     COMM_OP_ALLGATHERV,

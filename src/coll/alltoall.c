@@ -1,10 +1,15 @@
 /*
  * MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw and their I-forms (MPI-3.1 §5.8): the levels.
- * The algorithms (linear, pairwise, bruck) are in algo/alltoall.c. Inter-communicators: every
- * member exchanges with every member of the other group, all posted at once (linear).
+ * The algorithms (linear, pairwise, bruck) are in algo/alltoall.c. One host (MPI_Alltoall,
+ * small blocks): through the communicator's shared area (coll/shm/exchange.c), each member's
+ * blocks packed into its slot, each member reading its block from every slot.
+ * Inter-communicators: every member exchanges with every member of the other group, all
+ * posted at once (linear).
  */
 #include "coll/algo/alltoall.h"
 #include "coll/direct.h"
+#include "coll/move.h"
+#include "coll/shm/shm.h"
 #include "coll/select.h"
 #include "coll/sites.h"
 #include "coll/trace.h"
@@ -150,6 +155,56 @@ static int sites_build(coll_call_t *call)
                          &rrun, 1);
 }
 
+/* One host of like architectures (packed blocks reach the others unconverted), no forced
+ * point-to-point algorithm: alike at every member. The size limit is coll_shm_alltoall's. */
+static int shm_takes(coll_call_t *call)
+{
+    comm_t *c = call->comm;
+    const coll_hier_t *h;
+    return coll_forced(COMM_OP_ALLTOALL) < 0 && c->size > 1 && (h = coll_hier(c)) &&
+                   h->nhosts == 1 && !comm_arch_mixed(c)
+               ? MPI_SUCCESS
+               : COLL_DECLINED;
+}
+/* The shared-memory operation works on contiguous bytes, input and output apart: send blocks
+ * of another layout, or in place (the receive buffer), are packed into a temporary first, and
+ * a receive buffer of another layout is filled from one after (each member by its own
+ * layouts; the operation is the same everywhere). */
+static int shm_build(coll_call_t *call)
+{
+    icoll_sched_t *s = call->s;
+    comm_t *c = call->comm;
+    int n = c->size, inplace = call->sbuf == COLL_IN_PLACE;
+    size_t bb = call->rcount * (size_t)call->rtype->size, total = (size_t)n * bb;
+    if (!coll_shm_alltoall_takes(s, c, bb))
+        return COLL_DECLINED;
+    mv_blocks_t rrun = { call->rbuf, call->rcount, call->rtype };
+    mv_blocks_t srun = { (void *)(uintptr_t)call->sbuf, call->scount, call->stype };
+    p2p_data_t whole = mv_run(&rrun, 0, (size_t)n);
+    p2p_data_t mine = inplace ? whole : mv_run(&srun, 0, (size_t)n);
+    if (mine.bytes != total) /* the type signatures differ: an erroneous program */
+        return MPI_ERR_TRUNCATE;
+    hold(call);
+    void *in = mine.buf, *out = whole.buf;
+    if (mine.layout || inplace) {
+        p2p_data_t t = mv_data(in = icoll_sched_alloc(s, total), total);
+        if (!in)
+            return MPI_ERR_NO_MEM;
+        mv_copy(s, &mine, &t);
+    }
+    if (whole.layout && !(out = icoll_sched_alloc(s, total)))
+        return MPI_ERR_NO_MEM;
+    int rc = coll_shm_alltoall(s, c, in, out, bb);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    coll_trace_note("shm", "-", bb);
+    if (whole.layout) {
+        p2p_data_t t = mv_data(out, total);
+        mv_copy(s, &t, &whole);
+    }
+    return MPI_SUCCESS;
+}
+
 static int p2p_build(coll_call_t *call)
 {
     icoll_sched_t *s = call->s;
@@ -191,12 +246,14 @@ static const coll_level_t inter = { COLL_INTER, 0, coll_takes_inter, inter_build
 static const coll_level_t direct = { COLL_DIRECT, COLL_LEVEL_NO_SCHEDULE, NULL, direct_build };
 static const coll_level_t none = { COLL_NONE, 0, none_takes, none_build };
 static const coll_level_t sites = { COLL_SITES, 0, sites_takes, sites_build };
+static const coll_level_t shm = { COLL_SHM, 0, shm_takes, shm_build };
 static const coll_level_t p2p = { COLL_P2P, 0, NULL, p2p_build };
 
+/* alltoallv and alltoallw have no shm level (their table rows) */
 const coll_family_t coll_alltoall_family = {
     COMM_OP_ALLTOALL,
     { [COLL_INTER] = &inter, [COLL_DIRECT] = &direct, [COLL_NONE] = &none,
-      [COLL_SITES] = &sites, [COLL_P2P] = &p2p },
+      [COLL_SITES] = &sites, [COLL_SHM] = &shm, [COLL_P2P] = &p2p },
 };
 const coll_family_t coll_alltoallv_family = {
     COMM_OP_ALLTOALLV,

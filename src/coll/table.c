@@ -125,6 +125,9 @@ static const coll_rule_t allgather_rules[] = {
     R(NONE, -1),
     R(SITES, -1),
     R(HIER, -1),
+    /* one host, blocks up to METAMPI_COLL_SHM_ALLGATHER_MAX that fit a slot; two members:
+     * one message each way (the direct path) */
+    R(SHM, -1, .min_ranks = 3),
     R(P2P, COLL_AG_RING, .from = &ag_long),
     R(P2P, COLL_AG_RECURSIVE_DOUBLING),
     R(P2P, COLL_AG_BRUCK),
@@ -158,6 +161,9 @@ static const coll_rule_t alltoall_rules[] = {
     R(DIRECT, -1),
     R(NONE, -1),
     R(SITES, -1), /* while the largest site-pair message is at most ..._SITES_ALLTOALL_MAX */
+    /* one host, blocks up to METAMPI_COLL_SHM_ALLTOALL_MAX whose n fit a slot; two members:
+     * one message each way (the direct path) */
+    R(SHM, -1, .min_ranks = 3),
     R(P2P, COLL_A2A_BRUCK, .upto = &a2a_short, .ranks_from = &a2a_bruck_ranks),
     R(P2P, COLL_A2A_PAIRWISE, .from = &a2a_long, .ranks_from = &a2a_pairwise_ranks),
     R(P2P, COLL_A2A_LINEAR),

@@ -3,7 +3,8 @@
  * promised to the callers, see shm.c) run as messages on the node team instead, inserted by
  * the operation's callback — the same entries at every member, since every member learns the
  * same outcome. Simple algorithms (this is the rare path): barrier and reductions through
- * member 0 / the root, broadcast along a binomial tree; reductions combine in rank order.
+ * member 0 / the root, broadcast along a binomial tree; reductions combine in rank order;
+ * allgather and alltoall (small blocks) as one message between every pair.
  */
 #include "coll/shm/ops.h"
 
@@ -53,6 +54,27 @@ static void reduce(icoll_sched_t *s, shm_op_t *o, int root)
                        o->dt);
 }
 
+/* Allgather (my block to everyone) and alltoall (block k to member k): in never overlaps
+ * what the messages receive (allgather in place: in is my own block of out; alltoall: in and
+ * out are apart). */
+static void exchange(icoll_sched_t *s, shm_op_t *o)
+{
+    coll_area_t *a = o->a;
+    size_t bb = o->per;
+    int all = o->kind == SHM_ALLTOALL, me = rank_of(o, a->me);
+    for (int m = 0; m < a->n; m++) {
+        if (m == a->me)
+            continue;
+        int r = rank_of(o, m);
+        icoll_sched_recv(s, o->c, r, o->out + (size_t)r * bb, bb);
+        icoll_sched_send(s, o->c, r, o->in + (all ? (size_t)r * bb : 0), bb);
+    }
+    const unsigned char *own = o->in + (all ? (size_t)me * bb : 0);
+    if (own != o->out + (size_t)me * bb)
+        icoll_sched_copy(s, own, o->out + (size_t)me * bb, bb);
+    icoll_sched_fence(s);
+}
+
 void shm_fallback(icoll_sched_t *s, shm_op_t *o)
 {
     coll_area_t *a = o->a;
@@ -75,6 +97,10 @@ void shm_fallback(icoll_sched_t *s, shm_op_t *o)
         break;
     case SHM_REDUCE:
         reduce(s, o, o->root);
+        break;
+    case SHM_ALLGATHER:
+    case SHM_ALLTOALL:
+        exchange(s, o);
         break;
     default:
         reduce(s, o, 0);

@@ -9,7 +9,7 @@
 
 #include "coll/shm/area.h"
 
-enum { SHM_BARRIER, SHM_BCAST, SHM_REDUCE, SHM_ALLREDUCE };
+enum { SHM_BARRIER, SHM_BCAST, SHM_REDUCE, SHM_ALLREDUCE, SHM_ALLGATHER, SHM_ALLTOALL };
 
 typedef struct shm_op {
     coll_area_t *a;
@@ -20,7 +20,8 @@ typedef struct shm_op {
     uint64_t g0;              /* global round of its round 0 */
     uint64_t nrounds;
     int started;
-    /* arguments (bcast: buf is in and out) */
+    /* arguments (bcast: buf is in and out; allgather, alltoall: bytes is a slot's contents,
+     * per the block size) */
     const unsigned char *in;
     unsigned char *out;
     size_t bytes;             /* all data: bcast bytes; reductions count * esize */
@@ -51,6 +52,7 @@ void shm_free_spare_ops(coll_area_t *a);
 int shm_run_barrier(shm_op_t *o);
 int shm_run_bcast(shm_op_t *o);
 int shm_run_reduce(shm_op_t *o); /* reduce and allreduce */
+int shm_run_exchange(shm_op_t *o); /* allgather and alltoall (exchange.c) */
 int shm_run_bcast_cma(shm_op_t *o);
 int shm_run_reduce_cma(shm_op_t *o);
 /* Member m's segment [*lo, *hi) of ne elements split among the members (whole cache lines

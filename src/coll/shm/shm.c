@@ -24,6 +24,10 @@
  *                                        segments, each combined by one member (4K)
  *   METAMPI_COLL_SHM_REDUCE_SPLIT        the same for reduce in teams of three or more
  *                                        (2M: never below the 1M limit)
+ *   METAMPI_COLL_SHM_ALLGATHER_MAX       largest block of an allgather through the area (one
+ *                                        slot per member holds it) (bytes; 4K)
+ *   METAMPI_COLL_SHM_ALLTOALL_MAX        largest block of an alltoall (one slot per member
+ *                                        holds all n of its blocks) (bytes; 4K)
  *   METAMPI_COLL_SHM_CHUNK               slot size: bytes per member and round (32K)
  *   METAMPI_COLL_SHM_SLOTS               slots per member, 2..8 (4)
  *   METAMPI_COLL_SHM_BARRIER_FLAT        teams up to this size use the flat barrier
@@ -59,6 +63,8 @@ static coll_knob_t knob_reduce_max = { "METAMPI_COLL_SHM_REDUCE_MAX", 1u << 20, 
 static coll_knob_t knob_allreduce_max2 = { "METAMPI_COLL_SHM_ALLREDUCE_MAX2", 128u << 10, 0, 0 };
 static coll_knob_t knob_allreduce_split = { "METAMPI_COLL_SHM_ALLREDUCE_SPLIT", 4096, 0, 0 };
 static coll_knob_t knob_reduce_split = { "METAMPI_COLL_SHM_REDUCE_SPLIT", 2u << 20, 0, 0 };
+static coll_knob_t knob_allgather_max = { "METAMPI_COLL_SHM_ALLGATHER_MAX", 4096, 0, 0 };
+static coll_knob_t knob_alltoall_max = { "METAMPI_COLL_SHM_ALLTOALL_MAX", 4096, 0, 0 };
 static coll_knob_t knob_chunk = { "METAMPI_COLL_SHM_CHUNK", 32768, 0, 0 };
 static coll_knob_t knob_slots = { "METAMPI_COLL_SHM_SLOTS", 4, 0, 0 };
 static coll_knob_t knob_flat = { "METAMPI_COLL_SHM_BARRIER_FLAT", 16, 0, 0 };
@@ -211,13 +217,16 @@ static int run(icoll_sched_t *s, void *arg)
         coll_knob_t *min = o->kind == SHM_BCAST || a->n == 2 ? &knob_cma_min
                            : o->kind == SHM_REDUCE           ? &knob_cma_min_reduce
                                                              : &knob_cma_min_allreduce;
-        o->cma = a->cma && o->kind != SHM_BARRIER && o->bytes >= coll_knob(min);
+        o->cma = a->cma && o->kind != SHM_BARRIER && o->kind < SHM_ALLGATHER &&
+                 o->bytes >= coll_knob(min);
     }
     int rc;
     if (o->kind == SHM_BARRIER)
         rc = shm_run_barrier(o);
     else if (o->kind == SHM_BCAST)
         rc = o->cma ? shm_run_bcast_cma(o) : shm_run_bcast(o);
+    else if (o->kind >= SHM_ALLGATHER)
+        rc = shm_run_exchange(o);
     else
         rc = o->cma ? shm_run_reduce_cma(o) : shm_run_reduce(o);
     if (rc == ICOLL_AGAIN)
@@ -337,4 +346,56 @@ int coll_shm_allreduce(icoll_sched_t *s, comm_t *c, const void *in, void *out, s
                        dtype_t *dt, op_t *op)
 {
     return reduction(s, c, in, out, count, dt, op, -1);
+}
+
+/* ---- allgather and alltoall of small blocks (exchange.c) ---- */
+
+/* The area for an exchange whose slots hold bytes (blocks of bb), or NULL: decline. Alike at
+ * every member: the knobs, the team (its size and slot size) and bb. */
+static coll_area_t *exchange_area(icoll_sched_t *s, comm_t *c, int kind, size_t bb)
+{
+    coll_knob_t *max = kind == SHM_ALLGATHER ? &knob_allgather_max : &knob_alltoall_max;
+    if (bb == 0 || bb > coll_knob(max))
+        return NULL;
+    coll_area_t *a = usable(s, c);
+    if (!a)
+        return NULL;
+    size_t n = kind == SHM_ALLTOALL ? (size_t)a->n : 1;
+    return bb <= a->chunk / n ? a : NULL;
+}
+
+int coll_shm_allgather_takes(icoll_sched_t *s, comm_t *c, size_t bb)
+{
+    return exchange_area(s, c, SHM_ALLGATHER, bb) != NULL;
+}
+
+int coll_shm_alltoall_takes(icoll_sched_t *s, comm_t *c, size_t bb)
+{
+    return exchange_area(s, c, SHM_ALLTOALL, bb) != NULL;
+}
+
+static int exchange(icoll_sched_t *s, comm_t *c, int kind, const void *in, void *out, size_t bb)
+{
+    coll_area_t *a = exchange_area(s, c, kind, bb);
+    if (!a)
+        return COLL_DECLINED;
+    shm_op_t *o = new_op(s, c, a, kind, 1);
+    if (!o)
+        return MPI_ERR_NO_MEM;
+    o->in = in;
+    o->out = out;
+    o->per = bb;
+    o->bytes = kind == SHM_ALLTOALL ? (size_t)a->n * bb : bb;
+    icoll_sched_call(s, run, o);
+    return MPI_SUCCESS;
+}
+
+int coll_shm_allgather(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t bb)
+{
+    return exchange(s, c, SHM_ALLGATHER, in, out, bb);
+}
+
+int coll_shm_alltoall(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t bb)
+{
+    return exchange(s, c, SHM_ALLTOALL, in, out, bb);
 }

@@ -33,5 +33,14 @@ int coll_shm_reduce(icoll_sched_t *s, comm_t *c, const void *in, void *out, size
                     dtype_t *dt, op_t *op, int root);
 int coll_shm_allreduce(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t count,
                        dtype_t *dt, op_t *op);
+/* Allgather and alltoall of bb-byte blocks over the node team, which must be the whole
+ * communicator (one host): `in` holds my block (allgather) or my n blocks in rank order
+ * (alltoall), `out` receives n blocks in rank order. Allgather: in may be my block of out
+ * (MPI_IN_PLACE); alltoall: in and out must not overlap. Small blocks only (the _takes
+ * functions say whether the call is served, setting the area up as the call would). */
+int coll_shm_allgather_takes(icoll_sched_t *s, comm_t *c, size_t bb);
+int coll_shm_allgather(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t bb);
+int coll_shm_alltoall_takes(icoll_sched_t *s, comm_t *c, size_t bb);
+int coll_shm_alltoall(icoll_sched_t *s, comm_t *c, const void *in, void *out, size_t bb);
 
 #endif
