@@ -233,16 +233,10 @@ static int hier_build(coll_call_t *call)
                           coll_forced(COMM_OP_ALLGATHER));
 }
 
-/* One host of like architectures (a packed block reaches the others unconverted), no forced
- * point-to-point algorithm: alike at every member. The size limit is coll_shm_allgather's. */
+/* mv_shm_exchange_ok; the size limit is coll_shm_allgather's. */
 static int shm_takes(coll_call_t *call)
 {
-    comm_t *c = call->comm;
-    const coll_hier_t *h;
-    return coll_forced(COMM_OP_ALLGATHER) < 0 && c->size > 1 && (h = coll_hier(c)) &&
-                   h->nhosts == 1 && !comm_arch_mixed(c)
-               ? MPI_SUCCESS
-               : COLL_DECLINED;
+    return mv_shm_exchange_ok(call->comm, COMM_OP_ALLGATHER) ? MPI_SUCCESS : COLL_DECLINED;
 }
 /* The shared-memory operation works on contiguous bytes: a block of another layout is packed
  * into a temporary first, and a receive buffer of another layout is filled from one after

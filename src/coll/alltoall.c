@@ -155,16 +155,10 @@ static int sites_build(coll_call_t *call)
                          &rrun, 1);
 }
 
-/* One host of like architectures (packed blocks reach the others unconverted), no forced
- * point-to-point algorithm: alike at every member. The size limit is coll_shm_alltoall's. */
+/* mv_shm_exchange_ok; the size limit is coll_shm_alltoall's. */
 static int shm_takes(coll_call_t *call)
 {
-    comm_t *c = call->comm;
-    const coll_hier_t *h;
-    return coll_forced(COMM_OP_ALLTOALL) < 0 && c->size > 1 && (h = coll_hier(c)) &&
-                   h->nhosts == 1 && !comm_arch_mixed(c)
-               ? MPI_SUCCESS
-               : COLL_DECLINED;
+    return mv_shm_exchange_ok(call->comm, COMM_OP_ALLTOALL) ? MPI_SUCCESS : COLL_DECLINED;
 }
 /* The shared-memory operation works on contiguous bytes, input and output apart: send blocks
  * of another layout, or in place (the receive buffer), are packed into a temporary first, and

@@ -2,6 +2,9 @@
  * host hierarchy is used. */
 #include "coll/move.h"
 
+#include "coll/select.h"
+#include "core/comm_arch.h"
+
 #include "runtime/tunables.h"
 
 #include <stdlib.h>
@@ -28,6 +31,12 @@ int mv_single_host(comm_t *c)
 {
     const coll_hier_t *h = coll_hier(c);
     return h ? h->nhosts == 1 : -1;
+}
+
+int mv_shm_exchange_ok(comm_t *c, comm_op_kind_t kind)
+{
+    return coll_forced(kind) < 0 && c->size > 1 && mv_single_host(c) == 1 &&
+           !comm_arch_mixed(c);
 }
 
 int mv_hier_ordered(const coll_hier_t *h, int n)

@@ -105,6 +105,10 @@ int mv_use_hier(comm_t *c, const coll_hier_t **h);
 /* Whether all of c's members share one host (its node team is the whole communicator);
  * -1 when out of memory. */
 int mv_single_host(comm_t *c);
+/* Whether the shared-memory exchange (allgather, alltoall) may serve c for operation kind: more
+ * than one member, all on one host, of like architectures (a packed block reaches the others
+ * unconverted), and no point-to-point algorithm forced for kind -- alike at every member. */
+int mv_shm_exchange_ok(comm_t *c, comm_op_kind_t kind);
 /* Whether every host's members are consecutive ranks (then host-major order is rank order). */
 int mv_hier_ordered(const coll_hier_t *h, int n);
 /* The first block of host k in host-major order (sum of the sizes of hosts before k). */
